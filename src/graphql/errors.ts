@@ -1,0 +1,63 @@
+import { GraphQLError } from 'graphql';
+
+/**
+ * The error codes the API answers with, in `extensions.code`. The REST layer maps them to WordPress error bodies.
+ */
+export const ErrorCode = {
+  invalidInput: 'BAD_USER_INPUT',
+  notFound: 'NOT_FOUND',
+  forbidden: 'FORBIDDEN',
+  unauthenticated: 'UNAUTHENTICATED',
+  conflict: 'CONFLICT',
+  /** Deleting what is already in the trash. */
+  alreadyTrashed: 'ALREADY_TRASHED',
+} as const;
+
+/** Bad input: `fields` maps each offending input field (its GraphQL name) to a message a person can act on. */
+export class InputError extends GraphQLError {
+  constructor(
+    public readonly fields: Record<string, string>,
+    details: Record<string, unknown> = {},
+  ) {
+    super(Object.entries(fields).map(([field, message]) => `${field}: ${message}`).join('; '), {
+      extensions: { code: ErrorCode.invalidInput, fields, ...details },
+    });
+  }
+}
+
+export function invalidField(field: string, message: string): InputError {
+  return new InputError({ [field]: message });
+}
+
+/** A record that does not exist (or, later, that the viewer may not know exists). */
+export class NotFoundError extends GraphQLError {
+  constructor(recordType: string, id: number | string) {
+    super(`${recordType} ${JSON.stringify(id)} does not exist.`, {
+      extensions: { code: ErrorCode.notFound, recordType, id },
+    });
+  }
+}
+
+/** Collects field errors so one answer names every bad field at once. */
+export class FieldErrors {
+  private readonly fields: Record<string, string> = {};
+
+  add(field: string, message: string): void {
+    this.fields[field] ??= message;
+  }
+
+  get isEmpty(): boolean {
+    return Object.keys(this.fields).length === 0;
+  }
+
+  throwIfAny(): void {
+    if (!this.isEmpty) throw new InputError(this.fields);
+  }
+}
+
+/** A second delete of a trashed record without `force`. */
+export class AlreadyTrashedError extends GraphQLError {
+  constructor(recordType: string, id: number) {
+    super(`${recordType} ${id} is already in the trash.`, { extensions: { code: ErrorCode.alreadyTrashed, recordType, id } });
+  }
+}

@@ -1,0 +1,144 @@
+import { DateTime } from 'luxon';
+import type { Prisma } from '../../db/generated/prisma/client.js';
+import { endOfDayWallClock, parseDateInput, startOfDayWallClock } from '../../time/dates.js';
+import { builder } from '../builder.js';
+import type { Context } from '../context.js';
+import { FieldErrors } from '../errors.js';
+import { PostStatusEnum, textContains, type PostStatusValue } from '../shared/posts.js';
+import { termIdsForFilter } from '../terms/references.js';
+import { venueIdsNear, type GeoPoint } from '../venues/geo.js';
+
+const GeoPointInput = builder.inputType('GeoPointInput', {
+  fields: (t) => ({
+    latitude: t.float({ required: true }),
+    longitude: t.float({ required: true }),
+    radiusKm: t.float({ description: 'Defaults to 25 km.' }),
+  }),
+});
+
+export const EventsFilterInput = builder.inputType('EventsFilter', {
+  description:
+    'Which events to list; every condition given must hold. Without `strictDates`, dates are whole days: `startDate` ' +
+    'means from the beginning of that day and the other dates mean the end of their day, compared with the wall-clock ' +
+    "times of each event in its own time zone. With `strictDates`, dates are exact instants (site time zone when they " +
+    'carry no offset).',
+  fields: (t) => ({
+    startDate: t.field({ type: 'DateInput', description: 'Events starting on or after this.' }),
+    endDate: t.field({ type: 'DateInput', description: 'Events ending on or before this.' }),
+    startsBefore: t.field({ type: 'DateInput' }),
+    startsAfter: t.field({ type: 'DateInput' }),
+    endsBefore: t.field({ type: 'DateInput' }),
+    endsAfter: t.field({ type: 'DateInput' }),
+    strictDates: t.boolean({ defaultValue: false }),
+    search: t.string({ description: 'Part of the title, description or excerpt (case-insensitive).' }),
+    categories: t.stringList({ description: 'Category IDs or slugs; any of them.' }),
+    tags: t.stringList({ description: 'Tag IDs or slugs; any of them.' }),
+    venues: t.intList({ description: 'Venue IDs; any of them.' }),
+    organizers: t.intList({ description: 'Organizer IDs; any of them.' }),
+    featured: t.boolean(),
+    statuses: t.field({ type: [PostStatusEnum], description: 'Defaults to published only.' }),
+    include: t.intList({ description: 'Only these event IDs.' }),
+    parent: t.int({ description: 'Only the children of this event (a recurring series).' }),
+    ticketed: t.boolean(),
+    hasCoordinates: t.boolean({ description: 'true: only events whose venue has coordinates; false: only without.' }),
+    near: t.field({ type: GeoPointInput, description: 'Only events whose venue lies within the radius of this point.' }),
+  }),
+});
+
+export type EventsFilter = typeof EventsFilterInput.$inferInput;
+
+type Bound = 'dayStart' | 'dayEnd';
+type Comparison = 'gte' | 'lte' | 'lt' | 'gt';
+
+interface DateCondition {
+  field: keyof EventsFilter & string;
+  column: 'start' | 'end';
+  comparison: Comparison;
+  bound: Bound;
+}
+
+const DATE_CONDITIONS: DateCondition[] = [
+  { field: 'startDate', column: 'start', comparison: 'gte', bound: 'dayStart' },
+  { field: 'endDate', column: 'end', comparison: 'lte', bound: 'dayEnd' },
+  { field: 'startsBefore', column: 'start', comparison: 'lt', bound: 'dayEnd' },
+  { field: 'startsAfter', column: 'start', comparison: 'gt', bound: 'dayEnd' },
+  { field: 'endsBefore', column: 'end', comparison: 'lt', bound: 'dayEnd' },
+  { field: 'endsAfter', column: 'end', comparison: 'gt', bound: 'dayEnd' },
+];
+
+function dateConditions(ctx: Context, filter: EventsFilter, errors: FieldErrors): Prisma.EventWhereInput[] {
+  const now = DateTime.fromJSDate(ctx.now);
+  const conditions: Prisma.EventWhereInput[] = [];
+  for (const { field, column, comparison, bound } of DATE_CONDITIONS) {
+    const raw = filter[field] as string | null | undefined;
+    if (raw == null) continue;
+    const moment = parseDateInput(raw, ctx.config.siteTimezone, now);
+    if (!moment) {
+      errors.add(field, 'is not a date');
+      continue;
+    }
+    if (filter.strictDates) {
+      conditions.push({ [column === 'start' ? 'startsAt' : 'endsAt']: { [comparison]: moment.toJSDate() } });
+    } else {
+      const wallClock = bound === 'dayStart' ? startOfDayWallClock(moment) : endOfDayWallClock(moment);
+      conditions.push({ [column === 'start' ? 'startLocal' : 'endLocal']: { [comparison]: wallClock } });
+    }
+  }
+  return conditions;
+}
+
+async function checkIdsExist(
+  errors: FieldErrors,
+  field: string,
+  label: string,
+  ids: number[] | null | undefined,
+  find: (ids: number[]) => Promise<{ id: number }[]>,
+) {
+  if (!ids?.length) return;
+  const found = new Set((await find(ids)).map((row) => row.id));
+  const missing = ids.filter((id) => !found.has(id));
+  if (missing.length) errors.add(field, `no ${label} with ID ${missing.join(', ')}`);
+}
+
+/** Checks the filter's references and builds the Prisma condition; bad values are reported all at once. */
+export async function eventsWhere(ctx: Context, filter: EventsFilter): Promise<Prisma.EventWhereInput> {
+  const errors = new FieldErrors();
+  const conditions: Prisma.EventWhereInput[] = [
+    { hideFromListings: false },
+    { status: { in: (filter.statuses?.length ? filter.statuses : ['publish']) as PostStatusValue[] } },
+    ...dateConditions(ctx, filter, errors),
+  ];
+  if (filter.search != null) {
+    if (filter.search.trim() === '') errors.add('search', 'must not be empty');
+    const like = textContains(filter.search.trim());
+    conditions.push({ OR: [{ title: like }, { description: like }, { excerpt: like }] });
+  }
+  for (const [field, taxonomy] of [['categories', 'category'], ['tags', 'tag']] as const) {
+    const refs = filter[field];
+    if (!refs?.length) continue;
+    const ids = await termIdsForFilter(ctx, errors, field, taxonomy, refs);
+    conditions.push({ terms: { some: { termId: { in: ids } } } });
+  }
+  await checkIdsExist(errors, 'venues', 'venue', filter.venues, (ids) => ctx.db.venue.findMany({ where: { id: { in: ids } }, select: { id: true } }));
+  await checkIdsExist(errors, 'organizers', 'organizer', filter.organizers, (ids) =>
+    ctx.db.organizer.findMany({ where: { id: { in: ids } }, select: { id: true } }),
+  );
+  await checkIdsExist(errors, 'parent', 'event', filter.parent == null ? null : [filter.parent], (ids) =>
+    ctx.db.event.findMany({ where: { id: { in: ids } }, select: { id: true } }),
+  );
+  if (filter.venues?.length) conditions.push({ venues: { some: { venueId: { in: filter.venues } } } });
+  if (filter.organizers?.length) conditions.push({ organizers: { some: { organizerId: { in: filter.organizers } } } });
+  if (filter.featured != null) conditions.push({ featured: filter.featured });
+  if (filter.include?.length) conditions.push({ id: { in: filter.include } });
+  if (filter.parent != null) conditions.push({ parentId: filter.parent });
+  if (filter.ticketed != null) conditions.push({ ticketed: filter.ticketed });
+  const withCoordinates = { venues: { some: { venue: { latitude: { not: null }, longitude: { not: null } } } } };
+  if (filter.hasCoordinates === true) conditions.push(withCoordinates);
+  if (filter.hasCoordinates === false) conditions.push({ NOT: withCoordinates });
+  if (filter.near) {
+    const ids = await venueIdsNear(ctx, errors, 'near', filter.near as GeoPoint);
+    conditions.push({ venues: { some: { venueId: { in: ids } } } });
+  }
+  errors.throwIfAny();
+  return { AND: conditions };
+}

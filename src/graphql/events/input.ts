@@ -1,0 +1,207 @@
+import { DateTime } from 'luxon';
+import type { Event } from '../../db/generated/prisma/client.js';
+import { fromWallClock, isValidTimeZone, parseDateInput, toWallClock } from '../../time/dates.js';
+import { builder } from '../builder.js';
+import type { Context } from '../context.js';
+import { FieldErrors } from '../errors.js';
+import { readImageInput } from '../media/index.js';
+import { checkOrganizerInput, OrganizerInput } from '../organizers/index.js';
+import { PostStatusEnum, publicationFromInput } from '../shared/posts.js';
+import { checkNonEmpty, checkUrl, definedOnly } from '../shared/validate.js';
+import { guessCurrency } from './cost.js';
+import { readTermAssignment } from '../terms/references.js';
+import { checkVenueInput, VenueInput } from '../venues/index.js';
+
+
+const LinkedVenueInput = builder.inputType('LinkedVenueInput', {
+  description: 'An existing venue by `id`, or a `new` one created with the event. Exactly one of the two.',
+  fields: (t) => ({ id: t.int(), new: t.field({ type: VenueInput }) }),
+});
+
+const LinkedOrganizerInput = builder.inputType('LinkedOrganizerInput', {
+  description: 'An existing organizer by `id`, or a `new` one created with the event. Exactly one of the two.',
+  fields: (t) => ({ id: t.int(), new: t.field({ type: OrganizerInput }) }),
+});
+
+export const EventInput = builder.inputType('EventInput', {
+  description:
+    'Fields of an event. On create, `title`, `startDate` and `endDate` are required. On update, fields left out keep ' +
+    'their value; a list given replaces the links (an empty list removes them all).',
+  fields: (t) => ({
+    title: t.string(),
+    description: t.string(),
+    excerpt: t.string(),
+    slug: t.string({ description: 'Generated from the title when absent; `-2`, `-3` … added on clashes.' }),
+    status: t.field({ type: PostStatusEnum }),
+    authorId: t.int(),
+    date: t.field({ type: 'DateInput', description: 'Publication date in the site time zone.' }),
+    dateUtc: t.field({ type: 'DateInput', description: 'Publication date in UTC.' }),
+    timezone: t.string({ description: 'IANA time zone (`Europe/Berlin`) or `UTC+2`. Defaults to the site time zone.' }),
+    startDate: t.field({ type: 'DateInput', description: "Start, read in the event's time zone unless it has an offset." }),
+    endDate: t.field({ type: 'DateInput', description: "End, read in the event's time zone unless it has an offset." }),
+    allDay: t.boolean({ description: 'Start at the beginning of the start day, end at the end of the end day.' }),
+    cost: t.string(),
+    currencySymbol: t.string({ description: 'Guessed from the cost text when absent.' }),
+    currencyCode: t.string(),
+    currencyPosition: t.string({ description: '`prefix` or `postfix`; guessed from the cost text when absent.' }),
+    website: t.string(),
+    image: t.string({ description: 'The ID of a known image or an http(s) URL; empty to remove.' }),
+    showMap: t.boolean(),
+    showMapLink: t.boolean(),
+    hideFromListings: t.boolean(),
+    sticky: t.boolean(),
+    featured: t.boolean(),
+    password: t.string({ description: 'Protects the content; empty removes the protection.' }),
+    parentId: t.int(),
+    ticketed: t.boolean(),
+    venues: t.field({ type: [LinkedVenueInput] }),
+    organizers: t.field({ type: [LinkedOrganizerInput] }),
+    categories: t.stringList({ description: 'Category IDs or names; names not known yet are created.' }),
+    tags: t.stringList({ description: 'Tag IDs or names; names not known yet are created.' }),
+  }),
+});
+
+export type EventFields = typeof EventInput.$inferInput;
+type VenueCheck = Awaited<ReturnType<typeof checkVenueInput>>;
+type OrganizerCheck = Awaited<ReturnType<typeof checkOrganizerInput>>;
+
+export type LinkPlan<Check, Fields> = Array<{ id: number } | { input: Fields; checked: Check }>;
+
+async function planLinks<Fields, Check>(
+  errors: FieldErrors,
+  field: string,
+  label: string,
+  links: Array<{ id?: number | null; new?: Fields | null }> | null | undefined,
+  exists: (ids: number[]) => Promise<number[]>,
+  check: (input: Fields, prefix: string) => Promise<Check>,
+): Promise<LinkPlan<Check, Fields> | undefined> {
+  if (links == null) return undefined;
+  const plan: LinkPlan<Check, Fields> = [];
+  const known = new Set(await exists(links.flatMap((link) => (link.id != null ? [link.id] : []))));
+  for (const [index, link] of links.entries()) {
+    if ((link.id == null) === (link.new == null)) {
+      errors.add(`${field}.${index}`, 'give either id or new');
+    } else if (link.id != null) {
+      if (!known.has(link.id)) errors.add(field, `no ${label} with ID ${link.id}`);
+      plan.push({ id: link.id });
+    } else {
+      try {
+        plan.push({ input: link.new!, checked: await check(link.new!, `${field}.${index}`) });
+      } catch (error) {
+        const fields = (error as { fields?: Record<string, string> }).fields;
+        if (!fields) throw error;
+        for (const [name, message] of Object.entries(fields)) errors.add(name, message);
+      }
+    }
+  }
+  return plan;
+}
+
+interface Schedule {
+  timezone: string;
+  startLocal: string;
+  endLocal: string;
+  startsAt: Date;
+  endsAt: Date;
+  allDay: boolean;
+}
+
+/** Start, end and zone after the input is applied to the stored event (if any); reported errors name the field. */
+function schedule(ctx: Context, input: EventFields, current: Event | null, errors: FieldErrors): Schedule | undefined {
+  const timezone = input.timezone ?? current?.timezone ?? ctx.config.siteTimezone;
+  if (!isValidTimeZone(timezone)) {
+    errors.add('timezone', 'must be an IANA time zone such as "Europe/Berlin" or an offset such as "UTC+2"');
+    return undefined;
+  }
+  if (!current) {
+    if (input.startDate == null) errors.add('startDate', 'is required');
+    if (input.endDate == null) errors.add('endDate', 'is required');
+  }
+  const now = DateTime.fromJSDate(ctx.now);
+  const read = (field: 'startDate' | 'endDate', stored: string | undefined) => {
+    const raw = input[field];
+    if (raw == null) return stored === undefined ? null : fromWallClock(stored, timezone);
+    const moment = parseDateInput(raw, timezone, now);
+    if (!moment) errors.add(field, 'is not a date');
+    return moment;
+  };
+  let start = read('startDate', current?.startLocal);
+  let end = read('endDate', current?.endLocal);
+  if (!start || !end) return undefined;
+  const allDay = input.allDay ?? current?.allDay ?? false;
+  if (allDay) {
+    start = start.startOf('day');
+    end = end.endOf('day').set({ millisecond: 0 });
+  }
+  if (end < start) {
+    errors.add('endDate', 'must not be before startDate');
+    return undefined;
+  }
+  return { timezone, startLocal: toWallClock(start), endLocal: toWallClock(end), startsAt: start.toJSDate(), endsAt: end.toJSDate(), allDay };
+}
+
+/** Everything an event write needs, checked before anything is written. */
+export async function checkEventInput(ctx: Context, input: EventFields, current: Event | null) {
+  const errors = new FieldErrors();
+  if (!current && !input.title?.trim()) errors.add('title', 'is required');
+  checkNonEmpty(errors, 'title', input.title);
+  checkNonEmpty(errors, 'slug', input.slug);
+  checkUrl(errors, 'website', input.website);
+  if (input.currencyPosition && !['prefix', 'postfix'].includes(input.currencyPosition)) {
+    errors.add('currencyPosition', 'must be prefix or postfix');
+  }
+  if (input.authorId != null && !(await ctx.db.user.findUnique({ where: { id: input.authorId }, select: { id: true } }))) {
+    errors.add('authorId', `no user with ID ${input.authorId}`);
+  }
+  if (input.parentId != null) {
+    if (input.parentId === current?.id) errors.add('parentId', 'an event cannot be its own parent');
+    else if (!(await ctx.db.event.findUnique({ where: { id: input.parentId }, select: { id: true } }))) {
+      errors.add('parentId', `no event with ID ${input.parentId}`);
+    }
+  }
+  const when = schedule(ctx, input, current, errors);
+  const publication = publicationFromInput(ctx, { date: input.date, dateUtc: input.dateUtc }, errors);
+  const image = await readImageInput(ctx, errors, 'image', input.image);
+  const venues = await planLinks(errors, 'venues', 'venue', input.venues, async (ids) =>
+    (await ctx.db.venue.findMany({ where: { id: { in: ids } }, select: { id: true } })).map((v) => v.id),
+    (fields, prefix) => checkVenueInput(ctx, fields, true, prefix),
+  );
+  const organizers = await planLinks(errors, 'organizers', 'organizer', input.organizers, async (ids) =>
+    (await ctx.db.organizer.findMany({ where: { id: { in: ids } }, select: { id: true } })).map((o) => o.id),
+    (fields, prefix) => checkOrganizerInput(ctx, fields, true, prefix),
+  );
+  const categories = input.categories ? await readTermAssignment(ctx, errors, 'categories', 'category', input.categories) : undefined;
+  const tags = input.tags ? await readTermAssignment(ctx, errors, 'tags', 'tag', input.tags) : undefined;
+  errors.throwIfAny();
+  return { columns: eventColumns(input, when, publication), image, venues, organizers, categories, tags };
+}
+
+function eventColumns(input: EventFields, when: Schedule | undefined, publication: ReturnType<typeof publicationFromInput>) {
+  const { title, cost, currencySymbol, currencyPosition } = input;
+  const guessed = cost ? guessCurrency(cost) : null;
+  return definedOnly({
+    title: title?.trim(),
+    description: input.description ?? undefined,
+    excerpt: input.excerpt ?? undefined,
+    status: input.status ?? undefined,
+    authorId: input.authorId,
+    cost: cost ?? undefined,
+    currencySymbol: currencySymbol ?? guessed?.symbol,
+    currencyCode: input.currencyCode ?? undefined,
+    currencyPosition: currencyPosition ?? guessed?.position,
+    website: input.website ?? undefined,
+    showMap: input.showMap ?? undefined,
+    showMapLink: input.showMapLink ?? undefined,
+    hideFromListings: input.hideFromListings ?? undefined,
+    sticky: input.sticky ?? undefined,
+    featured: input.featured ?? undefined,
+    password: input.password ?? undefined,
+    parentId: input.parentId,
+    ticketed: input.ticketed ?? undefined,
+    ...(when ?? {}),
+    ...(publication ?? {}),
+  });
+}
+
+export type CheckedEvent = Awaited<ReturnType<typeof checkEventInput>>;
+export type { VenueCheck, OrganizerCheck };

@@ -1,0 +1,82 @@
+import { timeZoneAbbreviation, fromWallClock } from '../../time/dates.js';
+import { builder } from '../builder.js';
+import { MediaType } from '../media/index.js';
+import { PostStatusEnum } from '../shared/posts.js';
+import { EventCategoryType, EventTagType } from '../terms/types.js';
+import { UserType } from '../users/index.js';
+import { costValues, type CostDetails } from './cost.js';
+
+const CostDetailsType = builder.objectRef<CostDetails>('CostDetails').implement({
+  description: 'The currency and numeric values behind the cost text.',
+  fields: (t) => ({
+    currencySymbol: t.exposeString('currencySymbol'),
+    currencyCode: t.exposeString('currencyCode'),
+    currencyPosition: t.exposeString('currencyPosition', { description: '`prefix`, `postfix` or empty.' }),
+    values: t.exposeStringList('values', { description: 'Numeric values in the cost, ascending.' }),
+  }),
+});
+
+export const EventType = builder.prismaObject('Event', {
+  description: 'A calendar event.',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    title: t.exposeString('title'),
+    description: t.exposeString('description', { description: 'HTML.' }),
+    excerpt: t.exposeString('excerpt'),
+    slug: t.exposeString('slug'),
+    status: t.expose('status', { type: PostStatusEnum }),
+    authorId: t.exposeInt('authorId', { nullable: true }),
+    author: t.relation('author', { type: UserType, nullable: true }),
+    publishedAt: t.expose('publishedAt', { type: 'DateTime' }),
+    publishedLocal: t.expose('publishedLocal', { type: 'WallClock', description: 'Publication date in the site time zone.' }),
+    modifiedAt: t.expose('modifiedAt', { type: 'DateTime' }),
+    modifiedLocal: t.expose('modifiedLocal', { type: 'WallClock' }),
+    timezone: t.exposeString('timezone', { description: 'IANA time zone of the event, e.g. `Europe/Berlin`.' }),
+    timezoneAbbreviation: t.string({
+      description: 'The zone abbreviation at the start (`CET`), or its offset (`UTC+2`).',
+      select: { startLocal: true, timezone: true },
+      resolve: (event) => timeZoneAbbreviation(fromWallClock(event.startLocal, event.timezone)),
+    }),
+    startsAt: t.expose('startsAt', { type: 'DateTime' }),
+    endsAt: t.expose('endsAt', { type: 'DateTime' }),
+    startsAtLocal: t.expose('startLocal', { type: 'WallClock', description: "Start in the event's time zone." }),
+    endsAtLocal: t.expose('endLocal', { type: 'WallClock', description: "End in the event's time zone." }),
+    allDay: t.exposeBoolean('allDay'),
+    cost: t.exposeString('cost'),
+    costDetails: t.field({
+      type: CostDetailsType,
+      select: { cost: true, currencySymbol: true, currencyCode: true, currencyPosition: true },
+      resolve: (event) => ({
+        currencySymbol: event.currencySymbol,
+        currencyCode: event.currencyCode,
+        currencyPosition: event.currencyPosition,
+        values: costValues(event.cost),
+      }),
+    }),
+    website: t.exposeString('website'),
+    image: t.relation('image', { type: MediaType, nullable: true }),
+    showMap: t.exposeBoolean('showMap'),
+    showMapLink: t.exposeBoolean('showMapLink'),
+    hideFromListings: t.exposeBoolean('hideFromListings'),
+    sticky: t.exposeBoolean('sticky'),
+    featured: t.exposeBoolean('featured'),
+    hasPassword: t.boolean({
+      description: 'Whether the event is password-protected (the password itself is never returned).',
+      select: { password: true },
+      resolve: (event) => event.password !== '',
+    }),
+    ticketed: t.exposeBoolean('ticketed'),
+    parentId: t.exposeInt('parentId', { nullable: true }),
+    parent: t.relation('parent', { nullable: true }),
+    categories: t.field({
+      type: [EventCategoryType],
+      select: { terms: { select: { term: true }, orderBy: [{ term: { name: 'asc' } }, { termId: 'asc' }] } },
+      resolve: (event) => event.terms.map((link) => link.term).filter((term) => term.taxonomy === 'category'),
+    }),
+    tags: t.field({
+      type: [EventTagType],
+      select: { terms: { select: { term: true }, orderBy: [{ term: { name: 'asc' } }, { termId: 'asc' }] } },
+      resolve: (event) => event.terms.map((link) => link.term).filter((term) => term.taxonomy === 'tag'),
+    }),
+  }),
+});

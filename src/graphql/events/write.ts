@@ -1,0 +1,82 @@
+import type { DbTransaction } from '../../db/client.js';
+import type { Prisma } from '../../db/generated/prisma/client.js';
+import type { Context } from '../context.js';
+import { imageIdForWrite } from '../media/index.js';
+import { insertOrganizer, type OrganizerFields } from '../organizers/index.js';
+import { modifiedNow, newPostDates } from '../shared/posts.js';
+import { slugClashFilter, slugFromText, withFreeSlug } from '../shared/slugs.js';
+import { termIdsForWrite } from '../terms/references.js';
+import { insertVenue, type VenueFields } from '../venues/index.js';
+import type { CheckedEvent, EventFields, LinkPlan, OrganizerCheck, VenueCheck } from './input.js';
+
+async function takenEventSlugs(db: DbTransaction, base: string, exceptId?: number) {
+  const rows = await db.event.findMany({ where: { ...slugClashFilter(base), NOT: exceptId ? { id: exceptId } : undefined }, select: { slug: true } });
+  return rows.map((row) => row.slug);
+}
+
+async function linkIds<Check, Fields>(plan: LinkPlan<Check, Fields>, insert: (input: Fields, checked: Check) => Promise<{ id: number }>) {
+  const ids: number[] = [];
+  for (const link of plan) {
+    const id = 'id' in link ? link.id : (await insert(link.input, link.checked)).id;
+    if (!ids.includes(id)) ids.push(id);
+  }
+  return ids;
+}
+
+/** Replaces the links the input names (venues, organizers, categories, tags); links not named stay. */
+async function writeLinks(ctx: Context, tx: DbTransaction, eventId: number, checked: CheckedEvent) {
+  if (checked.venues) {
+    const ids = await linkIds<VenueCheck, VenueFields>(checked.venues, (input, c) => insertVenue(ctx, tx, input, c));
+    await tx.eventVenue.deleteMany({ where: { eventId } });
+    await tx.eventVenue.createMany({ data: ids.map((venueId, position) => ({ eventId, venueId, position })) });
+  }
+  if (checked.organizers) {
+    const ids = await linkIds<OrganizerCheck, OrganizerFields>(checked.organizers, (input, c) => insertOrganizer(ctx, tx, input, c));
+    await tx.eventOrganizer.deleteMany({ where: { eventId } });
+    await tx.eventOrganizer.createMany({ data: ids.map((organizerId, position) => ({ eventId, organizerId, position })) });
+  }
+  for (const [assignment, taxonomy] of [[checked.categories, 'category'], [checked.tags, 'tag']] as const) {
+    if (!assignment) continue;
+    const ids = await termIdsForWrite(tx, taxonomy, assignment);
+    await tx.eventTerm.deleteMany({ where: { eventId, term: { taxonomy } } });
+    await tx.eventTerm.createMany({ data: [...new Set(ids)].map((termId) => ({ eventId, termId })) });
+  }
+}
+
+export async function insertEvent(ctx: Context, input: EventFields, checked: CheckedEvent): Promise<number> {
+  return withFreeSlug(
+    slugFromText(input.slug ?? input.title!),
+    (base) => takenEventSlugs(ctx.db, base),
+    (slug) =>
+      ctx.db.$transaction(async (tx) => {
+        const imageId = await imageIdForWrite(tx, checked.image);
+        const { publishedAt: _p, publishedLocal: _l, ...columns } = checked.columns;
+        const event = await tx.event.create({
+          data: {
+            ...(columns as Prisma.EventUncheckedCreateInput),
+            slug,
+            imageId: imageId ?? null,
+            ...newPostDates(ctx, checked.columns.publishedAt ? { publishedAt: checked.columns.publishedAt, publishedLocal: checked.columns.publishedLocal! } : undefined),
+          },
+          select: { id: true },
+        });
+        await writeLinks(ctx, tx, event.id, checked);
+        return event.id;
+      }),
+  );
+}
+
+export async function updateEvent(ctx: Context, id: number, currentSlug: string, input: EventFields, checked: CheckedEvent) {
+  const write = (slug: string | undefined) =>
+    ctx.db.$transaction(async (tx) => {
+      const imageId = await imageIdForWrite(tx, checked.image);
+      await tx.event.update({
+        where: { id },
+        data: { ...(checked.columns as Prisma.EventUncheckedUpdateInput), ...(slug ? { slug } : {}), ...(imageId === undefined ? {} : { imageId }), ...modifiedNow(ctx) },
+      });
+      await writeLinks(ctx, tx, id, checked);
+    });
+  const base = input.slug ? slugFromText(input.slug) : null;
+  if (!base || base === currentSlug) return write(undefined);
+  return withFreeSlug(base, (b) => takenEventSlugs(ctx.db, b, id), write);
+}

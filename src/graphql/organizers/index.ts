@@ -1,0 +1,203 @@
+import { queryFromInfo } from '@pothos/plugin-prisma';
+import type { DbTransaction } from '../../db/client.js';
+import type { Prisma } from '../../db/generated/prisma/client.js';
+import { builder } from '../builder.js';
+import type { Context } from '../context.js';
+import { FieldErrors, NotFoundError } from '../errors.js';
+import { imageIdForWrite, MediaType, readImageInput } from '../media/index.js';
+import { offsetConnection } from '../shared/connections.js';
+import { checkLinkedPostFilter, linkedPostConditions } from '../shared/linked-posts.js';
+import { trashOrDelete, updateWithSlug } from '../shared/post-writes.js';
+import { modifiedNow, newPostDates, PostStatusEnum, publicationFromInput, textContains } from '../shared/posts.js';
+import { slugClashFilter, slugFromText, withFreeSlug } from '../shared/slugs.js';
+import { checkEmail, checkNonEmpty, checkUrl, definedOnly } from '../shared/validate.js';
+import { UserType } from '../users/index.js';
+
+export const OrganizerType = builder.prismaObject('Organizer', {
+  description: 'Who runs events.',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    name: t.exposeString('name'),
+    slug: t.exposeString('slug'),
+    description: t.exposeString('description'),
+    excerpt: t.exposeString('excerpt'),
+    status: t.expose('status', { type: PostStatusEnum }),
+    authorId: t.exposeInt('authorId', { nullable: true }),
+    author: t.relation('author', { type: UserType, nullable: true }),
+    publishedAt: t.expose('publishedAt', { type: 'DateTime' }),
+    publishedLocal: t.expose('publishedLocal', { type: 'WallClock', description: 'Publication date in the site time zone.' }),
+    modifiedAt: t.expose('modifiedAt', { type: 'DateTime' }),
+    modifiedLocal: t.expose('modifiedLocal', { type: 'WallClock' }),
+    phone: t.exposeString('phone'),
+    website: t.exposeString('website'),
+    email: t.exposeString('email'),
+    image: t.relation('image', { type: MediaType, nullable: true }),
+    hasPassword: t.boolean({ select: { password: true }, resolve: (organizer) => organizer.password !== '' }),
+  }),
+});
+
+export const OrganizerInput = builder.inputType('OrganizerInput', {
+  description: 'Fields of an organizer. On update, fields left out keep their value.',
+  fields: (t) => ({
+    name: t.string(),
+    slug: t.string(),
+    description: t.string(),
+    excerpt: t.string(),
+    status: t.field({ type: PostStatusEnum }),
+    authorId: t.int(),
+    date: t.field({ type: 'DateInput', description: 'Publication date in the site time zone.' }),
+    dateUtc: t.field({ type: 'DateInput', description: 'Publication date in UTC.' }),
+    phone: t.string(),
+    website: t.string(),
+    email: t.string(),
+    image: t.string({ description: 'The ID of a known image or an http(s) URL; empty to remove.' }),
+    password: t.string(),
+  }),
+});
+
+export type OrganizerFields = typeof OrganizerInput.$inferInput;
+
+/** Checks an organizer input (reads only) and returns the columns to write, less slug and image. */
+export async function checkOrganizerInput(ctx: Context, input: OrganizerFields, creating: boolean, prefix = '') {
+  const errors = new FieldErrors();
+  const field = (name: string) => (prefix ? `${prefix}.${name}` : name);
+  if (creating && !input.name?.trim()) errors.add(field('name'), 'is required');
+  checkNonEmpty(errors, field('name'), input.name);
+  checkNonEmpty(errors, field('slug'), input.slug);
+  checkUrl(errors, field('website'), input.website);
+  checkEmail(errors, field('email'), input.email);
+  if (input.authorId != null && !(await ctx.db.user.findUnique({ where: { id: input.authorId }, select: { id: true } }))) {
+    errors.add(field('authorId'), `no user with ID ${input.authorId}`);
+  }
+  const publication = publicationFromInput(ctx, { date: input.date, dateUtc: input.dateUtc }, errors);
+  const image = await readImageInput(ctx, errors, field('image'), input.image);
+  errors.throwIfAny();
+  const { date: _date, dateUtc: _dateUtc, image: _image, slug: _slug, name, status, ...rest } = input;
+  const columns = definedOnly({ ...rest, name: name?.trim(), status: status ?? undefined, ...(publication ?? {}) });
+  return { columns, image, publication };
+}
+
+async function takenOrganizerSlugs(db: DbTransaction, base: string, exceptId?: number) {
+  const rows = await db.organizer.findMany({ where: { ...slugClashFilter(base), NOT: exceptId ? { id: exceptId } : undefined }, select: { slug: true } });
+  return rows.map((row) => row.slug);
+}
+
+/** Creates an organizer from checked input. Used by createOrganizer and by events that bring new organizers along. */
+export async function insertOrganizer(
+  ctx: Context,
+  db: DbTransaction,
+  input: OrganizerFields,
+  checked: Awaited<ReturnType<typeof checkOrganizerInput>>,
+) {
+  const imageId = await imageIdForWrite(db, checked.image);
+  return withFreeSlug(
+    slugFromText(input.slug ?? input.name!),
+    (base) => takenOrganizerSlugs(db, base),
+    (slug) =>
+      db.organizer.create({
+        data: { ...(checked.columns as Prisma.OrganizerUncheckedCreateInput), name: input.name!.trim(), slug, imageId, ...newPostDates(ctx, checked.publication) },
+      }),
+  );
+}
+
+async function existingOrganizer(ctx: Context, id: number) {
+  const organizer = await ctx.db.organizer.findUnique({ where: { id } });
+  if (!organizer) throw new NotFoundError('Organizer', id);
+  return organizer;
+}
+
+builder.queryFields((t) => ({
+  organizer: t.prismaField({
+    type: OrganizerType,
+    nullable: true,
+    args: { id: t.arg.int({ required: true }) },
+    resolve: (query, _root, args, ctx) => ctx.db.organizer.findUnique({ ...query, where: { id: args.id } }),
+  }),
+  organizerBySlug: t.prismaField({
+    type: OrganizerType,
+    nullable: true,
+    args: { slug: t.arg.string({ required: true }) },
+    resolve: (query, _root, args, ctx) => ctx.db.organizer.findUnique({ ...query, where: { slug: args.slug } }),
+  }),
+  organizers: t.connection({
+    type: OrganizerType,
+    description: 'Organizers, newest publication first.',
+    args: {
+      search: t.arg.string({ description: 'Part of the name, description, excerpt, phone, e-mail or website.' }),
+      event: t.arg.int({ description: 'Only the organizers of this event.' }),
+      hasEvents: t.arg.boolean({ description: 'true: only organizers with events; false: only those without.' }),
+      onlyWithUpcoming: t.arg.boolean({ description: 'Only organizers with events starting from now.' }),
+      statuses: t.arg({ type: [PostStatusEnum], description: 'Defaults to published only.' }),
+    },
+    resolve: async (_root, args, ctx, info) => {
+      await checkLinkedPostFilter(ctx, args);
+      const conditions = linkedPostConditions(ctx, args) as Prisma.OrganizerWhereInput[];
+      if (args.search) {
+        const like = textContains(args.search);
+        const fields = ['name', 'description', 'excerpt', 'phone', 'email', 'website'] as const;
+        conditions.push({ OR: fields.map((name) => ({ [name]: like })) });
+      }
+      const where: Prisma.OrganizerWhereInput = { AND: conditions };
+      return offsetConnection(
+        args,
+        () => ctx.db.organizer.count({ where }),
+        ({ offset, limit }) =>
+          ctx.db.organizer.findMany({
+            ...queryFromInfo({ context: ctx, info, path: ['edges', 'node'] }),
+            where,
+            orderBy: [{ publishedAt: 'desc' }, { id: 'desc' }],
+            skip: offset,
+            take: limit,
+          }),
+      );
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createOrganizer: t.prismaField({
+    type: OrganizerType,
+    args: { input: t.arg({ type: OrganizerInput, required: true }) },
+    resolve: async (query, _root, args, ctx) => {
+      const checked = await checkOrganizerInput(ctx, args.input, true);
+      const organizer = await insertOrganizer(ctx, ctx.db, args.input, checked);
+      return ctx.db.organizer.findUniqueOrThrow({ ...query, where: { id: organizer.id } });
+    },
+  }),
+  updateOrganizer: t.prismaField({
+    type: OrganizerType,
+    args: { id: t.arg.int({ required: true }), input: t.arg({ type: OrganizerInput, required: true }) },
+    resolve: async (query, _root, args, ctx) => {
+      const current = await existingOrganizer(ctx, args.id);
+      const checked = await checkOrganizerInput(ctx, args.input, false);
+      const imageId = await imageIdForWrite(ctx.db, checked.image);
+      const data = { ...checked.columns, ...(imageId === undefined ? {} : { imageId }), ...modifiedNow(ctx) } as Prisma.OrganizerUncheckedUpdateInput;
+      return updateWithSlug(current.slug, args.input.slug, (base) => takenOrganizerSlugs(ctx.db, base, args.id), (slug) =>
+        ctx.db.organizer.update({ ...query, where: { id: args.id }, data: { ...data, slug } }),
+      );
+    },
+  }),
+  deleteOrganizer: t.prismaField({
+    type: OrganizerType,
+    description: 'Moves the organizer to the trash (and off its events), or deletes it for good with `force`.',
+    args: { id: t.arg.int({ required: true }), force: t.arg.boolean({ defaultValue: false }) },
+    resolve: async (query, _root, args, ctx) => {
+      const current = await existingOrganizer(ctx, args.id);
+      return trashOrDelete({
+        recordType: 'Organizer',
+        id: args.id,
+        status: current.status,
+        force: args.force ?? false,
+        snapshot: () => ctx.db.organizer.findUniqueOrThrow({ ...query, where: { id: args.id } }),
+        remove: () => ctx.db.organizer.delete({ where: { id: args.id } }),
+        trash: async () => {
+          const [, organizer] = await ctx.db.$transaction([
+            ctx.db.eventOrganizer.deleteMany({ where: { organizerId: args.id } }),
+            ctx.db.organizer.update({ ...query, where: { id: args.id }, data: { status: 'trash', ...modifiedNow(ctx) } }),
+          ]);
+          return organizer;
+        },
+      });
+    },
+  }),
+}));

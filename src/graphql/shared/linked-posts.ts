@@ -1,0 +1,36 @@
+import type { Context } from '../context.js';
+import { FieldErrors } from '../errors.js';
+import type { PostStatusValue } from './posts.js';
+
+/** Filters venues and organizers share: the link table is `events` on both models. */
+export interface LinkedPostFilter {
+  search?: string | null;
+  event?: number | null;
+  hasEvents?: boolean | null;
+  onlyWithUpcoming?: boolean | null;
+  statuses?: PostStatusValue[] | null;
+}
+
+/** Statuses of an event that count as "having events" (WordPress leaves out drafts and pending ones). */
+const LIVE_EVENT_STATUSES: PostStatusValue[] = ['publish', 'future', 'private'];
+
+export async function checkLinkedPostFilter(ctx: Context, filter: LinkedPostFilter): Promise<void> {
+  const errors = new FieldErrors();
+  if (filter.search !== undefined && filter.search !== null && filter.search.trim() === '') errors.add('search', 'must not be empty');
+  if (filter.event != null && !(await ctx.db.event.findUnique({ where: { id: filter.event }, select: { id: true } }))) {
+    errors.add('event', `no event with ID ${filter.event}`);
+  }
+  errors.throwIfAny();
+}
+
+/** The conditions on the link table and status, as a Prisma `where` fragment for Venue or Organizer. */
+export function linkedPostConditions(ctx: Context, filter: LinkedPostFilter) {
+  const conditions: object[] = [{ status: { in: filter.statuses?.length ? filter.statuses : ['publish'] } }];
+  if (filter.event != null) conditions.push({ events: { some: { eventId: filter.event } } });
+  if (filter.hasEvents === true) conditions.push({ events: { some: { event: { status: { in: LIVE_EVENT_STATUSES } } } } });
+  if (filter.hasEvents === false) conditions.push({ events: { none: { event: { status: { in: LIVE_EVENT_STATUSES } } } } });
+  if (filter.onlyWithUpcoming) {
+    conditions.push({ events: { some: { event: { startsAt: { gte: ctx.now }, status: { in: filter.statuses?.length ? filter.statuses : ['publish'] } } } } });
+  }
+  return conditions;
+}

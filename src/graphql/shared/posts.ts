@@ -1,0 +1,66 @@
+import { DateTime } from 'luxon';
+import { PostStatus } from '../../db/generated/prisma/enums.js';
+import { parseDateInput, toWallClock } from '../../time/dates.js';
+import { builder } from '../builder.js';
+import type { Context } from '../context.js';
+import type { FieldErrors } from '../errors.js';
+
+/** WordPress post statuses; events, venues and organizers share them. */
+export const PostStatusEnum = builder.enumType(PostStatus, {
+  name: 'PostStatus',
+  description: 'The WordPress post status of an event, venue or organizer.',
+});
+
+export type PostStatusValue = (typeof PostStatus)[keyof typeof PostStatus];
+
+export interface PublicationInput {
+  date?: string | null;
+  dateUtc?: string | null;
+}
+
+export interface PublicationColumns {
+  publishedAt: Date;
+  publishedLocal: string;
+}
+
+/** The publication date from `date` (site time zone) or `dateUtc`; undefined when neither was sent. */
+export function publicationFromInput(ctx: Context, input: PublicationInput, errors: FieldErrors): PublicationColumns | undefined {
+  const zone = ctx.config.siteTimezone;
+  const now = DateTime.fromJSDate(ctx.now);
+  let moment: DateTime | null | undefined;
+  if (input.dateUtc) {
+    moment = parseDateInput(input.dateUtc, 'UTC', now);
+    if (!moment) errors.add('dateUtc', 'is not a date');
+  } else if (input.date) {
+    moment = parseDateInput(input.date, zone, now);
+    if (!moment) errors.add('date', 'is not a date');
+  }
+  if (!moment) return undefined;
+  return { publishedAt: moment.toJSDate(), publishedLocal: toWallClock(moment.setZone(zone)) };
+}
+
+export function nowColumns(ctx: Context) {
+  const now = DateTime.fromJSDate(ctx.now).setZone(ctx.config.siteTimezone).set({ millisecond: 0 });
+  return { at: now.toJSDate(), local: toWallClock(now) };
+}
+
+export function modifiedNow(ctx: Context) {
+  const { at, local } = nowColumns(ctx);
+  return { modifiedAt: at, modifiedLocal: local };
+}
+
+/** Columns for a new post: published and modified now unless a publication date was given. */
+export function newPostDates(ctx: Context, publication: PublicationColumns | undefined) {
+  const { at, local } = nowColumns(ctx);
+  return {
+    publishedAt: publication?.publishedAt ?? at,
+    publishedLocal: publication?.publishedLocal ?? local,
+    modifiedAt: at,
+    modifiedLocal: local,
+  };
+}
+
+/** Case-insensitive substring match (SQLite's LIKE folds ASCII case). */
+export function textContains(value: string) {
+  return { contains: value };
+}

@@ -1,0 +1,126 @@
+import type { Taxonomy } from '../../db/generated/prisma/enums.js';
+import { builder } from '../builder.js';
+import type { Context } from '../context.js';
+import { FieldErrors, InputError, NotFoundError } from '../errors.js';
+import { slugClashFilter, slugFromText, withFreeSlug } from '../shared/slugs.js';
+import { checkNonEmpty } from '../shared/validate.js';
+import { EventCategoryType, EventTagType } from './types.js';
+
+const TermInput = builder.inputType('TermInput', {
+  description: 'Fields of a category or tag. On update, fields left out keep their value.',
+  fields: (t) => ({
+    name: t.string(),
+    slug: t.string({ description: 'Generated from the name when absent; `-2`, `-3` … added on clashes.' }),
+    description: t.string(),
+    parentId: t.int({ description: 'Categories only: the parent category, or null for a top-level one.' }),
+  }),
+});
+
+interface TermFields {
+  name?: string | null;
+  slug?: string | null;
+  description?: string | null;
+  parentId?: number | null;
+}
+
+const labels: Record<Taxonomy, string> = { category: 'Category', tag: 'Tag' };
+
+async function checkTermInput(ctx: Context, taxonomy: Taxonomy, input: TermFields, id: number | null): Promise<void> {
+  const errors = new FieldErrors();
+  if (id === null && !input.name) errors.add('name', 'is required');
+  checkNonEmpty(errors, 'name', input.name);
+  checkNonEmpty(errors, 'slug', input.slug);
+  if (input.parentId != null) {
+    if (taxonomy !== 'category') errors.add('parentId', 'tags have no parent');
+    else if (input.parentId === id) errors.add('parentId', 'a category cannot be its own parent');
+    else if (!(await ctx.db.term.findFirst({ where: { id: input.parentId, taxonomy }, select: { id: true } }))) {
+      errors.add('parentId', `no category with ID ${input.parentId}`);
+    } else if (id !== null && (await isDescendant(ctx, input.parentId, id))) {
+      errors.add('parentId', 'a category cannot move below one of its own descendants');
+    }
+  }
+  errors.throwIfAny();
+  if (input.name) await refuseDuplicateName(ctx, taxonomy, input.name, input.parentId ?? null, id);
+}
+
+async function isDescendant(ctx: Context, candidate: number, ancestor: number): Promise<boolean> {
+  for (let current: number | null = candidate, depth = 0; current !== null && depth < 100; depth++) {
+    if (current === ancestor) return true;
+    const row: { parentId: number | null } | null = await ctx.db.term.findUnique({ where: { id: current }, select: { parentId: true } });
+    current = row?.parentId ?? null;
+  }
+  return false;
+}
+
+/** WordPress refuses a second term with the same name under the same parent (`term_exists`). */
+async function refuseDuplicateName(ctx: Context, taxonomy: Taxonomy, name: string, parentId: number | null, id: number | null) {
+  const sameName = await ctx.db.term.findMany({ where: { taxonomy, parentId, NOT: id === null ? undefined : { id } }, select: { id: true, name: true } });
+  const clash = sameName.find((term) => term.name.toLowerCase() === name.trim().toLowerCase());
+  if (clash) {
+    throw new InputError({ name: `a ${taxonomy} with this name already exists (ID ${clash.id})` }, { termExists: clash.id });
+  }
+}
+
+export async function createTerm(ctx: Context, taxonomy: Taxonomy, input: TermFields) {
+  await checkTermInput(ctx, taxonomy, input, null);
+  const name = input.name!.trim();
+  return withFreeSlug(
+    slugFromText(input.slug ?? name),
+    async (base) => (await ctx.db.term.findMany({ where: { taxonomy, ...slugClashFilter(base) }, select: { slug: true } })).map((t) => t.slug),
+    (slug) => ctx.db.term.create({ data: { taxonomy, name, slug, description: input.description ?? '', parentId: input.parentId ?? null } }),
+  );
+}
+
+async function existingTerm(ctx: Context, taxonomy: Taxonomy, id: number) {
+  const term = await ctx.db.term.findFirst({ where: { id, taxonomy } });
+  if (!term) throw new NotFoundError(labels[taxonomy], id);
+  return term;
+}
+
+export async function updateTerm(ctx: Context, taxonomy: Taxonomy, id: number, input: TermFields) {
+  const current = await existingTerm(ctx, taxonomy, id);
+  await checkTermInput(ctx, taxonomy, { ...input, name: input.name ?? undefined, parentId: input.parentId === undefined ? current.parentId : input.parentId }, id);
+  const data = {
+    name: input.name?.trim() ?? undefined,
+    description: input.description ?? undefined,
+    parentId: input.parentId,
+  };
+  if (!input.slug || slugFromText(input.slug) === current.slug) return ctx.db.term.update({ where: { id }, data });
+  return withFreeSlug(
+    slugFromText(input.slug),
+    async (base) =>
+      (await ctx.db.term.findMany({ where: { taxonomy, id: { not: id }, ...slugClashFilter(base) }, select: { slug: true } })).map((t) => t.slug),
+    (slug) => ctx.db.term.update({ where: { id }, data: { ...data, slug } }),
+  );
+}
+
+/** Deletes for good (terms have no trash) and answers the deleted term. Children move up to the top level. */
+export async function deleteTerm(ctx: Context, taxonomy: Taxonomy, id: number) {
+  const term = await existingTerm(ctx, taxonomy, id);
+  await ctx.db.term.delete({ where: { id } });
+  return term;
+}
+
+function defineTermMutations(taxonomy: Taxonomy, typeName: string, type: typeof EventCategoryType) {
+  builder.mutationFields((t) => ({
+    [`create${typeName}`]: t.field({
+      type,
+      args: { input: t.arg({ type: TermInput, required: true }) },
+      resolve: (_root, args, ctx) => createTerm(ctx, taxonomy, args.input),
+    }),
+    [`update${typeName}`]: t.field({
+      type,
+      args: { id: t.arg.int({ required: true }), input: t.arg({ type: TermInput, required: true }) },
+      resolve: (_root, args, ctx) => updateTerm(ctx, taxonomy, args.id, args.input),
+    }),
+    [`delete${typeName}`]: t.field({
+      type,
+      description: 'Deletes the term for good and answers it as it was.',
+      args: { id: t.arg.int({ required: true }) },
+      resolve: (_root, args, ctx) => deleteTerm(ctx, taxonomy, args.id),
+    }),
+  }));
+}
+
+defineTermMutations('category', 'EventCategory', EventCategoryType);
+defineTermMutations('tag', 'EventTag', EventTagType as unknown as typeof EventCategoryType);

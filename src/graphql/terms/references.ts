@@ -1,0 +1,72 @@
+import type { DbTransaction } from '../../db/client.js';
+import type { Taxonomy } from '../../db/generated/prisma/enums.js';
+import type { Context } from '../context.js';
+import type { FieldErrors } from '../errors.js';
+import { slugClashFilter, slugFromText, withFreeSlug } from '../shared/slugs.js';
+
+const isId = (ref: string) => /^\d+$/.test(ref.trim());
+
+/**
+ * Term IDs for a list filter given as IDs or slugs. Every reference must exist; unknown ones are reported on `field`.
+ */
+export async function termIdsForFilter(ctx: Context, errors: FieldErrors, field: string, taxonomy: Taxonomy, refs: string[]) {
+  const ids = refs.filter(isId).map(Number);
+  const slugs = refs.filter((ref) => !isId(ref)).map((ref) => ref.trim());
+  const found = await ctx.db.term.findMany({
+    where: { taxonomy, OR: [{ id: { in: ids } }, { slug: { in: slugs } }] },
+    select: { id: true, slug: true },
+  });
+  const missing = [
+    ...ids.filter((id) => !found.some((term) => term.id === id)),
+    ...slugs.filter((slug) => !found.some((term) => term.slug === slug)),
+  ];
+  if (missing.length) errors.add(field, `no ${taxonomy} ${missing.join(', ')}`);
+  return found.map((term) => term.id);
+}
+
+export interface TermAssignment {
+  ids: number[];
+  namesToCreate: string[];
+}
+
+/**
+ * Reads term references on an event write: IDs must exist; names (or slugs) are matched case-insensitively and
+ * created when missing. Nothing is written here.
+ */
+export async function readTermAssignment(ctx: Context, errors: FieldErrors, field: string, taxonomy: Taxonomy, refs: string[]): Promise<TermAssignment> {
+  const cleaned = refs.map((ref) => ref.trim()).filter((ref) => ref !== '');
+  const ids = cleaned.filter(isId).map(Number);
+  const names = cleaned.filter((ref) => !isId(ref));
+  const byId = await ctx.db.term.findMany({ where: { taxonomy, id: { in: ids } }, select: { id: true } });
+  const unknownIds = ids.filter((id) => !byId.some((term) => term.id === id));
+  if (unknownIds.length) errors.add(field, `no ${taxonomy} with ID ${unknownIds.join(', ')}`);
+  const slugs = names.map(slugFromText);
+  const candidates = await ctx.db.term.findMany({
+    where: { taxonomy, OR: [{ slug: { in: [...names, ...slugs] } }, { name: { in: names } }] },
+    select: { id: true, name: true, slug: true },
+  });
+  const assigned = new Set(byId.map((term) => term.id));
+  const namesToCreate: string[] = [];
+  for (const name of names) {
+    const match = candidates.find(
+      (term) => term.slug === name || term.name.toLowerCase() === name.toLowerCase() || term.slug === slugFromText(name),
+    );
+    if (match) assigned.add(match.id);
+    else if (!namesToCreate.some((other) => other.toLowerCase() === name.toLowerCase())) namesToCreate.push(name);
+  }
+  return { ids: [...assigned], namesToCreate };
+}
+
+/** Creates the missing terms of an assignment and answers every term ID to link. */
+export async function termIdsForWrite(db: DbTransaction, taxonomy: Taxonomy, assignment: TermAssignment): Promise<number[]> {
+  const ids = [...assignment.ids];
+  for (const name of assignment.namesToCreate) {
+    const term = await withFreeSlug(
+      slugFromText(name),
+      async (base) => (await db.term.findMany({ where: { taxonomy, ...slugClashFilter(base) }, select: { slug: true } })).map((t) => t.slug),
+      (slug) => db.term.create({ data: { taxonomy, name, slug }, select: { id: true } }),
+    );
+    ids.push(term.id);
+  }
+  return ids;
+}
