@@ -7,6 +7,7 @@ import { createDb, type Db, type QueryCounter } from './db/client.js';
 import { migrate } from './db/migrate.js';
 import { createContext, type Context } from './graphql/context.js';
 import { schema } from './graphql/schema.js';
+import { createRestHandler } from './rest/router.js';
 
 export interface App {
   config: Config;
@@ -46,7 +47,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     await db.$queryRawUnsafe('SELECT 1');
     return json({ status: 'ok' });
   });
-  router.all('*', () => json({ code: 'rest_no_route', message: 'No route was found matching the URL and request method.', data: { status: 404 } }, 404));
+  const handleRest = createRestHandler(config, () => createContext(db, config));
+  router.all('*', async (request: Request) => (await handleRest(request)) ?? json({ code: 'rest_no_route', message: 'No route was found matching the URL and request method.', data: { status: 404 } }, 404));
 
   return {
     config,

@@ -1,0 +1,96 @@
+import type { GraphQLFormattedError } from 'graphql';
+
+/** Every error code this REST layer answers with, its HTTP status and message: one declaration each. */
+export const REST_ERRORS = {
+  rest_no_route: { status: 404, message: 'No route was found matching the URL and request method.' },
+  rest_invalid_json: { status: 400, message: 'Invalid JSON body passed.' },
+  rest_forbidden: { status: 401, message: 'Sorry, you are not allowed to do that.' },
+  'rest-event-not-found': { status: 404, message: 'Event with ID %d does not exist.' },
+  'event-no-longer-available': { status: 403, message: 'The requested event is no longer available' },
+  'event-not-accessible': { status: 403, message: 'The requested event is not accessible' },
+  'event-password-protected': { status: 403, message: 'The requested event is password protected' },
+  'venue-not-accessible': { status: 403, message: 'The requested venue is not accessible' },
+  'organizer-not-accessible': { status: 403, message: 'The requested organizer is not accessible' },
+  'event-archive-page-not-found': { status: 404, message: 'The requested event archive page does not exist' },
+  'venue-archive-page-not-found': { status: 404, message: 'The requested venue archive page does not exist' },
+  'organizer-archive-page-not-found': { status: 404, message: 'The requested organizer archive page does not exist' },
+  'event-is-in-trash': { status: 410, message: 'The event is already trashed' },
+  'venue-is-in-trash': { status: 410, message: 'The venue is already trashed' },
+  'organizer-is-in-trash': { status: 410, message: 'The organizer is already trashed' },
+  term_exists: { status: 400, message: 'A term with the name provided already exists with this parent.' },
+  rest_internal_error: { status: 500, message: 'The request could not be completed.' },
+} as const;
+
+export type RestErrorCode = keyof typeof REST_ERRORS;
+
+/** An error answered as WordPress does: `{code, message, data: {status, …}}`. */
+export class RestError extends Error {
+  constructor(
+    public readonly code: string,
+    message: string,
+    public readonly status: number,
+    public readonly data: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+
+  static of(code: RestErrorCode, data: Record<string, unknown> = {}, ...args: (string | number)[]): RestError {
+    const { status, message } = REST_ERRORS[code];
+    let text: string = message;
+    for (const arg of args) text = text.replace(/%[ds]/, String(arg));
+    return new RestError(code, text, (data.status as number | undefined) ?? status, data);
+  }
+
+  body() {
+    return { code: this.code, message: this.message, data: { status: this.status, ...this.data } };
+  }
+}
+
+export function missingParams(names: string[]): RestError {
+  return new RestError('rest_missing_callback_param', `Missing parameter(s): ${names.join(', ')}`, 400, { params: names });
+}
+
+/** `rest_invalid_param` naming each offending parameter, as WordPress does. */
+export function invalidParams(params: Record<string, string>, details: Record<string, unknown> = {}): RestError {
+  return new RestError('rest_invalid_param', `Invalid parameter(s): ${Object.keys(params).join(', ')}`, 400, {
+    params,
+    details: Object.keys(details).length ? details : [],
+  });
+}
+
+/** How a route reads GraphQL errors: which REST parameter each input field is, and what a missing record means. */
+export interface ErrorMapping {
+  /** GraphQL input field (first path segment) → REST parameter name. */
+  fields?: Record<string, string>;
+  notFound?: () => RestError;
+  alreadyTrashed?: () => RestError;
+}
+
+function restParamFor(field: string, mapping: ErrorMapping): string {
+  const head = field.split('.')[0]!;
+  return mapping.fields?.[head] ?? head;
+}
+
+/** Maps the first GraphQL error to its WordPress error; unexpected errors become a 500 without detail. */
+export function restErrorFromGraphQL(errors: readonly GraphQLFormattedError[], mapping: ErrorMapping): RestError {
+  const error = errors[0]!;
+  const code = error.extensions?.code;
+  if (code === 'BAD_USER_INPUT' && error.extensions?.fields) {
+    const params: Record<string, string> = {};
+    const details: Record<string, unknown> = {};
+    for (const [field, message] of Object.entries(error.extensions.fields as Record<string, string>)) {
+      const param = restParamFor(field, mapping);
+      params[param] ??= 'Invalid parameter.';
+      details[param] ??= { code: 'rest_invalid_param', message: `${field}: ${message}`, data: null };
+    }
+    if (error.extensions.termExists !== undefined) {
+      return RestError.of('term_exists', { term_id: error.extensions.termExists });
+    }
+    return invalidParams(params, details);
+  }
+  if (code === 'NOT_FOUND' && mapping.notFound) return mapping.notFound();
+  if (code === 'ALREADY_TRASHED' && mapping.alreadyTrashed) return mapping.alreadyTrashed();
+  if (code === 'UNAUTHENTICATED') return RestError.of('rest_forbidden', { status: 401 });
+  if (code === 'FORBIDDEN') return RestError.of('rest_forbidden', { status: 403 });
+  return RestError.of('rest_internal_error');
+}

@@ -1,0 +1,85 @@
+import qs from 'qs';
+import { RestError } from './errors.js';
+
+export const NAMESPACE = 'calendar/events/v1';
+/** The original product's namespace, answered as an alias so its integrations work unchanged. */
+export const ALIAS_NAMESPACES = ['tribe/events/v1'];
+export const LANGUAGES = ['en', 'de', 'fr', 'es'] as const;
+export type Language = (typeof LANGUAGES)[number];
+
+/** Where a REST request points: the route below the namespace, and the language segment if any. */
+export interface RestTarget {
+  /** `''` for the namespace index, else `/events`, `/events/5` … */
+  route: string;
+  language: Language;
+  /** The site index (`/wp-json/`) rather than a namespace. */
+  siteIndex: boolean;
+}
+
+const QS_OPTIONS = { depth: 5, arrayLimit: 200, parameterLimit: 1000, allowDots: false } as const;
+
+function languageOf(segment: string | undefined): Language {
+  const short = segment?.slice(0, 2).toLowerCase();
+  return (LANGUAGES as readonly string[]).includes(short ?? '') ? (short as Language) : 'en';
+}
+
+function splitNamespace(path: string): string | null {
+  const trimmed = path.replace(/\/+$/, '');
+  for (const namespace of [NAMESPACE, ...ALIAS_NAMESPACES]) {
+    const prefix = `/${namespace}`;
+    if (trimmed === prefix) return '';
+    if (trimmed.startsWith(`${prefix}/`)) return trimmed.slice(prefix.length);
+  }
+  return null;
+}
+
+/**
+ * Finds the REST route in a URL: `/{root}/calendar/events/v1/...`, `/{lang}/{root}/...`, or WordPress's plain form
+ * `/?rest_route=/calendar/events/v1/...`. Answers null when the URL is not for the REST API at all.
+ */
+export function restTarget(url: URL, restRoot: string): RestTarget | null {
+  const plain = url.searchParams.get('rest_route');
+  if (plain !== null && (url.pathname === '/' || url.pathname === '/index.php')) {
+    return targetFrom(plain.startsWith('/') ? plain : `/${plain}`, 'en');
+  }
+  const match = new RegExp(`^(?:/([a-z]{2}(?:[-_][A-Za-z]{2})?))?/${restRoot.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(/.*)?$`).exec(url.pathname);
+  if (!match) return null;
+  return targetFrom(match[2] ?? '/', languageOf(match[1]));
+}
+
+function targetFrom(path: string, language: Language): RestTarget {
+  if (path === '/' || path === '') return { route: '', language, siteIndex: true };
+  const route = splitNamespace(path);
+  return route === null ? { route: path, language, siteIndex: false } : { route, language, siteIndex: false };
+}
+
+export function isNamespaceRoute(path: string): boolean {
+  return splitNamespace(path) !== null;
+}
+
+/** Query string parameters, PHP style: `a[]=1&a[]=2`, `venue[city]=Berlin`. */
+export function queryParams(url: URL): Record<string, unknown> {
+  const params = qs.parse(url.search.replace(/^\?/, ''), QS_OPTIONS) as Record<string, unknown>;
+  delete params.rest_route;
+  return params;
+}
+
+/** The body's parameters: JSON, or form-encoded (PHP style). Malformed JSON is refused as WordPress does. */
+export async function bodyParams(request: Request): Promise<Record<string, unknown>> {
+  if (request.method === 'GET' || request.method === 'HEAD') return {};
+  const type = request.headers.get('content-type') ?? '';
+  const text = await request.text();
+  if (text.trim() === '') return {};
+  if (type.includes('application/json')) {
+    try {
+      const parsed: unknown = JSON.parse(text);
+      return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+    } catch {
+      throw RestError.of('rest_invalid_json');
+    }
+  }
+  if (type.includes('application/x-www-form-urlencoded') || type === '') {
+    return qs.parse(text, QS_OPTIONS) as Record<string, unknown>;
+  }
+  return {};
+}

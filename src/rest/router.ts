@@ -1,0 +1,105 @@
+import { execute, type GraphQLFormattedError } from 'graphql';
+import { DateTime } from 'luxon';
+import type { Config } from '../config.js';
+import type { Context } from '../graphql/context.js';
+import { schema } from '../graphql/schema.js';
+import { invalidParams, missingParams, RestError, restErrorFromGraphQL } from './errors.js';
+import { parseParams, type DefaultContext } from './params.js';
+import { bodyParams, queryParams, restTarget, type RestTarget } from './request.js';
+import { finishResponse } from './respond.js';
+import type { Endpoint, HttpMethod, RestCall, RestReply, RouteDefinition } from './route.js';
+import { namespaceIndex, siteIndex } from './routes/index-route.js';
+import { ROUTES } from './routes/table.js';
+import { restUrls } from './urls.js';
+
+interface CompiledRoute {
+  definition: RouteDefinition;
+  regex: RegExp;
+}
+
+const compile = (definition: RouteDefinition): CompiledRoute => ({
+  definition,
+  regex: new RegExp(`^${definition.pattern.replace(/\(\?P</g, '(?<')}/?$`),
+});
+
+const OVERRIDABLE: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/** WordPress lets POST stand in for other methods through `_method` or `X-HTTP-Method-Override`. */
+function effectiveMethod(request: Request, query: Record<string, unknown>): string {
+  const override = request.headers.get('x-http-method-override') ?? (typeof query._method === 'string' ? query._method : null);
+  if (request.method === 'POST' && override && OVERRIDABLE.includes(override.toUpperCase() as HttpMethod)) return override.toUpperCase();
+  return request.method === 'HEAD' ? 'GET' : request.method;
+}
+
+/** The REST face: finds the route, parses its parameters, runs its GraphQL operation, renders the original's JSON. */
+export function createRestHandler(config: Config, makeContext: (request: Request) => Context) {
+  const routes = ROUTES.map(compile);
+  const urls = restUrls(config);
+
+  async function dispatch(request: Request, target: RestTarget, query: Record<string, unknown>): Promise<RestReply> {
+    const method = effectiveMethod(request, query);
+    if (target.siteIndex) return { body: siteIndex(urls, ROUTES) };
+    if (target.route === '' || target.route === '/') {
+      if (method !== 'GET' && method !== 'OPTIONS') throw RestError.of('rest_no_route');
+      return { body: namespaceIndex(urls, ROUTES, target.language) };
+    }
+    for (const { definition, regex } of routes) {
+      const match = regex.exec(target.route);
+      if (!match) continue;
+      const allowed = definition.endpoints.flatMap((e) => e.methods);
+      if (method === 'OPTIONS') return { body: namespaceIndex(urls, [definition], target.language).routes, headers: { Allow: allowed.join(', ') } };
+      const found = definition.endpoints.find((e) => e.methods.includes(method as HttpMethod));
+      if (!found) break;
+      const body = await bodyParams(request);
+      const raw = { ...query, ...body, ...(match.groups ?? {}) };
+      const reply = await runEndpoint(found, raw, makeContext(request), target);
+      return { ...reply, headers: { Allow: allowed.join(', '), ...reply.headers } };
+    }
+    throw RestError.of('rest_no_route');
+  }
+
+  async function runEndpoint(found: Endpoint, raw: Record<string, unknown>, context: Context, target: RestTarget): Promise<RestReply> {
+    const defaults: DefaultContext = { now: DateTime.fromJSDate(context.now), siteTimezone: config.siteTimezone };
+    const outcome = parseParams(found.params, raw, defaults);
+    if (outcome.missing.length) throw missingParams(outcome.missing);
+    if (Object.keys(outcome.invalid).length) throw invalidParams(outcome.invalid);
+    const call: RestCall<typeof found.params> = {
+      params: outcome.values as RestCall<typeof found.params>['params'],
+      sent: outcome.sent,
+      context,
+      urls,
+      language: target.language,
+      async run(document, variables, errors = {}) {
+        const result = await execute({ schema, document, variableValues: variables as Record<string, unknown>, contextValue: context });
+        if (result.errors?.length) {
+          const formatted = result.errors.map((e) => e.toJSON() as GraphQLFormattedError);
+          const mapped = restErrorFromGraphQL(formatted, errors);
+          if (mapped.status >= 500) console.error('REST operation failed:', result.errors[0]?.originalError ?? result.errors[0]);
+          throw mapped;
+        }
+        return result.data as never;
+      },
+    };
+    return found.handle(call);
+  }
+
+  /** Answers the request if it is for the REST API; null otherwise. */
+  return async function handleRest(request: Request): Promise<Response | null> {
+    const url = new URL(request.url);
+    const target = restTarget(url, config.restRoot);
+    if (!target) return null;
+    const query = queryParams(url);
+    let reply: RestReply;
+    try {
+      reply = await dispatch(request, target, query);
+    } catch (error) {
+      if (!(error instanceof RestError)) {
+        console.error('REST request failed:', error);
+        error = RestError.of('rest_internal_error');
+      }
+      const restError = error as RestError;
+      reply = { status: restError.status, body: restError.body() };
+    }
+    return finishResponse(request, query, reply, urls);
+  };
+}

@@ -1,0 +1,304 @@
+import { DateTime } from 'luxon';
+import { endOfDayWallClock, parseDateInput, startOfDayWallClock, toWallClock } from '../../time/dates.js';
+import { invalidParams, RestError, type ErrorMapping } from '../errors.js';
+import {
+  RestCreateEventDocument,
+  RestDeleteEventDocument,
+  RestEventByIdDocument,
+  RestEventBySlugDocument,
+  RestEventListDocument,
+  RestUpdateEventDocument,
+  type EventsFilter,
+  type RestEventFragment,
+} from '../operations/generated/graphql.js';
+import type { LinkedValue, Param, ParamDeclaration, ParamValues } from '../params.js';
+import { CREATABLE, DELETABLE, EDITABLE, endpoint, READABLE, type RestCall, type RouteDefinition } from '../route.js';
+import { eventToTec } from '../serialize/event.js';
+import { ORGANIZER_FIELDS, VENUE_FIELDS, linksInput } from './linked-input.js';
+import { FieldMap, idPathParam, pageLinks, pageParam, pageWindow, perPageParam, POST_STATUSES, slugPathParam, totalPages } from './shared.js';
+
+const date = (description: string): Param => ({ type: 'date', description });
+
+export const eventListParams = {
+  page: pageParam,
+  per_page: perPageParam,
+  start_date: { type: 'date', description: 'events.start_date', default: ({ now, siteTimezone }) => toWallClock(now.setZone(siteTimezone)) },
+  end_date: {
+    type: 'date',
+    description: 'events.end_date',
+    default: ({ now, siteTimezone }) => toWallClock(now.setZone(siteTimezone).plus({ years: 2 })),
+  },
+  starts_before: date('events.starts_before'),
+  starts_after: date('events.starts_after'),
+  ends_before: date('events.ends_before'),
+  ends_after: date('events.ends_after'),
+  strict_dates: { type: 'boolean', default: false, description: 'events.strict_dates' },
+  search: { type: 'string', nonEmpty: true, description: 'events.search' },
+  categories: { type: 'list', items: 'string', description: 'events.categories' },
+  tags: { type: 'list', items: 'string', description: 'events.tags' },
+  venue: { type: 'list', items: 'integer', positive: true, description: 'events.venue' },
+  organizer: { type: 'list', items: 'integer', positive: true, description: 'events.organizer' },
+  featured: { type: 'boolean', description: 'events.featured' },
+  status: { type: 'list', items: 'string', description: 'events.status' },
+  geoloc: { type: 'boolean', description: 'events.geoloc' },
+  geoloc_lat: { type: 'number', min: -90, max: 90, description: 'events.geoloc_lat' },
+  geoloc_lng: { type: 'number', min: -180, max: 180, description: 'events.geoloc_lng' },
+  geoloc_radius: { type: 'number', min: 0.001, description: 'events.geoloc_radius' },
+  include: { type: 'list', items: 'integer', positive: true, description: 'events.include' },
+  post_parent: { type: 'integer', min: 1, description: 'events.post_parent' },
+  ticketed: { type: 'boolean', description: 'events.ticketed' },
+} satisfies ParamDeclaration;
+
+/** REST event fields → GraphQL EventInput fields (drives input building and error naming). */
+const EVENT_FIELDS = new FieldMap({
+  title: 'title',
+  description: 'description',
+  excerpt: 'excerpt',
+  slug: 'slug',
+  author: 'authorId',
+  date: 'date',
+  date_utc: 'dateUtc',
+  status: 'status',
+  timezone: 'timezone',
+  all_day: 'allDay',
+  start_date: 'startDate',
+  end_date: 'endDate',
+  image: 'image',
+  cost: 'cost',
+  website: 'website',
+  show_map: 'showMap',
+  show_map_link: 'showMapLink',
+  hide_from_listings: 'hideFromListings',
+  sticky: 'sticky',
+  featured: 'featured',
+  ticketed: 'ticketed',
+  categories: 'categories',
+  tags: 'tags',
+  venue: 'venues',
+  organizer: 'organizers',
+  post_parent: 'parentId',
+});
+
+const eventWriteParams = {
+  title: { type: 'string', nonEmpty: true, description: 'event.title' },
+  description: { type: 'string', description: 'event.description' },
+  excerpt: { type: 'string', description: 'event.excerpt' },
+  slug: { type: 'string', nonEmpty: true, description: 'event.slug' },
+  author: { type: 'integer', min: 1, description: 'post.author' },
+  date: { type: 'date', description: 'post.date' },
+  date_utc: { type: 'date', description: 'post.date_utc' },
+  status: { type: 'string', enum: POST_STATUSES, description: 'post.status' },
+  timezone: { type: 'string', description: 'event.timezone' },
+  all_day: { type: 'boolean', description: 'event.all_day' },
+  start_date: { type: 'date', description: 'event.start_date' },
+  end_date: { type: 'date', description: 'event.end_date' },
+  image: { type: 'string', description: 'post.image' },
+  cost: { type: 'cost', description: 'event.cost' },
+  website: { type: 'string', description: 'event.website' },
+  show_map: { type: 'boolean', description: 'event.show_map' },
+  show_map_link: { type: 'boolean', description: 'event.show_map_link' },
+  hide_from_listings: { type: 'boolean', description: 'event.hide_from_listings' },
+  sticky: { type: 'boolean', description: 'event.sticky' },
+  featured: { type: 'boolean', description: 'event.featured' },
+  ticketed: { type: 'boolean', description: 'event.ticketed' },
+  categories: { type: 'list', items: 'string', description: 'event.categories' },
+  tags: { type: 'list', items: 'string', description: 'event.tags' },
+  venue: { type: 'linked', description: 'event.venue' },
+  organizer: { type: 'linked', description: 'event.organizer' },
+  post_parent: { type: 'integer', min: 1, description: 'events.post_parent' },
+} satisfies ParamDeclaration;
+
+const createParams = {
+  ...eventWriteParams,
+  title: { ...eventWriteParams.title, required: true },
+  start_date: { ...eventWriteParams.start_date, required: true },
+  end_date: { ...eventWriteParams.end_date, required: true },
+} satisfies ParamDeclaration;
+
+const eventErrors = (id?: number): ErrorMapping => ({
+  fields: EVENT_FIELDS.errorFields,
+  notFound: () => RestError.of('rest-event-not-found', {}, id ?? 0),
+  alreadyTrashed: () => RestError.of('event-is-in-trash'),
+});
+
+function statusesFor(call: RestCall<typeof eventListParams>): string[] {
+  const requested = call.params.status ?? [];
+  const unknown = requested.filter((status) => !(POST_STATUSES as readonly string[]).includes(status) && status !== 'any');
+  // Anonymous readers see published events only; asking for anything else is refused (authentication widens this).
+  if (unknown.length || requested.some((status) => status !== 'publish')) throw invalidParams({ status: 'Invalid parameter.' });
+  return ['publish'];
+}
+
+/** The effective date window: defaults dropped when `include` or a relative bound is given (TEC's rule). */
+function dateWindow(call: RestCall<typeof eventListParams>) {
+  const { params, sent } = call;
+  const relative = ['starts_before', 'starts_after', 'ends_before', 'ends_after'].some((name) => sent.has(name));
+  const keep = (name: 'start_date' | 'end_date') => !sent.has('include') && (sent.has(name) || !relative);
+  return { start: keep('start_date') ? params.start_date : undefined, end: keep('end_date') ? params.end_date : undefined };
+}
+
+/** The window as the client will read it back in `rest_url`: whole days unless strict. */
+function displayedDate(call: RestCall<typeof eventListParams>, value: string, edge: 'start' | 'end'): string {
+  const moment = parseDateInput(value, call.context.config.siteTimezone, DateTime.fromJSDate(call.context.now))!;
+  if (call.params.strict_dates) return toWallClock(moment);
+  return edge === 'start' ? startOfDayWallClock(moment) : endOfDayWallClock(moment);
+}
+
+function listFilter(call: RestCall<typeof eventListParams>): EventsFilter {
+  const { params, sent } = call;
+  const hasLat = params.geoloc_lat !== undefined;
+  if (hasLat !== (params.geoloc_lng !== undefined)) {
+    throw invalidParams({ [hasLat ? 'geoloc_lng' : 'geoloc_lat']: 'geoloc_lat and geoloc_lng must be sent together.' });
+  }
+  const window = dateWindow(call);
+  return {
+    startDate: window.start,
+    endDate: window.end,
+    startsBefore: params.starts_before,
+    startsAfter: params.starts_after,
+    endsBefore: params.ends_before,
+    endsAfter: params.ends_after,
+    strictDates: params.strict_dates,
+    search: params.search,
+    categories: sent.has('categories') ? params.categories : undefined,
+    tags: sent.has('tags') ? params.tags : undefined,
+    venues: params.venue,
+    organizers: params.organizer,
+    featured: params.featured,
+    statuses: statusesFor(call) as EventsFilter['statuses'],
+    include: params.include,
+    parent: params.post_parent,
+    ticketed: params.ticketed,
+    hasCoordinates: params.geoloc,
+    near: hasLat ? { latitude: params.geoloc_lat!, longitude: params.geoloc_lng!, radiusKm: params.geoloc_radius } : undefined,
+  };
+}
+
+const listErrors: ErrorMapping = {
+  fields: {
+    startDate: 'start_date',
+    endDate: 'end_date',
+    startsBefore: 'starts_before',
+    startsAfter: 'starts_after',
+    endsBefore: 'ends_before',
+    endsAfter: 'ends_after',
+    venues: 'venue',
+    organizers: 'organizer',
+    parent: 'post_parent',
+    near: 'geoloc_lat',
+    statuses: 'status',
+  },
+};
+
+async function listEvents(call: RestCall<typeof eventListParams>) {
+  const { params } = call;
+  const filter = listFilter(call);
+  const page = params.page!;
+  const perPage = params.per_page!;
+  const data = await call.run(RestEventListDocument, { filter, ...pageWindow(page, perPage) }, listErrors);
+  const total = data.events.totalCount;
+  const pages = totalPages(total, perPage);
+  if (page > 1 && page > pages) throw RestError.of('event-archive-page-not-found');
+  const args: [string, unknown][] = [
+    ['page', page],
+    ['per_page', perPage],
+    ...(filter.startDate ? [['start_date', displayedDate(call, filter.startDate, 'start')] as [string, unknown]] : []),
+    ...(filter.endDate ? [['end_date', displayedDate(call, filter.endDate, 'end')] as [string, unknown]] : []),
+    ...(['search', 'categories', 'tags', 'featured', 'geoloc', 'geoloc_lat', 'geoloc_lng'] as const)
+      .filter((name) => call.sent.has(name))
+      .map((name) => [name, csv(params[name])] as [string, unknown]),
+    ['status', filter.statuses!.join(',')],
+    ...(['post_parent', 'include', 'starts_before', 'starts_after', 'ends_before', 'ends_after', 'ticketed', 'venue', 'organizer'] as const)
+      .filter((name) => call.sent.has(name))
+      .map((name) => [name, csv(params[name])] as [string, unknown]),
+  ];
+  return {
+    body: {
+      events: data.events.edges.map((edge) => eventToTec(call.urls, edge.node)),
+      ...pageLinks(`${call.urls.api}/events/`, args, page, pages),
+      total,
+      total_pages: pages,
+    },
+    headers: { 'X-TEC-Total': String(total), 'X-TEC-TotalPages': String(pages) },
+  };
+}
+
+function csv(value: unknown): string {
+  return Array.isArray(value) ? value.join(',') : String(value);
+}
+
+function eventInput(values: Record<string, unknown>, sent: ReadonlySet<string>) {
+  const input = EVENT_FIELDS.input(values, sent);
+  if (input.venues) input.venues = linksInput(input.venues as LinkedValue[], VENUE_FIELDS, 'venue');
+  if (input.organizers) input.organizers = linksInput(input.organizers as LinkedValue[], ORGANIZER_FIELDS, 'organizer');
+  return input;
+}
+
+/** Resolves the event a single route addresses (by ID or slug); an unknown slug is a 400, as in the original. */
+async function addressedEvent(call: RestCall<ParamDeclaration>): Promise<RestEventFragment> {
+  const params = call.params as { id?: number; slug?: string };
+  if (params.slug !== undefined) {
+    const data = await call.run(RestEventBySlugDocument, { slug: params.slug });
+    if (!data.eventBySlug) throw invalidParams({ slug: 'Invalid parameter.' });
+    return data.eventBySlug;
+  }
+  const data = await call.run(RestEventByIdDocument, { id: params.id! });
+  if (!data.event) throw RestError.of('rest-event-not-found', {}, params.id!);
+  return data.event;
+}
+
+function singleEventEndpoints(addressParam: ParamDeclaration) {
+  return [
+    endpoint({
+      methods: READABLE,
+      params: { ...addressParam },
+      async handle(call) {
+        const event = await addressedEvent(call);
+        if (event.status === 'trash') throw RestError.of('event-no-longer-available');
+        if (event.status !== 'publish') throw RestError.of('event-not-accessible');
+        return { body: eventToTec(call.urls, event, { single: true }) };
+      },
+    }),
+    endpoint({
+      methods: EDITABLE,
+      params: { ...addressParam, ...eventWriteParams },
+      async handle(call) {
+        const { id } = await addressedEvent(call);
+        const input = eventInput(call.params, call.sent);
+        const data = await call.run(RestUpdateEventDocument, { id, input }, eventErrors(id));
+        return { body: eventToTec(call.urls, data.updateEvent) };
+      },
+    }),
+    endpoint({
+      methods: DELETABLE,
+      params: { ...addressParam, force: { type: 'boolean', default: false, description: 'post.force' } },
+      async handle(call) {
+        const { id } = await addressedEvent(call);
+        const data = await call.run(RestDeleteEventDocument, { id, force: call.params.force as boolean }, eventErrors(id));
+        return { body: eventToTec(call.urls, data.deleteEvent) };
+      },
+    }),
+  ];
+}
+
+export const eventRoutes: RouteDefinition[] = [
+  {
+    pattern: '/events',
+    endpoints: [
+      endpoint({ methods: READABLE, params: eventListParams, handle: listEvents }),
+      endpoint({
+        methods: CREATABLE,
+        params: createParams,
+        async handle(call) {
+          const input = eventInput(call.params, call.sent);
+          const data = await call.run(RestCreateEventDocument, { input: input as never }, eventErrors());
+          return { status: 201, body: eventToTec(call.urls, data.createEvent) };
+        },
+      }),
+    ],
+  },
+  { pattern: '/events/(?P<id>\\d+)', endpoints: singleEventEndpoints({ id: idPathParam, password: { type: 'string', description: 'event.password' } }) },
+  { pattern: '/events/by-slug/(?P<slug>[^/]+)', endpoints: singleEventEndpoints({ slug: slugPathParam }) },
+];
+
+export type EventListParams = ParamValues<typeof eventListParams>;

@@ -1,0 +1,6 @@
+import type { RouteDefinition } from '../route.js';
+import { docRoutes } from './doc.js';
+import { eventRoutes } from './events.js';
+
+/** Every route of the namespace, in the order /doc lists them. */
+export const ROUTES: RouteDefinition[] = [...docRoutes, ...eventRoutes];

@@ -1,0 +1,28 @@
+import type { Config } from '../config.js';
+import { NAMESPACE } from './request.js';
+
+/** Links in responses point at SITE_URL: permalinks for `url`, our canonical REST routes for `rest_url`. */
+export interface RestUrls {
+  site: string;
+  /** `<site>/wp-json/`, the REST root. */
+  root: string;
+  /** `<site>/wp-json/calendar/events/v1` (no trailing slash). */
+  api: string;
+  /** Host (and path) of the site without scheme or port, the base of `global_id`. */
+  globalIdBase: string;
+}
+
+export function restUrls(config: Config): RestUrls {
+  const site = new URL(config.siteUrl);
+  const path = site.pathname.replace(/\/+$/, '');
+  return {
+    site: config.siteUrl,
+    root: `${config.siteUrl}/${config.restRoot}/`,
+    api: `${config.siteUrl}/${config.restRoot}/${NAMESPACE}`,
+    globalIdBase: `${site.hostname}${path}`,
+  };
+}
+
+export function globalId(urls: RestUrls, id: number): string {
+  return `${urls.globalIdBase}?id=${id}`;
+}
