@@ -1,15 +1,21 @@
 // GraphQL Code Generator: types the REST layer's operations (src/rest/operations/*.graphql) against schema.graphql.
 // Run `npm run codegen` (or `npm run generate` for every generated file); test/generated-files.test.ts checks drift.
+import { createRequire } from 'node:module';
 import type { CodegenConfig } from '@graphql-codegen/cli';
 
+// Plugins resolve from this project, not from inside @graphql-codegen/cli (whose ESM build would find the older
+// copies nested below it): the CLI and the drift test's programmatic run must load the same plugin versions.
+const projectRequire = createRequire(import.meta.url);
+
 /** The one generated file: result and variable types plus a TypedDocumentNode constant per operation. */
-export const CODEGEN_OUTPUT = 'src/rest/operations/generated.ts';
+export const CODEGEN_OUTPUT = 'src/rest/operations/generated/graphql.ts';
 
 const config: CodegenConfig = {
   schema: 'schema.graphql',
   documents: ['src/rest/operations/**/*.graphql'],
   ignoreNoDocuments: false,
   silent: true,
+  pluginLoader: (name: string) => import(projectRequire.resolve(name)),
   generates: {
     [CODEGEN_OUTPUT]: {
       plugins: [

@@ -44,7 +44,8 @@ async function main(): Promise<void> {
   }
   if (command === 'seed') {
     const { seed } = await import('./seed.js');
-    return seed(config);
+    await seed(config);
+    return;
   }
   throw new ConfigError(`unknown command "${command}" (serve, migrate, seed)`);
 }

@@ -7,7 +7,9 @@ import './terms/types.js';
 import './terms/queries.js';
 import './terms/mutations.js';
 import './venues/index.js';
+import './venues/duplicates.js';
 import './organizers/index.js';
+import './organizers/duplicates.js';
 import './events/index.js';
 import './events/links.js';
 

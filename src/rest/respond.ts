@@ -4,20 +4,37 @@ import type { RestUrls } from './urls.js';
 const EXPOSED_HEADERS = 'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages';
 const ALLOWED_HEADERS = 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, X-HTTP-Method-Override';
 
-/** WordPress's `_fields`: keep only the named top-level keys (dotted names reach into objects). */
-function pickFields(body: unknown, fields: string[]): unknown {
-  if (Array.isArray(body)) return body.map((item) => pickFields(item, fields));
-  if (!body || typeof body !== 'object') return body;
-  const source = body as Record<string, unknown>;
-  const result: Record<string, unknown> = {};
+/** `a,b.c,b.d` → `{a: true, b: {c: true, d: true}}`; a sub-field of a field already kept whole is ignored. */
+type FieldTree = { [key: string]: true | FieldTree };
+
+function fieldTree(fields: string[]): FieldTree {
+  const tree: FieldTree = {};
   for (const field of fields) {
-    const [head, ...rest] = field.split('.');
-    if (!head || !(head in source)) continue;
-    if (rest.length === 0) result[head] = source[head];
-    else {
-      const nested = pickFields(source[head], [rest.join('.')]);
-      result[head] = { ...((result[head] as object | undefined) ?? {}), ...(nested as object) };
+    const parts = field.split('.');
+    const last = parts.pop()!;
+    let node: FieldTree | true = tree;
+    for (const part of parts) {
+      if (node === true) break;
+      node = node[part] === true ? true : (node[part] ??= {});
     }
+    if (node !== true) node[last] = true;
+  }
+  return tree;
+}
+
+/**
+ * WordPress's `_fields`: keep only the named keys, in the record's own order; dotted names reach into objects. A
+ * list is filtered item by item (WordPress does this for a bare list; we also do it for a list inside an object, so
+ * `_fields=events.id,total` works on the events envelope).
+ */
+function pickFields(body: unknown, tree: FieldTree): unknown {
+  if (Array.isArray(body)) return body.map((item) => pickFields(item, tree));
+  if (!body || typeof body !== 'object') return body;
+  const result: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
+    const rule = tree[key];
+    if (rule === undefined) continue;
+    result[key] = rule === true ? value : pickFields(value, rule);
   }
   return result;
 }
@@ -35,7 +52,7 @@ export function finishResponse(request: Request, query: Record<string, unknown>,
   const fields = fieldsParam(query);
   let body = reply.body;
   // As in WordPress: a bare list has each item filtered, an object (a record or an envelope) its own keys.
-  if (fields && status < 400) body = pickFields(body, fields);
+  if (fields && status < 400) body = pickFields(body, fieldTree(fields));
   const headers: Record<string, string> = {
     'Content-Type': 'application/json; charset=UTF-8',
     'X-Content-Type-Options': 'nosniff',

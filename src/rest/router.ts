@@ -1,4 +1,4 @@
-import { execute, type GraphQLFormattedError } from 'graphql';
+import { execute, Kind, type DocumentNode, type GraphQLFormattedError } from 'graphql';
 import { DateTime } from 'luxon';
 import type { Config } from '../config.js';
 import type { Context } from '../graphql/context.js';
@@ -8,7 +8,7 @@ import { parseParams, type DefaultContext } from './params.js';
 import { bodyParams, queryParams, restTarget, type RestTarget } from './request.js';
 import { finishResponse } from './respond.js';
 import type { Endpoint, HttpMethod, RestCall, RestReply, RouteDefinition } from './route.js';
-import { namespaceIndex, siteIndex } from './routes/index-route.js';
+import { namespaceIndex, routeEntry, siteIndex } from './routes/index-route.js';
 import { ROUTES } from './routes/table.js';
 import { restUrls } from './urls.js';
 
@@ -23,6 +23,16 @@ const compile = (definition: RouteDefinition): CompiledRoute => ({
 });
 
 const OVERRIDABLE: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+function isMutation(document: DocumentNode): boolean {
+  return document.definitions.some((definition) => definition.kind === Kind.OPERATION_DEFINITION && definition.operation === 'mutation');
+}
+
+function clearLoaders(context: Context) {
+  for (const loader of Object.values(context.loaders) as unknown[]) {
+    if (loader && typeof (loader as { clearAll?: unknown }).clearAll === 'function') (loader as { clearAll(): void }).clearAll();
+  }
+}
 
 /** WordPress lets POST stand in for other methods through `_method` or `X-HTTP-Method-Override`. */
 function effectiveMethod(request: Request, query: Record<string, unknown>): string {
@@ -47,13 +57,20 @@ export function createRestHandler(config: Config, makeContext: (request: Request
       const match = regex.exec(target.route);
       if (!match) continue;
       const allowed = definition.endpoints.flatMap((e) => e.methods);
-      if (method === 'OPTIONS') return { body: namespaceIndex(urls, [definition], target.language).routes, headers: { Allow: allowed.join(', ') } };
+      if (method === 'OPTIONS') return { body: routeEntry(urls, definition, target.language), headers: { Allow: allowed.join(', ') } };
       const found = definition.endpoints.find((e) => e.methods.includes(method as HttpMethod));
       if (!found) break;
-      const body = await bodyParams(request);
-      const raw = { ...query, ...body, ...(match.groups ?? {}) };
-      const reply = await runEndpoint(found, raw, makeContext(request), target);
-      return { ...reply, headers: { Allow: allowed.join(', '), ...reply.headers } };
+      const allow = { Allow: allowed.join(', ') };
+      try {
+        const body = await bodyParams(request);
+        const raw = { ...query, ...body, ...(match.groups ?? {}) };
+        const reply = await runEndpoint(found, raw, makeContext(request), target);
+        return { ...reply, headers: { ...allow, ...reply.headers } };
+      } catch (error) {
+        // WordPress sends `Allow` on every response of a matched route, errors included.
+        if (error instanceof RestError) return { status: error.status, body: error.body(), headers: allow };
+        throw error;
+      }
     }
     throw RestError.of('rest_no_route');
   }
@@ -70,6 +87,9 @@ export function createRestHandler(config: Config, makeContext: (request: Request
       urls,
       language: target.language,
       async run(document, variables, errors = {}) {
+        // A handler may read before it writes (the record a by-slug route addresses): what the request's loaders
+        // cached then (term counts …) is stale once a mutation runs, so they start afresh.
+        if (isMutation(document)) clearLoaders(context);
         const result = await execute({ schema, document, variableValues: variables as Record<string, unknown>, contextValue: context });
         if (result.errors?.length) {
           const formatted = result.errors.map((e) => e.toJSON() as GraphQLFormattedError);

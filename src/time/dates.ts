@@ -10,10 +10,13 @@ const UNIX_TIMESTAMP = /^-?\d{9,11}$/;
 const RELATIVE_DURATION = /^\s*(now|[+-]?\s*\d+\s*(sec|second|min|minute|hour|day|week|fortnight|month|year)s?(\s+ago)?)\s*$/i;
 const IN_DURATION = /^\s*in\s+\d+\s*(sec|second|min|minute|hour|day|week|month|year)s?\s*$/i;
 
-/** An IANA zone (`Europe/Berlin`) or a fixed offset the way WordPress writes it (`UTC+2`, `UTC-5:30`). */
+/** An IANA zone (`Europe/Berlin`) or a fixed offset the way WordPress writes it (`UTC+2`, `UTC-5:30`), at most ±14:00. */
 export function isValidTimeZone(zone: string): boolean {
   if (IANAZone.isValidZone(zone)) return true;
-  return /^UTC[+-]\d{1,2}(:\d{2})?$/.test(zone) && DateTime.now().setZone(zone).isValid;
+  const offset = /^UTC[+-](\d{1,2})(?::([0-5]\d))?$/.exec(zone);
+  if (!offset) return false;
+  const minutes = Number(offset[1]) * 60 + Number(offset[2] ?? 0);
+  return minutes <= 14 * 60 && DateTime.now().setZone(zone).isValid;
 }
 
 /**
@@ -29,7 +32,8 @@ export function parseDateInput(text: string, zone: string, now: DateTime = DateT
     const parsed = DateTime.fromISO(value.replace(' ', 'T'), { zone });
     return parsed.isValid ? parsed : null;
   }
-  const iso = DateTime.fromISO(value, { zone, setZone: false });
+  // ISO 8601, also with a space between date and time as `Y-m-d H:i:sP` writes it (`2025-03-01 18:00:00+01:00`).
+  const iso = DateTime.fromISO(value.replace(/^(\d{4}-\d{2}-\d{2}) (?=\d)/, '$1T'), { zone, setZone: false });
   if (iso.isValid) return iso.setZone(zone);
   return parseRelative(value, zone, now);
 }
@@ -41,6 +45,13 @@ function parseRelative(value: string, zone: string, now: DateTime): DateTime | n
   const results = chrono.parse(value, { instant: reference, timezone: 0 });
   const first = results[0];
   if (!first || first.text.trim().length !== value.length || results.length > 1) return null;
+  // A text with its own offset or zone name (`… 12:00:00 GMT`, `… +0200`, `… EST`) names an exact instant. (Relative
+  // forms also come back with a certain offset: the reference's, which is no offset of the text.)
+  const relative = [...first.start.tags()].some((tag) => tag.startsWith('result/relativeDate') || tag.startsWith('casualReference/'));
+  if (first.start.isCertain('timezoneOffset') && !relative) {
+    const instant = DateTime.fromJSDate(first.start.date(), { zone });
+    return instant.isValid ? instant : null;
+  }
   const keepsTime = RELATIVE_DURATION.test(value) || IN_DURATION.test(value) || first.start.isCertain('hour');
   const d = first.start.date();
   const wall = DateTime.fromObject(

@@ -4,7 +4,8 @@ import { endOfDayWallClock, parseDateInput, startOfDayWallClock } from '../../ti
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { FieldErrors } from '../errors.js';
-import { PostStatusEnum, textContains, type PostStatusValue } from '../shared/posts.js';
+import { PostStatusEnum, type PostStatusValue } from '../shared/posts.js';
+import { literalTextSearch } from '../shared/search.js';
 import { termIdsForFilter } from '../terms/references.js';
 import { venueIdsNear, type GeoPoint } from '../venues/geo.js';
 
@@ -53,23 +54,28 @@ type Comparison = 'gte' | 'lte' | 'lt' | 'gt';
 interface DateCondition {
   field: keyof EventsFilter & string;
   column: 'start' | 'end';
-  comparison: Comparison;
-  bound: Bound;
+  /** How an exact instant compares (`strictDates`). */
+  strict: Comparison;
+  /**
+   * How a wall clock compares with the first (`dayStart`) or last (`dayEnd`) second of the day. Wall clocks have whole
+   * seconds, so "before the end of the day" includes 23:59:59 (`lte`) and "after the end of the day" excludes it (`gt`).
+   */
+  wholeDay: [Comparison, Bound];
 }
 
 const DATE_CONDITIONS: DateCondition[] = [
-  { field: 'startDate', column: 'start', comparison: 'gte', bound: 'dayStart' },
-  { field: 'endDate', column: 'end', comparison: 'lte', bound: 'dayEnd' },
-  { field: 'startsBefore', column: 'start', comparison: 'lt', bound: 'dayEnd' },
-  { field: 'startsAfter', column: 'start', comparison: 'gt', bound: 'dayEnd' },
-  { field: 'endsBefore', column: 'end', comparison: 'lt', bound: 'dayEnd' },
-  { field: 'endsAfter', column: 'end', comparison: 'gt', bound: 'dayEnd' },
+  { field: 'startDate', column: 'start', strict: 'gte', wholeDay: ['gte', 'dayStart'] },
+  { field: 'endDate', column: 'end', strict: 'lte', wholeDay: ['lte', 'dayEnd'] },
+  { field: 'startsBefore', column: 'start', strict: 'lt', wholeDay: ['lte', 'dayEnd'] },
+  { field: 'startsAfter', column: 'start', strict: 'gt', wholeDay: ['gt', 'dayEnd'] },
+  { field: 'endsBefore', column: 'end', strict: 'lt', wholeDay: ['lte', 'dayEnd'] },
+  { field: 'endsAfter', column: 'end', strict: 'gt', wholeDay: ['gt', 'dayEnd'] },
 ];
 
 function dateConditions(ctx: Context, filter: EventsFilter, errors: FieldErrors): Prisma.EventWhereInput[] {
   const now = DateTime.fromJSDate(ctx.now);
   const conditions: Prisma.EventWhereInput[] = [];
-  for (const { field, column, comparison, bound } of DATE_CONDITIONS) {
+  for (const { field, column, strict, wholeDay } of DATE_CONDITIONS) {
     const raw = filter[field] as string | null | undefined;
     if (raw == null) continue;
     const moment = parseDateInput(raw, ctx.config.siteTimezone, now);
@@ -78,8 +84,9 @@ function dateConditions(ctx: Context, filter: EventsFilter, errors: FieldErrors)
       continue;
     }
     if (filter.strictDates) {
-      conditions.push({ [column === 'start' ? 'startsAt' : 'endsAt']: { [comparison]: moment.toJSDate() } });
+      conditions.push({ [column === 'start' ? 'startsAt' : 'endsAt']: { [strict]: moment.toJSDate() } });
     } else {
+      const [comparison, bound] = wholeDay;
       const wallClock = bound === 'dayStart' ? startOfDayWallClock(moment) : endOfDayWallClock(moment);
       conditions.push({ [column === 'start' ? 'startLocal' : 'endLocal']: { [comparison]: wallClock } });
     }
@@ -108,11 +115,7 @@ export async function eventsWhere(ctx: Context, filter: EventsFilter): Promise<P
     { status: { in: (filter.statuses?.length ? filter.statuses : ['publish']) as PostStatusValue[] } },
     ...dateConditions(ctx, filter, errors),
   ];
-  if (filter.search != null) {
-    if (filter.search.trim() === '') errors.add('search', 'must not be empty');
-    const like = textContains(filter.search.trim());
-    conditions.push({ OR: [{ title: like }, { description: like }, { excerpt: like }] });
-  }
+  if (filter.search != null && filter.search.trim() === '') errors.add('search', 'must not be empty');
   for (const [field, taxonomy] of [['categories', 'category'], ['tags', 'tag']] as const) {
     const refs = filter[field];
     if (!refs?.length) continue;
@@ -140,5 +143,12 @@ export async function eventsWhere(ctx: Context, filter: EventsFilter): Promise<P
     conditions.push({ venues: { some: { venueId: { in: ids } } } });
   }
   errors.throwIfAny();
+  if (filter.search != null) {
+    const others = [...conditions];
+    const match = await literalTextSearch(filter.search.trim(), ['title', 'description', 'excerpt'], (narrow, select) =>
+      ctx.db.event.findMany({ where: { AND: [...others, narrow as Prisma.EventWhereInput] }, select }),
+    );
+    conditions.push(match as Prisma.EventWhereInput);
+  }
   return { AND: conditions };
 }

@@ -108,14 +108,15 @@ interface Schedule {
 
 /** Start, end and zone after the input is applied to the stored event (if any); reported errors name the field. */
 function schedule(ctx: Context, input: EventFields, current: Event | null, errors: FieldErrors): Schedule | undefined {
-  const timezone = input.timezone ?? current?.timezone ?? ctx.config.siteTimezone;
-  if (!isValidTimeZone(timezone)) {
-    errors.add('timezone', 'must be an IANA time zone such as "Europe/Berlin" or an offset such as "UTC+2"');
-    return undefined;
-  }
   if (!current) {
     if (input.startDate == null) errors.add('startDate', 'is required');
     if (input.endDate == null) errors.add('endDate', 'is required');
+  }
+  let timezone = input.timezone ?? current?.timezone ?? ctx.config.siteTimezone;
+  const zoneIsValid = isValidTimeZone(timezone);
+  if (!zoneIsValid) {
+    errors.add('timezone', 'must be an IANA time zone such as "Europe/Berlin" or an offset such as "UTC+2"');
+    timezone = 'UTC'; // only to tell which dates cannot be read at all
   }
   const now = DateTime.fromJSDate(ctx.now);
   const read = (field: 'startDate' | 'endDate', stored: string | undefined) => {
@@ -127,7 +128,7 @@ function schedule(ctx: Context, input: EventFields, current: Event | null, error
   };
   let start = read('startDate', current?.startLocal);
   let end = read('endDate', current?.endLocal);
-  if (!start || !end) return undefined;
+  if (!start || !end || !zoneIsValid) return undefined;
   const allDay = input.allDay ?? current?.allDay ?? false;
   if (allDay) {
     start = start.startOf('day');

@@ -16,6 +16,8 @@ const CostDetailsType = builder.objectRef<CostDetails>('CostDetails').implement(
   }),
 });
 
+const TERM_ORDER = [{ term: { name: 'asc' as const } }, { termId: 'asc' as const }];
+
 export const EventType = builder.prismaObject('Event', {
   description: 'A calendar event.',
   fields: (t) => ({
@@ -68,14 +70,16 @@ export const EventType = builder.prismaObject('Event', {
     ticketed: t.exposeBoolean('ticketed'),
     parentId: t.exposeInt('parentId', { nullable: true }),
     parent: t.relation('parent', { nullable: true }),
+    // Both read the one `terms` link list, planned into the event's query with the terms' own relations (a category's
+    // parent and children), so a page costs the same statements whatever its size.
     categories: t.field({
       type: [EventCategoryType],
-      select: { terms: { select: { term: true }, orderBy: [{ term: { name: 'asc' } }, { termId: 'asc' }] } },
+      select: (_args, _ctx, nested) => ({ terms: { select: { term: nested(true) }, orderBy: TERM_ORDER } }),
       resolve: (event) => event.terms.map((link) => link.term).filter((term) => term.taxonomy === 'category'),
     }),
     tags: t.field({
       type: [EventTagType],
-      select: { terms: { select: { term: true }, orderBy: [{ term: { name: 'asc' } }, { termId: 'asc' }] } },
+      select: (_args, _ctx, nested) => ({ terms: { select: { term: nested(true) }, orderBy: TERM_ORDER } }),
       resolve: (event) => event.terms.map((link) => link.term).filter((term) => term.taxonomy === 'tag'),
     }),
   }),

@@ -6,11 +6,12 @@ import type { Context } from '../context.js';
 import { FieldErrors, NotFoundError } from '../errors.js';
 import { imageIdForWrite, MediaType, readImageInput } from '../media/index.js';
 import { offsetConnection } from '../shared/connections.js';
-import { checkLinkedPostFilter, linkedPostConditions } from '../shared/linked-posts.js';
+import { checkLinkedPostFilter, linkedPostConditions, withFieldNames } from '../shared/linked-posts.js';
 import { trashOrDelete, updateWithSlug } from '../shared/post-writes.js';
-import { modifiedNow, newPostDates, PostStatusEnum, publicationFromInput, textContains } from '../shared/posts.js';
+import { modifiedNow, newPostDates, PostStatusEnum, publicationFromInput } from '../shared/posts.js';
+import { literalTextSearch } from '../shared/search.js';
 import { slugClashFilter, slugFromText, withFreeSlug } from '../shared/slugs.js';
-import { checkEmail, checkNonEmpty, checkUrl, definedOnly } from '../shared/validate.js';
+import { checkEmail, checkNonEmpty, checkUrl, definedOnly, withoutNulls } from '../shared/validate.js';
 import { UserType } from '../users/index.js';
 
 export const OrganizerType = builder.prismaObject('Organizer', {
@@ -69,11 +70,12 @@ export async function checkOrganizerInput(ctx: Context, input: OrganizerFields, 
   if (input.authorId != null && !(await ctx.db.user.findUnique({ where: { id: input.authorId }, select: { id: true } }))) {
     errors.add(field('authorId'), `no user with ID ${input.authorId}`);
   }
-  const publication = publicationFromInput(ctx, { date: input.date, dateUtc: input.dateUtc }, errors);
+  const publication = withFieldNames(errors, field, (inner) => publicationFromInput(ctx, { date: input.date, dateUtc: input.dateUtc }, inner));
   const image = await readImageInput(ctx, errors, field('image'), input.image);
   errors.throwIfAny();
-  const { date: _date, dateUtc: _dateUtc, image: _image, slug: _slug, name, status, ...rest } = input;
-  const columns = definedOnly({ ...rest, name: name?.trim(), status: status ?? undefined, ...(publication ?? {}) });
+  const { date: _date, dateUtc: _dateUtc, image: _image, slug: _slug, name, authorId, ...rest } = input;
+  // null leaves a column that cannot be null as it is; it clears the author.
+  const columns = definedOnly({ ...withoutNulls(rest), name: name?.trim(), authorId, ...(publication ?? {}) });
   return { columns, image, publication };
 }
 
@@ -133,9 +135,13 @@ builder.queryFields((t) => ({
       await checkLinkedPostFilter(ctx, args);
       const conditions = linkedPostConditions(ctx, args) as Prisma.OrganizerWhereInput[];
       if (args.search) {
-        const like = textContains(args.search);
-        const fields = ['name', 'description', 'excerpt', 'phone', 'email', 'website'] as const;
-        conditions.push({ OR: fields.map((name) => ({ [name]: like })) });
+        const fields = ['name', 'description', 'excerpt', 'phone', 'email', 'website'];
+        const others = [...conditions];
+        conditions.push(
+          (await literalTextSearch(args.search, fields, (match, select) =>
+            ctx.db.organizer.findMany({ where: { AND: [...others, match as Prisma.OrganizerWhereInput] }, select }),
+          )) as Prisma.OrganizerWhereInput,
+        );
       }
       const where: Prisma.OrganizerWhereInput = { AND: conditions };
       return offsetConnection(

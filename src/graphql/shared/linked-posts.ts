@@ -1,5 +1,5 @@
 import type { Context } from '../context.js';
-import { FieldErrors } from '../errors.js';
+import { FieldErrors, InputError } from '../errors.js';
 import type { PostStatusValue } from './posts.js';
 
 /** Filters venues and organizers share: the link table is `events` on both models. */
@@ -30,7 +30,24 @@ export function linkedPostConditions(ctx: Context, filter: LinkedPostFilter) {
   if (filter.hasEvents === true) conditions.push({ events: { some: { event: { status: { in: LIVE_EVENT_STATUSES } } } } });
   if (filter.hasEvents === false) conditions.push({ events: { none: { event: { status: { in: LIVE_EVENT_STATUSES } } } } });
   if (filter.onlyWithUpcoming) {
-    conditions.push({ events: { some: { event: { startsAt: { gte: ctx.now }, status: { in: filter.statuses?.length ? filter.statuses : ['publish'] } } } } });
+    // The statuses asked for are those of the venue or organizer; its events count as for hasEvents.
+    conditions.push({ events: { some: { event: { startsAt: { gte: ctx.now }, status: { in: LIVE_EVENT_STATUSES } } } } });
   }
   return conditions;
+}
+
+/**
+ * Runs a check that reports on unprefixed field names (`date`) and adds what it reports to `errors` under the names
+ * `field` gives them (`venues.0.date` when the venue comes nested in an event).
+ */
+export function withFieldNames<T>(errors: FieldErrors, field: (name: string) => string, check: (inner: FieldErrors) => T): T {
+  const inner = new FieldErrors();
+  const result = check(inner);
+  try {
+    inner.throwIfAny();
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    for (const [name, message] of Object.entries(error.fields)) errors.add(field(name), message);
+  }
+  return result;
 }

@@ -59,8 +59,3 @@ export function newPostDates(ctx: Context, publication: PublicationColumns | und
     modifiedLocal: local,
   };
 }
-
-/** Case-insensitive substring match (SQLite's LIKE folds ASCII case). */
-export function textContains(value: string) {
-  return { contains: value };
-}

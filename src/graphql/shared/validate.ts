@@ -33,3 +33,8 @@ export function checkLongitude(errors: FieldErrors, field: string, value: number
 export function definedOnly<T extends Record<string, unknown>>(data: T): Partial<T> {
   return Object.fromEntries(Object.entries(data).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
+
+/** Turns null values into undefined, for input fields whose column cannot be null (null then leaves it as it is). */
+export function withoutNulls<T extends Record<string, unknown>>(data: T): { [K in keyof T]: Exclude<T[K], null> } {
+  return Object.fromEntries(Object.entries(data).map(([key, value]) => [key, value ?? undefined])) as { [K in keyof T]: Exclude<T[K], null> };
+}

@@ -25,7 +25,12 @@ interface TermFields {
 
 const labels: Record<Taxonomy, string> = { category: 'Category', tag: 'Tag' };
 
-async function checkTermInput(ctx: Context, taxonomy: Taxonomy, input: TermFields, id: number | null): Promise<void> {
+/**
+ * Checks a create (`current` null) or an update. The name must be free under the parent the term will have, so a
+ * move to another parent is checked against the names there too.
+ */
+async function checkTermInput(ctx: Context, taxonomy: Taxonomy, input: TermFields, current: { id: number; name: string } | null): Promise<void> {
+  const id = current?.id ?? null;
   const errors = new FieldErrors();
   if (id === null && !input.name) errors.add('name', 'is required');
   checkNonEmpty(errors, 'name', input.name);
@@ -40,7 +45,8 @@ async function checkTermInput(ctx: Context, taxonomy: Taxonomy, input: TermField
     }
   }
   errors.throwIfAny();
-  if (input.name) await refuseDuplicateName(ctx, taxonomy, input.name, input.parentId ?? null, id);
+  const name = input.name ?? current?.name;
+  if (name) await refuseDuplicateName(ctx, taxonomy, name, input.parentId ?? null, id);
 }
 
 async function isDescendant(ctx: Context, candidate: number, ancestor: number): Promise<boolean> {
@@ -79,7 +85,7 @@ async function existingTerm(ctx: Context, taxonomy: Taxonomy, id: number) {
 
 export async function updateTerm(ctx: Context, taxonomy: Taxonomy, id: number, input: TermFields) {
   const current = await existingTerm(ctx, taxonomy, id);
-  await checkTermInput(ctx, taxonomy, { ...input, name: input.name ?? undefined, parentId: input.parentId === undefined ? current.parentId : input.parentId }, id);
+  await checkTermInput(ctx, taxonomy, { ...input, name: input.name ?? undefined, parentId: input.parentId === undefined ? current.parentId : input.parentId }, current);
   const data = {
     name: input.name?.trim() ?? undefined,
     description: input.description ?? undefined,
@@ -94,10 +100,20 @@ export async function updateTerm(ctx: Context, taxonomy: Taxonomy, id: number, i
   );
 }
 
-/** Deletes for good (terms have no trash) and answers the deleted term. Children move up to the top level. */
-export async function deleteTerm(ctx: Context, taxonomy: Taxonomy, id: number) {
-  const term = await existingTerm(ctx, taxonomy, id);
-  await ctx.db.term.delete({ where: { id } });
+/**
+ * Deletes for good (terms have no trash) and answers the deleted term as it was, its `count` included. As in
+ * WordPress, the children of a deleted category move to its parent (to the top level when it had none).
+ */
+export async function deleteTerm(ctx: Context, taxonomy: Taxonomy, id: number, query: object = {}) {
+  const { parentId } = await existingTerm(ctx, taxonomy, id);
+  // The answer is read before the delete: its relations (parent, children) as they were, and its `count` through the
+  // request's loader, which keeps the value for the rest of the request.
+  const term = await ctx.db.term.findUniqueOrThrow({ ...query, where: { id } });
+  await ctx.loaders.termEventCount.load(id);
+  await ctx.db.$transaction([
+    ctx.db.term.updateMany({ where: { parentId: id }, data: { parentId } }),
+    ctx.db.term.delete({ where: { id } }),
+  ]);
   return term;
 }
 
@@ -113,11 +129,11 @@ function defineTermMutations(taxonomy: Taxonomy, typeName: string, type: typeof 
       args: { id: t.arg.int({ required: true }), input: t.arg({ type: TermInput, required: true }) },
       resolve: (_root, args, ctx) => updateTerm(ctx, taxonomy, args.id, args.input),
     }),
-    [`delete${typeName}`]: t.field({
+    [`delete${typeName}`]: t.prismaField({
       type,
-      description: 'Deletes the term for good and answers it as it was.',
+      description: 'Deletes the term for good and answers it as it was.' + (taxonomy === 'category' ? ' Its children move to its parent.' : ''),
       args: { id: t.arg.int({ required: true }) },
-      resolve: (_root, args, ctx) => deleteTerm(ctx, taxonomy, args.id),
+      resolve: (query, _root, args, ctx) => deleteTerm(ctx, taxonomy, args.id, query),
     }),
   }));
 }

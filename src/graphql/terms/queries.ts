@@ -6,7 +6,7 @@ import type { Context } from '../context.js';
 import { FieldErrors } from '../errors.js';
 import { offsetConnection } from '../shared/connections.js';
 import { SortOrderEnum, type SortOrder } from '../shared/ordering.js';
-import { textContains } from '../shared/posts.js';
+import { literalTextSearch } from '../shared/search.js';
 import { EventCategoryType, EventTagType } from './types.js';
 
 export const TermOrderByEnum = builder.enumType('TermOrderBy', {
@@ -47,7 +47,7 @@ export async function termListWhere(ctx: Context, taxonomy: Taxonomy, filter: Te
   const errors = new FieldErrors();
   await checkTermIds(ctx, taxonomy, errors, 'include', filter.include);
   await checkTermIds(ctx, taxonomy, errors, 'exclude', filter.exclude);
-  if (filter.parent != null) await checkTermIds(ctx, 'category', errors, 'parent', [filter.parent]);
+  if (filter.parent != null && filter.parent !== 0) await checkTermIds(ctx, 'category', errors, 'parent', [filter.parent]);
   if (filter.event != null && !(await ctx.db.event.findUnique({ where: { id: filter.event }, select: { id: true } }))) {
     errors.add('event', `no event with ID ${filter.event}`);
   }
@@ -55,21 +55,75 @@ export async function termListWhere(ctx: Context, taxonomy: Taxonomy, filter: Te
   if (filter.slug !== undefined && filter.slug !== null && filter.slug.trim() === '') errors.add('slug', 'must not be empty');
   errors.throwIfAny();
   const conditions: Prisma.TermWhereInput[] = [{ taxonomy }];
-  if (filter.search) conditions.push({ OR: [{ name: textContains(filter.search) }, { slug: textContains(filter.search) }] });
+  if (filter.search) {
+    const others = [...conditions];
+    conditions.push(
+      (await literalTextSearch(filter.search, ['name', 'slug'], (match, select) =>
+        ctx.db.term.findMany({ where: { AND: [...others, match as Prisma.TermWhereInput] }, select }),
+      )) as Prisma.TermWhereInput,
+    );
+  }
   if (filter.include?.length) conditions.push({ id: { in: filter.include } });
   if (filter.exclude?.length) conditions.push({ id: { notIn: filter.exclude } });
   if (filter.hideEmpty ?? true) conditions.push({ events: { some: publishedEvent } });
-  if (filter.parent != null) conditions.push({ parentId: filter.parent });
+  if (filter.parent != null) conditions.push({ parentId: filter.parent === 0 ? null : filter.parent });
   if (filter.event != null) conditions.push({ events: { some: { eventId: filter.event } } });
   if (filter.slug) conditions.push({ slug: filter.slug });
   return { AND: conditions };
 }
 
-function termOrder(orderBy: TermOrderBy, order: SortOrder): Prisma.TermOrderByWithRelationInput[] {
-  if (orderBy === 'count') return [{ events: { _count: order } }, { id: order }];
+function termOrder(orderBy: Exclude<TermOrderBy, SortedHere>, order: SortOrder): Prisma.TermOrderByWithRelationInput[] {
   if (orderBy === 'id') return [{ id: order }];
   if (orderBy === 'parentId') return [{ parentId: { sort: order, nulls: 'first' } }, { id: order }];
   return [{ [orderBy]: order }, { id: order }];
+}
+
+/** Orders SQL cannot give portably: `count` and `name`. */
+type SortedHere = 'count' | 'name';
+const sortedHere = (orderBy: TermOrderBy): orderBy is SortedHere => orderBy === 'count' || orderBy === 'name';
+
+/** Names compare as WordPress's MySQL collation does: ignoring case and accents ("apple" before "Zebra"). */
+const nameCollator = new Intl.Collator('en', { sensitivity: 'base' });
+
+/**
+ * A page of terms in an order sorted here rather than in SQL, ties broken by ID in the same direction:
+ * - `count` is the number of *published* events (a relation `_count` in SQL would count every event); the counts of
+ *   all matching terms come from one grouped query;
+ * - `name` ignores case (SQLite's and PostgreSQL's default collations do not).
+ * The keys of all matching terms are read, sorted, and the page is then loaded.
+ */
+async function termPageSortedHere(
+  ctx: Context,
+  where: Prisma.TermWhereInput,
+  orderBy: SortedHere,
+  order: SortOrder,
+  page: { offset: number; limit: number },
+  query: object,
+) {
+  const direction = order === 'asc' ? 1 : -1;
+  let pageIds: number[];
+  if (orderBy === 'count') {
+    const [terms, counted] = await Promise.all([
+      ctx.db.term.findMany({ where, select: { id: true } }),
+      ctx.db.eventTerm.groupBy({ by: ['termId'], where: { term: where, ...publishedEvent }, _count: { _all: true } }),
+    ]);
+    const counts = new Map(counted.map((row) => [row.termId, row._count._all]));
+    pageIds = terms
+      .map((term) => ({ id: term.id, count: counts.get(term.id) ?? 0 }))
+      .sort((a, b) => direction * (a.count - b.count || a.id - b.id))
+      .slice(page.offset, page.offset + page.limit)
+      .map((term) => term.id);
+    for (const id of pageIds) ctx.loaders.termEventCount.prime(id, counts.get(id) ?? 0);
+  } else {
+    const terms = await ctx.db.term.findMany({ where, select: { id: true, name: true } });
+    pageIds = terms
+      .sort((a, b) => direction * (nameCollator.compare(a.name, b.name) || a.id - b.id))
+      .slice(page.offset, page.offset + page.limit)
+      .map((term) => term.id);
+  }
+  const rows = await ctx.db.term.findMany({ ...query, where: { id: { in: pageIds } } });
+  const byId = new Map(rows.map((term) => [term.id, term]));
+  return pageIds.flatMap((id) => byId.get(id) ?? []);
 }
 
 function defineTermQueries(taxonomy: Taxonomy, single: string, plural: string, type: typeof EventCategoryType) {
@@ -91,18 +145,22 @@ function defineTermQueries(taxonomy: Taxonomy, single: string, plural: string, t
         order: t.arg({ type: SortOrderEnum, defaultValue: 'asc' }),
         orderBy: t.arg({ type: TermOrderByEnum, defaultValue: 'name' }),
         hideEmpty: t.arg.boolean({ defaultValue: true, description: 'Leave out terms no published event carries.' }),
-        ...(taxonomy === 'category' ? { parent: t.arg.int({ description: 'Only the children of this category.' }) } : {}),
+        ...(taxonomy === 'category' ? { parent: t.arg.int({ description: 'Only the children of this category; 0 for top-level categories.' }) } : {}),
         event: t.arg.int({ description: 'Only the terms of this event.' }),
         slug: t.arg.string({ description: 'Exactly this slug.' }),
       },
       resolve: async (_root, args, ctx, info) => {
         const where = await termListWhere(ctx, taxonomy, args as TermListFilter);
-        const orderBy = termOrder(args.orderBy as TermOrderBy, args.order as SortOrder);
+        const orderBy = args.orderBy as TermOrderBy;
+        const order = args.order as SortOrder;
+        const query = () => queryFromInfo({ context: ctx, info, path: ['edges', 'node'] });
         return offsetConnection(
           args,
           () => ctx.db.term.count({ where }),
           ({ offset, limit }) =>
-            ctx.db.term.findMany({ ...queryFromInfo({ context: ctx, info, path: ['edges', 'node'] }), where, orderBy, skip: offset, take: limit }),
+            sortedHere(orderBy)
+              ? termPageSortedHere(ctx, where, orderBy, order, { offset, limit }, query())
+              : ctx.db.term.findMany({ ...query(), where, orderBy: termOrder(orderBy, order), skip: offset, take: limit }),
         );
       },
     }),

@@ -8,17 +8,18 @@ const isId = (ref: string) => /^\d+$/.test(ref.trim());
 
 /**
  * Term IDs for a list filter given as IDs or slugs. Every reference must exist; unknown ones are reported on `field`.
+ * A slug is matched as given or cleaned as slugs are (`Music` finds `music`), as WordPress sanitizes it.
  */
 export async function termIdsForFilter(ctx: Context, errors: FieldErrors, field: string, taxonomy: Taxonomy, refs: string[]) {
   const ids = refs.filter(isId).map(Number);
   const slugs = refs.filter((ref) => !isId(ref)).map((ref) => ref.trim());
   const found = await ctx.db.term.findMany({
-    where: { taxonomy, OR: [{ id: { in: ids } }, { slug: { in: slugs } }] },
+    where: { taxonomy, OR: [{ id: { in: ids } }, { slug: { in: [...slugs, ...slugs.map(slugFromText)] } }] },
     select: { id: true, slug: true },
   });
   const missing = [
     ...ids.filter((id) => !found.some((term) => term.id === id)),
-    ...slugs.filter((slug) => !found.some((term) => term.slug === slug)),
+    ...slugs.filter((slug) => !found.some((term) => term.slug === slug || term.slug === slugFromText(slug))),
   ];
   if (missing.length) errors.add(field, `no ${taxonomy} ${missing.join(', ')}`);
   return found.map((term) => term.id);
@@ -41,10 +42,15 @@ export async function readTermAssignment(ctx: Context, errors: FieldErrors, fiel
   const unknownIds = ids.filter((id) => !byId.some((term) => term.id === id));
   if (unknownIds.length) errors.add(field, `no ${taxonomy} with ID ${unknownIds.join(', ')}`);
   const slugs = names.map(slugFromText);
-  const candidates = await ctx.db.term.findMany({
-    where: { taxonomy, OR: [{ slug: { in: [...names, ...slugs] } }, { name: { in: names } }] },
-    select: { id: true, name: true, slug: true },
-  });
+  // SQL `=` is case-sensitive; LIKE (startsWith + endsWith) folds ASCII case and narrows to a few rows, and the exact
+  // case-insensitive comparison below decides.
+  const sameName = names.map((name) => ({ name: { startsWith: name, endsWith: name } }));
+  const candidates = names.length
+    ? await ctx.db.term.findMany({
+        where: { taxonomy, OR: [{ slug: { in: [...names, ...slugs] } }, ...sameName] },
+        select: { id: true, name: true, slug: true },
+      })
+    : [];
   const assigned = new Set(byId.map((term) => term.id));
   const namesToCreate: string[] = [];
   for (const name of names) {

@@ -6,11 +6,12 @@ import type { Context } from '../context.js';
 import { FieldErrors, NotFoundError } from '../errors.js';
 import { imageIdForWrite, MediaType, readImageInput } from '../media/index.js';
 import { offsetConnection } from '../shared/connections.js';
-import { checkLinkedPostFilter, linkedPostConditions } from '../shared/linked-posts.js';
-import { modifiedNow, newPostDates, PostStatusEnum, publicationFromInput, textContains } from '../shared/posts.js';
+import { checkLinkedPostFilter, linkedPostConditions, withFieldNames } from '../shared/linked-posts.js';
+import { modifiedNow, newPostDates, PostStatusEnum, publicationFromInput } from '../shared/posts.js';
+import { literalTextSearch } from '../shared/search.js';
 import { trashOrDelete, updateWithSlug } from '../shared/post-writes.js';
 import { slugClashFilter, slugFromText, withFreeSlug } from '../shared/slugs.js';
-import { checkLatitude, checkLongitude, checkNonEmpty, checkUrl, definedOnly } from '../shared/validate.js';
+import { checkLatitude, checkLongitude, checkNonEmpty, checkUrl, definedOnly, withoutNulls } from '../shared/validate.js';
 import { UserType } from '../users/index.js';
 
 export const VenueType = builder.prismaObject('Venue', {
@@ -87,22 +88,25 @@ export async function checkVenueInput(ctx: Context, input: VenueFields, creating
   checkUrl(errors, field('website'), input.website);
   checkLatitude(errors, field('latitude'), input.latitude);
   checkLongitude(errors, field('longitude'), input.longitude);
-  if ((input.latitude == null) !== (input.longitude == null) && (creating || input.latitude !== undefined || input.longitude !== undefined)) {
-    if (!(input.latitude === undefined && input.longitude === undefined)) errors.add(field('latitude'), 'latitude and longitude go together');
+  // Both or neither, and both numbers or both null (cleared): never half a point.
+  const latitudeGiven = input.latitude !== undefined;
+  if (latitudeGiven !== (input.longitude !== undefined) || (latitudeGiven && (input.latitude === null) !== (input.longitude === null))) {
+    errors.add(field('latitude'), 'latitude and longitude go together');
   }
   if (input.authorId != null && !(await ctx.db.user.findUnique({ where: { id: input.authorId }, select: { id: true } }))) {
     errors.add(field('authorId'), `no user with ID ${input.authorId}`);
   }
-  const publication = publicationFromInput(ctx, { date: input.date, dateUtc: input.dateUtc }, errors);
+  const publication = withFieldNames(errors, field, (inner) => publicationFromInput(ctx, { date: input.date, dateUtc: input.dateUtc }, inner));
   const image = await readImageInput(ctx, errors, field('image'), input.image);
   errors.throwIfAny();
-  const { date: _date, dateUtc: _dateUtc, image: _image, slug: _slug, name, status, showMap, showMapLink, ...rest } = input;
+  const { date: _date, dateUtc: _dateUtc, image: _image, slug: _slug, name, authorId, latitude, longitude, ...rest } = input;
+  // null leaves a column that cannot be null as it is; it clears the nullable ones (author, coordinates).
   const columns = definedOnly({
-    ...rest,
+    ...withoutNulls(rest),
     name: name?.trim(),
-    status: status ?? undefined,
-    showMap: showMap ?? undefined,
-    showMapLink: showMapLink ?? undefined,
+    authorId,
+    latitude,
+    longitude,
     ...(publication ?? {}),
   });
   return { columns, image, publication };
@@ -159,9 +163,13 @@ builder.queryFields((t) => ({
       await checkLinkedPostFilter(ctx, args);
       const conditions = linkedPostConditions(ctx, args) as Prisma.VenueWhereInput[];
       if (args.search) {
-        const like = textContains(args.search);
-        const fields = ['name', 'description', 'excerpt', 'address', 'city', 'province', 'state', 'stateProvince', 'zip', 'phone'] as const;
-        conditions.push({ OR: fields.map((name) => ({ [name]: like })) });
+        const fields = ['name', 'description', 'excerpt', 'address', 'city', 'province', 'state', 'stateProvince', 'zip', 'phone'];
+        const others = [...conditions];
+        conditions.push(
+          (await literalTextSearch(args.search, fields, (match, select) =>
+            ctx.db.venue.findMany({ where: { AND: [...others, match as Prisma.VenueWhereInput] }, select }),
+          )) as Prisma.VenueWhereInput,
+        );
       }
       const where: Prisma.VenueWhereInput = { AND: conditions };
       return offsetConnection(

@@ -1,4 +1,29 @@
-import type { RouteDefinition } from '../route.js';
+import { openApiDocument } from '../doc/openapi.js';
+import type { ParamDeclaration } from '../params.js';
+import { endpoint, READABLE, type RouteDefinition } from '../route.js';
 
-// Filled by the documentation route (OpenAPI generated from the declarations).
-export const docRoutes: RouteDefinition[] = [];
+const docParams = {
+  openapi: { type: 'string', enum: ['3.0', '3.0.0', '3.1', '3.1.0'], default: '3.0', description: 'doc.openapi' },
+} satisfies ParamDeclaration;
+
+/**
+ * GET /doc: the OpenAPI document of every route of the namespace, generated from the route declarations, in the
+ * language of the URL's language segment. OpenAPI 3.0 by default, as the original; `?openapi=3.1` for 3.1.
+ */
+export const docRoutes: RouteDefinition[] = [
+  {
+    pattern: '/doc',
+    endpoints: [
+      endpoint({
+        methods: READABLE,
+        params: docParams,
+        async handle(call) {
+          // Loaded when called: the route table imports this module, so a static import would be circular.
+          const { ROUTES } = await import('./table.js');
+          const version = call.params.openapi?.startsWith('3.1') ? '3.1' : '3.0';
+          return { body: openApiDocument(ROUTES, { urls: call.urls, language: call.language, version }) };
+        },
+      }),
+    ],
+  },
+];

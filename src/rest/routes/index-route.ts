@@ -27,27 +27,30 @@ export function argumentSchema(param: Param, language: Language) {
   }
 }
 
-/** The namespace index WordPress answers at `/wp-json/<namespace>`. */
-export function namespaceIndex(urls: RestUrls, routes: RouteDefinition[], language: Language) {
-  const entries = routes.map((route) => {
-    const key = `/${NAMESPACE}${route.pattern}`;
-    const hasPathVariables = route.pattern.includes('(?P<');
-    return [
-      key,
-      {
-        namespace: NAMESPACE,
-        methods: route.endpoints.flatMap((e) => [...e.methods]),
-        endpoints: route.endpoints.map((e) => ({
-          methods: [...e.methods],
-          args: Object.fromEntries(Object.entries(e.params as ParamDeclaration).map(([name, param]) => [name, argumentSchema(param, language)])),
-        })),
-        ...(hasPathVariables ? {} : { _links: { self: [{ href: `${urls.root}${NAMESPACE}${route.pattern}` }] } }),
-      },
-    ] as const;
-  });
+/** One route as WordPress describes it in the index and in answer to OPTIONS: methods, endpoints and their args. */
+export function routeEntry(urls: RestUrls, route: RouteDefinition, language: Language) {
+  const hasPathVariables = route.pattern.includes('(?P<');
   return {
     namespace: NAMESPACE,
-    routes: Object.fromEntries([[`/${NAMESPACE}`, { namespace: NAMESPACE, methods: ['GET'], endpoints: [{ methods: ['GET'], args: {} }], _links: { self: [{ href: urls.api }] } }], ...entries]),
+    methods: route.endpoints.flatMap((e) => [...e.methods]),
+    endpoints: route.endpoints.map((e) => ({
+      methods: [...e.methods],
+      args: Object.fromEntries(Object.entries(e.params as ParamDeclaration).map(([name, param]) => [name, argumentSchema(param, language)])),
+    })),
+    ...(hasPathVariables ? {} : { _links: { self: [{ href: `${urls.root}${NAMESPACE}${route.pattern}` }] } }),
+  };
+}
+
+/** The namespace index WordPress answers at `/wp-json/<namespace>`. */
+export function namespaceIndex(urls: RestUrls, routes: RouteDefinition[], language: Language) {
+  const entries = routes.map((route) => [`/${NAMESPACE}${route.pattern}`, routeEntry(urls, route, language)] as const);
+  const indexArgs = { namespace: { default: NAMESPACE, required: false }, context: { default: 'view', required: false } };
+  return {
+    namespace: NAMESPACE,
+    routes: Object.fromEntries([
+      [`/${NAMESPACE}`, { namespace: NAMESPACE, methods: ['GET'], endpoints: [{ methods: ['GET'], args: indexArgs }], _links: { self: [{ href: urls.api }] } }],
+      ...entries,
+    ]),
     _links: { up: [{ href: urls.root }] },
   };
 }

@@ -1,4 +1,5 @@
 import { offsetToCursor } from '@pothos/plugin-relay';
+import { invalidParams } from '../errors.js';
 import type { Param } from '../params.js';
 
 /** Parameters several routes share, declared once. */
@@ -10,6 +11,16 @@ export const slugPathParam = { type: 'string', nonEmpty: true, required: true, i
 
 export const POST_STATUSES = ['publish', 'future', 'draft', 'pending', 'private', 'trash'] as const;
 export type RestPostStatus = (typeof POST_STATUSES)[number];
+
+/**
+ * The statuses a list shows for its `status` parameter. Anonymous readers see published records only: the
+ * parameter may be left out or be exactly `publish`; anything else is a 400 naming `status` (authentication widens
+ * this later, here only).
+ */
+export function listStatuses(requested: readonly string[] | undefined): RestPostStatus[] {
+  if ((requested ?? []).some((status) => status !== 'publish')) throw invalidParams({ status: 'Invalid parameter.' });
+  return ['publish'];
+}
 
 /** The `after` cursor that starts a page at `offset`. */
 export function cursorBefore(offset: number): string | null {

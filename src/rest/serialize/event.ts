@@ -5,18 +5,38 @@ import { authorString, dateDetails, globalIds, imageObject, postDates, utcWallCl
 import { organizerJsonLd, organizerToTec, venueJsonLd, venueToTec, type SerializeOptions } from './linked-posts.js';
 import { embeddedTermToTec } from './terms.js';
 
-/** TEC renders a cost with its currency symbol in place; a cost of 0 reads "Free". */
+const AMOUNT = String.raw`\d+(?:[.,]\d+)?`;
+/** An amount or a range of amounts and nothing else (once the currency symbol is taken out). */
+const PLAIN_AMOUNTS = new RegExp(`^${AMOUNT}(?:\\s*(?:-|–|—|,|to)\\s*${AMOUNT})*$`, 'i');
+
+/**
+ * TEC renders a cost with its currency symbol in place: a plain amount or range is rebuilt from the parsed values,
+ * lowest and highest joined by an en dash (`$10 – $25`), and 0 reads "Free". Any other text is kept, with the
+ * symbol put beside its numbers when the text lacks it.
+ */
 function formattedCost(event: RestEventFragment): string {
   const cost = event.cost.trim();
   if (cost === '') return '';
-  if (/^0+([.,]0+)?$/.test(cost)) return 'Free';
-  const { currencySymbol: symbol, currencyPosition: position } = event.costDetails;
+  const { currencySymbol: symbol, currencyPosition: position, values } = event.costDetails;
+  const withSymbol = (amount: string) => (!symbol ? amount : position === 'postfix' ? `${amount}${symbol}` : `${symbol}${amount}`);
+  const label = (amount: string) => (Number(amount) === 0 ? 'Free' : withSymbol(amount));
+  const bare = (symbol ? cost.split(symbol).join('') : cost).trim();
+  const amounts = values.filter((value) => /^\d+(\.\d+)?$/.test(value));
+  if (PLAIN_AMOUNTS.test(bare) && amounts.length > 0) {
+    const low = amounts[0]!;
+    const high = amounts[amounts.length - 1]!;
+    // A single amount keeps the way it was written (`6,50`).
+    if (low === high) return Number(low) === 0 ? 'Free' : withSymbol(new RegExp(`^${AMOUNT}$`).test(bare) ? bare : low);
+    return `${label(low)} – ${label(high)}`;
+  }
   if (!symbol || cost.includes(symbol)) return cost;
-  return cost.replace(/\d+(?:[.,]\d+)?/g, (n) => (position === 'postfix' ? `${n}${symbol}` : `${symbol}${n}`));
+  return cost.replace(new RegExp(AMOUNT, 'g'), (n) => withSymbol(n));
 }
 
 function isoWithOffset(wallClock: string, timezone: string): string {
-  return DateTime.fromFormat(wallClock, 'yyyy-MM-dd HH:mm:ss', { zone: timezone }).toISO({ suppressMilliseconds: true }) ?? '';
+  // `+00:00` rather than `Z`, as TEC prints it.
+  const moment = DateTime.fromFormat(wallClock, 'yyyy-MM-dd HH:mm:ss', { zone: timezone });
+  return moment.isValid ? moment.toFormat("yyyy-MM-dd'T'HH:mm:ssZZ") : '';
 }
 
 function eventJsonLd(urls: RestUrls, event: RestEventFragment) {
@@ -88,5 +108,35 @@ export function eventToTec(urls: RestUrls, event: RestEventFragment, options: Se
     custom_fields: [],
     ...(options.single ? { json_ld: eventJsonLd(urls, event) } : {}),
     ticketed: event.ticketed,
+  };
+}
+
+type TecEvent = ReturnType<typeof eventToTec>;
+
+/**
+ * A password-protected event as lists show it to whoever lacks the password (decision 3, rest-contract §5): listed,
+ * with the protected fields blanked the way TEC blanks them; title, dates, url, slug and status stay visible.
+ */
+export function blankProtectedEvent(event: TecEvent) {
+  return {
+    ...event,
+    description: '',
+    excerpt: '',
+    image: false as const,
+    all_day: null,
+    cost: '',
+    cost_details: { currency_symbol: '', currency_code: '', currency_position: '', values: [] as string[] },
+    website: '',
+    show_map: null,
+    show_map_link: null,
+    hide_from_listings: null,
+    sticky: null,
+    featured: null,
+    categories: [],
+    tags: [],
+    venue: [],
+    organizer: [],
+    custom_fields: [],
+    ticketed: null,
   };
 }

@@ -93,3 +93,41 @@ export function organizerToTec(urls: RestUrls, organizer: RestOrganizerFragment,
     ...globalIds(urls, organizer.id),
   });
 }
+
+/** What TEC blanks each key to on a password-protected venue or organizer (rest-contract §5). */
+const PROTECTED_BLANKS: Record<string, unknown> = {
+  description: '',
+  excerpt: '',
+  address: '',
+  city: '',
+  country: '',
+  province: '',
+  zip: '',
+  phone: '',
+  website: '',
+  stateprovince: '',
+  email: '',
+  image: false,
+  geo_lat: 0,
+  geo_lng: 0,
+  show_map: null,
+  show_map_link: null,
+};
+
+/**
+ * A password-protected venue or organizer as readers without the password see it (rest-contract §5): each protected
+ * key present is blanked in place, so the key order stays; the name, slug, url, dates and status remain. Two
+ * departures from TEC: the name is not turned into `[]` (its shared field list catches `venue`/`organizer`), and
+ * `json_ld` keeps only `@type` and the name instead of leaking the phone and website.
+ */
+export function blankProtectedLinkedPost<T extends Record<string, unknown>>(record: T): Record<string, unknown> {
+  const blanked: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record)) {
+    if (key in PROTECTED_BLANKS) blanked[key] = PROTECTED_BLANKS[key];
+    else if (key === 'json_ld' && value && typeof value === 'object') {
+      const jsonLd = value as Record<string, unknown>;
+      blanked[key] = { '@type': jsonLd['@type'], name: jsonLd.name };
+    } else blanked[key] = value;
+  }
+  return blanked;
+}

@@ -1,0 +1,58 @@
+import type { DbTransaction } from '../db/client.js';
+import type { CredentialKind, Role } from '../db/generated/prisma/enums.js';
+import { normalizeApplicationPassword } from './authenticate.js';
+import { hashSecret, newSecret, verifySecret } from './secrets.js';
+
+export interface IssuedCredential {
+  id: number;
+  name: string;
+  kind: CredentialKind;
+  /** Shown once: an application password, or a bearer token `<id>.<secret>`. Never stored. */
+  secret: string;
+}
+
+export async function createUser(db: DbTransaction, login: string, role: Role, email = '', displayName = login) {
+  return db.user.create({ data: { login, role, email, displayName } });
+}
+
+/** Issues a credential for a user; the secret is returned once and only its hash is kept. */
+export async function issueCredential(db: DbTransaction, userId: number, kind: CredentialKind, name: string, chosenSecret?: string): Promise<IssuedCredential> {
+  const secret = chosenSecret ?? newSecret();
+  const stored = kind === 'application_password' ? normalizeApplicationPassword(secret) : secret.replace(/\s+/g, '');
+  const credential = await db.credential.create({ data: { userId, kind, name, secretHash: await hashSecret(stored) } });
+  const shown = kind === 'bearer_token' ? `${credential.id}.${stored}` : secret;
+  return { id: credential.id, name, kind, secret: shown };
+}
+
+export async function revokeCredential(db: DbTransaction, id: number): Promise<boolean> {
+  const { count } = await db.credential.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
+  return count > 0;
+}
+
+export function listCredentials(db: DbTransaction, userId: number) {
+  return db.credential.findMany({
+    where: { userId },
+    orderBy: { id: 'asc' },
+    select: { id: true, name: true, kind: true, createdAt: true, lastUsedAt: true, revokedAt: true },
+  });
+}
+
+export const ADMIN_LOGIN = 'admin';
+const ADMIN_CREDENTIAL_NAME = 'CALENDAR_ADMIN_PASSWORD';
+
+/**
+ * For automated deployments: makes sure `admin` exists as an administrator and that `password` is one of its
+ * application passwords. Never logs the password.
+ */
+export async function ensureAdmin(db: DbTransaction, password: string): Promise<void> {
+  const user =
+    (await db.user.findUnique({ where: { login: ADMIN_LOGIN } })) ?? (await createUser(db, ADMIN_LOGIN, 'administrator', '', 'Administrator'));
+  if (user.role !== 'administrator') await db.user.update({ where: { id: user.id }, data: { role: 'administrator' } });
+  const existing = await db.credential.findMany({ where: { userId: user.id, kind: 'application_password', revokedAt: null, name: ADMIN_CREDENTIAL_NAME } });
+  for (const credential of existing) {
+    if (await verifySecret(normalizeApplicationPassword(password), credential.secretHash)) return;
+  }
+  // The value changed: the old one stops working, the new one starts.
+  await db.credential.updateMany({ where: { userId: user.id, name: ADMIN_CREDENTIAL_NAME, revokedAt: null }, data: { revokedAt: new Date() } });
+  await issueCredential(db, user.id, 'application_password', ADMIN_CREDENTIAL_NAME, password);
+}

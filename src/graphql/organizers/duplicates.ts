@@ -1,0 +1,35 @@
+import type { Prisma } from '../../db/generated/prisma/client.js';
+import { builder } from '../builder.js';
+import { checkOrganizerInput, OrganizerInput, OrganizerType, type OrganizerFields } from './index.js';
+
+/** Fields compared for equality when they are given (the name always is). */
+const SAME_FIELDS = ['description', 'excerpt', 'phone', 'email', 'website'] as const;
+
+/**
+ * Organizers, not in the trash, that an organizer created from `input` would duplicate: the same name and the same
+ * value of each of description, excerpt, phone, email and website that the input gives (TEC's duplicate avoidance).
+ */
+export function duplicateOrganizerWhere(input: OrganizerFields): Prisma.OrganizerWhereInput {
+  const where: Prisma.OrganizerWhereInput = { name: input.name?.trim() ?? '', status: { not: 'trash' } };
+  for (const field of SAME_FIELDS) {
+    const value = input[field];
+    if (value != null) (where as Record<string, unknown>)[field] = value;
+  }
+  return where;
+}
+
+builder.queryFields((t) => ({
+  matchingOrganizer: t.prismaField({
+    type: OrganizerType,
+    nullable: true,
+    description:
+      'The existing organizer that creating one from this input would duplicate, or null. The input is checked as ' +
+      'createOrganizer checks it. An organizer matches when it is not in the trash, has the same name and the same value ' +
+      'of each of description, excerpt, phone, email and website the input gives. The oldest match wins.',
+    args: { input: t.arg({ type: OrganizerInput, required: true }) },
+    resolve: async (query, _root, args, ctx) => {
+      await checkOrganizerInput(ctx, args.input, true);
+      return ctx.db.organizer.findFirst({ ...query, where: duplicateOrganizerWhere(args.input), orderBy: { id: 'asc' } });
+    },
+  }),
+}));

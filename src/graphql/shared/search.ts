@@ -1,0 +1,29 @@
+/**
+ * Case-insensitive search for a literal piece of text over some text columns.
+ *
+ * Prisma's `contains` becomes `LIKE '%text%'` without escaping, so `%` and `_` in the text would act as wildcards
+ * (and `\` as an escape on PostgreSQL). Text without those characters is matched in SQL directly. Otherwise the
+ * longest piece free of them narrows the rows in SQL (a superset of the true matches), the exact test runs here,
+ * and the answer is a condition on the IDs found.
+ */
+export async function literalTextSearch(
+  text: string,
+  fields: readonly string[],
+  candidates: (where: object, select: Record<string, true>) => Promise<Array<Record<string, unknown>>>,
+): Promise<object> {
+  if (!/[%_\\]/.test(text)) return { OR: fields.map((field) => ({ [field]: { contains: text } })) };
+  const piece = text.split(/[%_\\]/).reduce((longest, part) => (part.length > longest.length ? part : longest), '');
+  const narrow = piece === '' ? {} : { OR: fields.map((field) => ({ [field]: { contains: piece } })) };
+  const select: Record<string, true> = { id: true };
+  for (const field of fields) select[field] = true;
+  const needle = foldAsciiCase(text);
+  const ids = (await candidates(narrow, select))
+    .filter((row) => fields.some((field) => foldAsciiCase(String(row[field] ?? '')).includes(needle)))
+    .map((row) => row.id as number);
+  return { id: { in: ids } };
+}
+
+/** Lower-cases ASCII letters only, the way SQLite's LIKE compares. */
+function foldAsciiCase(value: string): string {
+  return value.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
+}

@@ -1,0 +1,211 @@
+import { invalidParams, RestError, type ErrorMapping } from '../errors.js';
+import type { PostStatus } from '../operations/generated/graphql.js';
+import type { ParamDeclaration } from '../params.js';
+import { CREATABLE, DELETABLE, EDITABLE, endpoint, READABLE, type RestCall, type RouteDefinition } from '../route.js';
+import { blankProtectedLinkedPost, type SerializeOptions } from '../serialize/linked-posts.js';
+import type { RestUrls } from '../urls.js';
+import { idPathParam, listStatuses, pageLinks, pageParam, pageWindow, perPageParam, slugPathParam, totalPages, type FieldMap } from './shared.js';
+
+// Venues and organizers behave alike (TEC's "linked posts"): one set of routes, parameterised by the kind.
+
+type AnyCall = RestCall<ParamDeclaration>;
+
+/** What the list asks GraphQL for. */
+export interface LinkedListVariables {
+  search?: string;
+  event?: number;
+  hasEvents?: boolean;
+  onlyWithUpcoming?: boolean;
+  statuses: PostStatus[];
+  first: number;
+  after: string | null;
+}
+
+/** The GraphQL operations of one kind, each with the error mapping the route hands it. */
+export interface LinkedOperations<R> {
+  list(call: AnyCall, variables: LinkedListVariables, errors: ErrorMapping): Promise<{ total: number; records: R[] }>;
+  byId(call: AnyCall, id: number): Promise<R | null>;
+  bySlug(call: AnyCall, slug: string): Promise<R | null>;
+  /** The existing record a create from this input would duplicate (input checked as create checks it). */
+  matching(call: AnyCall, input: Record<string, unknown>, errors: ErrorMapping): Promise<R | null>;
+  create(call: AnyCall, input: Record<string, unknown>, errors: ErrorMapping): Promise<R>;
+  update(call: AnyCall, id: number, input: Record<string, unknown>, errors: ErrorMapping): Promise<R>;
+  remove(call: AnyCall, id: number, force: boolean, errors: ErrorMapping): Promise<R>;
+}
+
+/** What the routes read of a record besides what the serializer does. */
+export interface LinkedRecord {
+  id: number;
+  status: string;
+  hasPassword: boolean;
+}
+
+export interface LinkedPostKind<R extends LinkedRecord> {
+  /** The route segment and the list's key in the envelope. */
+  plural: 'venues' | 'organizers';
+  /** The prefix of the kind's error codes, and the name of its required create parameter. */
+  singular: 'venue' | 'organizer';
+  /** Write parameters in declaration order (none required; create requires the name parameter, `singular`). */
+  writeParams: ParamDeclaration;
+  /** REST write parameter → GraphQL input field. */
+  fields: FieldMap;
+  operations: LinkedOperations<R>;
+  serialize(urls: RestUrls, record: R, options?: SerializeOptions): unknown;
+}
+
+/** The list parameters, in TEC's order; descriptions are keyed `<plural>.<name>`. */
+export function linkedListParams(plural: 'venues' | 'organizers') {
+  return {
+    page: pageParam,
+    per_page: perPageParam,
+    search: { type: 'string', nonEmpty: true, description: `${plural}.search` },
+    event: { type: 'integer', min: 1, description: `${plural}.event` },
+    has_events: { type: 'boolean', description: `${plural}.has_events` },
+    only_with_upcoming: { type: 'boolean', default: false, description: `${plural}.only_with_upcoming` },
+    status: { type: 'list', items: 'string', description: `${plural}.status` },
+  } satisfies ParamDeclaration;
+}
+
+type ListParams = ReturnType<typeof linkedListParams>;
+
+const LIST_ERROR_FIELDS: Record<string, string> = {
+  search: 'search',
+  event: 'event',
+  hasEvents: 'has_events',
+  onlyWithUpcoming: 'only_with_upcoming',
+  statuses: 'status',
+};
+
+const forceParam = { type: 'boolean', default: false, description: 'post.force' } as const;
+
+/** The routes of one kind: archive and create, then single reads and writes by ID and by slug. */
+export function linkedPostRoutes<R extends LinkedRecord>(kind: LinkedPostKind<R>): RouteDefinition[] {
+  const { plural, singular, operations } = kind;
+  /** A record as readers see it: a password-protected one with its protected fields blanked (no unlocking yet). */
+  const forReaders = (urls: RestUrls, record: R, options: SerializeOptions = {}) => {
+    const body = kind.serialize(urls, record, options) as Record<string, unknown>;
+    return record.hasPassword ? blankProtectedLinkedPost(body) : body;
+  };
+  const writeErrors: ErrorMapping = {
+    fields: kind.fields.errorFields,
+    alreadyTrashed: () => RestError.of(`${singular}-is-in-trash`),
+  };
+  const createParams = {
+    ...kind.writeParams,
+    [singular]: { ...kind.writeParams[singular]!, required: true },
+  } as ParamDeclaration;
+
+  async function list(call: RestCall<ListParams>) {
+    const { params, sent } = call;
+    const statuses = listStatuses(params.status);
+    const page = params.page!;
+    const perPage = params.per_page!;
+    const { total, records } = await operations.list(
+      call as unknown as AnyCall,
+      {
+        search: params.search,
+        event: params.event,
+        hasEvents: params.has_events,
+        onlyWithUpcoming: params.only_with_upcoming,
+        statuses,
+        ...pageWindow(page, perPage),
+      },
+      { fields: LIST_ERROR_FIELDS },
+    );
+    const pages = totalPages(total, perPage);
+    if (page > 1 && page > pages) throw RestError.of(`${singular}-archive-page-not-found`);
+    // TEC maps its effective query back to public names; `search` becomes an ID list and `only_with_upcoming` is
+    // dropped, so neither appears.
+    const args: [string, unknown][] = [
+      ['page', page],
+      ['per_page', perPage],
+      ...(sent.has('event') ? [['event', params.event] as [string, unknown]] : []),
+      ...(sent.has('has_events') ? [['has_events', params.has_events] as [string, unknown]] : []),
+      ['status', statuses.join(',')],
+    ];
+    return {
+      body: {
+        [plural]: records.map((record) => forReaders(call.urls, record)),
+        ...pageLinks(`${call.urls.api}/${plural}/`, args, page, pages),
+        total,
+        total_pages: pages,
+      },
+      headers: { 'X-TEC-Total': String(total), 'X-TEC-TotalPages': String(pages) },
+    };
+  }
+
+  /** The record a single route addresses; an unknown ID or slug is a 400 naming that parameter, as in TEC. */
+  async function addressed(call: AnyCall, by: 'id' | 'slug'): Promise<R> {
+    const params = call.params as { id?: number; slug?: string };
+    if (by === 'slug') {
+      const record = await operations.bySlug(call, params.slug!);
+      if (!record) throw invalidParams({ slug: 'Invalid parameter.' });
+      return record;
+    }
+    const record = await operations.byId(call, params.id!);
+    if (!record) throw invalidParams({ id: 'Invalid parameter.' });
+    return record;
+  }
+
+  /** GET, DELETE, then the edit methods: TEC's registration order, which `Allow` and the index show. */
+  function singleEndpoints(addressParam: ParamDeclaration) {
+    const by = 'slug' in addressParam ? 'slug' : 'id';
+    // The path names the record: on the by-slug route a `slug` in the body cannot rename it (the path wins).
+    const writeParams = Object.fromEntries(Object.entries(kind.writeParams).filter(([name]) => !(name in addressParam)));
+    const writesSent = (sent: ReadonlySet<string>) => new Set([...sent].filter((name) => !(name in addressParam)));
+    return [
+      endpoint({
+        methods: READABLE,
+        params: { ...addressParam },
+        async handle(call) {
+          const record = await addressed(call, by);
+          if (record.status !== 'publish') throw RestError.of(`${singular}-not-accessible`);
+          return { body: forReaders(call.urls, record, { single: true }) };
+        },
+      }),
+      endpoint({
+        methods: DELETABLE,
+        params: { ...addressParam, force: forceParam },
+        async handle(call) {
+          const { id } = await addressed(call, by);
+          const removed = await operations.remove(call, id, call.params.force === true, writeErrors);
+          return { body: kind.serialize(call.urls, removed) };
+        },
+      }),
+      endpoint({
+        methods: EDITABLE,
+        params: { ...addressParam, ...writeParams },
+        async handle(call) {
+          const { id } = await addressed(call, by);
+          const input = kind.fields.input(call.params, writesSent(call.sent));
+          const updated = await operations.update(call, id, input, writeErrors);
+          return { body: kind.serialize(call.urls, updated) };
+        },
+      }),
+    ];
+  }
+
+  return [
+    {
+      pattern: `/${plural}`,
+      endpoints: [
+        endpoint({ methods: READABLE, params: linkedListParams(plural), handle: list }),
+        endpoint({
+          methods: CREATABLE,
+          params: createParams,
+          async handle(call) {
+            const input = kind.fields.input(call.params, call.sent);
+            // Duplicate avoidance, as TEC does by default: an existing match is answered instead, still with 201.
+            // The match is answered as readers see it, so a password-protected one stays blanked.
+            const existing = await operations.matching(call, input, writeErrors);
+            if (existing) return { status: 201, body: forReaders(call.urls, existing) };
+            const created = await operations.create(call, input, writeErrors);
+            return { status: 201, body: kind.serialize(call.urls, created) };
+          },
+        }),
+      ],
+    },
+    { pattern: `/${plural}/(?P<id>\\d+)`, endpoints: singleEndpoints({ id: idPathParam }) },
+    { pattern: `/${plural}/by-slug/(?P<slug>[^/]+)`, endpoints: singleEndpoints({ slug: slugPathParam }) },
+  ];
+}

@@ -1,0 +1,69 @@
+import {
+  RestCreateOrganizerDocument,
+  RestDeleteOrganizerDocument,
+  RestMatchingOrganizerDocument,
+  RestOrganizerByIdDocument,
+  RestOrganizerBySlugDocument,
+  RestOrganizerListDocument,
+  RestUpdateOrganizerDocument,
+  type OrganizerInput,
+  type RestOrganizerFragment,
+} from '../operations/generated/graphql.js';
+import type { ParamDeclaration } from '../params.js';
+import type { RouteDefinition } from '../route.js';
+import { organizerToTec } from '../serialize/linked-posts.js';
+import { ORGANIZER_FIELDS } from './linked-input.js';
+import { linkedListParams, linkedPostRoutes, type LinkedOperations } from './linked-posts.js';
+import { FieldMap, POST_STATUSES } from './shared.js';
+
+export const organizerListParams = linkedListParams('organizers');
+
+/** Organizer write parameters in TEC's order, then this service's additions (excerpt, slug). */
+export const organizerWriteParams = {
+  author: { type: 'integer', min: 1, description: 'post.author' },
+  date: { type: 'date', description: 'post.date' },
+  date_utc: { type: 'date', description: 'post.date_utc' },
+  organizer: { type: 'string', nonEmpty: true, description: 'organizer.organizer' },
+  description: { type: 'string', description: 'organizer.description' },
+  excerpt: { type: 'string', description: 'organizer.excerpt' },
+  slug: { type: 'string', nonEmpty: true, description: 'organizer.slug' },
+  status: { type: 'string', enum: POST_STATUSES, description: 'post.status' },
+  phone: { type: 'string', description: 'organizer.phone' },
+  website: { type: 'string', description: 'organizer.website' },
+  email: { type: 'string', description: 'organizer.email' },
+  image: { type: 'string', description: 'post.image' },
+} satisfies ParamDeclaration;
+
+const organizerOperations: LinkedOperations<RestOrganizerFragment> = {
+  async list(call, variables, errors) {
+    const data = await call.run(RestOrganizerListDocument, variables, errors);
+    return { total: data.organizers.totalCount, records: data.organizers.edges.map((edge) => edge.node) };
+  },
+  async byId(call, id) {
+    return (await call.run(RestOrganizerByIdDocument, { id })).organizer;
+  },
+  async bySlug(call, slug) {
+    return (await call.run(RestOrganizerBySlugDocument, { slug })).organizerBySlug;
+  },
+  async matching(call, input, errors) {
+    return (await call.run(RestMatchingOrganizerDocument, { input: input as OrganizerInput }, errors)).matchingOrganizer;
+  },
+  async create(call, input, errors) {
+    return (await call.run(RestCreateOrganizerDocument, { input: input as OrganizerInput }, errors)).createOrganizer;
+  },
+  async update(call, id, input, errors) {
+    return (await call.run(RestUpdateOrganizerDocument, { id, input: input as OrganizerInput }, errors)).updateOrganizer;
+  },
+  async remove(call, id, force, errors) {
+    return (await call.run(RestDeleteOrganizerDocument, { id, force }, errors)).deleteOrganizer;
+  },
+};
+
+export const organizerRoutes: RouteDefinition[] = linkedPostRoutes({
+  plural: 'organizers',
+  singular: 'organizer',
+  writeParams: organizerWriteParams,
+  fields: new FieldMap(ORGANIZER_FIELDS),
+  operations: organizerOperations,
+  serialize: organizerToTec,
+});

@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCategory, createEvent, createOrganizer, createTag, createVenue } from './support/factories.js';
+import { startServer, type TestServer } from './support/server.js';
+
+// The cost of a page of events must not depend on its size: relations load in planned joins or batched loaders,
+// never once per event (no N+1).
+
+let server: TestServer;
+let pageTag: string;
+const EVENTS_ON_PAGE = 50;
+
+beforeAll(async () => {
+  server = await startServer();
+  const [v1, v2, v3] = await Promise.all([createVenue(server, { image: 'https://example.com/venue.png' }), createVenue(server), createVenue(server)]);
+  const [o1, o2, o3] = await Promise.all([createOrganizer(server), createOrganizer(server), createOrganizer(server)]);
+  const parentCategory = await createCategory(server);
+  const categories = await Promise.all([1, 2, 3, 4].map(() => createCategory(server, { parentId: parentCategory.id })));
+  const tags = await Promise.all([1, 2, 3, 4].map(() => createTag(server)));
+  const marker = await createTag(server);
+  pageTag = marker.slug;
+  const series = await createEvent(server, { title: 'Series' });
+  for (let i = 0; i < EVENTS_ON_PAGE; i++) {
+    const pick = <T>(list: T[], n: number) => Array.from({ length: n }, (_, k) => list[(i + k) % list.length]!);
+    await createEvent(server, {
+      startDate: `2032-01-01 10:${String(i).padStart(2, '0')}:00`,
+      endDate: `2032-01-01 12:00:00`,
+      image: `https://example.com/event-${i % 3}.jpg`,
+      parentId: i % 2 ? series.id : undefined,
+      venues: pick([v1, v2, v3], 2).map((venue) => ({ id: venue.id })),
+      organizers: pick([o1, o2, o3], 2).map((organizer) => ({ id: organizer.id })),
+      categories: pick(categories, 3).map((category) => String(category.id)),
+      tags: [...pick(tags, 3).map((tag) => String(tag.id)), String(marker.id)],
+    });
+  }
+});
+afterAll(() => server.close());
+
+const PAGE = `query ($filter: EventsFilter, $first: Int) {
+  events(filter: $filter, first: $first) {
+    totalCount
+    pageInfo { hasNextPage endCursor }
+    edges {
+      cursor
+      node {
+        id title slug startsAt endsAt startsAtLocal timezoneAbbreviation costDetails { values } hasPassword
+        author { id }
+        image { id url extension }
+        parent { id title }
+        venues { id name latitude image { url } }
+        organizers { id name email }
+        categories { id name slug count parent { id name count } children { id } }
+        tags { id name slug count }
+      }
+    }
+  }
+}`;
+
+async function pageCost(first: number) {
+  let data: any;
+  const statements = await server.countQueries(async () => {
+    data = await server.gqlOk(PAGE, { filter: { tags: [pageTag] }, first });
+  });
+  return { statements, data };
+}
+
+describe('SQL statements per page of events', () => {
+  it('loads a page of 50 events with every relation in as many statements as a page of 5', async () => {
+    const small = await pageCost(5);
+    const large = await pageCost(EVENTS_ON_PAGE);
+
+    // The page really holds what it claims, so the count measures real work.
+    expect(large.data.events.totalCount).toBe(EVENTS_ON_PAGE);
+    expect(large.data.events.edges).toHaveLength(EVENTS_ON_PAGE);
+    for (const { node } of large.data.events.edges) {
+      expect(node.venues).toHaveLength(2);
+      expect(node.organizers).toHaveLength(2);
+      expect(node.categories).toHaveLength(3);
+      expect(node.tags).toHaveLength(4);
+      expect(node.image).not.toBeNull();
+      expect(node.categories[0].parent).not.toBeNull();
+    }
+    expect(large.data.events.edges[0].node.categories[0].count).toBeGreaterThanOrEqual(EVENTS_ON_PAGE / 4);
+
+    expect(large.statements).toBe(small.statements);
+    // One statement per kind of thing, whatever the page size: the tag lookup of the filter, the page, totalCount,
+    // author, image, parent, the three link tables, venues, organizers, terms, venue images, category parents,
+    // category children and the batched term counts.
+    expect(large.statements).toBeLessThanOrEqual(16);
+  });
+
+  it('loads one event with every relation in a handful of statements', async () => {
+    const { data } = await pageCost(1);
+    const id = data.events.edges[0].node.id;
+    const one = PAGE.replace(/query \([^)]*\) \{\s*events\([^)]*\) \{[\s\S]*?node \{/, 'query ($id: Int!) { event(id: $id) {').replace(/\}\s*\}\s*\}\s*\}\s*$/, '}}');
+    const statements = await server.countQueries(() => server.gqlOk(one, { id }));
+    // The page's statements less the filter lookup and totalCount.
+    expect(statements).toBeLessThanOrEqual(14);
+  });
+
+  it('lists the events of venues and the children of categories without a statement per record', async () => {
+    const query = `query ($first: Int) {
+      eventCategories(first: $first, hideEmpty: false) { edges { node { id count parent { id } children { id count } } } }
+      venues(first: $first) { edges { node { id events { id categories { id count } venues { id } } } } }
+    }`;
+    const few = await server.countQueries(() => server.gqlOk(query, { first: 1 }));
+    const many = await server.countQueries(() => server.gqlOk(query, { first: 100 }));
+    expect(many).toBe(few);
+  });
+});
