@@ -10,6 +10,8 @@ export interface Config {
   siteUrl: string;
   siteTimezone: string;
   restRoot: string;
+  /** CALENDAR_ADMIN_PASSWORD: when set, user `admin` (administrator) signs in with this application password. */
+  adminPassword: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -62,5 +64,6 @@ export function loadConfig(env: Env = process.env): Config {
     siteUrl: readSiteUrl(env, port),
     siteTimezone,
     restRoot: readRestRoot(env),
+    adminPassword: env.CALENDAR_ADMIN_PASSWORD || undefined,
   };
 }

@@ -396,9 +396,9 @@ export async function seed(config: Config, options: SeedOptions = {}): Promise<S
       where: { login: DEMO_AUTHOR.login },
       create: DEMO_AUTHOR,
       update: {},
-      select: { id: true },
+      select: { id: true, login: true, role: true },
     });
-    const run = runner(db, config, { userId: author.id });
+    const run = runner(db, config, { user: author });
 
     const venues = await createMany(run, 'createVenue', 'VenueInput', venueInputs(random, author.id));
     const organizers = await createMany(run, 'createOrganizer', 'OrganizerInput', organizerInputs(author.id));

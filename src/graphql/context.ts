@@ -1,11 +1,14 @@
+import type { ViewerUser } from '../auth/permissions.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { createLoaders, type Loaders } from './loaders.js';
 
-/** Who is asking. Anonymous until authentication arrives; the shape is what permissions will read. */
+/** Who is asking: a signed-in user, or an anonymous reader (user null). */
 export interface Viewer {
-  userId: number | null;
+  user: ViewerUser | null;
 }
+
+export const ANONYMOUS: Viewer = { user: null };
 
 /** Everything one request owns. Nothing request-scoped lives at module level. */
 export interface Context {
@@ -15,8 +18,10 @@ export interface Context {
   loaders: Loaders;
   /** The request's time: every "now" in one request is the same instant. */
   now: Date;
+  /** Passwords the request offered for password-protected records (the `password` arguments). */
+  offeredPasswords: string[];
 }
 
-export function createContext(db: Db, config: Config, viewer: Viewer = { userId: null }): Context {
-  return { db, config, viewer, loaders: createLoaders(db), now: new Date() };
+export function createContext(db: Db, config: Config, viewer: Viewer = ANONYMOUS): Context {
+  return { db, config, viewer, loaders: createLoaders(db), now: new Date(), offeredPasswords: [] };
 }

@@ -5,6 +5,8 @@ export const REST_ERRORS = {
   rest_no_route: { status: 404, message: 'No route was found matching the URL and request method.' },
   rest_invalid_json: { status: 400, message: 'Invalid JSON body passed.' },
   rest_forbidden: { status: 401, message: 'Sorry, you are not allowed to do that.' },
+  // Unknown user and wrong password answer alike, so the answer does not tell which logins exist.
+  incorrect_password: { status: 401, message: 'The credentials sent are not valid.' },
   'rest-event-not-found': { status: 404, message: 'Event with ID %d does not exist.' },
   'event-no-longer-available': { status: 403, message: 'The requested event is no longer available' },
   'event-not-accessible': { status: 403, message: 'The requested event is not accessible' },
@@ -64,6 +66,8 @@ export interface ErrorMapping {
   fields?: Record<string, string>;
   notFound?: () => RestError;
   alreadyTrashed?: () => RestError;
+  /** A record withheld from the viewer (`reason`: NOT_ACCESSIBLE, NO_LONGER_AVAILABLE, NOT_ALLOWED). */
+  forbidden?: (reason: string) => RestError | undefined;
 }
 
 function restParamFor(field: string, mapping: ErrorMapping): string {
@@ -91,6 +95,8 @@ export function restErrorFromGraphQL(errors: readonly GraphQLFormattedError[], m
   if (code === 'NOT_FOUND' && mapping.notFound) return mapping.notFound();
   if (code === 'ALREADY_TRASHED' && mapping.alreadyTrashed) return mapping.alreadyTrashed();
   if (code === 'UNAUTHENTICATED') return RestError.of('rest_forbidden', { status: 401 });
-  if (code === 'FORBIDDEN') return RestError.of('rest_forbidden', { status: 403 });
+  if (code === 'FORBIDDEN') {
+    return mapping.forbidden?.(String(error.extensions?.reason ?? 'NOT_ALLOWED')) ?? RestError.of('rest_forbidden', { status: 403 });
+  }
   return RestError.of('rest_internal_error');
 }

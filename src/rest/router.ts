@@ -42,7 +42,7 @@ function effectiveMethod(request: Request, query: Record<string, unknown>): stri
 }
 
 /** The REST face: finds the route, parses its parameters, runs its GraphQL operation, renders the original's JSON. */
-export function createRestHandler(config: Config, makeContext: (request: Request) => Context) {
+export function createRestHandler(config: Config, makeContext: (request: Request) => Promise<Context>) {
   const routes = ROUTES.map(compile);
   const urls = restUrls(config);
 
@@ -64,7 +64,7 @@ export function createRestHandler(config: Config, makeContext: (request: Request
       try {
         const body = await bodyParams(request);
         const raw = { ...query, ...body, ...(match.groups ?? {}) };
-        const reply = await runEndpoint(found, raw, makeContext(request), target);
+        const reply = await runEndpoint(found, raw, await makeContext(request), target);
         return { ...reply, headers: { ...allow, ...reply.headers } };
       } catch (error) {
         // WordPress sends `Allow` on every response of a matched route, errors included.

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { DateTime } from 'luxon';
-import type { TestServer } from './server.js';
+import { ADMIN_AUTHORIZATION, type TestServer } from './server.js';
 
 // HTTP helpers for the REST contract tests: one call shape for query strings, JSON and form bodies, and the key
 // orders of The Events Calendar's records (rest-contract §2) to compare `Object.keys` with.
@@ -50,6 +50,9 @@ export async function call<T = any>(server: TestServer, method: string, route: s
   const joiner = base.includes('?') ? '&' : '?';
   const url = `${server.url}${base}${route}${query ? `${joiner}${query}` : ''}`;
   const headers: Record<string, string> = { ...options.headers };
+  // Writes are made by the test administrator unless the test says who (an `authorization` header, '' for nobody).
+  if (!('authorization' in headers) && !['GET', 'HEAD', 'OPTIONS'].includes(method.toUpperCase())) headers.authorization = ADMIN_AUTHORIZATION;
+  if (headers.authorization === '') delete headers.authorization;
   let body: string | undefined;
   if (options.json !== undefined) {
     body = JSON.stringify(options.json);
@@ -132,10 +135,10 @@ export function dayAt(days: number, time = '10:00:00', zone = 'utc'): string {
   return `${DateTime.now().setZone(zone).startOf('day').plus({ days }).toFormat('yyyy-MM-dd')} ${time}`;
 }
 
-/** The folder of the reference samples (shared/ beside the repository). */
+/** The folder of the original's recorded responses (a copy of shared/reference/samples kept with the tests). */
 export function samplesDir(): string {
-  const dir = fileURLToPath(new URL('../../../shared/reference/samples/', import.meta.url));
-  if (!existsSync(dir)) throw new Error(`reference samples not found at ${dir} (shared/ must sit beside the repository)`);
+  const dir = fileURLToPath(new URL('../fixtures/tec-samples/', import.meta.url));
+  if (!existsSync(dir)) throw new Error(`reference samples not found at ${dir}`);
   return dir;
 }
 

@@ -11,13 +11,27 @@ export interface GraphQLResult<T = any> {
   errors?: Array<{ message: string; extensions?: Record<string, any>; path?: string[] }>;
 }
 
+/** The administrator every test server has (CALENDAR_ADMIN_PASSWORD), for writes made by fixtures. */
+export const TEST_ADMIN_PASSWORD = 'test-admin-secret-8d1f';
+export const ADMIN_AUTHORIZATION = basicAuthorization('admin', TEST_ADMIN_PASSWORD);
+
+export function basicAuthorization(login: string, password: string): string {
+  return `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
+}
+
+/**
+ * Who a request is made as: an Authorization header value, or null for an anonymous request. Left out, reads are
+ * anonymous and mutations are made by the administrator.
+ */
+export type As = string | null | undefined;
+
 export interface TestServer {
   url: string;
   app: App;
   /** Runs a GraphQL operation over HTTP. */
-  gql<T = any>(query: string, variables?: Record<string, unknown>): Promise<GraphQLResult<T>>;
+  gql<T = any>(query: string, variables?: Record<string, unknown>, as?: As): Promise<GraphQLResult<T>>;
   /** Like gql, but fails the test on any GraphQL error and answers `data`. */
-  gqlOk<T = any>(query: string, variables?: Record<string, unknown>): Promise<T>;
+  gqlOk<T = any>(query: string, variables?: Record<string, unknown>, as?: As): Promise<T>;
   /** Statements the database received while `action` ran. */
   countQueries(action: () => Promise<unknown>): Promise<number>;
   close(): Promise<void>;
@@ -29,15 +43,22 @@ export interface TestServer {
  */
 export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'calendar-test-'));
-  const config = loadConfig({ DATABASE_URL: `file:${join(dir, 'calendar.db')}`, PORT: '0', HOST: '127.0.0.1', ...env });
+  const config = loadConfig({
+    DATABASE_URL: `file:${join(dir, 'calendar.db')}`,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    CALENDAR_ADMIN_PASSWORD: TEST_ADMIN_PASSWORD,
+    ...env,
+  });
   const app = await createApp(config, { countQueries: true });
   const server: Server = await listen(app, 0, '127.0.0.1');
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  const gql = async (query: string, variables: Record<string, unknown> = {}) => {
+  const gql = async (query: string, variables: Record<string, unknown> = {}, as?: As) => {
+    const authorization = as === undefined ? (/^\s*mutation\b/.test(query) ? ADMIN_AUTHORIZATION : null) : as;
     const response = await fetch(`${url}/graphql`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      headers: { 'content-type': 'application/json', accept: 'application/json', ...(authorization ? { authorization } : {}) },
       body: JSON.stringify({ query, variables }),
     });
     return (await response.json()) as GraphQLResult;
@@ -47,8 +68,8 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     url,
     app,
     gql,
-    async gqlOk(query, variables) {
-      const result = await gql(query, variables);
+    async gqlOk(query, variables, as) {
+      const result = await gql(query, variables, as);
       if (result.errors?.length) throw new Error(`GraphQL errors: ${JSON.stringify(result.errors, null, 2)}`);
       return result.data;
     },

@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import type { Prisma } from '../../db/generated/prisma/client.js';
 import { endOfDayWallClock, parseDateInput, startOfDayWallClock } from '../../time/dates.js';
+import { listVisibility } from '../access.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { FieldErrors } from '../errors.js';
@@ -37,7 +38,10 @@ export const EventsFilterInput = builder.inputType('EventsFilter', {
     venues: t.intList({ description: 'Venue IDs; any of them.' }),
     organizers: t.intList({ description: 'Organizer IDs; any of them.' }),
     featured: t.boolean(),
-    statuses: t.field({ type: [PostStatusEnum], description: 'Defaults to published only.' }),
+    statuses: t.field({
+      type: [PostStatusEnum],
+      description: 'Defaults to published only for readers, and to every status but trash for users who write records.',
+    }),
     include: t.intList({ description: 'Only these event IDs.' }),
     parent: t.int({ description: 'Only the children of this event (a recurring series).' }),
     ticketed: t.boolean(),
@@ -107,12 +111,17 @@ async function checkIdsExist(
   if (missing.length) errors.add(field, `no ${label} with ID ${missing.join(', ')}`);
 }
 
+function statusConditions(ctx: Context, filter: EventsFilter): Prisma.EventWhereInput[] {
+  const { statuses, condition } = listVisibility(ctx, filter.statuses as PostStatusValue[] | null | undefined, 'statuses');
+  return [{ status: { in: statuses } }, condition];
+}
+
 /** Checks the filter's references and builds the Prisma condition; bad values are reported all at once. */
 export async function eventsWhere(ctx: Context, filter: EventsFilter): Promise<Prisma.EventWhereInput> {
   const errors = new FieldErrors();
   const conditions: Prisma.EventWhereInput[] = [
     { hideFromListings: false },
-    { status: { in: (filter.statuses?.length ? filter.statuses : ['publish']) as PostStatusValue[] } },
+    ...statusConditions(ctx, filter),
     ...dateConditions(ctx, filter, errors),
   ];
   if (filter.search != null && filter.search.trim() === '') errors.add('search', 'must not be empty');

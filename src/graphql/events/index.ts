@@ -1,8 +1,10 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
+import { assertReadable, offerPassword, refuse } from '../access.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { NotFoundError } from '../errors.js';
 import { offsetConnection } from '../shared/connections.js';
+import { authorizeCreate, authorizeDelete, authorizeUpdate } from '../shared/post-permissions.js';
 import { trashOrDelete } from '../shared/post-writes.js';
 import { modifiedNow } from '../shared/posts.js';
 import { EventsFilterInput, eventsWhere } from './filter.js';
@@ -10,31 +12,48 @@ import { checkEventInput, EventInput } from './input.js';
 import { EventType } from './type.js';
 import { insertEvent, updateEvent } from './write.js';
 
+/** The event a write addresses. Anonymous callers are refused before they learn whether it exists. */
 async function existingEvent(ctx: Context, id: number) {
   const event = await ctx.db.event.findUnique({ where: { id } });
-  if (!event) throw new NotFoundError('Event', id);
+  if (!event) {
+    if (!ctx.viewer.user) refuse(ctx);
+    throw new NotFoundError('Event', id);
+  }
   return event;
 }
+
+const passwordArg = 'The password of a password-protected event; with it, its content is shown.';
 
 builder.queryFields((t) => ({
   event: t.prismaField({
     type: EventType,
     nullable: true,
     description: 'One event by ID, or null when there is none.',
-    args: { id: t.arg.int({ required: true }) },
-    resolve: (query, _root, args, ctx) => ctx.db.event.findUnique({ ...query, where: { id: args.id } }),
+    args: { id: t.arg.int({ required: true }), password: t.arg.string({ description: passwordArg }) },
+    resolve: async (query, _root, args, ctx) => {
+      offerPassword(ctx, args.password);
+      const event = await ctx.db.event.findUnique({ ...query, where: { id: args.id } });
+      if (event) assertReadable(ctx, event);
+      return event;
+    },
   }),
   eventBySlug: t.prismaField({
     type: EventType,
     nullable: true,
-    args: { slug: t.arg.string({ required: true }) },
-    resolve: (query, _root, args, ctx) => ctx.db.event.findUnique({ ...query, where: { slug: args.slug } }),
+    args: { slug: t.arg.string({ required: true }), password: t.arg.string({ description: passwordArg }) },
+    resolve: async (query, _root, args, ctx) => {
+      offerPassword(ctx, args.password);
+      const event = await ctx.db.event.findUnique({ ...query, where: { slug: args.slug } });
+      if (event) assertReadable(ctx, event);
+      return event;
+    },
   }),
   events: t.connection({
     type: EventType,
     description: 'Events by start, then ID. Events hidden from listings are left out.',
-    args: { filter: t.arg({ type: EventsFilterInput }) },
+    args: { filter: t.arg({ type: EventsFilterInput }), password: t.arg.string({ description: passwordArg }) },
     resolve: async (_root, args, ctx, info) => {
+      offerPassword(ctx, args.password);
       const where = await eventsWhere(ctx, args.filter ?? {});
       return offsetConnection(
         args,
@@ -58,7 +77,8 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: EventInput, required: true }) },
     resolve: async (query, _root, args, ctx) => {
       const checked = await checkEventInput(ctx, args.input, null);
-      const id = await insertEvent(ctx, args.input, checked);
+      const stamp = authorizeCreate(ctx, args.input);
+      const id = await insertEvent(ctx, args.input, { ...checked, columns: { ...checked.columns, ...stamp } });
       return ctx.db.event.findUniqueOrThrow({ ...query, where: { id } });
     },
   }),
@@ -68,7 +88,9 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, args, ctx) => {
       const current = await existingEvent(ctx, args.id);
       const checked = await checkEventInput(ctx, args.input, current);
-      await updateEvent(ctx, args.id, current.slug, args.input, checked);
+      const { status: _requested, ...columns } = checked.columns;
+      const allowed = authorizeUpdate(ctx, current, args.input);
+      await updateEvent(ctx, args.id, current.slug, args.input, { ...checked, columns: { ...columns, ...allowed } });
       return ctx.db.event.findUniqueOrThrow({ ...query, where: { id: args.id } });
     },
   }),
@@ -78,6 +100,7 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.int({ required: true }), force: t.arg.boolean({ defaultValue: false }) },
     resolve: async (query, _root, args, ctx) => {
       const current = await existingEvent(ctx, args.id);
+      authorizeDelete(ctx, current);
       return trashOrDelete({
         recordType: 'Event',
         id: args.id,

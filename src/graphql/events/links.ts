@@ -1,3 +1,4 @@
+import { isLocked } from '../access.js';
 import { builder } from '../builder.js';
 import { OrganizerType } from '../organizers/index.js';
 import { VenueType } from '../venues/index.js';
@@ -10,14 +11,14 @@ builder.prismaObjectFields(EventType, (t) => ({
   venues: t.field({
     type: [VenueType],
     select: (_args, _ctx, nested) => ({ venues: { select: { venue: nested(true) }, orderBy: [{ position: 'asc' }, { venueId: 'asc' }] } }),
-    resolve: (event) => event.venues.map((link) => link.venue),
+    resolve: (event, _args, ctx) => (isLocked(ctx, event) ? [] : event.venues.map((link) => link.venue)),
   }),
   organizers: t.field({
     type: [OrganizerType],
     select: (_args, _ctx, nested) => ({
       organizers: { select: { organizer: nested(true) }, orderBy: [{ position: 'asc' }, { organizerId: 'asc' }] },
     }),
-    resolve: (event) => event.organizers.map((link) => link.organizer),
+    resolve: (event, _args, ctx) => (isLocked(ctx, event) ? [] : event.organizers.map((link) => link.organizer)),
   }),
 }));
 

@@ -1,4 +1,5 @@
 import { timeZoneAbbreviation, fromWallClock } from '../../time/dates.js';
+import { isLocked } from '../access.js';
 import { builder } from '../builder.js';
 import { MediaType } from '../media/index.js';
 import { PostStatusEnum } from '../shared/posts.js';
@@ -23,8 +24,8 @@ export const EventType = builder.prismaObject('Event', {
   fields: (t) => ({
     id: t.exposeInt('id'),
     title: t.exposeString('title'),
-    description: t.exposeString('description', { description: 'HTML.' }),
-    excerpt: t.exposeString('excerpt'),
+    description: t.string({ description: 'HTML; empty while password-protected.', resolve: (e, _a, ctx) => (isLocked(ctx, e) ? '' : e.description) }),
+    excerpt: t.string({ resolve: (event, _args, ctx) => (isLocked(ctx, event) ? '' : event.excerpt) }),
     slug: t.exposeString('slug'),
     status: t.expose('status', { type: PostStatusEnum }),
     authorId: t.exposeInt('authorId', { nullable: true }),
@@ -44,19 +45,27 @@ export const EventType = builder.prismaObject('Event', {
     startsAtLocal: t.expose('startLocal', { type: 'WallClock', description: "Start in the event's time zone." }),
     endsAtLocal: t.expose('endLocal', { type: 'WallClock', description: "End in the event's time zone." }),
     allDay: t.exposeBoolean('allDay'),
-    cost: t.exposeString('cost'),
+    cost: t.string({ resolve: (event, _args, ctx) => (isLocked(ctx, event) ? '' : event.cost) }),
     costDetails: t.field({
       type: CostDetailsType,
       select: { cost: true, currencySymbol: true, currencyCode: true, currencyPosition: true },
-      resolve: (event) => ({
-        currencySymbol: event.currencySymbol,
-        currencyCode: event.currencyCode,
-        currencyPosition: event.currencyPosition,
-        values: costValues(event.cost),
-      }),
+      resolve: (event, _args, ctx) =>
+        isLocked(ctx, event)
+          ? { currencySymbol: '', currencyCode: '', currencyPosition: '', values: [] }
+          : {
+              currencySymbol: event.currencySymbol,
+              currencyCode: event.currencyCode,
+              currencyPosition: event.currencyPosition,
+              values: costValues(event.cost),
+            },
     }),
-    website: t.exposeString('website'),
-    image: t.relation('image', { type: MediaType, nullable: true }),
+    website: t.string({ resolve: (event, _args, ctx) => (isLocked(ctx, event) ? '' : event.website) }),
+    image: t.field({
+      type: MediaType,
+      nullable: true,
+      select: { image: true },
+      resolve: (event, _args, ctx) => (isLocked(ctx, event) ? null : event.image),
+    }),
     showMap: t.exposeBoolean('showMap'),
     showMapLink: t.exposeBoolean('showMapLink'),
     hideFromListings: t.exposeBoolean('hideFromListings'),
@@ -67,6 +76,10 @@ export const EventType = builder.prismaObject('Event', {
       select: { password: true },
       resolve: (event) => event.password !== '',
     }),
+    isLocked: t.boolean({
+      description: 'Whether the content is withheld: password-protected, and neither the password was given nor may the viewer edit it.',
+      resolve: (event, _args, ctx) => isLocked(ctx, event),
+    }),
     ticketed: t.exposeBoolean('ticketed'),
     parentId: t.exposeInt('parentId', { nullable: true }),
     parent: t.relation('parent', { nullable: true }),
@@ -75,12 +88,12 @@ export const EventType = builder.prismaObject('Event', {
     categories: t.field({
       type: [EventCategoryType],
       select: (_args, _ctx, nested) => ({ terms: { select: { term: nested(true) }, orderBy: TERM_ORDER } }),
-      resolve: (event) => event.terms.map((link) => link.term).filter((term) => term.taxonomy === 'category'),
+      resolve: (event, _args, ctx) => (isLocked(ctx, event) ? [] : event.terms.map((link) => link.term).filter((term) => term.taxonomy === 'category')),
     }),
     tags: t.field({
       type: [EventTagType],
       select: (_args, _ctx, nested) => ({ terms: { select: { term: nested(true) }, orderBy: TERM_ORDER } }),
-      resolve: (event) => event.terms.map((link) => link.term).filter((term) => term.taxonomy === 'tag'),
+      resolve: (event, _args, ctx) => (isLocked(ctx, event) ? [] : event.terms.map((link) => link.term).filter((term) => term.taxonomy === 'tag')),
     }),
   }),
 });

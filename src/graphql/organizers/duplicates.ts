@@ -1,3 +1,4 @@
+import { authorizeCreate } from '../shared/post-permissions.js';
 import type { Prisma } from '../../db/generated/prisma/client.js';
 import { builder } from '../builder.js';
 import { checkOrganizerInput, OrganizerInput, OrganizerType, type OrganizerFields } from './index.js';
@@ -29,6 +30,8 @@ builder.queryFields((t) => ({
     args: { input: t.arg({ type: OrganizerInput, required: true }) },
     resolve: async (query, _root, args, ctx) => {
       await checkOrganizerInput(ctx, args.input, true);
+      // Asking what a create would duplicate is part of creating: the same right is needed.
+      authorizeCreate(ctx, args.input);
       return ctx.db.organizer.findFirst({ ...query, where: duplicateOrganizerWhere(args.input), orderBy: { id: 'asc' } });
     },
   }),

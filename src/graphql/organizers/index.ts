@@ -1,18 +1,22 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { DbTransaction } from '../../db/client.js';
 import type { Prisma } from '../../db/generated/prisma/client.js';
+import { assertReadable, isLocked, offerPassword, refuse } from '../access.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { FieldErrors, NotFoundError } from '../errors.js';
 import { imageIdForWrite, MediaType, readImageInput } from '../media/index.js';
 import { offsetConnection } from '../shared/connections.js';
 import { checkLinkedPostFilter, linkedPostConditions, withFieldNames } from '../shared/linked-posts.js';
+import { authorizeCreate, authorizeDelete, authorizeUpdate } from '../shared/post-permissions.js';
 import { trashOrDelete, updateWithSlug } from '../shared/post-writes.js';
 import { modifiedNow, newPostDates, PostStatusEnum, publicationFromInput } from '../shared/posts.js';
 import { literalTextSearch } from '../shared/search.js';
 import { slugClashFilter, slugFromText, withFreeSlug } from '../shared/slugs.js';
 import { checkEmail, checkNonEmpty, checkUrl, definedOnly, withoutNulls } from '../shared/validate.js';
 import { UserType } from '../users/index.js';
+
+const PASSWORD_ARG = 'The password of a password-protected organizer; with it, its content is shown.';
 
 export const OrganizerType = builder.prismaObject('Organizer', {
   description: 'Who runs events.',
@@ -34,6 +38,10 @@ export const OrganizerType = builder.prismaObject('Organizer', {
     email: t.exposeString('email'),
     image: t.relation('image', { type: MediaType, nullable: true }),
     hasPassword: t.boolean({ select: { password: true }, resolve: (organizer) => organizer.password !== '' }),
+    isLocked: t.boolean({
+      description: 'Whether the content is withheld: password-protected, and neither the password was given nor may the viewer edit it.',
+      resolve: (organizer, _args, ctx) => isLocked(ctx, organizer),
+    }),
   }),
 });
 
@@ -91,20 +99,31 @@ export async function insertOrganizer(
   input: OrganizerFields,
   checked: Awaited<ReturnType<typeof checkOrganizerInput>>,
 ) {
+  const stamp = authorizeCreate(ctx, input);
   const imageId = await imageIdForWrite(db, checked.image);
   return withFreeSlug(
     slugFromText(input.slug ?? input.name!),
     (base) => takenOrganizerSlugs(db, base),
     (slug) =>
       db.organizer.create({
-        data: { ...(checked.columns as Prisma.OrganizerUncheckedCreateInput), name: input.name!.trim(), slug, imageId, ...newPostDates(ctx, checked.publication) },
+        data: {
+          ...(checked.columns as Prisma.OrganizerUncheckedCreateInput),
+          ...stamp,
+          name: input.name!.trim(),
+          slug,
+          imageId,
+          ...newPostDates(ctx, checked.publication),
+        },
       }),
   );
 }
 
 async function existingOrganizer(ctx: Context, id: number) {
   const organizer = await ctx.db.organizer.findUnique({ where: { id } });
-  if (!organizer) throw new NotFoundError('Organizer', id);
+  if (!organizer) {
+    if (!ctx.viewer.user) refuse(ctx);
+    throw new NotFoundError('Organizer', id);
+  }
   return organizer;
 }
 
@@ -112,14 +131,24 @@ builder.queryFields((t) => ({
   organizer: t.prismaField({
     type: OrganizerType,
     nullable: true,
-    args: { id: t.arg.int({ required: true }) },
-    resolve: (query, _root, args, ctx) => ctx.db.organizer.findUnique({ ...query, where: { id: args.id } }),
+    args: { id: t.arg.int({ required: true }), password: t.arg.string({ description: PASSWORD_ARG }) },
+    resolve: async (query, _root, args, ctx) => {
+      offerPassword(ctx, args.password);
+      const record = await ctx.db.organizer.findUnique({ ...query, where: { id: args.id } });
+      if (record) assertReadable(ctx, record);
+      return record;
+    },
   }),
   organizerBySlug: t.prismaField({
     type: OrganizerType,
     nullable: true,
-    args: { slug: t.arg.string({ required: true }) },
-    resolve: (query, _root, args, ctx) => ctx.db.organizer.findUnique({ ...query, where: { slug: args.slug } }),
+    args: { slug: t.arg.string({ required: true }), password: t.arg.string({ description: PASSWORD_ARG }) },
+    resolve: async (query, _root, args, ctx) => {
+      offerPassword(ctx, args.password);
+      const record = await ctx.db.organizer.findUnique({ ...query, where: { slug: args.slug } });
+      if (record) assertReadable(ctx, record);
+      return record;
+    },
   }),
   organizers: t.connection({
     type: OrganizerType,
@@ -129,9 +158,11 @@ builder.queryFields((t) => ({
       event: t.arg.int({ description: 'Only the organizers of this event.' }),
       hasEvents: t.arg.boolean({ description: 'true: only organizers with events; false: only those without.' }),
       onlyWithUpcoming: t.arg.boolean({ description: 'Only organizers with events starting from now.' }),
-      statuses: t.arg({ type: [PostStatusEnum], description: 'Defaults to published only.' }),
+      statuses: t.arg({ type: [PostStatusEnum], description: 'Defaults to published only for readers, every status but trash for writers.' }),
+      password: t.arg.string({ description: PASSWORD_ARG }),
     },
     resolve: async (_root, args, ctx, info) => {
+      offerPassword(ctx, args.password);
       await checkLinkedPostFilter(ctx, args);
       const conditions = linkedPostConditions(ctx, args) as Prisma.OrganizerWhereInput[];
       if (args.search) {
@@ -176,8 +207,10 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, args, ctx) => {
       const current = await existingOrganizer(ctx, args.id);
       const checked = await checkOrganizerInput(ctx, args.input, false);
+      const { status: _requested, ...columns } = checked.columns;
+      const allowed = authorizeUpdate(ctx, current, args.input);
       const imageId = await imageIdForWrite(ctx.db, checked.image);
-      const data = { ...checked.columns, ...(imageId === undefined ? {} : { imageId }), ...modifiedNow(ctx) } as Prisma.OrganizerUncheckedUpdateInput;
+      const data = { ...columns, ...allowed, ...(imageId === undefined ? {} : { imageId }), ...modifiedNow(ctx) } as Prisma.OrganizerUncheckedUpdateInput;
       return updateWithSlug(current.slug, args.input.slug, (base) => takenOrganizerSlugs(ctx.db, base, args.id), (slug) =>
         ctx.db.organizer.update({ ...query, where: { id: args.id }, data: { ...data, slug } }),
       );
@@ -189,6 +222,7 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.int({ required: true }), force: t.arg.boolean({ defaultValue: false }) },
     resolve: async (query, _root, args, ctx) => {
       const current = await existingOrganizer(ctx, args.id);
+      authorizeDelete(ctx, current);
       return trashOrDelete({
         recordType: 'Organizer',
         id: args.id,

@@ -1,3 +1,4 @@
+import { listVisibility } from '../access.js';
 import type { Context } from '../context.js';
 import { FieldErrors, InputError } from '../errors.js';
 import type { PostStatusValue } from './posts.js';
@@ -25,7 +26,8 @@ export async function checkLinkedPostFilter(ctx: Context, filter: LinkedPostFilt
 
 /** The conditions on the link table and status, as a Prisma `where` fragment for Venue or Organizer. */
 export function linkedPostConditions(ctx: Context, filter: LinkedPostFilter) {
-  const conditions: object[] = [{ status: { in: filter.statuses?.length ? filter.statuses : ['publish'] } }];
+  const { statuses, condition } = listVisibility(ctx, filter.statuses, 'statuses');
+  const conditions: object[] = [{ status: { in: statuses } }, condition];
   if (filter.event != null) conditions.push({ events: { some: { eventId: filter.event } } });
   if (filter.hasEvents === true) conditions.push({ events: { some: { event: { status: { in: LIVE_EVENT_STATUSES } } } } });
   if (filter.hasEvents === false) conditions.push({ events: { none: { event: { status: { in: LIVE_EVENT_STATUSES } } } } });

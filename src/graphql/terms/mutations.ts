@@ -1,3 +1,5 @@
+import { canManageTerms } from '../../auth/permissions.js';
+import { refuse } from '../access.js';
 import type { Taxonomy } from '../../db/generated/prisma/enums.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
@@ -69,12 +71,18 @@ async function refuseDuplicateName(ctx: Context, taxonomy: Taxonomy, name: strin
 
 export async function createTerm(ctx: Context, taxonomy: Taxonomy, input: TermFields) {
   await checkTermInput(ctx, taxonomy, input, null);
+  authorizeTermWrite(ctx);
   const name = input.name!.trim();
   return withFreeSlug(
     slugFromText(input.slug ?? name),
     async (base) => (await ctx.db.term.findMany({ where: { taxonomy, ...slugClashFilter(base) }, select: { slug: true } })).map((t) => t.slug),
     (slug) => ctx.db.term.create({ data: { taxonomy, name, slug, description: input.description ?? '', parentId: input.parentId ?? null } }),
   );
+}
+
+/** Categories and tags are written by users who may both write records and manage terms (editors and up). */
+function authorizeTermWrite(ctx: Context): void {
+  if (!canManageTerms(ctx.viewer.user)) refuse(ctx);
 }
 
 async function existingTerm(ctx: Context, taxonomy: Taxonomy, id: number) {
@@ -86,6 +94,7 @@ async function existingTerm(ctx: Context, taxonomy: Taxonomy, id: number) {
 export async function updateTerm(ctx: Context, taxonomy: Taxonomy, id: number, input: TermFields) {
   const current = await existingTerm(ctx, taxonomy, id);
   await checkTermInput(ctx, taxonomy, { ...input, name: input.name ?? undefined, parentId: input.parentId === undefined ? current.parentId : input.parentId }, current);
+  authorizeTermWrite(ctx);
   const data = {
     name: input.name?.trim() ?? undefined,
     description: input.description ?? undefined,
@@ -106,6 +115,7 @@ export async function updateTerm(ctx: Context, taxonomy: Taxonomy, id: number, i
  */
 export async function deleteTerm(ctx: Context, taxonomy: Taxonomy, id: number, query: object = {}) {
   const { parentId } = await existingTerm(ctx, taxonomy, id);
+  authorizeTermWrite(ctx);
   // The answer is read before the delete: its relations (parent, children) as they were, and its `count` through the
   // request's loader, which keeps the value for the rest of the request.
   const term = await ctx.db.term.findUniqueOrThrow({ ...query, where: { id } });

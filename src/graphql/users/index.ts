@@ -1,7 +1,14 @@
-import { Role } from '../../db/generated/prisma/enums.js';
+import { CredentialKind, Role } from '../../db/generated/prisma/enums.js';
+import { createUser, issueCredential, revokeCredential, type IssuedCredential } from '../../auth/credentials.js';
+import { roleCan } from '../../auth/capabilities.js';
+import { refuse, requireCapability } from '../access.js';
 import { builder } from '../builder.js';
+import type { Context } from '../context.js';
+import { FieldErrors, NotFoundError } from '../errors.js';
+import { checkEmail } from '../shared/validate.js';
 
 export const RoleEnum = builder.enumType(Role, { name: 'Role', description: 'WordPress role of a user.' });
+const CredentialKindEnum = builder.enumType(CredentialKind, { name: 'CredentialKind' });
 
 export const UserType = builder.prismaObject('User', {
   description: 'A person who writes records (their author).',
@@ -12,3 +19,125 @@ export const UserType = builder.prismaObject('User', {
     role: t.expose('role', { type: RoleEnum }),
   }),
 });
+
+const CredentialType = builder.prismaObject('Credential', {
+  description: 'An application password or bearer token (its secret is never shown again).',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    name: t.exposeString('name'),
+    kind: t.expose('kind', { type: CredentialKindEnum }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    lastUsedAt: t.expose('lastUsedAt', { type: 'DateTime', nullable: true }),
+    revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true }),
+  }),
+});
+
+const IssuedCredentialType = builder.objectRef<IssuedCredential>('IssuedCredential').implement({
+  description: 'A credential just created. `secret` is shown this once; only a slow hash of it is kept.',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    name: t.exposeString('name'),
+    kind: t.expose('kind', { type: CredentialKindEnum }),
+    secret: t.exposeString('secret', { description: 'Application password (HTTP Basic) or bearer token.' }),
+  }),
+});
+
+/** The user whose credentials are managed: yourself, or anyone for users who manage users. */
+function credentialOwner(ctx: Context, userId: number | null | undefined): number {
+  const user = ctx.viewer.user;
+  if (!user) refuse(ctx);
+  if (userId == null || userId === user.id) return user.id;
+  if (!roleCan(user.role, 'manage_users')) refuse(ctx);
+  return userId;
+}
+
+builder.prismaObjectField(UserType, 'credentials', (t) =>
+  t.field({
+    type: [CredentialType],
+    description: "The user's application passwords and tokens; visible to the user and to administrators.",
+    resolve: (user, _args, ctx) => {
+      credentialOwner(ctx, user.id);
+      return ctx.db.credential.findMany({ where: { userId: user.id }, orderBy: { id: 'asc' } });
+    },
+  }),
+);
+
+builder.queryFields((t) => ({
+  viewer: t.prismaField({
+    type: UserType,
+    nullable: true,
+    description: 'The signed-in user, or null for an anonymous request.',
+    resolve: (query, _root, _args, ctx) => (ctx.viewer.user ? ctx.db.user.findUnique({ ...query, where: { id: ctx.viewer.user.id } }) : null),
+  }),
+  users: t.prismaField({
+    type: [UserType],
+    description: 'Every user (administrators only).',
+    resolve: (query, _root, _args, ctx) => {
+      requireCapability(ctx, 'manage_users');
+      return ctx.db.user.findMany({ ...query, orderBy: { id: 'asc' } });
+    },
+  }),
+}));
+
+const UserInput = builder.inputType('UserInput', {
+  fields: (t) => ({
+    login: t.string({ required: true }),
+    role: t.field({ type: RoleEnum, required: true }),
+    email: t.string(),
+    displayName: t.string(),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  createUser: t.prismaField({
+    type: UserType,
+    description: 'Administrators only.',
+    args: { input: t.arg({ type: UserInput, required: true }) },
+    resolve: async (query, _root, { input }, ctx) => {
+      const errors = new FieldErrors();
+      if (!/^[A-Za-z0-9._@-]{1,60}$/.test(input.login)) errors.add('login', 'use 1-60 letters, digits, . _ @ or -');
+      checkEmail(errors, 'email', input.email);
+      if (await ctx.db.user.findUnique({ where: { login: input.login }, select: { id: true } })) errors.add('login', 'is taken');
+      errors.throwIfAny();
+      requireCapability(ctx, 'manage_users');
+      const user = await createUser(ctx.db, input.login, input.role, input.email ?? '', input.displayName ?? input.login);
+      return ctx.db.user.findUniqueOrThrow({ ...query, where: { id: user.id } });
+    },
+  }),
+  createApplicationPassword: t.field({
+    type: IssuedCredentialType,
+    description: 'For yourself, or (administrators) for `userId`. The password is shown once.',
+    args: { name: t.arg.string({ required: true }), userId: t.arg.int() },
+    resolve: async (_root, args, ctx) => issue(ctx, args.userId, 'application_password', args.name),
+  }),
+  createBearerToken: t.field({
+    type: IssuedCredentialType,
+    description: 'For yourself, or (administrators) for `userId`. The token is shown once.',
+    args: { name: t.arg.string({ required: true }), userId: t.arg.int() },
+    resolve: async (_root, args, ctx) => issue(ctx, args.userId, 'bearer_token', args.name),
+  }),
+  revokeCredential: t.prismaField({
+    type: CredentialType,
+    description: 'Revokes one of your credentials (administrators: anyone’s). It stops working at once.',
+    args: { id: t.arg.int({ required: true }) },
+    resolve: async (query, _root, args, ctx) => {
+      const credential = await ctx.db.credential.findUnique({ where: { id: args.id }, select: { userId: true } });
+      if (!credential) {
+        if (!ctx.viewer.user) refuse(ctx);
+        throw new NotFoundError('Credential', args.id);
+      }
+      credentialOwner(ctx, credential.userId);
+      await revokeCredential(ctx.db, args.id);
+      return ctx.db.credential.findUniqueOrThrow({ ...query, where: { id: args.id } });
+    },
+  }),
+}));
+
+async function issue(ctx: Context, userId: number | null | undefined, kind: 'application_password' | 'bearer_token', name: string) {
+  const errors = new FieldErrors();
+  if (name.trim() === '') errors.add('name', 'must not be empty');
+  if (userId != null && !(await ctx.db.user.findUnique({ where: { id: userId }, select: { id: true } }))) errors.add('userId', `no user with ID ${userId}`);
+  errors.throwIfAny();
+  return issueCredential(ctx.db, credentialOwner(ctx, userId), kind, name.trim());
+}
+

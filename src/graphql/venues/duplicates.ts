@@ -1,3 +1,4 @@
+import { authorizeCreate } from '../shared/post-permissions.js';
 import type { Prisma } from '../../db/generated/prisma/client.js';
 import { builder } from '../builder.js';
 import { checkVenueInput, VenueInput, VenueType, type VenueFields } from './index.js';
@@ -47,6 +48,8 @@ builder.queryFields((t) => ({
     args: { input: t.arg({ type: VenueInput, required: true }) },
     resolve: async (query, _root, args, ctx) => {
       await checkVenueInput(ctx, args.input, true);
+      // Asking what a create would duplicate is part of creating: the same right is needed.
+      authorizeCreate(ctx, args.input);
       const candidates = await ctx.db.venue.findMany({
         where: duplicateVenueWhere(args.input),
         select: { id: true, address: true },

@@ -1,6 +1,7 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { DbTransaction } from '../../db/client.js';
 import type { Prisma } from '../../db/generated/prisma/client.js';
+import { assertReadable, isLocked, offerPassword, refuse } from '../access.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { FieldErrors, NotFoundError } from '../errors.js';
@@ -9,10 +10,13 @@ import { offsetConnection } from '../shared/connections.js';
 import { checkLinkedPostFilter, linkedPostConditions, withFieldNames } from '../shared/linked-posts.js';
 import { modifiedNow, newPostDates, PostStatusEnum, publicationFromInput } from '../shared/posts.js';
 import { literalTextSearch } from '../shared/search.js';
+import { authorizeCreate, authorizeDelete, authorizeUpdate } from '../shared/post-permissions.js';
 import { trashOrDelete, updateWithSlug } from '../shared/post-writes.js';
 import { slugClashFilter, slugFromText, withFreeSlug } from '../shared/slugs.js';
 import { checkLatitude, checkLongitude, checkNonEmpty, checkUrl, definedOnly, withoutNulls } from '../shared/validate.js';
 import { UserType } from '../users/index.js';
+
+const PASSWORD_ARG = 'The password of a password-protected venue; with it, its content is shown.';
 
 export const VenueType = builder.prismaObject('Venue', {
   description: 'Where events happen.',
@@ -44,6 +48,10 @@ export const VenueType = builder.prismaObject('Venue', {
     latitude: t.exposeFloat('latitude', { nullable: true }),
     longitude: t.exposeFloat('longitude', { nullable: true }),
     hasPassword: t.boolean({ select: { password: true }, resolve: (venue) => venue.password !== '' }),
+    isLocked: t.boolean({
+      description: 'Whether the content is withheld: password-protected, and neither the password was given nor may the viewer edit it.',
+      resolve: (venue, _args, ctx) => isLocked(ctx, venue),
+    }),
   }),
 });
 
@@ -119,20 +127,31 @@ async function takenVenueSlugs(db: DbTransaction, base: string, exceptId?: numbe
 
 /** Creates a venue from checked input. Used by createVenue and by events that bring a new venue along. */
 export async function insertVenue(ctx: Context, db: DbTransaction, input: VenueFields, checked: Awaited<ReturnType<typeof checkVenueInput>>) {
+  const stamp = authorizeCreate(ctx, input);
   const imageId = await imageIdForWrite(db, checked.image);
   return withFreeSlug(
     slugFromText(input.slug ?? input.name!),
     (base) => takenVenueSlugs(db, base),
     (slug) =>
       db.venue.create({
-        data: { ...(checked.columns as Prisma.VenueUncheckedCreateInput), name: input.name!.trim(), slug, imageId, ...newPostDates(ctx, checked.publication) },
+        data: {
+          ...(checked.columns as Prisma.VenueUncheckedCreateInput),
+          ...stamp,
+          name: input.name!.trim(),
+          slug,
+          imageId,
+          ...newPostDates(ctx, checked.publication),
+        },
       }),
   );
 }
 
 async function existingVenue(ctx: Context, id: number) {
   const venue = await ctx.db.venue.findUnique({ where: { id } });
-  if (!venue) throw new NotFoundError('Venue', id);
+  if (!venue) {
+    if (!ctx.viewer.user) refuse(ctx);
+    throw new NotFoundError('Venue', id);
+  }
   return venue;
 }
 
@@ -140,14 +159,24 @@ builder.queryFields((t) => ({
   venue: t.prismaField({
     type: VenueType,
     nullable: true,
-    args: { id: t.arg.int({ required: true }) },
-    resolve: (query, _root, args, ctx) => ctx.db.venue.findUnique({ ...query, where: { id: args.id } }),
+    args: { id: t.arg.int({ required: true }), password: t.arg.string({ description: PASSWORD_ARG }) },
+    resolve: async (query, _root, args, ctx) => {
+      offerPassword(ctx, args.password);
+      const record = await ctx.db.venue.findUnique({ ...query, where: { id: args.id } });
+      if (record) assertReadable(ctx, record);
+      return record;
+    },
   }),
   venueBySlug: t.prismaField({
     type: VenueType,
     nullable: true,
-    args: { slug: t.arg.string({ required: true }) },
-    resolve: (query, _root, args, ctx) => ctx.db.venue.findUnique({ ...query, where: { slug: args.slug } }),
+    args: { slug: t.arg.string({ required: true }), password: t.arg.string({ description: PASSWORD_ARG }) },
+    resolve: async (query, _root, args, ctx) => {
+      offerPassword(ctx, args.password);
+      const record = await ctx.db.venue.findUnique({ ...query, where: { slug: args.slug } });
+      if (record) assertReadable(ctx, record);
+      return record;
+    },
   }),
   venues: t.connection({
     type: VenueType,
@@ -157,9 +186,11 @@ builder.queryFields((t) => ({
       event: t.arg.int({ description: 'Only the venues of this event.' }),
       hasEvents: t.arg.boolean({ description: 'true: only venues with events; false: only venues without.' }),
       onlyWithUpcoming: t.arg.boolean({ description: 'Only venues with events starting from now.' }),
-      statuses: t.arg({ type: [PostStatusEnum], description: 'Defaults to published only.' }),
+      statuses: t.arg({ type: [PostStatusEnum], description: 'Defaults to published only for readers, every status but trash for writers.' }),
+      password: t.arg.string({ description: PASSWORD_ARG }),
     },
     resolve: async (_root, args, ctx, info) => {
+      offerPassword(ctx, args.password);
       await checkLinkedPostFilter(ctx, args);
       const conditions = linkedPostConditions(ctx, args) as Prisma.VenueWhereInput[];
       if (args.search) {
@@ -204,8 +235,10 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, args, ctx) => {
       const current = await existingVenue(ctx, args.id);
       const checked = await checkVenueInput(ctx, args.input, false);
+      const { status: _requested, ...columns } = checked.columns;
+      const allowed = authorizeUpdate(ctx, current, args.input);
       const imageId = await imageIdForWrite(ctx.db, checked.image);
-      const data = { ...checked.columns, ...(imageId === undefined ? {} : { imageId }), ...modifiedNow(ctx) } as Prisma.VenueUncheckedUpdateInput;
+      const data = { ...columns, ...allowed, ...(imageId === undefined ? {} : { imageId }), ...modifiedNow(ctx) } as Prisma.VenueUncheckedUpdateInput;
       return updateWithSlug(current.slug, args.input.slug, (base) => takenVenueSlugs(ctx.db, base, args.id), (slug) =>
         ctx.db.venue.update({ ...query, where: { id: args.id }, data: { ...data, slug } }),
       );
@@ -217,6 +250,7 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.int({ required: true }), force: t.arg.boolean({ defaultValue: false }) },
     resolve: async (query, _root, args, ctx) => {
       const current = await existingVenue(ctx, args.id);
+      authorizeDelete(ctx, current);
       return trashOrDelete({
         recordType: 'Venue',
         id: args.id,

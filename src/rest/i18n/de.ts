@@ -52,6 +52,7 @@ export const de: Partial<Record<string, string>> = {
   'post.date_utc': 'Das Veröffentlichungsdatum in UTC.',
   'post.status': 'Der Beitragsstatus.',
   'post.image': 'Die ID eines bekannten Bildes oder eine Bild-URL.',
+  'post.password': 'Das Passwort eines passwortgeschützten Eintrags.',
   'post.force': 'Endgültig löschen, statt in den Papierkorb zu verschieben.',
   'terms.search': 'Nur Begriffe, deren Name oder Slug diesen Text enthält.',
   'terms.exclude': 'Diese Begriffs-IDs auslassen; jede muss existieren.',

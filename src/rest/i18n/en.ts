@@ -52,6 +52,7 @@ export const en = {
   'post.date_utc': 'The publication date, in UTC.',
   'post.status': 'The post status.',
   'post.image': 'The ID of a known image or an image URL.',
+  'post.password': 'The password of a password-protected record.',
   'post.force': 'Delete for good instead of moving to the trash.',
   'terms.search': 'Only terms whose name or slug contain this text.',
   'terms.exclude': 'Leave out these term IDs; each must exist.',

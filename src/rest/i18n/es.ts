@@ -52,6 +52,7 @@ export const es: Partial<Record<string, string>> = {
   'post.date_utc': 'La fecha de publicación, en UTC.',
   'post.status': 'El estado de publicación.',
   'post.image': 'El ID de una imagen conocida o la URL de una imagen.',
+  'post.password': 'La contraseña de un registro protegido con contraseña.',
   'post.force': 'Eliminar definitivamente en lugar de mover a la papelera.',
   'terms.search': 'Solo términos cuyo nombre o slug contiene este texto.',
   'terms.exclude': 'Excluir estos IDs de términos; cada uno debe existir.',

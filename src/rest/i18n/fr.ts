@@ -52,6 +52,7 @@ export const fr: Partial<Record<string, string>> = {
   'post.date_utc': 'La date de publication, en UTC.',
   'post.status': 'Le statut de publication.',
   'post.image': "L'identifiant d'une image connue ou l'URL d'une image.",
+  'post.password': 'Le mot de passe d’un élément protégé par mot de passe.',
   'post.force': 'Supprimer définitivement au lieu de mettre à la corbeille.',
   'terms.search': 'Seulement les termes dont le nom ou le slug contient ce texte.',
   'terms.exclude': 'Exclure ces identifiants de termes ; chacun doit exister.',

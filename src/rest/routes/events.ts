@@ -18,6 +18,7 @@ import { ORGANIZER_FIELDS, VENUE_FIELDS, linksInput } from './linked-input.js';
 import { FieldMap, idPathParam, listStatuses, pageLinks, pageParam, pageWindow, perPageParam, POST_STATUSES, slugPathParam, totalPages } from './shared.js';
 
 const date = (description: string): Param => ({ type: 'date', description });
+const eventPasswordParam = { type: 'string', description: 'event.password' } satisfies Param;
 
 export const eventListParams = {
   page: pageParam,
@@ -47,6 +48,7 @@ export const eventListParams = {
   include: { type: 'list', items: 'integer', positive: true, description: 'events.include' },
   post_parent: { type: 'integer', min: 1, description: 'events.post_parent' },
   ticketed: { type: 'boolean', description: 'events.ticketed' },
+  password: eventPasswordParam,
 } satisfies ParamDeclaration;
 
 /** REST event fields → GraphQL EventInput fields (drives input building and error naming). */
@@ -121,8 +123,8 @@ const eventErrors = (id?: number): ErrorMapping => ({
   alreadyTrashed: () => RestError.of('event-is-in-trash'),
 });
 
-function statusesFor(call: RestCall<typeof eventListParams>): string[] {
-  return listStatuses(call.params.status);
+function statusesFor(call: RestCall<typeof eventListParams>) {
+  return listStatuses(call.params.status, call.context);
 }
 
 /** The effective date window: defaults dropped when `include` or a relative bound is given (TEC's rule). */
@@ -161,7 +163,7 @@ function listFilter(call: RestCall<typeof eventListParams>): EventsFilter {
     venues: params.venue,
     organizers: params.organizer,
     featured: params.featured,
-    statuses: statusesFor(call) as EventsFilter['statuses'],
+    statuses: statusesFor(call).statuses as EventsFilter['statuses'],
     include: params.include,
     parent: params.post_parent,
     ticketed: params.ticketed,
@@ -191,7 +193,7 @@ async function listEvents(call: RestCall<typeof eventListParams>) {
   const filter = listFilter(call);
   const page = params.page!;
   const perPage = params.per_page!;
-  const data = await call.run(RestEventListDocument, { filter, ...pageWindow(page, perPage) }, listErrors);
+  const data = await call.run(RestEventListDocument, { filter, ...pageWindow(page, perPage), password: params.password }, listErrors);
   const total = data.events.totalCount;
   const pages = totalPages(total, perPage);
   if (page > 1 && page > pages) throw RestError.of('event-archive-page-not-found');
@@ -203,14 +205,14 @@ async function listEvents(call: RestCall<typeof eventListParams>) {
     ...(['search', 'categories', 'tags', 'featured', 'geoloc', 'geoloc_lat', 'geoloc_lng'] as const)
       .filter((name) => call.sent.has(name))
       .map((name) => [name, csv(params[name])] as [string, unknown]),
-    ['status', filter.statuses!.join(',')],
+    ['status', statusesFor(call).shown],
     ...(['post_parent', 'include', 'starts_before', 'starts_after', 'ends_before', 'ends_after', 'ticketed', 'venue', 'organizer'] as const)
       .filter((name) => call.sent.has(name))
       .map((name) => [name, csv(params[name])] as [string, unknown]),
   ];
   return {
     body: {
-      events: data.events.edges.map(({ node }) => (node.hasPassword ? blankProtectedEvent(eventToTec(call.urls, node)) : eventToTec(call.urls, node))),
+      events: data.events.edges.map(({ node }) => (node.isLocked ? blankProtectedEvent(eventToTec(call.urls, node)) : eventToTec(call.urls, node))),
       ...pageLinks(`${call.urls.api}/events/`, args, page, pages),
       total,
       total_pages: pages,
@@ -235,19 +237,36 @@ function eventInput(values: Record<string, unknown>, sent: ReadonlySet<string>) 
   return input;
 }
 
-/** Resolves the event a single route addresses (by ID or slug); an unknown slug is a 400, as in the original. */
 type Address = 'id' | 'slug';
 
-async function addressedEvent(call: RestCall<ParamDeclaration>, by: Address): Promise<RestEventFragment> {
-  const params = call.params as { id?: number; slug?: string };
+/** A withheld event on a single read: the original's codes for trashed and unpublished events. */
+const readErrors: ErrorMapping = {
+  forbidden: (reason) =>
+    reason === 'NO_LONGER_AVAILABLE' ? RestError.of('event-no-longer-available') : reason === 'NOT_ACCESSIBLE' ? RestError.of('event-not-accessible') : undefined,
+};
+
+/** On a write, an event the viewer may not see is one they may not change: 401 when anonymous, else 403. */
+const refusedWrite = (call: RestCall<ParamDeclaration>): ErrorMapping => ({
+  forbidden: () => RestError.of('rest_forbidden', { status: call.context.viewer.user ? 403 : 401 }),
+});
+
+/** Reads the event a single route addresses (by ID or slug); an unknown slug is a 400, as in the original. */
+async function addressedEvent(call: RestCall<ParamDeclaration>, by: Address, errors: ErrorMapping): Promise<RestEventFragment> {
+  const params = call.params as { id?: number; slug?: string; password?: string };
   if (by === 'slug') {
-    const data = await call.run(RestEventBySlugDocument, { slug: params.slug! });
+    const data = await call.run(RestEventBySlugDocument, { slug: params.slug!, password: params.password }, errors);
     if (!data.eventBySlug) throw invalidParams({ slug: 'Invalid parameter.' });
     return data.eventBySlug;
   }
-  const data = await call.run(RestEventByIdDocument, { id: params.id! });
+  const data = await call.run(RestEventByIdDocument, { id: params.id!, password: params.password }, errors);
   if (!data.event) throw RestError.of('rest-event-not-found', {}, params.id!);
   return data.event;
+}
+
+/** The ID a write addresses: the path's, or the slug's event (the mutation itself checks existence and rights). */
+async function addressedEventId(call: RestCall<ParamDeclaration>, by: Address): Promise<number> {
+  if (by === 'id') return (call.params as unknown as { id: number }).id;
+  return (await addressedEvent(call, by, refusedWrite(call))).id;
 }
 
 /** GET, DELETE, then the edit methods: the original's registration order, which `Allow` and the index show. */
@@ -257,11 +276,10 @@ function singleEventEndpoints(by: Address, addressParam: ParamDeclaration) {
       methods: READABLE,
       params: { ...addressParam },
       async handle(call) {
-        const event = await addressedEvent(call, by);
+        const event = await addressedEvent(call, by, readErrors);
+        // TEC answers a trashed event as gone even to those who may still edit it.
         if (event.status === 'trash') throw RestError.of('event-no-longer-available');
-        if (event.status !== 'publish') throw RestError.of('event-not-accessible');
-        // Unlocking with `password` needs a way to check it in the GraphQL schema; until then a protected event stays shut.
-        if (event.hasPassword) throw RestError.of('event-password-protected');
+        if (event.isLocked) throw RestError.of('event-password-protected');
         return { body: eventToTec(call.urls, event, { single: true }) };
       },
     }),
@@ -269,7 +287,7 @@ function singleEventEndpoints(by: Address, addressParam: ParamDeclaration) {
       methods: DELETABLE,
       params: { ...addressParam, force: { type: 'boolean', default: false, description: 'post.force' } },
       async handle(call) {
-        const { id } = await addressedEvent(call, by);
+        const id = await addressedEventId(call, by);
         const data = await call.run(RestDeleteEventDocument, { id, force: call.params.force as boolean }, eventErrors(id));
         return { body: eventToTec(call.urls, data.deleteEvent) };
       },
@@ -278,7 +296,7 @@ function singleEventEndpoints(by: Address, addressParam: ParamDeclaration) {
       methods: EDITABLE,
       params: { ...addressParam, ...eventWriteParams },
       async handle(call) {
-        const { id } = await addressedEvent(call, by);
+        const id = await addressedEventId(call, by);
         const input = eventInput(call.params, call.sent);
         const data = await call.run(RestUpdateEventDocument, { id, input }, eventErrors(id));
         return { body: eventToTec(call.urls, data.updateEvent) };
@@ -303,8 +321,8 @@ export const eventRoutes: RouteDefinition[] = [
       }),
     ],
   },
-  { pattern: '/events/(?P<id>\\d+)', endpoints: singleEventEndpoints('id', { id: idPathParam, password: { type: 'string', description: 'event.password' } }) },
-  { pattern: '/events/by-slug/(?P<slug>[^/]+)', endpoints: singleEventEndpoints('slug', { slug: slugPathParam }) },
+  { pattern: '/events/(?P<id>\\d+)', endpoints: singleEventEndpoints('id', { id: idPathParam, password: eventPasswordParam }) },
+  { pattern: '/events/by-slug/(?P<slug>[^/]+)', endpoints: singleEventEndpoints('slug', { slug: slugPathParam, password: eventPasswordParam }) },
 ];
 
 export type EventListParams = ParamValues<typeof eventListParams>;

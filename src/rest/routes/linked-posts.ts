@@ -16,7 +16,8 @@ export interface LinkedListVariables {
   event?: number;
   hasEvents?: boolean;
   onlyWithUpcoming?: boolean;
-  statuses: PostStatus[];
+  statuses?: PostStatus[];
+  password?: string;
   first: number;
   after: string | null;
 }
@@ -24,8 +25,8 @@ export interface LinkedListVariables {
 /** The GraphQL operations of one kind, each with the error mapping the route hands it. */
 export interface LinkedOperations<R> {
   list(call: AnyCall, variables: LinkedListVariables, errors: ErrorMapping): Promise<{ total: number; records: R[] }>;
-  byId(call: AnyCall, id: number): Promise<R | null>;
-  bySlug(call: AnyCall, slug: string): Promise<R | null>;
+  byId(call: AnyCall, id: number, password: string | undefined, errors: ErrorMapping): Promise<R | null>;
+  bySlug(call: AnyCall, slug: string, password: string | undefined, errors: ErrorMapping): Promise<R | null>;
   /** The existing record a create from this input would duplicate (input checked as create checks it). */
   matching(call: AnyCall, input: Record<string, unknown>, errors: ErrorMapping): Promise<R | null>;
   create(call: AnyCall, input: Record<string, unknown>, errors: ErrorMapping): Promise<R>;
@@ -37,7 +38,7 @@ export interface LinkedOperations<R> {
 export interface LinkedRecord {
   id: number;
   status: string;
-  hasPassword: boolean;
+  isLocked: boolean;
 }
 
 export interface LinkedPostKind<R extends LinkedRecord> {
@@ -63,6 +64,7 @@ export function linkedListParams(plural: 'venues' | 'organizers') {
     has_events: { type: 'boolean', description: `${plural}.has_events` },
     only_with_upcoming: { type: 'boolean', default: false, description: `${plural}.only_with_upcoming` },
     status: { type: 'list', items: 'string', description: `${plural}.status` },
+    password: { type: 'string', description: 'post.password' },
   } satisfies ParamDeclaration;
 }
 
@@ -76,16 +78,23 @@ const LIST_ERROR_FIELDS: Record<string, string> = {
   statuses: 'status',
 };
 
+const passwordParam = { type: 'string', description: 'post.password' } as const;
 const forceParam = { type: 'boolean', default: false, description: 'post.force' } as const;
 
 /** The routes of one kind: archive and create, then single reads and writes by ID and by slug. */
 export function linkedPostRoutes<R extends LinkedRecord>(kind: LinkedPostKind<R>): RouteDefinition[] {
   const { plural, singular, operations } = kind;
-  /** A record as readers see it: a password-protected one with its protected fields blanked (no unlocking yet). */
+  /** A record as this viewer sees it: a locked password-protected one with its protected fields blanked. */
   const forReaders = (urls: RestUrls, record: R, options: SerializeOptions = {}) => {
     const body = kind.serialize(urls, record, options) as Record<string, unknown>;
-    return record.hasPassword ? blankProtectedLinkedPost(body) : body;
+    return record.isLocked ? blankProtectedLinkedPost(body) : body;
   };
+  /** A record withheld from a reader: trashed or unpublished, both answered as TEC's `<kind>-not-accessible`. */
+  const readErrors: ErrorMapping = { forbidden: () => RestError.of(`${singular}-not-accessible`) };
+  /** On a write, a record the viewer may not see is one they may not change: 401 when anonymous, else 403. */
+  const refusedWrite = (call: AnyCall): ErrorMapping => ({
+    forbidden: () => RestError.of('rest_forbidden', { status: call.context.viewer.user ? 403 : 401 }),
+  });
   const writeErrors: ErrorMapping = {
     fields: kind.fields.errorFields,
     alreadyTrashed: () => RestError.of(`${singular}-is-in-trash`),
@@ -97,7 +106,8 @@ export function linkedPostRoutes<R extends LinkedRecord>(kind: LinkedPostKind<R>
 
   async function list(call: RestCall<ListParams>) {
     const { params, sent } = call;
-    const statuses = listStatuses(params.status);
+    const password = (params as { password?: string }).password;
+    const { statuses, shown } = listStatuses(params.status, call.context);
     const page = params.page!;
     const perPage = params.per_page!;
     const { total, records } = await operations.list(
@@ -108,6 +118,7 @@ export function linkedPostRoutes<R extends LinkedRecord>(kind: LinkedPostKind<R>
         hasEvents: params.has_events,
         onlyWithUpcoming: params.only_with_upcoming,
         statuses,
+        password,
         ...pageWindow(page, perPage),
       },
       { fields: LIST_ERROR_FIELDS },
@@ -121,7 +132,7 @@ export function linkedPostRoutes<R extends LinkedRecord>(kind: LinkedPostKind<R>
       ['per_page', perPage],
       ...(sent.has('event') ? [['event', params.event] as [string, unknown]] : []),
       ...(sent.has('has_events') ? [['has_events', params.has_events] as [string, unknown]] : []),
-      ['status', statuses.join(',')],
+      ['status', shown],
     ];
     return {
       body: {
@@ -135,14 +146,14 @@ export function linkedPostRoutes<R extends LinkedRecord>(kind: LinkedPostKind<R>
   }
 
   /** The record a single route addresses; an unknown ID or slug is a 400 naming that parameter, as in TEC. */
-  async function addressed(call: AnyCall, by: 'id' | 'slug'): Promise<R> {
-    const params = call.params as { id?: number; slug?: string };
+  async function addressed(call: AnyCall, by: 'id' | 'slug', errors: ErrorMapping): Promise<R> {
+    const params = call.params as { id?: number; slug?: string; password?: string };
     if (by === 'slug') {
-      const record = await operations.bySlug(call, params.slug!);
+      const record = await operations.bySlug(call, params.slug!, params.password, errors);
       if (!record) throw invalidParams({ slug: 'Invalid parameter.' });
       return record;
     }
-    const record = await operations.byId(call, params.id!);
+    const record = await operations.byId(call, params.id!, params.password, errors);
     if (!record) throw invalidParams({ id: 'Invalid parameter.' });
     return record;
   }
@@ -158,8 +169,7 @@ export function linkedPostRoutes<R extends LinkedRecord>(kind: LinkedPostKind<R>
         methods: READABLE,
         params: { ...addressParam },
         async handle(call) {
-          const record = await addressed(call, by);
-          if (record.status !== 'publish') throw RestError.of(`${singular}-not-accessible`);
+          const record = await addressed(call, by, readErrors);
           return { body: forReaders(call.urls, record, { single: true }) };
         },
       }),
@@ -167,7 +177,7 @@ export function linkedPostRoutes<R extends LinkedRecord>(kind: LinkedPostKind<R>
         methods: DELETABLE,
         params: { ...addressParam, force: forceParam },
         async handle(call) {
-          const { id } = await addressed(call, by);
+          const { id } = await addressed(call, by, refusedWrite(call));
           const removed = await operations.remove(call, id, call.params.force === true, writeErrors);
           return { body: kind.serialize(call.urls, removed) };
         },
@@ -176,7 +186,7 @@ export function linkedPostRoutes<R extends LinkedRecord>(kind: LinkedPostKind<R>
         methods: EDITABLE,
         params: { ...addressParam, ...writeParams },
         async handle(call) {
-          const { id } = await addressed(call, by);
+          const { id } = await addressed(call, by, refusedWrite(call));
           const input = kind.fields.input(call.params, writesSent(call.sent));
           const updated = await operations.update(call, id, input, writeErrors);
           return { body: kind.serialize(call.urls, updated) };
@@ -205,7 +215,7 @@ export function linkedPostRoutes<R extends LinkedRecord>(kind: LinkedPostKind<R>
         }),
       ],
     },
-    { pattern: `/${plural}/(?P<id>\\d+)`, endpoints: singleEndpoints({ id: idPathParam }) },
-    { pattern: `/${plural}/by-slug/(?P<slug>[^/]+)`, endpoints: singleEndpoints({ slug: slugPathParam }) },
+    { pattern: `/${plural}/(?P<id>\\d+)`, endpoints: singleEndpoints({ id: idPathParam, password: passwordParam }) },
+    { pattern: `/${plural}/by-slug/(?P<slug>[^/]+)`, endpoints: singleEndpoints({ slug: slugPathParam, password: passwordParam }) },
   ];
 }

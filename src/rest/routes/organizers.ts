@@ -39,11 +39,11 @@ const organizerOperations: LinkedOperations<RestOrganizerFragment> = {
     const data = await call.run(RestOrganizerListDocument, variables, errors);
     return { total: data.organizers.totalCount, records: data.organizers.edges.map((edge) => edge.node) };
   },
-  async byId(call, id) {
-    return (await call.run(RestOrganizerByIdDocument, { id })).organizer;
+  async byId(call, id, password, errors) {
+    return (await call.run(RestOrganizerByIdDocument, { id, password }, errors)).organizer;
   },
-  async bySlug(call, slug) {
-    return (await call.run(RestOrganizerBySlugDocument, { slug })).organizerBySlug;
+  async bySlug(call, slug, password, errors) {
+    return (await call.run(RestOrganizerBySlugDocument, { slug, password }, errors)).organizerBySlug;
   },
   async matching(call, input, errors) {
     return (await call.run(RestMatchingOrganizerDocument, { input: input as OrganizerInput }, errors)).matchingOrganizer;

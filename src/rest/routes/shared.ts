@@ -1,3 +1,5 @@
+import { roleCan } from '../../auth/capabilities.js';
+import type { Context } from '../../graphql/context.js';
 import { offsetToCursor } from '@pothos/plugin-relay';
 import { invalidParams } from '../errors.js';
 import type { Param } from '../params.js';
@@ -17,9 +19,21 @@ export type RestPostStatus = (typeof POST_STATUSES)[number];
  * parameter may be left out or be exactly `publish`; anything else is a 400 naming `status` (authentication widens
  * this later, here only).
  */
-export function listStatuses(requested: readonly string[] | undefined): RestPostStatus[] {
-  if ((requested ?? []).some((status) => status !== 'publish')) throw invalidParams({ status: 'Invalid parameter.' });
-  return ['publish'];
+/**
+ * The `status` filter of a list: registered statuses (or `any`), CSV or array. Who may list what is decided by the
+ * GraphQL layer; `shown` is the effective value `rest_url` carries (`publish` for readers, `any` for writers).
+ */
+export function listStatuses(requested: readonly string[] | undefined, context: Context): { statuses?: RestPostStatus[]; shown: string } {
+  const asked = (requested ?? []).map((status) => status.trim().toLowerCase()).filter((status) => status !== '');
+  if (asked.some((status) => status !== 'any' && !(POST_STATUSES as readonly string[]).includes(status))) {
+    throw invalidParams({ status: 'Invalid parameter.' });
+  }
+  const writer = !!context.viewer.user && roleCan(context.viewer.user.role, 'edit_posts');
+  if (asked.length === 0 || asked.includes('any')) {
+    if (asked.includes('any') && !writer) throw invalidParams({ status: 'Invalid parameter.' });
+    return { shown: writer ? 'any' : 'publish' };
+  }
+  return { statuses: asked as RestPostStatus[], shown: asked.join(',') };
 }
 
 /** The `after` cursor that starts a page at `offset`. */

@@ -49,11 +49,11 @@ const venueOperations: LinkedOperations<RestVenueFragment> = {
     const data = await call.run(RestVenueListDocument, variables, errors);
     return { total: data.venues.totalCount, records: data.venues.edges.map((edge) => edge.node) };
   },
-  async byId(call, id) {
-    return (await call.run(RestVenueByIdDocument, { id })).venue;
+  async byId(call, id, password, errors) {
+    return (await call.run(RestVenueByIdDocument, { id, password }, errors)).venue;
   },
-  async bySlug(call, slug) {
-    return (await call.run(RestVenueBySlugDocument, { slug })).venueBySlug;
+  async bySlug(call, slug, password, errors) {
+    return (await call.run(RestVenueBySlugDocument, { slug, password }, errors)).venueBySlug;
   },
   async matching(call, input, errors) {
     return (await call.run(RestMatchingVenueDocument, { input: input as VenueInput }, errors)).matchingVenue;
