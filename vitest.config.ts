@@ -1,14 +1,28 @@
 import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
 
+// The whole suite runs once per engine: SQLite (a file per test server) and PostgreSQL (a schema per test server).
+// TEST_ENGINES=sqlite runs only SQLite, for a machine without PostgreSQL; nothing is skipped silently: an unreachable
+// PostgreSQL fails the run (test/support/postgres-setup.ts).
+const engines = (process.env.TEST_ENGINES ?? 'sqlite,postgres').split(',').map((engine) => engine.trim());
+
 export default defineConfig({
   // One copy of graphql: Pothos and Yoga load its CommonJS build, so the tests must not load the ESM one beside it.
   resolve: { alias: { graphql: createRequire(import.meta.url).resolve('graphql') } },
   test: {
     include: ['test/**/*.test.ts'],
     pool: 'forks',
-    testTimeout: 20_000,
+    testTimeout: 30_000,
     hookTimeout: 60_000,
-    env: { NODE_ENV: 'test' },
+    projects: engines.map((engine) => ({
+      extends: true,
+      test: {
+        name: engine,
+        // `*.postgres.test.ts` files test what only PostgreSQL deployments do (several processes on one database).
+        exclude: engine === 'postgres' ? [] : ['test/**/*.postgres.test.ts'],
+        env: { NODE_ENV: 'test', TEST_ENGINE: engine },
+        globalSetup: engine === 'postgres' ? ['test/support/postgres-setup.ts'] : [],
+      },
+    })),
   },
 });

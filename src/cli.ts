@@ -1,7 +1,22 @@
 import type { AddressInfo } from 'node:net';
+import { ACCOUNT_GROUPS, ACCOUNT_USAGE, CliError, runAccountCommand } from './cli/users.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { migrate } from './db/migrate.js';
 import { createApp, listen, shutdown } from './server.js';
+
+const COMMAND_USAGE: Array<[string, string]> = [
+  ['serve', 'start the server (the default; npm start)'],
+  ['migrate', 'apply pending migrations'],
+  ['seed [--force]', 'load the demo data'],
+  ...ACCOUNT_USAGE,
+];
+const WIDTH = Math.max(...COMMAND_USAGE.map(([usage]) => usage.length));
+const HELP = ['usage: npx tsx src/cli.ts <command>   (or: npm run cli -- <command>)', ...COMMAND_USAGE.map(([usage, summary]) => `  ${usage.padEnd(WIDTH)}  ${summary}`)].join('\n');
+
+/** The database URL without a password, for the start-up line. */
+function shownUrl(url: string): string {
+  return url.replace(/^([a-z]+:\/\/[^:/@]*):[^@/]*@/i, '$1:***@');
+}
 
 function publicBase(config: Config, port: number): string {
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
@@ -13,7 +28,7 @@ async function serve(config: Config): Promise<void> {
   const server = await listen(app);
   const port = (server.address() as AddressInfo).port;
   const base = publicBase(config, port);
-  console.log(`Calendar events service on ${config.engine} (${config.databaseUrl})`);
+  console.log(`Calendar events service on ${config.engine} (${shownUrl(config.databaseUrl)})`);
   console.log(`  GraphQL (GraphiQL in a browser): ${base}/graphql`);
   console.log(`  REST: ${base}/${config.restRoot}/calendar/events/v1/`);
   let stopping = false;
@@ -34,8 +49,12 @@ async function serve(config: Config): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const [command = 'serve'] = process.argv.slice(2);
+  const [command = 'serve', ...args] = process.argv.slice(2);
+  if (command === 'help' || command === '--help' || command === '-h') return void console.log(HELP);
   const config = loadConfig();
+  // Read once into the config; out of the environment, nothing started later (child processes, diagnostic reports)
+  // sees CALENDAR_ADMIN_PASSWORD. No line this program prints contains it.
+  delete process.env.CALENDAR_ADMIN_PASSWORD;
   if (command === 'serve') return serve(config);
   if (command === 'migrate') {
     const { applied } = await migrate(config);
@@ -47,12 +66,17 @@ async function main(): Promise<void> {
     await seed(config);
     return;
   }
-  throw new ConfigError(`unknown command "${command}" (serve, migrate, seed)`);
+  if (ACCOUNT_GROUPS.includes(command)) return runAccountCommand(config, command, args);
+  throw new CliError(`unknown command "${command}" (serve, migrate, seed, users, passwords, tokens, help)`);
 }
 
 main().catch((error: unknown) => {
   if (error instanceof ConfigError) {
     console.error(`Cannot start: ${error.message}`);
+    process.exit(1);
+  }
+  if (error instanceof CliError) {
+    console.error(`Error: ${error.message}`);
     process.exit(1);
   }
   console.error(error);

@@ -7,6 +7,8 @@ export interface Config {
   host: string;
   databaseUrl: string;
   engine: Engine;
+  /** DATABASE_POOL_SIZE: connections each process keeps to PostgreSQL (default 10). */
+  databasePoolSize: number;
   siteUrl: string;
   siteTimezone: string;
   restRoot: string;
@@ -23,6 +25,12 @@ function readPort(env: Env): number {
   const port = Number(raw);
   if (!/^\d+$/.test(raw) || port > 65535) throw new ConfigError(`PORT must be a port number (0-65535), got "${raw}"`);
   return port;
+}
+
+function readPoolSize(env: Env): number {
+  const raw = env.DATABASE_POOL_SIZE ?? '10';
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 1000) throw new ConfigError(`DATABASE_POOL_SIZE must be a whole number from 1 to 1000, got "${raw}"`);
+  return Number(raw);
 }
 
 function engineOf(url: string): Engine {
@@ -61,6 +69,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: env.HOST ?? '0.0.0.0',
     databaseUrl,
     engine: engineOf(databaseUrl),
+    databasePoolSize: readPoolSize(env),
     siteUrl: readSiteUrl(env, port),
     siteTimezone,
     restRoot: readRestRoot(env),

@@ -378,7 +378,7 @@ function eventPlans(random: Random, count: number, ids: { author: number; venues
 /** Loads the demo data set; prints a one-line refusal or a summary. */
 export async function seed(config: Config, options: SeedOptions = {}): Promise<SeedSummary | null> {
   const force = options.force ?? (process.argv.includes('--force') || process.env.SEED_FORCE === '1');
-  migrate(config);
+  await migrate(config);
   const db = createDb(config);
   try {
     const existing = await db.event.count();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCategory, createEvent, createOrganizer, createTag, createVenue, onlyError, unique } from './support/factories.js';
-import { startServer, type TestServer } from './support/server.js';
+import { ADMIN_AUTHORIZATION, startServer, type As, type TestServer } from './support/server.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -21,7 +21,8 @@ const DELETE = `mutation ($id: Int!, $force: Boolean) { deleteEvent(id: $id, for
 const BY_ID = `query ($id: Int!) { event(id: $id) { ${EVENT_FIELDS} } }`;
 const BY_SLUG = `query ($slug: String!) { eventBySlug(slug: $slug) { ${EVENT_FIELDS} } }`;
 
-const eventById = async (id: number) => (await server.gqlOk(BY_ID, { id })).event;
+/** Reads an event as `as` (anonymous by default; drafts and trashed events need a user who may see them). */
+const eventById = async (id: number, as?: As) => (await server.gqlOk(BY_ID, { id }, as)).event;
 const baseInput = (input: Record<string, unknown> = {}) => ({
   title: unique('Event'),
   startDate: '2030-05-01 10:00:00',
@@ -73,8 +74,11 @@ describe('creating and reading events', () => {
       parentId: null,
       image: { url: 'https://example.com/jazz.jpg' },
     });
-    expect(await eventById(created.id)).toEqual(created);
-    expect((await server.gqlOk(BY_SLUG, { slug: 'jazz-night' })).eventBySlug).toEqual(created);
+    // A draft: its creator (the administrator) reads it back; anonymous readers may not.
+    expect(await eventById(created.id, ADMIN_AUTHORIZATION)).toEqual(created);
+    expect((await server.gqlOk(BY_SLUG, { slug: 'jazz-night' }, ADMIN_AUTHORIZATION)).eventBySlug).toEqual(created);
+    const refused = onlyError(await server.gql(BY_ID, { id: created.id }));
+    expect(refused).toMatchObject({ code: 'FORBIDDEN', reason: 'NOT_ACCESSIBLE' });
   });
 
   it('fills the defaults a minimal event leaves out', async () => {
@@ -141,15 +145,16 @@ describe('deleting events', () => {
     const event = await createEvent(server, baseInput());
     const trashed = (await server.gqlOk(DELETE, { id: event.id })).deleteEvent;
     expect(trashed).toMatchObject({ id: event.id, status: 'trash' });
-    expect((await eventById(event.id)).status).toBe('trash');
+    expect((await eventById(event.id, ADMIN_AUTHORIZATION)).status).toBe('trash');
+    expect(onlyError(await server.gql(BY_ID, { id: event.id }))).toMatchObject({ code: 'FORBIDDEN', reason: 'NO_LONGER_AVAILABLE' });
 
     const again = onlyError(await server.gql(DELETE, { id: event.id }));
     expect(again.code).toBe('ALREADY_TRASHED');
-    expect((await eventById(event.id)).status).toBe('trash');
+    expect((await eventById(event.id, ADMIN_AUTHORIZATION)).status).toBe('trash');
 
     const deleted = (await server.gqlOk(DELETE, { id: event.id, force: true })).deleteEvent;
     expect(deleted).toMatchObject({ id: event.id, status: 'trash' });
-    expect(await eventById(event.id)).toBeNull();
+    expect(await eventById(event.id, ADMIN_AUTHORIZATION)).toBeNull();
     expect(onlyError(await server.gql(DELETE, { id: event.id })).code).toBe('NOT_FOUND');
   });
 
@@ -287,7 +292,7 @@ describe('refusing bad event input', () => {
     const before = await server.gqlOk(`query ($s: String!) {
       venues(search: $s) { totalCount } organizers(search: $s) { totalCount }
       eventCategories(search: $s, hideEmpty: false) { totalCount } eventTags(search: $s, hideEmpty: false) { totalCount }
-    }`, { s: token });
+    }`, { s: token }, ADMIN_AUTHORIZATION);
     const fields = await refusal({
       title: token,
       startDate: '2030-05-01 10:00:00',
@@ -302,12 +307,12 @@ describe('refusing bad event input', () => {
     const after = await server.gqlOk(`query ($s: String!) {
       venues(search: $s) { totalCount } organizers(search: $s) { totalCount }
       eventCategories(search: $s, hideEmpty: false) { totalCount } eventTags(search: $s, hideEmpty: false) { totalCount }
-    }`, { s: token });
+    }`, { s: token }, ADMIN_AUTHORIZATION);
     expect(after).toEqual(before);
     expect(after.venues.totalCount).toBe(0);
-    const drafts = await server.gqlOk(`query ($s: String!) { events(filter: { search: $s, statuses: [publish, draft, trash] }) { totalCount } }`, { s: token });
+    const drafts = await server.gqlOk(`query ($s: String!) { events(filter: { search: $s, statuses: [publish, draft, trash] }) { totalCount } }`, { s: token }, ADMIN_AUTHORIZATION);
     expect(drafts.events.totalCount).toBe(0);
-    expect((await server.gqlOk(BY_SLUG, { slug: token.toLowerCase() })).eventBySlug).toBeNull();
+    expect((await server.gqlOk(BY_SLUG, { slug: token.toLowerCase() }, ADMIN_AUTHORIZATION)).eventBySlug).toBeNull();
   });
 
   it('leaves the event untouched when it refuses an update', async () => {

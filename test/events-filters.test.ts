@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCategory, createEvent, createOrganizer, createTag, createVenue, onlyError, unique } from './support/factories.js';
-import { startServer, type TestServer } from './support/server.js';
+import { ADMIN_AUTHORIZATION, startServer, type As, type TestServer } from './support/server.js';
 
 let server: TestServer;
 /** A second server whose site time zone is New York: filter dates without an offset are read there. */
@@ -24,14 +24,14 @@ type Filter = Record<string, unknown>;
  * IDs the `events` list answers for `filter`, in list order. `among` keeps each test to its own events (the
  * `include` filter), so that tests sharing a server cannot see each other's data.
  */
-async function listed(filter: Filter, among: Array<{ id: number }>, on: TestServer = server): Promise<number[]> {
-  const data = await on.gqlOk(EVENTS, { filter: { ...filter, include: among.map((event) => event.id) }, first: 100 });
+async function listed(filter: Filter, among: Array<{ id: number }>, on: TestServer = server, as?: As): Promise<number[]> {
+  const data = await on.gqlOk(EVENTS, { filter: { ...filter, include: among.map((event) => event.id) }, first: 100 }, as);
   return data.events.edges.map((edge: { node: { id: number } }) => edge.node.id);
 }
 
-/** The same list, as a set of the given events' names, so a failure says which event was wrong. */
-async function listedNames(filter: Filter, events: Record<string, { id: number }>, on: TestServer = server): Promise<string[]> {
-  const ids = await listed(filter, Object.values(events), on);
+/** The same list, as a set of the given events' names, so a failure says which event was wrong. `as`: the reader (anonymous by default). */
+async function listedNames(filter: Filter, events: Record<string, { id: number }>, on: TestServer = server, as?: As): Promise<string[]> {
+  const ids = await listed(filter, Object.values(events), on, as);
   const names = new Map(Object.entries(events).map(([name, event]) => [event.id, name]));
   return ids.map((id) => names.get(id)!).sort();
 }
@@ -341,7 +341,7 @@ describe('flag filters', () => {
     expect(await listedNames({ ticketed: false }, events)).toEqual(['free']);
   });
 
-  it('lists published events only by default, and the statuses asked for otherwise', async () => {
+  it('lists published events only to readers, every status but trash to writers by default, and the statuses asked for otherwise', async () => {
     const events = {
       published: await createEvent(server),
       draft: await createEvent(server, { status: 'draft' }),
@@ -350,9 +350,17 @@ describe('flag filters', () => {
     };
     await server.gqlOk(`mutation ($id: Int!) { deleteEvent(id: $id) { id } }`, { id: events.trashed.id });
     expect(await listedNames({}, events)).toEqual(['published']);
-    expect(await listedNames({ statuses: ['draft'] }, events)).toEqual(['draft']);
-    expect(await listedNames({ statuses: ['publish', 'draft', 'pending'] }, events)).toEqual(['draft', 'pending', 'published']);
-    expect(await listedNames({ statuses: ['trash'] }, events)).toEqual(['trashed']);
+    expect(await listedNames({ statuses: ['publish'] }, events)).toEqual(['published']);
+    // Anonymous readers may not ask for other statuses.
+    expect(await refusedFields({ statuses: ['draft'], include: Object.values(events).map((event) => event.id) })).toEqual({
+      statuses: 'not allowed to list draft records',
+    });
+    const asAdmin = (filter: Filter) => listedNames(filter, events, server, ADMIN_AUTHORIZATION);
+    expect(await asAdmin({})).toEqual(['draft', 'pending', 'published']);
+    expect(await asAdmin({ statuses: ['publish'] })).toEqual(['published']);
+    expect(await asAdmin({ statuses: ['draft'] })).toEqual(['draft']);
+    expect(await asAdmin({ statuses: ['publish', 'draft', 'pending'] })).toEqual(['draft', 'pending', 'published']);
+    expect(await asAdmin({ statuses: ['trash'] })).toEqual(['trashed']);
   });
 
   it('lists only the included events', async () => {
@@ -368,7 +376,8 @@ describe('flag filters', () => {
     const shown = await createEvent(server, { featured: true });
     const events = { hidden, shown };
     expect(await listedNames({}, events)).toEqual(['shown']);
-    expect(await listedNames({ featured: true, statuses: ['publish', 'draft'] }, events)).toEqual(['shown']);
+    expect(await listedNames({ featured: true, statuses: ['publish', 'draft'] }, events, server, ADMIN_AUTHORIZATION)).toEqual(['shown']);
+    expect(await listedNames({}, events, server, ADMIN_AUTHORIZATION)).toEqual(['shown']);
     expect((await server.gqlOk(`query ($id: Int!) { event(id: $id) { id } }`, { id: hidden.id })).event).toEqual({ id: hidden.id });
   });
 });

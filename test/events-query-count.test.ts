@@ -104,6 +104,8 @@ describe('SQL statements per page of events', () => {
     }`;
     const few = await server.countQueries(() => server.gqlOk(query, { first: 1 }));
     const many = await server.countQueries(() => server.gqlOk(query, { first: 100 }));
-    expect(many).toBe(few);
+    // A page of 100 never costs more statements than a page of 1 (the bound does not grow with the page).
+    expect(many).toBeLessThanOrEqual(few);
+    expect(few).toBeLessThan(20);
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEvent, createOrganizer, daysFromNow, unique } from './support/factories.js';
-import { startServer, type GraphQLResult, type TestServer } from './support/server.js';
+import { ADMIN_AUTHORIZATION, startServer, type As, type GraphQLResult, type TestServer } from './support/server.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -39,9 +39,15 @@ function expectInputError(result: GraphQLResult, ...fields: string[]) {
   return error;
 }
 
-async function listIds(variables: Record<string, unknown>): Promise<number[]> {
-  const data = await server.gqlOk(LIST, variables);
+/** The IDs the list answers, read as `as` (anonymous by default: published organizers only). */
+async function listIds(variables: Record<string, unknown>, as?: As): Promise<number[]> {
+  const data = await server.gqlOk(LIST, variables, as);
   return data.organizers.edges.map((edge: any) => edge.node.id);
+}
+
+/** The administrator's user ID: records it creates are its own. */
+async function adminId(): Promise<number> {
+  return (await server.gqlOk(`{ viewer { id } }`, {}, ADMIN_AUTHORIZATION)).viewer.id;
 }
 
 describe('createOrganizer', () => {
@@ -64,7 +70,7 @@ describe('createOrganizer', () => {
       description: '<p>Runs concerts</p>',
       excerpt: 'Concerts',
       status: 'publish',
-      authorId: null,
+      authorId: await adminId(),
       phone: '+49 30 123456',
       website: 'http://jazz.example.org/about',
       email: 'info@jazz.example.org',
@@ -131,7 +137,7 @@ describe('createOrganizer', () => {
     it('every bad field at once, writing nothing', async () => {
       const name = unique('Refused');
       expectInputError(await server.gql(CREATE, { input: { name, website: 'nope', email: 'nope', image: 'nope' } }), 'website', 'email', 'image');
-      expect(await listIds({ search: name, statuses: ['publish', 'draft', 'trash'] })).toEqual([]);
+      expect(await listIds({ search: name, statuses: ['publish', 'draft', 'trash'] }, ADMIN_AUTHORIZATION)).toEqual([]);
     });
 
     it('with the path of an organizer created along with an event', async () => {
@@ -236,7 +242,8 @@ describe('deleteOrganizer', () => {
   it('moves the organizer to the trash first, then refuses a second delete with ALREADY_TRASHED', async () => {
     const organizer = await createOrganizer(server, {}, 'name');
     expect((await server.gqlOk(DELETE, { id: organizer.id })).deleteOrganizer).toEqual({ id: organizer.id, name: organizer.name, status: 'trash' });
-    expect((await server.gqlOk(BY_ID, { id: organizer.id })).organizer.status).toBe('trash');
+    expect((await server.gqlOk(BY_ID, { id: organizer.id }, ADMIN_AUTHORIZATION)).organizer.status).toBe('trash');
+    expect(onlyError(await server.gql(BY_ID, { id: organizer.id })).extensions).toMatchObject({ code: 'FORBIDDEN', reason: 'NO_LONGER_AVAILABLE' });
     expect(onlyError(await server.gql(DELETE, { id: organizer.id })).extensions?.code).toBe('ALREADY_TRASHED');
   });
 
@@ -258,7 +265,7 @@ describe('deleteOrganizer', () => {
     await server.gqlOk(DELETE, { id: trashed.id });
     const data = await server.gqlOk(`query ($id: Int!) { event(id: $id) { organizers { id } } }`, { id: event.id });
     expect(data.event.organizers).toEqual([{ id: first.id }, { id: last.id }]);
-    const organizer = await server.gqlOk(`query ($id: Int!) { organizer(id: $id) { events { id } } }`, { id: trashed.id });
+    const organizer = await server.gqlOk(`query ($id: Int!) { organizer(id: $id) { events { id } } }`, { id: trashed.id }, ADMIN_AUTHORIZATION);
     expect(organizer.organizer.events).toEqual([]);
   });
 
@@ -268,13 +275,15 @@ describe('deleteOrganizer', () => {
 });
 
 describe('organizers (list)', () => {
-  it('lists published organizers only unless other statuses are asked for', async () => {
+  it('lists published organizers only to readers, every status but trash to writers, unless other statuses are asked for', async () => {
     const token = unique('st');
     const published = await createOrganizer(server, { name: `${token} published` });
     const draft = await createOrganizer(server, { name: `${token} draft`, status: 'draft' });
     const privateOne = await createOrganizer(server, { name: `${token} private`, status: 'private' });
     expect(await listIds({ search: token })).toEqual([published.id]);
-    expect((await listIds({ search: token, statuses: ['draft', 'private'] })).sort()).toEqual([draft.id, privateOne.id].sort());
+    expectInputError(await server.gql(LIST, { search: token, statuses: ['draft', 'private'] }), 'statuses');
+    expect((await listIds({ search: token }, ADMIN_AUTHORIZATION)).sort()).toEqual([published.id, draft.id, privateOne.id].sort());
+    expect((await listIds({ search: token, statuses: ['draft', 'private'] }, ADMIN_AUTHORIZATION)).sort()).toEqual([draft.id, privateOne.id].sort());
   });
 
   it('searches case-insensitively over name, description, excerpt, phone, e-mail and website', async () => {

@@ -3,11 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unique } from './support/factories.js';
 import { dayAt, EMBEDDED_TERM_KEYS, eventKeys, inOrder, ORGANIZER_KEY_ORDER, restClient, VENUE_KEY_ORDER, type RestClient, type RestResponse } from './support/rest.js';
 import { assertSchema } from './support/schemas.js';
-import { startServer, type TestServer } from './support/server.js';
+import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
 
 // The events routes of the REST API (rest-contract §1, §2.1, §3.1, §4.1, §4.2, §4.4, §5, §6.1, §8, §9), over HTTP
 // against a real server and database. Decisions of shared/reference/README.md are cited as "decision N".
-// Authentication does not exist yet: writes are open to anonymous callers, so no 401/403 permission cases here.
+// Writes are made as the test administrator (test/support/rest.ts); reads are anonymous unless a test says otherwise.
+// The permission matrices (roles, 401/403) have their own files; here only what the events contract itself needs.
 
 const SITE = 'http://calendar.test';
 const API = `${SITE}/wp-json/calendar/events/v1`;
@@ -438,8 +439,10 @@ describe('POST /events (create)', () => {
     expect(response.headers.get('location')).toBeNull();
     const event = response.body;
     expectEventShape(event);
+    // The creator (the administrator) is the author.
+    const { viewer } = await server.gqlOk(`{ viewer { id } }`, {}, ADMIN_AUTHORIZATION);
     expect(event).toMatchObject({
-      author: '0',
+      author: String(viewer.id),
       status: 'publish',
       title: 'Created sample',
       description: '<p>Created via REST</p>',
@@ -574,6 +577,7 @@ describe('POST /events (create)', () => {
         organizers(search: $organizer, statuses: [publish, draft, pending, private, future, trash]) { totalCount }
       }`,
       { title, category, tag, organizer },
+      ADMIN_AUTHORIZATION,
     );
     expect(data).toEqual({ events: { totalCount: 0 }, eventCategories: { totalCount: 0 }, eventTags: { totalCount: 0 }, organizers: { totalCount: 0 } });
   });
@@ -712,7 +716,38 @@ describe('GET /events/{id} and /events/by-slug/{slug}', () => {
     expect(ids(await rest.get('/events', { query: `categories=${scope.slug}` }))).toEqual([result.id]);
   });
 
-  it.todo('unlocks a protected event with ?password=<the password> (decision 3; needs a GraphQL way to check a post password)');
+  it('unlocks a protected event with ?password=<the password>, and shows it whole to a user who may edit it (decision 3)', async () => {
+    const scope = await isolatedCategory();
+    const { result } = await server.gqlOk(
+      `mutation ($input: EventInput!) { result: createEvent(input: $input) { id slug } }`,
+      {
+        input: {
+          title: unique('Unlockable'), description: '<p>Members only details.</p>', excerpt: 'secret', password: 'letmein', cost: '$5',
+          startDate: dayAt(5, '19:00:00'), endDate: dayAt(5, '21:00:00'), featured: true, website: 'https://example.com/unlockable',
+          categories: [String(scope.id)], organizers: [{ new: { name: unique('Members org') } }],
+        },
+      },
+    );
+    const whole = { description: '<p>Members only details.</p>', excerpt: 'secret', cost: '$5', website: 'https://example.com/unlockable', featured: true };
+    const unlocked = await rest.get(`/events/${result.id}`, { query: { password: 'letmein' } });
+    expect(unlocked.status, unlocked.text).toBe(200);
+    expectEventShape(unlocked.body, true);
+    expect(unlocked.body).toMatchObject({ id: result.id, ...whole, categories: [{ id: scope.id }] });
+    expect(unlocked.body.organizer).toHaveLength(1);
+    const bySlug = await rest.get(`/events/by-slug/${result.slug}`, { query: { password: 'letmein' } });
+    expect(bySlug.status, bySlug.text).toBe(200);
+    expect(bySlug.body).toEqual(unlocked.body);
+    // A wrong password still shuts it; the administrator, who may edit it, needs none.
+    expectError(await rest.get(`/events/by-slug/${result.slug}`, { query: { password: 'LETMEIN' } }), 403, 'event-password-protected');
+    const asAdmin = await rest.get(`/events/${result.id}`, { headers: { authorization: ADMIN_AUTHORIZATION } });
+    expect(asAdmin.status, asAdmin.text).toBe(200);
+    expect(asAdmin.body).toEqual(unlocked.body);
+    // Lists unlock it with the password too.
+    const list = await rest.get('/events', { query: { include: result.id, password: 'letmein' } });
+    expectEnvelope(list);
+    expect(list.body.events[0]).toMatchObject({ id: result.id, ...whole });
+    expect((await rest.get('/events', { query: { include: result.id, password: 'nope' } })).body.events[0]).toMatchObject({ id: result.id, description: '', cost: '' });
+  });
 
   it('does not route non-numeric IDs or an empty slug (404 rest_no_route)', async () => {
     expectError(await rest.get('/events/foo'), 404, 'rest_no_route');

@@ -2,14 +2,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEvent, createOrganizer, unique } from './support/factories.js';
 import { inOrder, ORGANIZER_KEY_ORDER, restClient, sampleBody, sampleHeaders, type RestClient, type RestResponse } from './support/rest.js';
 import { assertSchema } from './support/schemas.js';
-import { startServer, type TestServer } from './support/server.js';
+import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
 
 // REST /organizers (rest-contract §1, §2.3, §3.1, §4.3, §4.4, §5, §6.2, §8), over HTTP against a real server and database.
 
 const SITE = 'http://calendar.test';
 const API_URL = `${SITE}/wp-json/calendar/events/v1`;
-/** Writes go anonymous until authentication lands; then credentials go here, once. */
-const WRITE_HEADERS: Record<string, string> = {};
+/** Writes are made by the test administrator, so the records are its own (`author` is its ID). */
+const WRITE_HEADERS: Record<string, string> = { authorization: ADMIN_AUTHORIZATION };
+const AS_ADMIN = { authorization: ADMIN_AUTHORIZATION };
+
+/** The REST `author` of records the administrator creates: its user ID, as a string. */
+async function adminAuthor(on: TestServer): Promise<string> {
+  return String((await on.gqlOk(`{ viewer { id } }`, {}, ADMIN_AUTHORIZATION)).viewer.id);
+}
 
 let server: TestServer;
 let rest: RestClient;
@@ -126,9 +132,9 @@ describe('GET /organizers', () => {
       expectSampleOrder(organizer, sample.organizers[0]);
     }
     const acme = reply.body.organizers.find((o: any) => o.id === ids.acme);
-    // The sample's keys, less `author` (created anonymously).
-    expect(Object.keys(acme)).toEqual(Object.keys(sample.organizers[0]).filter((key) => key !== 'author'));
-    expect(acme).toMatchObject({ status: 'publish', organizer: 'Acme Events', slug: 'acme-events', phone: '+1 555 0200', website: 'https://example.com/org', email: 'acme@example.com' });
+    // The sample's keys, `author` included: the administrator created it.
+    expect(Object.keys(acme)).toEqual(Object.keys(sample.organizers[0]));
+    expect(acme).toMatchObject({ author: await adminAuthor(list), status: 'publish', organizer: 'Acme Events', slug: 'acme-events', phone: '+1 555 0200', website: 'https://example.com/org', email: 'acme@example.com' });
     expect(sampleHeaders('16-organizers-list').headers['x-tec-totalpages']).toBe('1');
   });
 
@@ -194,6 +200,19 @@ describe('GET /organizers', () => {
     }
   });
 
+  it('lists every status but trash to writers by default (status=any), and the statuses they ask for', async () => {
+    const all = await client.get('/organizers', { headers: AS_ADMIN });
+    expect(all.status, all.text).toBe(200);
+    expect(all.body.organizers.map((o: any) => o.id)).toEqual([ids.idle, ids.draft, ids.jane, ids.arts, ids.acme]);
+    expect(all.body.rest_url).toBe(`${API_URL}/organizers/?page=1&per_page=10&status=any`);
+    expect(all.headers.get('x-tec-total')).toBe('5');
+    expect((await client.get('/organizers', { query: 'status=any', headers: AS_ADMIN })).text).toBe(all.text);
+    const pending = await client.get('/organizers', { query: 'status=pending', headers: AS_ADMIN });
+    expect(pending.body.organizers.map((o: any) => o.id)).toEqual([ids.draft]);
+    expect(pending.body.rest_url).toBe(`${API_URL}/organizers/?page=1&per_page=10&status=pending`);
+    expect((await client.get('/organizers', { query: 'status=publish', headers: AS_ADMIN })).body.total).toBe(4);
+  });
+
   it('answers the same body under the alias namespace, a language prefix and rest_route', async () => {
     expect((await expectSameEverywhere(client, '/organizers')).status).toBe(200);
     expect((await expectSameEverywhere(client, '/organizers', 'per_page=3&page=2')).status).toBe(200);
@@ -212,11 +231,11 @@ describe('POST /organizers', () => {
     const organizer = reply.body;
     expectOrganizer(organizer);
     expect(Object.keys(organizer)).toEqual([
-      'id', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'organizer', 'description', 'excerpt', 'slug',
+      'id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'organizer', 'description', 'excerpt', 'slug',
       'image', 'phone', 'website', 'email', 'global_id', 'global_id_lineage',
     ]);
     expect(organizer).toMatchObject({
-      status: 'publish', date: '2024-02-03 04:05:06', date_utc: '2024-02-03 04:05:06', organizer: 'Acme Create',
+      author: await adminAuthor(server), status: 'publish', date: '2024-02-03 04:05:06', date_utc: '2024-02-03 04:05:06', organizer: 'Acme Create',
       description: '<p>We run things</p>', excerpt: 'Runs', slug: 'acme-create', phone: '+1 555 0200',
       website: 'https://example.com/org', email: 'acme@example.com',
     });
@@ -226,7 +245,7 @@ describe('POST /organizers', () => {
   it('drops every empty value, and reads form-encoded bodies', async () => {
     const bare = await newOrganizer({ phone: '', website: '', email: '', description: '' });
     expect(Object.keys(bare)).toEqual([
-      'id', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'organizer', 'slug', 'global_id', 'global_id_lineage',
+      'id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'organizer', 'slug', 'global_id', 'global_id_lineage',
     ]);
     const name = unique('Form Org');
     const form = await rest.post('/organizers', { form: { organizer: name, phone: '030 1234' }, headers: WRITE_HEADERS });
@@ -330,8 +349,20 @@ describe('GET /organizers/{id} and /organizers/by-slug/{slug}', () => {
     const listed = await rest.get('/organizers', { query: `search=${encodeURIComponent(name)}` });
     const { json_ld: _jsonLd, ...withoutJsonLd } = single.body;
     expect(listed.body.organizers).toEqual([withoutJsonLd]);
+    // The password unlocks it for anyone; the administrator, who may edit it, sees it whole without one.
+    const whole = { id, organizer: name, description: 'Hidden', excerpt: 'Psst', phone: '555', email: 'secret@example.com', website: 'https://secret.example' };
+    const unlocked = await rest.get(`/organizers/${id}`, { query: { password: 'letmein' } });
+    expect(unlocked.status).toBe(200);
+    expect(unlocked.body).toMatchObject(whole);
+    expect(Object.keys(unlocked.body)).toEqual(Object.keys(single.body));
+    expect((await rest.get(`/organizers/${id}`, { query: { password: 'nope' } })).text).toBe(single.text);
+    const asAdmin = await rest.get(`/organizers/by-slug/${single.body.slug}`, { headers: AS_ADMIN });
+    expect(asAdmin.text).toBe(unlocked.text);
+    // A duplicate create answers the match as its creator may see it: whole, for the administrator.
     const again = await write('POST', '/organizers', { organizer: name });
-    expect(again.body).toEqual(withoutJsonLd);
+    expect(again.status).toBe(201);
+    const { json_ld: _unlockedJsonLd, ...unlockedWithoutJsonLd } = unlocked.body;
+    expect(again.body).toEqual(unlockedWithoutJsonLd);
   });
 
   it('refuses an organizer that is not published with 403 organizer-not-accessible', async () => {

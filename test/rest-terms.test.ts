@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleBody, sampleHeaders } from './support/rest.js';
 import { assertSchema } from './support/schemas.js';
-import { startServer, type TestServer } from './support/server.js';
+import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
 
 // REST /categories and /tags (rest-contract §2.4b, §3.2, §4.5, §6.3, §8), tested over HTTP against a real server.
 
@@ -17,15 +17,17 @@ interface Reply {
   text: string;
 }
 
-async function rest(method: string, path: string, body?: Record<string, unknown> | string, prefix = API): Promise<Reply> {
-  const init: RequestInit = { method };
-  if (typeof body === 'string') {
-    init.body = body;
-    init.headers = { 'content-type': 'application/x-www-form-urlencoded' };
-  } else if (body) {
-    init.body = JSON.stringify(body);
-    init.headers = { 'content-type': 'application/json' };
-  }
+/**
+ * Calls a route. Writes (every method but GET) are made by the test administrator unless `authorization` says
+ * otherwise ('' for an anonymous call).
+ */
+async function rest(method: string, path: string, body?: Record<string, unknown> | string, prefix = API, authorization?: string): Promise<Reply> {
+  const headers: Record<string, string> = {};
+  const as = authorization ?? (['GET', 'HEAD', 'OPTIONS'].includes(method) ? '' : ADMIN_AUTHORIZATION);
+  if (as) headers.authorization = as;
+  if (typeof body === 'string') headers['content-type'] = 'application/x-www-form-urlencoded';
+  else if (body) headers['content-type'] = 'application/json';
+  const init: RequestInit = { method, headers, body: typeof body === 'string' ? body : body ? JSON.stringify(body) : undefined };
   const response = await fetch(`${server.url}${prefix}${path}`, init);
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null, text };
@@ -404,6 +406,15 @@ describe('POST /categories and /tags', () => {
     expect(reply.body).toMatchObject({ name: 'Late Night', slug: 'late', description: 'After 10pm', taxonomy: 'post_tag' });
   });
 
+  it('refuses an anonymous create with 401 rest_forbidden, writing nothing', async () => {
+    for (const route of ['/categories', '/tags'] as const) {
+      const reply = await rest('POST', route, { name: 'Anonymous term' }, API, '');
+      expect(reply.status).toBe(401);
+      expect(reply.body).toMatchObject({ code: 'rest_forbidden', data: { status: 401 } });
+      expect((await get(`${route}?search=Anonymous&hide_empty=0`)).body[route.slice(1)]).toEqual([]);
+    }
+  });
+
   it('adds -2 to a clashing slug', async () => {
     const first = await createTerm('tags', { name: 'Slug One', slug: 'same-slug' });
     const second = await createTerm('tags', { name: 'Slug Two', slug: 'same-slug' });
@@ -462,7 +473,7 @@ describe('POST /categories and /tags', () => {
   it('refuses malformed JSON', async () => {
     const response = await fetch(`${server.url}${API}/categories`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', authorization: ADMIN_AUTHORIZATION },
       body: '{"name":',
     });
     expect(response.status).toBe(400);
@@ -493,7 +504,7 @@ describe('POST|PUT|PATCH /categories/{id} and /tags/{id}', () => {
     const term = await createTerm('tags', { name: 'Overridden' });
     const viaHeader = await fetch(`${server.url}${API}/tags/${term.id}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-http-method-override': 'PATCH' },
+      headers: { 'content-type': 'application/json', 'x-http-method-override': 'PATCH', authorization: ADMIN_AUTHORIZATION },
       body: JSON.stringify({ description: 'by header' }),
     });
     expect(viaHeader.status).toBe(200);

@@ -2,14 +2,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEvent, createVenue, unique } from './support/factories.js';
 import { inOrder, restClient, sampleBody, sampleHeaders, VENUE_KEY_ORDER, type RestClient, type RestResponse } from './support/rest.js';
 import { assertSchema } from './support/schemas.js';
-import { startServer, type TestServer } from './support/server.js';
+import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
 
 // REST /venues (rest-contract §1, §2.2, §3.1, §4.3, §4.4, §5, §6.2, §8), over HTTP against a real server and database.
 
 const SITE = 'http://calendar.test';
 const API_URL = `${SITE}/wp-json/calendar/events/v1`;
-/** Writes go anonymous until authentication lands; then credentials go here, once. */
-const WRITE_HEADERS: Record<string, string> = {};
+/** Writes are made by the test administrator, so the records are its own (`author` is its ID). */
+const WRITE_HEADERS: Record<string, string> = { authorization: ADMIN_AUTHORIZATION };
+const AS_ADMIN = { authorization: ADMIN_AUTHORIZATION };
+
+/** The REST `author` of records the administrator creates: its user ID, as a string. */
+async function adminAuthor(on: TestServer): Promise<string> {
+  return String((await on.gqlOk(`{ viewer { id } }`, {}, ADMIN_AUTHORIZATION)).viewer.id);
+}
 
 let server: TestServer;
 let rest: RestClient;
@@ -135,11 +141,10 @@ describe('GET /venues', () => {
       expectSampleOrder(venue, sample.venues[0]);
     }
     const harbor = reply.body.venues.find((v: any) => v.id === ids.harbor);
-    expect(Object.keys(harbor)).toEqual(
-      Object.keys(sample.venues[0]).filter((key) => key !== 'author'), // no author: the venue was created anonymously
-    );
+    // The sample's keys, `author` included: the administrator created it.
+    expect(Object.keys(harbor)).toEqual(Object.keys(sample.venues[0]));
     expect(harbor).toMatchObject({
-      status: 'publish', venue: 'Harbor Hall', slug: 'harbor-hall', address: '12 Dock St', city: 'Portland',
+      author: await adminAuthor(list), status: 'publish', venue: 'Harbor Hall', slug: 'harbor-hall', address: '12 Dock St', city: 'Portland',
       country: 'United States', state: 'ME', zip: '04101', phone: '+1 555 0100', website: 'https://example.com/venue',
       stateprovince: 'ME', show_map: true, show_map_link: true,
     });
@@ -238,6 +243,20 @@ describe('GET /venues', () => {
     }
   });
 
+  it('lists every status but trash to writers by default (status=any), and the statuses they ask for', async () => {
+    const all = await client.get('/venues', { headers: AS_ADMIN });
+    expect(all.status, all.text).toBe(200);
+    expect(all.body.venues.map((v: any) => v.id)).toEqual([ids.lonely, ids.draft, ids.pavilion, ids.loft, ids.harbor]);
+    expect(all.body.rest_url).toBe(`${API_URL}/venues/?page=1&per_page=10&status=any`);
+    expect(all.headers.get('x-tec-total')).toBe('5');
+    expect((await client.get('/venues', { query: 'status=any', headers: AS_ADMIN })).text).toBe(all.text);
+    const drafts = await client.get('/venues', { query: 'status=draft', headers: AS_ADMIN });
+    expect(drafts.body.venues.map((v: any) => v.id)).toEqual([ids.draft]);
+    expect(drafts.body.rest_url).toBe(`${API_URL}/venues/?page=1&per_page=10&status=draft`);
+    expect((await client.get('/venues', { query: 'status=publish,draft', headers: AS_ADMIN })).body.total).toBe(5);
+    expectInvalidParam(await client.get('/venues', { query: 'status=bogus', headers: AS_ADMIN }), 'status');
+  });
+
   it('answers the same body under the alias namespace, a language prefix and rest_route', async () => {
     for (const form of ['/wp-json/tribe/events/v1', '/de/wp-json/calendar/events/v1', '/?rest_route=/calendar/events/v1']) {
       const canonical = await client.get('/venues', { query: 'per_page=2&page=2' });
@@ -264,12 +283,12 @@ describe('POST /venues', () => {
     const venue = reply.body;
     expectVenue(venue);
     expect(Object.keys(venue)).toEqual([
-      'id', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'venue', 'description', 'excerpt', 'slug', 'image',
+      'id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'venue', 'description', 'excerpt', 'slug', 'image',
       'address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'website', 'stateprovince', 'geo_lat', 'geo_lng',
       'show_map', 'show_map_link', 'global_id', 'global_id_lineage',
     ]);
     expect(venue).toMatchObject({
-      status: 'publish', date: '2024-05-01 10:00:00', date_utc: '2024-05-01 10:00:00', venue: 'Harbor Hall Create',
+      author: await adminAuthor(server), status: 'publish', date: '2024-05-01 10:00:00', date_utc: '2024-05-01 10:00:00', venue: 'Harbor Hall Create',
       description: '<p>By the sea</p>', excerpt: 'Sea', slug: 'harbor-hall-create', province: 'Maine',
       geo_lat: 43.6591, geo_lng: -70.2568, show_map: false, show_map_link: true,
     });
@@ -284,7 +303,7 @@ describe('POST /venues', () => {
     const defaults = await newVenue();
     expect([defaults.show_map, defaults.show_map_link]).toEqual([true, true]);
     expect(Object.keys(defaults)).toEqual([
-      'id', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'venue', 'slug', 'show_map', 'show_map_link',
+      'id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'venue', 'slug', 'show_map', 'show_map_link',
       'global_id', 'global_id_lineage',
     ]);
     const name = unique('Form Venue');
@@ -438,10 +457,22 @@ describe('GET /venues/{id} and /venues/by-slug/{slug}', () => {
     const listed = await rest.get('/venues', { query: `search=${encodeURIComponent(name)}` });
     const { json_ld: _jsonLd, ...withoutJsonLd } = single.body;
     expect(listed.body.venues).toEqual([withoutJsonLd]);
-    // Asking to create it again answers the existing venue, still blanked.
+    // The password unlocks it for anyone; the administrator, who may edit it, sees it whole without one.
+    const unlocked = await rest.get(`/venues/${id}`, { query: { password: 'letmein' } });
+    expect(unlocked.status).toBe(200);
+    expect(unlocked.body).toMatchObject({
+      id, venue: name, description: 'Hidden', address: '1 Secret St', city: 'Hush', state: 'CA', zip: '90000', phone: '555',
+      website: 'https://secret.example', geo_lat: 1.5, geo_lng: 2.5, show_map: true, show_map_link: true,
+    });
+    expect(inOrder(Object.keys(unlocked.body), VENUE_KEY_ORDER)).toBe(true);
+    expect((await rest.get(`/venues/${id}`, { query: { password: 'nope' } })).text).toBe(single.text);
+    const asAdmin = await rest.get(`/venues/by-slug/${single.body.slug}`, { headers: AS_ADMIN });
+    expect(asAdmin.text).toBe(unlocked.text);
+    // Asking to create it again answers the existing venue as its creator may see it: whole, for the administrator.
     const again = await write('POST', '/venues', { venue: name });
     expect(again.status).toBe(201);
-    expect(again.body).toEqual(withoutJsonLd);
+    const { json_ld: _unlockedJsonLd, ...unlockedWithoutJsonLd } = unlocked.body;
+    expect(again.body).toEqual(unlockedWithoutJsonLd);
   });
 
   it('refuses a venue that is not published with 403 venue-not-accessible', async () => {

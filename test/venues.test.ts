@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEvent, createVenue, daysFromNow, unique } from './support/factories.js';
-import { startServer, type GraphQLResult, type TestServer } from './support/server.js';
+import { ADMIN_AUTHORIZATION, startServer, type As, type GraphQLResult, type TestServer } from './support/server.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -40,9 +40,15 @@ function expectInputError(result: GraphQLResult, ...fields: string[]) {
   return error;
 }
 
-async function listIds(variables: Record<string, unknown>): Promise<number[]> {
-  const data = await server.gqlOk(LIST, variables);
+/** The IDs the list answers, read as `as` (anonymous by default: published venues only). */
+async function listIds(variables: Record<string, unknown>, as?: As): Promise<number[]> {
+  const data = await server.gqlOk(LIST, variables, as);
   return data.venues.edges.map((edge: any) => edge.node.id);
+}
+
+/** The administrator's user ID: records it creates are its own. */
+async function adminId(): Promise<number> {
+  return (await server.gqlOk(`{ viewer { id } }`, {}, ADMIN_AUTHORIZATION)).viewer.id;
 }
 
 describe('createVenue', () => {
@@ -74,7 +80,7 @@ describe('createVenue', () => {
       description: '<p>Big room</p>',
       excerpt: 'Big',
       status: 'publish',
-      authorId: null,
+      authorId: await adminId(),
       address: '1 Main Street',
       city: 'Springfield',
       country: 'United States',
@@ -183,7 +189,7 @@ describe('createVenue', () => {
         'latitude',
         'authorId',
       );
-      expect(await listIds({ search: name, statuses: ['publish', 'draft', 'trash'] })).toEqual([]);
+      expect(await listIds({ search: name, statuses: ['publish', 'draft', 'trash'] }, ADMIN_AUTHORIZATION)).toEqual([]);
     });
   });
 
@@ -330,11 +336,12 @@ describe('deleteVenue', () => {
     const venue = await createVenue(server, {}, 'name');
     const { deleteVenue: trashed } = await server.gqlOk(DELETE, { id: venue.id });
     expect(trashed).toEqual({ id: venue.id, name: venue.name, status: 'trash' });
-    expect((await server.gqlOk(BY_ID, { id: venue.id })).venue.status).toBe('trash');
+    expect((await server.gqlOk(BY_ID, { id: venue.id }, ADMIN_AUTHORIZATION)).venue.status).toBe('trash');
+    expect(onlyError(await server.gql(BY_ID, { id: venue.id })).extensions).toMatchObject({ code: 'FORBIDDEN', reason: 'NO_LONGER_AVAILABLE' });
 
     const error = onlyError(await server.gql(DELETE, { id: venue.id }));
     expect(error.extensions?.code).toBe('ALREADY_TRASHED');
-    expect((await server.gqlOk(BY_ID, { id: venue.id })).venue.status).toBe('trash');
+    expect((await server.gqlOk(BY_ID, { id: venue.id }, ADMIN_AUTHORIZATION)).venue.status).toBe('trash');
   });
 
   it('deletes for good with force, answering the venue as it was', async () => {
@@ -350,7 +357,7 @@ describe('deleteVenue', () => {
     await server.gqlOk(DELETE, { id: venue.id });
     const { deleteVenue: deleted } = await server.gqlOk(DELETE, { id: venue.id, force: true });
     expect(deleted.status).toBe('trash');
-    expect((await server.gqlOk(BY_ID, { id: venue.id })).venue).toBeNull();
+    expect((await server.gqlOk(BY_ID, { id: venue.id }, ADMIN_AUTHORIZATION)).venue).toBeNull();
   });
 
   it('takes a trashed venue off its events', async () => {
@@ -376,7 +383,7 @@ describe('deleteVenue', () => {
 });
 
 describe('venues (list)', () => {
-  it('lists published venues only unless other statuses are asked for', async () => {
+  it('lists published venues only to readers, every status but trash to writers, unless other statuses are asked for', async () => {
     const token = unique('st');
     const published = await createVenue(server, { name: `${token} published` });
     const draft = await createVenue(server, { name: `${token} draft`, status: 'draft' });
@@ -385,8 +392,13 @@ describe('venues (list)', () => {
     await server.gqlOk(DELETE, { id: trashed.id });
 
     expect(await listIds({ search: token })).toEqual([published.id]);
-    expect(await listIds({ search: token, statuses: ['draft'] })).toEqual([draft.id]);
-    expect((await listIds({ search: token, statuses: ['draft', 'pending', 'trash'] })).sort()).toEqual([draft.id, pending.id, trashed.id].sort());
+    expect(await listIds({ search: token, statuses: ['publish'] })).toEqual([published.id]);
+    expectInputError(await server.gql(LIST, { search: token, statuses: ['draft'] }), 'statuses');
+    expect((await listIds({ search: token }, ADMIN_AUTHORIZATION)).sort()).toEqual([published.id, draft.id, pending.id].sort());
+    expect(await listIds({ search: token, statuses: ['draft'] }, ADMIN_AUTHORIZATION)).toEqual([draft.id]);
+    expect((await listIds({ search: token, statuses: ['draft', 'pending', 'trash'] }, ADMIN_AUTHORIZATION)).sort()).toEqual(
+      [draft.id, pending.id, trashed.id].sort(),
+    );
   });
 
   it('searches case-insensitively over name, description, excerpt, address, city, province, state, state/province, zip and phone', async () => {
@@ -469,7 +481,7 @@ describe('venues (list)', () => {
     const token = unique('upd');
     const draft = await createVenue(server, { name: `${token} draft`, status: 'draft' });
     await createEvent(server, { venues: [{ id: draft.id }], startDate: daysFromNow(3), endDate: daysFromNow(4) });
-    expect(await listIds({ search: token, statuses: ['draft'], onlyWithUpcoming: true })).toEqual([draft.id]);
+    expect(await listIds({ search: token, statuses: ['draft'], onlyWithUpcoming: true }, ADMIN_AUTHORIZATION)).toEqual([draft.id]);
   });
 
   it('does not count a draft upcoming event for onlyWithUpcoming', async () => {

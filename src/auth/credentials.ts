@@ -11,6 +11,10 @@ export interface IssuedCredential {
   secret: string;
 }
 
+/** Logins users sign in with (HTTP Basic `login:password`): what `createUser` in GraphQL and the CLI accept. */
+export const LOGIN_PATTERN = /^[A-Za-z0-9._@-]{1,60}$/;
+export const LOGIN_RULE = 'use 1-60 letters, digits, . _ @ or -';
+
 export async function createUser(db: DbTransaction, login: string, role: Role, email = '', displayName = login) {
   return db.user.create({ data: { login, role, email, displayName } });
 }
@@ -38,6 +42,18 @@ export function listCredentials(db: DbTransaction, userId: number) {
 }
 
 export const ADMIN_LOGIN = 'admin';
+
+/** The `admin` user, created if missing. Processes starting together may race to create it; the loser reads it. */
+async function adminUser(db: DbTransaction) {
+  const existing = await db.user.findUnique({ where: { login: ADMIN_LOGIN } });
+  if (existing) return existing;
+  try {
+    return await createUser(db, ADMIN_LOGIN, 'administrator', '', 'Administrator');
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'P2002') throw error;
+    return db.user.findUniqueOrThrow({ where: { login: ADMIN_LOGIN } });
+  }
+}
 const ADMIN_CREDENTIAL_NAME = 'CALENDAR_ADMIN_PASSWORD';
 
 /**
@@ -45,8 +61,7 @@ const ADMIN_CREDENTIAL_NAME = 'CALENDAR_ADMIN_PASSWORD';
  * application passwords. Never logs the password.
  */
 export async function ensureAdmin(db: DbTransaction, password: string): Promise<void> {
-  const user =
-    (await db.user.findUnique({ where: { login: ADMIN_LOGIN } })) ?? (await createUser(db, ADMIN_LOGIN, 'administrator', '', 'Administrator'));
+  const user = await adminUser(db);
   if (user.role !== 'administrator') await db.user.update({ where: { id: user.id }, data: { role: 'administrator' } });
   const existing = await db.credential.findMany({ where: { userId: user.id, kind: 'application_password', revokedAt: null, name: ADMIN_CREDENTIAL_NAME } });
   for (const credential of existing) {

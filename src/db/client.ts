@@ -1,9 +1,15 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
+import { PrismaPg } from '@prisma/adapter-pg';
 import type { Config } from '../config.js';
 import { PrismaClient } from './generated/prisma/client.js';
+import { PrismaClient as PostgresPrismaClient } from './generated/prisma-postgres/client.js';
 
+/**
+ * The application sees one client type. PostgreSQL uses a client generated from the derived schema
+ * (prisma/postgres/schema.prisma): same models, same API, SQL of its own dialect.
+ */
 export type Db = PrismaClient;
 /** The client inside `db.$transaction(async (tx) => …)`. */
 export type DbTransaction = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
@@ -13,17 +19,42 @@ export function sqlitePath(databaseUrl: string): string {
   return resolve(databaseUrl.replace(/^file:/, '').replace(/\?.*$/, ''));
 }
 
+/** The PostgreSQL schema named by `?schema=` in DATABASE_URL (Prisma's convention), else `public`. */
+export function postgresSchema(databaseUrl: string): string {
+  return new URL(databaseUrl).searchParams.get('schema') ?? 'public';
+}
+
+/** DATABASE_URL without Prisma's own query parameters, as the pg driver wants it. */
+export function postgresConnectionString(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
+  url.searchParams.delete('schema');
+  return url.toString();
+}
+
 /** Counts the SQL statements Prisma sends, so tests and benchmarks can check the cost of an operation. */
 export interface QueryCounter {
   count: number;
 }
 
+function logOptions(counter?: QueryCounter) {
+  return counter ? [{ emit: 'event' as const, level: 'query' as const }] : [];
+}
+
 export function createDb(config: Config, counter?: QueryCounter): Db {
-  if (config.engine !== 'sqlite') throw new Error(`engine ${config.engine} is not supported yet`);
-  const path = sqlitePath(config.databaseUrl);
-  mkdirSync(dirname(path), { recursive: true });
-  const adapter = new PrismaBetterSqlite3({ url: `file:${path}`, timeout: 5000 });
-  const db = new PrismaClient({ adapter, log: counter ? [{ emit: 'event', level: 'query' }] : [] });
+  let db: Db;
+  if (config.engine === 'sqlite') {
+    const path = sqlitePath(config.databaseUrl);
+    mkdirSync(dirname(path), { recursive: true });
+    const adapter = new PrismaBetterSqlite3({ url: `file:${path}`, timeout: 5000 });
+    db = new PrismaClient({ adapter, log: logOptions(counter) });
+  } else {
+    const schema = postgresSchema(config.databaseUrl);
+    const adapter = new PrismaPg(
+      { connectionString: postgresConnectionString(config.databaseUrl), max: config.databasePoolSize },
+      { schema },
+    );
+    db = new PostgresPrismaClient({ adapter, log: logOptions(counter) }) as unknown as Db;
+  }
   if (counter) db.$on('query' as never, () => void counter.count++);
   return db;
 }

@@ -2,8 +2,9 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import type { Config } from '../config.js';
-import { sqlitePath } from './client.js';
+import { postgresConnectionString, postgresSchema, sqlitePath } from './client.js';
 import { readMigrations } from './schema-diff.js';
 
 // Prisma's own bookkeeping table, so `prisma migrate deploy` and this runner agree on what has been applied.
@@ -57,7 +58,65 @@ export function migrateSqlite(config: Config): MigrationReport {
   }
 }
 
-export function migrate(config: Config): MigrationReport {
-  if (config.engine === 'sqlite') return migrateSqlite(config);
-  throw new Error(`engine ${config.engine} is not supported yet`);
+const POSTGRES_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
+  "id" VARCHAR(36) PRIMARY KEY NOT NULL,
+  "checksum" VARCHAR(64) NOT NULL,
+  "finished_at" TIMESTAMPTZ,
+  "migration_name" VARCHAR(255) NOT NULL,
+  "logs" TEXT,
+  "rolled_back_at" TIMESTAMPTZ,
+  "started_at" TIMESTAMPTZ NOT NULL DEFAULT now(),
+  "applied_steps_count" INTEGER NOT NULL DEFAULT 0
+)`;
+
+/** A lock key per schema, so processes starting together migrate one at a time and the others find it done. */
+function advisoryLockKey(schema: string): number {
+  return createHash('sha256').update(`calendar-migrations:${schema}`).digest().readInt32BE(0);
+}
+
+const quoteIdentifier = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/** Applies PostgreSQL migrations under an advisory lock, each in a transaction, into the URL's `?schema=`. */
+export async function migratePostgres(config: Config): Promise<MigrationReport> {
+  const schema = postgresSchema(config.databaseUrl);
+  const client = new pg.Client({ connectionString: postgresConnectionString(config.databaseUrl) });
+  await client.connect();
+  const lock = advisoryLockKey(schema);
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [lock]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(schema)}`);
+    await client.query(`SET search_path TO ${quoteIdentifier(schema)}`);
+    await client.query(POSTGRES_MIGRATIONS_TABLE);
+    const { rows } = await client.query<{ migration_name: string }>(
+      'SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
+    );
+    const done = new Set(rows.map((row) => row.migration_name));
+    const applied: string[] = [];
+    for (const migration of readMigrations('postgres')) {
+      if (done.has(migration.name)) continue;
+      const checksum = createHash('sha256').update(migration.sql).digest('hex');
+      await client.query('BEGIN');
+      try {
+        await client.query(migration.sql);
+        await client.query(
+          `INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name, applied_steps_count) VALUES ($1, $2, now(), $3, 1)`,
+          [randomUUID(), checksum, migration.name],
+        );
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw error;
+      }
+      applied.push(migration.name);
+    }
+    return { applied };
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [lock]).catch(() => undefined);
+    await client.end();
+  }
+}
+
+/** Brings the configured database up to date; safe to run from several processes at once. */
+export async function migrate(config: Config): Promise<MigrationReport> {
+  return config.engine === 'sqlite' ? migrateSqlite(config) : migratePostgres(config);
 }

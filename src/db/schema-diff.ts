@@ -1,15 +1,11 @@
-import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Engine } from '../config.js';
+import { MIGRATIONS_DIR, schemaSource } from './provider-schemas.js';
 
-export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
-export const SCHEMA_PATH = join(PROJECT_ROOT, 'prisma/schema.prisma');
-export const MIGRATIONS_DIR: Record<Engine, string> = {
-  sqlite: join(PROJECT_ROOT, 'prisma/migrations'),
-  postgres: join(PROJECT_ROOT, 'prisma/postgres/migrations'),
-};
+export { MIGRATIONS_DIR, PROJECT_ROOT } from './provider-schemas.js';
 
 export interface MigrationFolder {
   name: string;
@@ -33,9 +29,20 @@ interface WasmApi {
 
 type WasmModule = typeof import('@prisma/schema-engine-wasm/schema_engine_bg');
 
-async function loadSchemaEngineWasm(): Promise<WasmModule> {
+let loaded: Promise<WasmModule> | undefined;
+
+/** The wasm module binds to one instance per process, so it is loaded once. */
+function loadSchemaEngineWasm(): Promise<WasmModule> {
+  return (loaded ??= instantiateSchemaEngineWasm());
+}
+
+async function instantiateSchemaEngineWasm(): Promise<WasmModule> {
   // The package imports its .wasm as an ES module, which Node 20 cannot do; instantiate it by hand instead.
   const bindings = await import('@prisma/schema-engine-wasm/schema_engine_bg');
+  // The engine reports a panic's message through this global before it throws.
+  (globalThis as { PRISMA_WASM_PANIC_REGISTRY?: unknown }).PRISMA_WASM_PANIC_REGISTRY ??= {
+    set_message: (message: string) => console.error(`schema engine panic: ${message}`),
+  };
   const require = createRequire(import.meta.url);
   const wasmPath = require.resolve('@prisma/schema-engine-wasm/schema_engine_bg').replace(/\.js$/, '.wasm');
   const { instance } = await (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly.instantiate(readFileSync(wasmPath), { './schema_engine_bg.js': bindings as never });
@@ -66,24 +73,71 @@ function withMultiStatementScripts(factory: SqliteFactory): SqliteFactory {
   return factory;
 }
 
-/** SQL that would bring a database migrated with the existing migrations up to prisma/schema.prisma ('' when none). */
-export async function diffMigrationsAgainstSchema(engine: Engine): Promise<string> {
-  if (engine !== 'sqlite') throw new Error(`schema diff for ${engine} is not supported yet`);
-  const { PrismaBetterSqlite3 } = await import('@prisma/adapter-better-sqlite3');
+/** The database PostgreSQL diffs create their throw-away shadow databases on (needs CREATE DATABASE). */
+export function postgresAdminUrl(): string {
+  return process.env.PRISMA_SHADOW_ADMIN_URL ?? process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
+}
+
+async function migrationAdapterFactory(engine: Engine) {
   const { bindMigrationAwareSqlAdapterFactory } = await import('@prisma/driver-adapter-utils');
+  if (engine === 'sqlite') {
+    const { PrismaBetterSqlite3 } = await import('@prisma/adapter-better-sqlite3');
+    return bindMigrationAwareSqlAdapterFactory(withMultiStatementScripts(new PrismaBetterSqlite3({ url: ':memory:' })));
+  }
+  const { PrismaPg } = await import('@prisma/adapter-pg');
+  return bindMigrationAwareSqlAdapterFactory(withCharColumnsAsText(new PrismaPg({ connectionString: postgresAdminUrl(), max: 2 })));
+}
+
+const PG_CHAR_OID = 18;
+const PG_TEXT_OID = 25;
+
+type PgFactory = InstanceType<typeof import('@prisma/adapter-pg').PrismaPg>;
+type PgQueryable = { performIO(query: unknown): Promise<{ fields: { dataTypeID: number }[] }> };
+
+/**
+ * The engine describes a schema through catalog queries whose `"char"` columns (pg_class.relkind …) the pg adapter
+ * refuses to map, though they arrive as one-letter strings. Announcing them as text lets the diff run. This patches
+ * the adapter's query class in this process only, which is a tooling process (scripts, the drift test).
+ */
+function withCharColumnsAsText(factory: PgFactory): PgFactory {
+  const patch = (adapter: object) => {
+    const queryable = Object.getPrototypeOf(Object.getPrototypeOf(adapter)) as PgQueryable & { charAsText?: true };
+    if (queryable.charAsText) return adapter;
+    const performIO = queryable.performIO;
+    queryable.performIO = async function (this: PgQueryable, query: unknown) {
+      const result = await performIO.call(this, query);
+      for (const field of result?.fields ?? []) if (field.dataTypeID === PG_CHAR_OID) field.dataTypeID = PG_TEXT_OID;
+      return result;
+    };
+    queryable.charAsText = true;
+    return adapter;
+  };
+  const connect = factory.connect.bind(factory);
+  const connectToShadowDb = factory.connectToShadowDb.bind(factory);
+  factory.connect = async () => patch(await connect()) as Awaited<ReturnType<PgFactory['connect']>>;
+  factory.connectToShadowDb = async () => patch(await connectToShadowDb()) as Awaited<ReturnType<PgFactory['connect']>>;
+  return factory;
+}
+
+/**
+ * SQL that would bring a database migrated with an engine's migrations up to prisma/schema.prisma ('' when none).
+ * The migrations are replayed on a shadow database: in memory for SQLite, a throw-away database for PostgreSQL.
+ */
+export async function diffMigrationsAgainstSchema(engine: Engine): Promise<string> {
   const wasm = await loadSchemaEngineWasm();
-  const schema = readFileSync(SCHEMA_PATH, 'utf8');
-  const factory = bindMigrationAwareSqlAdapterFactory(withMultiStatementScripts(new PrismaBetterSqlite3({ url: ':memory:' })));
+  const schema = schemaSource(engine);
+  const factory = await migrationAdapterFactory(engine);
   const engineInstance = await wasm.SchemaEngine.new({ datamodels: [['schema.prisma', schema]] }, () => {}, factory);
   const migrations = readMigrations(engine).map((m) => ({
     path: m.name,
     migrationFile: { path: 'migration.sql', content: { tag: 'ok' as const, value: m.sql } },
   }));
+  const lockProvider = engine === 'sqlite' ? 'sqlite' : 'postgresql';
   const result = await engineInstance.diff({
     from: {
       tag: 'migrations',
       baseDir: MIGRATIONS_DIR[engine],
-      lockfile: { path: 'migration_lock.toml', content: `provider = "${engine}"\n` },
+      lockfile: { path: 'migration_lock.toml', content: `provider = "${lockProvider}"\n` },
       migrationDirectories: migrations,
       shadowDbInitScript: '',
     },

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freshDatabase } from './database.js';
 import { loadConfig } from '../../src/config.js';
 import { createApp, listen, shutdown, type App } from '../../src/server.js';
 
@@ -38,13 +39,15 @@ export interface TestServer {
 }
 
 /**
- * Starts the real server on an ephemeral port over a fresh SQLite file in a temporary folder.
+ * Starts the real server on an ephemeral port over a fresh database of the run's engine (TEST_ENGINE): a SQLite
+ * file in a temporary folder, or a PostgreSQL schema of its own.
  * `env` overrides the environment the configuration is read from (SITE_TIMEZONE, …).
  */
 export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'calendar-test-'));
+  const database = await freshDatabase(dir);
   const config = loadConfig({
-    DATABASE_URL: `file:${join(dir, 'calendar.db')}`,
+    DATABASE_URL: database.url,
     PORT: '0',
     HOST: '127.0.0.1',
     CALENDAR_ADMIN_PASSWORD: TEST_ADMIN_PASSWORD,
@@ -80,6 +83,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     },
     async close() {
       await shutdown(server, app);
+      await database.drop();
       rmSync(dir, { recursive: true, force: true });
     },
   };

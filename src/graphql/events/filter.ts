@@ -154,7 +154,7 @@ export async function eventsWhere(ctx: Context, filter: EventsFilter): Promise<P
   errors.throwIfAny();
   if (filter.search != null) {
     const others = [...conditions];
-    const match = await literalTextSearch(filter.search.trim(), ['title', 'description', 'excerpt'], (narrow, select) =>
+    const match = await literalTextSearch(ctx.config.engine, filter.search.trim(), ['title', 'description', 'excerpt'], (narrow, select) =>
       ctx.db.event.findMany({ where: { AND: [...others, narrow as Prisma.EventWhereInput] }, select }),
     );
     conditions.push(match as Prisma.EventWhereInput);

@@ -1,10 +1,10 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
-import { assertReadable, offerPassword, refuse } from '../access.js';
+import { assertReadable, offerPassword } from '../access.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { NotFoundError } from '../errors.js';
 import { offsetConnection } from '../shared/connections.js';
-import { authorizeCreate, authorizeDelete, authorizeUpdate } from '../shared/post-permissions.js';
+import { authorizeCreate, authorizeDelete, authorizeUpdate, authorizeMissing } from '../shared/post-permissions.js';
 import { trashOrDelete } from '../shared/post-writes.js';
 import { modifiedNow } from '../shared/posts.js';
 import { EventsFilterInput, eventsWhere } from './filter.js';
@@ -12,11 +12,11 @@ import { checkEventInput, EventInput } from './input.js';
 import { EventType } from './type.js';
 import { insertEvent, updateEvent } from './write.js';
 
-/** The event a write addresses. Anonymous callers are refused before they learn whether it exists. */
+/** The event a write addresses. Callers who may not write records are refused before they learn whether it exists. */
 async function existingEvent(ctx: Context, id: number) {
   const event = await ctx.db.event.findUnique({ where: { id } });
   if (!event) {
-    if (!ctx.viewer.user) refuse(ctx);
+    authorizeMissing(ctx);
     throw new NotFoundError('Event', id);
   }
   return event;

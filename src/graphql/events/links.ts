@@ -1,5 +1,8 @@
+import type { PostStatus } from '../../db/generated/prisma/enums.js';
+import { canReadPost } from '../../auth/permissions.js';
 import { isLocked } from '../access.js';
 import { builder } from '../builder.js';
+import type { Context } from '../context.js';
 import { OrganizerType } from '../organizers/index.js';
 import { VenueType } from '../venues/index.js';
 import { EventType } from './type.js';
@@ -22,6 +25,11 @@ builder.prismaObjectFields(EventType, (t) => ({
   }),
 }));
 
+/** The linked events a viewer may see, as a list shows them: not trashed, and published or readable by the viewer. */
+function visibleEvents<E extends { status: PostStatus; authorId: number | null }>(ctx: Context, links: { event: E }[]): E[] {
+  return links.map((link) => link.event).filter((event) => event.status !== 'trash' && canReadPost(ctx.viewer.user, event));
+}
+
 builder.prismaObjectField(VenueType, 'events', (t) =>
   t.field({
     type: [EventType],
@@ -29,7 +37,7 @@ builder.prismaObjectField(VenueType, 'events', (t) =>
     select: (_args, _ctx, nested) => ({
       events: { select: { event: nested(true) }, orderBy: [{ event: { startsAt: 'asc' } }, { eventId: 'asc' }] },
     }),
-    resolve: (venue) => venue.events.map((link) => link.event),
+    resolve: (venue, _args, ctx) => visibleEvents(ctx, venue.events),
   }),
 );
 
@@ -40,6 +48,6 @@ builder.prismaObjectField(OrganizerType, 'events', (t) =>
     select: (_args, _ctx, nested) => ({
       events: { select: { event: nested(true) }, orderBy: [{ event: { startsAt: 'asc' } }, { eventId: 'asc' }] },
     }),
-    resolve: (organizer) => organizer.events.map((link) => link.event),
+    resolve: (organizer, _args, ctx) => visibleEvents(ctx, organizer.events),
   }),
 );

@@ -1,3 +1,4 @@
+import { listVisibility } from '../access.js';
 import { authorizeCreate } from '../shared/post-permissions.js';
 import type { Prisma } from '../../db/generated/prisma/client.js';
 import { builder } from '../builder.js';
@@ -32,7 +33,9 @@ builder.queryFields((t) => ({
       await checkOrganizerInput(ctx, args.input, true);
       // Asking what a create would duplicate is part of creating: the same right is needed.
       authorizeCreate(ctx, args.input);
-      return ctx.db.organizer.findFirst({ ...query, where: duplicateOrganizerWhere(args.input), orderBy: { id: 'asc' } });
+      // Only records the viewer may read count: others' unpublished ones must not be answered to those who may not see them.
+      const { condition } = listVisibility(ctx, undefined, 'input');
+      return ctx.db.organizer.findFirst({ ...query, where: { AND: [duplicateOrganizerWhere(args.input), condition] }, orderBy: { id: 'asc' } });
     },
   }),
 }));

@@ -1,18 +1,18 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { DbTransaction } from '../../db/client.js';
 import type { Prisma } from '../../db/generated/prisma/client.js';
-import { assertReadable, isLocked, offerPassword, refuse } from '../access.js';
+import { assertReadable, isLocked, offerPassword } from '../access.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { FieldErrors, NotFoundError } from '../errors.js';
 import { imageIdForWrite, MediaType, readImageInput } from '../media/index.js';
 import { offsetConnection } from '../shared/connections.js';
 import { checkLinkedPostFilter, linkedPostConditions, withFieldNames } from '../shared/linked-posts.js';
-import { authorizeCreate, authorizeDelete, authorizeUpdate } from '../shared/post-permissions.js';
+import { authorizeCreate, authorizeDelete, authorizeUpdate, authorizeMissing } from '../shared/post-permissions.js';
 import { trashOrDelete, updateWithSlug } from '../shared/post-writes.js';
 import { modifiedNow, newPostDates, PostStatusEnum, publicationFromInput } from '../shared/posts.js';
 import { literalTextSearch } from '../shared/search.js';
-import { slugClashFilter, slugFromText, withFreeSlug } from '../shared/slugs.js';
+import { slugClashFilter, slugFromText, withFreeSlugIn } from '../shared/slugs.js';
 import { checkEmail, checkNonEmpty, checkUrl, definedOnly, withoutNulls } from '../shared/validate.js';
 import { UserType } from '../users/index.js';
 
@@ -101,7 +101,9 @@ export async function insertOrganizer(
 ) {
   const stamp = authorizeCreate(ctx, input);
   const imageId = await imageIdForWrite(db, checked.image);
-  return withFreeSlug(
+  // Inside an event's transaction (db is not ctx.db) a slug clash is retried by the event's write.
+  return withFreeSlugIn(
+    db !== ctx.db,
     slugFromText(input.slug ?? input.name!),
     (base) => takenOrganizerSlugs(db, base),
     (slug) =>
@@ -121,7 +123,7 @@ export async function insertOrganizer(
 async function existingOrganizer(ctx: Context, id: number) {
   const organizer = await ctx.db.organizer.findUnique({ where: { id } });
   if (!organizer) {
-    if (!ctx.viewer.user) refuse(ctx);
+    authorizeMissing(ctx);
     throw new NotFoundError('Organizer', id);
   }
   return organizer;
@@ -169,7 +171,7 @@ builder.queryFields((t) => ({
         const fields = ['name', 'description', 'excerpt', 'phone', 'email', 'website'];
         const others = [...conditions];
         conditions.push(
-          (await literalTextSearch(args.search, fields, (match, select) =>
+          (await literalTextSearch(ctx.config.engine, args.search, fields, (match, select) =>
             ctx.db.organizer.findMany({ where: { AND: [...others, match as Prisma.OrganizerWhereInput] }, select }),
           )) as Prisma.OrganizerWhereInput,
         );

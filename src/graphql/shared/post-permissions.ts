@@ -43,3 +43,11 @@ export function authorizeUpdate(ctx: Context, current: PostLike, input: WriteReq
 export function authorizeDelete(ctx: Context, current: PostLike): void {
   if (!canDeletePost(ctx.viewer.user, current)) refuse(ctx);
 }
+
+/**
+ * A write to a record that does not exist: WordPress checks the fallback capability (edit_posts, delete_posts) before
+ * answering that it is missing, so only users who write records learn it (401 anonymous, 403 the others).
+ */
+export function authorizeMissing(ctx: Context): void {
+  if (!canCreatePosts(ctx.viewer.user)) refuse(ctx);
+}

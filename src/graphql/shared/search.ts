@@ -1,3 +1,13 @@
+import type { Engine } from '../../config.js';
+
+/**
+ * Prisma's case-insensitive flag where the engine needs it: PostgreSQL compares case-sensitively, SQLite's LIKE
+ * already folds ASCII letters. Contract on both engines: ASCII letters match whatever their case.
+ */
+export function caseInsensitive(engine: Engine): object {
+  return engine === 'postgres' ? { mode: 'insensitive' } : {};
+}
+
 /**
  * Case-insensitive search for a literal piece of text over some text columns.
  *
@@ -7,13 +17,15 @@
  * and the answer is a condition on the IDs found.
  */
 export async function literalTextSearch(
+  engine: Engine,
   text: string,
   fields: readonly string[],
   candidates: (where: object, select: Record<string, true>) => Promise<Array<Record<string, unknown>>>,
 ): Promise<object> {
-  if (!/[%_\\]/.test(text)) return { OR: fields.map((field) => ({ [field]: { contains: text } })) };
+  const fold = caseInsensitive(engine);
+  if (!/[%_\\]/.test(text)) return { OR: fields.map((field) => ({ [field]: { contains: text, ...fold } })) };
   const piece = text.split(/[%_\\]/).reduce((longest, part) => (part.length > longest.length ? part : longest), '');
-  const narrow = piece === '' ? {} : { OR: fields.map((field) => ({ [field]: { contains: piece } })) };
+  const narrow = piece === '' ? {} : { OR: fields.map((field) => ({ [field]: { contains: piece, ...fold } })) };
   const select: Record<string, true> = { id: true };
   for (const field of fields) select[field] = true;
   const needle = foldAsciiCase(text);

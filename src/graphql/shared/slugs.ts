@@ -28,11 +28,12 @@ export function slugClashFilter(base: string) {
   return { OR: [{ slug: base }, { slug: { startsWith: `${base}-` } }] };
 }
 
+/** A unique-index refusal on a slug: SQLite names the columns, PostgreSQL the index (`Event_slug_key`). */
 function isSlugConflict(error: unknown): boolean {
-  const e = error as { code?: string; meta?: { target?: unknown; driverAdapterError?: { cause?: { constraint?: { fields?: string[] } } } } };
+  const e = error as { code?: string; meta?: { target?: unknown; driverAdapterError?: { cause?: { constraint?: { fields?: string[]; index?: string } } } } };
   if (e?.code !== 'P2002') return false;
-  const fields = e.meta?.driverAdapterError?.cause?.constraint?.fields ?? e.meta?.target;
-  return JSON.stringify(fields ?? '').includes('slug');
+  const constraint = e.meta?.driverAdapterError?.cause?.constraint;
+  return JSON.stringify([constraint?.fields, constraint?.index, e.meta?.target]).includes('slug');
 }
 
 /**
@@ -52,4 +53,18 @@ export async function withFreeSlug<T>(
       if (!isSlugConflict(error) || attempt >= 20) throw error;
     }
   }
+}
+
+/**
+ * Like withFreeSlug, for a write inside a transaction: there a refused insert ends the whole transaction
+ * (PostgreSQL), so no retry is made here; the conflict reaches whoever runs the transaction, which retries it whole.
+ */
+export async function withFreeSlugIn<T>(
+  inTransaction: boolean,
+  base: string,
+  takenSlugs: (base: string) => Promise<string[]>,
+  write: (slug: string) => Promise<T>,
+): Promise<T> {
+  if (!inTransaction) return withFreeSlug(base, takenSlugs, write);
+  return write(firstFreeSlug(base, await takenSlugs(base)));
 }

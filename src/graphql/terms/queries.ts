@@ -58,7 +58,7 @@ export async function termListWhere(ctx: Context, taxonomy: Taxonomy, filter: Te
   if (filter.search) {
     const others = [...conditions];
     conditions.push(
-      (await literalTextSearch(filter.search, ['name', 'slug'], (match, select) =>
+      (await literalTextSearch(ctx.config.engine, filter.search, ['name', 'slug'], (match, select) =>
         ctx.db.term.findMany({ where: { AND: [...others, match as Prisma.TermWhereInput] }, select }),
       )) as Prisma.TermWhereInput,
     );

@@ -2,7 +2,8 @@ import type { DbTransaction } from '../../db/client.js';
 import type { Taxonomy } from '../../db/generated/prisma/enums.js';
 import type { Context } from '../context.js';
 import type { FieldErrors } from '../errors.js';
-import { slugClashFilter, slugFromText, withFreeSlug } from '../shared/slugs.js';
+import { caseInsensitive } from '../shared/search.js';
+import { firstFreeSlug, slugClashFilter, slugFromText } from '../shared/slugs.js';
 
 const isId = (ref: string) => /^\d+$/.test(ref.trim());
 
@@ -44,7 +45,8 @@ export async function readTermAssignment(ctx: Context, errors: FieldErrors, fiel
   const slugs = names.map(slugFromText);
   // SQL `=` is case-sensitive; LIKE (startsWith + endsWith) folds ASCII case and narrows to a few rows, and the exact
   // case-insensitive comparison below decides.
-  const sameName = names.map((name) => ({ name: { startsWith: name, endsWith: name } }));
+  const fold = caseInsensitive(ctx.config.engine);
+  const sameName = names.map((name) => ({ name: { startsWith: name, endsWith: name, ...fold } }));
   const candidates = names.length
     ? await ctx.db.term.findMany({
         where: { taxonomy, OR: [{ slug: { in: [...names, ...slugs] } }, ...sameName] },
@@ -64,14 +66,23 @@ export async function readTermAssignment(ctx: Context, errors: FieldErrors, fiel
 }
 
 /** Creates the missing terms of an assignment and answers every term ID to link. */
+/**
+ * Creates the missing terms of an assignment, inside the event's transaction, and answers every term ID to link.
+ * A term of the same name found among the slug's clashes is reused. One created by another writer after that read
+ * makes the insert of the same slug fail; the event's transaction is then retried whole and finds it.
+ */
 export async function termIdsForWrite(db: DbTransaction, taxonomy: Taxonomy, assignment: TermAssignment): Promise<number[]> {
   const ids = [...assignment.ids];
   for (const name of assignment.namesToCreate) {
-    const term = await withFreeSlug(
-      slugFromText(name),
-      async (base) => (await db.term.findMany({ where: { taxonomy, ...slugClashFilter(base) }, select: { slug: true } })).map((t) => t.slug),
-      (slug) => db.term.create({ data: { taxonomy, name, slug }, select: { id: true } }),
-    );
+    const base = slugFromText(name);
+    const clashes = await db.term.findMany({ where: { taxonomy, ...slugClashFilter(base) }, select: { id: true, name: true, slug: true } });
+    const sameName = clashes.find((term) => term.name.toLowerCase() === name.toLowerCase());
+    const term =
+      sameName ??
+      (await db.term.create({
+        data: { taxonomy, name, slug: firstFreeSlug(base, clashes.map((clash) => clash.slug)) },
+        select: { id: true },
+      }));
     ids.push(term.id);
   }
   return ids;

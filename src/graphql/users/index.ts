@@ -1,5 +1,5 @@
 import { CredentialKind, Role } from '../../db/generated/prisma/enums.js';
-import { createUser, issueCredential, revokeCredential, type IssuedCredential } from '../../auth/credentials.js';
+import { createUser, issueCredential, LOGIN_PATTERN, LOGIN_RULE, revokeCredential, type IssuedCredential } from '../../auth/credentials.js';
 import { roleCan } from '../../auth/capabilities.js';
 import { refuse, requireCapability } from '../access.js';
 import { builder } from '../builder.js';
@@ -95,7 +95,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: UserInput, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
       const errors = new FieldErrors();
-      if (!/^[A-Za-z0-9._@-]{1,60}$/.test(input.login)) errors.add('login', 'use 1-60 letters, digits, . _ @ or -');
+      if (!LOGIN_PATTERN.test(input.login)) errors.add('login', LOGIN_RULE);
       checkEmail(errors, 'email', input.email);
       if (await ctx.db.user.findUnique({ where: { login: input.login }, select: { id: true } })) errors.add('login', 'is taken');
       errors.throwIfAny();

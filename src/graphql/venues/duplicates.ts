@@ -1,3 +1,4 @@
+import { listVisibility } from '../access.js';
 import { authorizeCreate } from '../shared/post-permissions.js';
 import type { Prisma } from '../../db/generated/prisma/client.js';
 import { builder } from '../builder.js';
@@ -51,7 +52,8 @@ builder.queryFields((t) => ({
       // Asking what a create would duplicate is part of creating: the same right is needed.
       authorizeCreate(ctx, args.input);
       const candidates = await ctx.db.venue.findMany({
-        where: duplicateVenueWhere(args.input),
+        // Only records the viewer may read count: others' unpublished ones must not be answered to those who may not see them.
+        where: { AND: [duplicateVenueWhere(args.input), listVisibility(ctx, undefined, 'input').condition] },
         select: { id: true, address: true },
         orderBy: { id: 'asc' },
       });

@@ -1,7 +1,7 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { DbTransaction } from '../../db/client.js';
 import type { Prisma } from '../../db/generated/prisma/client.js';
-import { assertReadable, isLocked, offerPassword, refuse } from '../access.js';
+import { assertReadable, isLocked, offerPassword } from '../access.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { FieldErrors, NotFoundError } from '../errors.js';
@@ -10,9 +10,9 @@ import { offsetConnection } from '../shared/connections.js';
 import { checkLinkedPostFilter, linkedPostConditions, withFieldNames } from '../shared/linked-posts.js';
 import { modifiedNow, newPostDates, PostStatusEnum, publicationFromInput } from '../shared/posts.js';
 import { literalTextSearch } from '../shared/search.js';
-import { authorizeCreate, authorizeDelete, authorizeUpdate } from '../shared/post-permissions.js';
+import { authorizeCreate, authorizeDelete, authorizeUpdate, authorizeMissing } from '../shared/post-permissions.js';
 import { trashOrDelete, updateWithSlug } from '../shared/post-writes.js';
-import { slugClashFilter, slugFromText, withFreeSlug } from '../shared/slugs.js';
+import { slugClashFilter, slugFromText, withFreeSlugIn } from '../shared/slugs.js';
 import { checkLatitude, checkLongitude, checkNonEmpty, checkUrl, definedOnly, withoutNulls } from '../shared/validate.js';
 import { UserType } from '../users/index.js';
 
@@ -129,7 +129,9 @@ async function takenVenueSlugs(db: DbTransaction, base: string, exceptId?: numbe
 export async function insertVenue(ctx: Context, db: DbTransaction, input: VenueFields, checked: Awaited<ReturnType<typeof checkVenueInput>>) {
   const stamp = authorizeCreate(ctx, input);
   const imageId = await imageIdForWrite(db, checked.image);
-  return withFreeSlug(
+  // Inside an event's transaction (db is not ctx.db) a slug clash is retried by the event's write.
+  return withFreeSlugIn(
+    db !== ctx.db,
     slugFromText(input.slug ?? input.name!),
     (base) => takenVenueSlugs(db, base),
     (slug) =>
@@ -149,7 +151,7 @@ export async function insertVenue(ctx: Context, db: DbTransaction, input: VenueF
 async function existingVenue(ctx: Context, id: number) {
   const venue = await ctx.db.venue.findUnique({ where: { id } });
   if (!venue) {
-    if (!ctx.viewer.user) refuse(ctx);
+    authorizeMissing(ctx);
     throw new NotFoundError('Venue', id);
   }
   return venue;
@@ -197,7 +199,7 @@ builder.queryFields((t) => ({
         const fields = ['name', 'description', 'excerpt', 'address', 'city', 'province', 'state', 'stateProvince', 'zip', 'phone'];
         const others = [...conditions];
         conditions.push(
-          (await literalTextSearch(args.search, fields, (match, select) =>
+          (await literalTextSearch(ctx.config.engine, args.search, fields, (match, select) =>
             ctx.db.venue.findMany({ where: { AND: [...others, match as Prisma.VenueWhereInput] }, select }),
           )) as Prisma.VenueWhereInput,
         );

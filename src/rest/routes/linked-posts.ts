@@ -206,7 +206,7 @@ export function linkedPostRoutes<R extends LinkedRecord>(kind: LinkedPostKind<R>
           async handle(call) {
             const input = kind.fields.input(call.params, call.sent);
             // Duplicate avoidance, as TEC does by default: an existing match is answered instead, still with 201.
-            // The match is answered as readers see it, so a password-protected one stays blanked.
+            // The match is answered as this viewer sees it: a password-protected one stays blanked unless they may edit it.
             const existing = await operations.matching(call, input, writeErrors);
             if (existing) return { status: 201, body: forReaders(call.urls, existing) };
             const created = await operations.create(call, input, writeErrors);

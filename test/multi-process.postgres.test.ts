@@ -1,0 +1,139 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshDatabase, type TestDatabase } from './support/database.js';
+
+// Two server processes on one PostgreSQL database, as behind a load balancer: whatever one writes the other reads at
+// once, and concurrent writes through both keep slugs unique and counts right.
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const PASSWORD = 'multi-process-admin-pw';
+const AUTH = `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}`;
+const API = '/wp-json/calendar/events/v1';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+interface Instance {
+  base: string;
+  child: ChildProcess;
+  output: string[];
+}
+
+async function startInstance(databaseUrl: string): Promise<Instance> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', CALENDAR_ADMIN_PASSWORD: PASSWORD },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  child.stdout!.on('data', (chunk) => output.push(String(chunk)));
+  child.stderr!.on('data', (chunk) => output.push(String(chunk)));
+  const base = `http://127.0.0.1:${port}`;
+  for (let attempt = 0; attempt < 150; attempt++) {
+    if (child.exitCode !== null) throw new Error(`server exited early:\n${output.join('')}`);
+    const ready = await fetch(`${base}/healthz`).then((r) => r.ok, () => false);
+    if (ready) return { base, child, output };
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`server did not become ready:\n${output.join('')}`);
+}
+
+async function stop(instance: Instance): Promise<number | null> {
+  if (instance.child.exitCode !== null) return instance.child.exitCode;
+  const exited = new Promise<number | null>((resolve) => instance.child.once('exit', (code) => resolve(code)));
+  instance.child.kill('SIGTERM');
+  return exited;
+}
+
+async function rest(instance: Instance, method: string, route: string, body?: unknown) {
+  const response = await fetch(`${instance.base}${API}${route}`, {
+    method,
+    headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...(method === 'GET' ? {} : { authorization: AUTH }) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as any };
+}
+
+let database: TestDatabase;
+let a: Instance;
+let b: Instance;
+
+beforeAll(async () => {
+  database = await freshDatabase('');
+  // Both start at once: the migration runs under an advisory lock, once.
+  [a, b] = await Promise.all([startInstance(database.url), startInstance(database.url)]);
+}, 120_000);
+
+afterAll(async () => {
+  const codes = await Promise.all([a, b].filter(Boolean).map(stop));
+  await database?.drop();
+  expect(codes.every((code) => code === 0)).toBe(true);
+});
+
+const tomorrow = (hour: number) => `${new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)} ${String(hour).padStart(2, '0')}:00:00`;
+
+describe('two server processes on one PostgreSQL database', () => {
+  it('reads through one process what the other just wrote, and sees updates and deletes at once', async () => {
+    const created = await rest(a, 'POST', '/events', { title: 'Cross-process concert', start_date: tomorrow(19), end_date: tomorrow(21) });
+    expect(created.status).toBe(201);
+    const read = await rest(b, 'GET', `/events/${created.body.id}`);
+    expect(read.status).toBe(200);
+    expect(read.body.title).toBe('Cross-process concert');
+
+    const updated = await rest(b, 'POST', `/events/${created.body.id}`, { title: 'Cross-process concert (moved)' });
+    expect(updated.status).toBe(200);
+    expect((await rest(a, 'GET', `/events/${created.body.id}`)).body.title).toBe('Cross-process concert (moved)');
+
+    expect((await rest(a, 'DELETE', `/events/${created.body.id}`)).status).toBe(200);
+    expect((await rest(b, 'GET', `/events/${created.body.id}`)).status).toBe(403);
+  });
+
+  it('gives concurrent creates with the same title distinct slugs, with no duplicate-key errors', async () => {
+    const writes = Array.from({ length: 12 }, (_, n) =>
+      rest(n % 2 ? a : b, 'POST', '/events', { title: 'Same title everywhere', start_date: tomorrow(10), end_date: tomorrow(11) }),
+    );
+    const results = await Promise.all(writes);
+    expect(results.map((r) => r.status)).toEqual(Array(12).fill(201));
+    const slugs = results.map((r) => r.body.slug as string);
+    expect(new Set(slugs).size).toBe(12);
+    expect(slugs).toContain('same-title-everywhere');
+    for (const slug of slugs) expect(slug).toMatch(/^same-title-everywhere(-\d+)?$/);
+  });
+
+  it('keeps totals and term counts right under concurrent writes through both processes', async () => {
+    const category = await rest(a, 'POST', '/categories', { name: 'Concurrent Jazz' });
+    expect(category.status).toBe(201);
+    const writes = Array.from({ length: 10 }, (_, n) =>
+      rest(n % 2 ? a : b, 'POST', '/events', {
+        title: `Concurrent jam ${n}`,
+        start_date: tomorrow(12),
+        end_date: tomorrow(13),
+        categories: [category.body.id, 'Concurrent Tag Made Twice'],
+      }),
+    );
+    expect((await Promise.all(writes)).map((r) => r.status)).toEqual(Array(10).fill(201));
+
+    for (const instance of [a, b]) {
+      const term = await rest(instance, 'GET', `/categories/${category.body.id}`);
+      expect(term.body.count).toBe(10);
+      const list = await rest(instance, 'GET', `/events?categories=${category.body.id}&per_page=50`);
+      expect(list.body.total).toBe(10);
+      expect(list.headers.get('x-tec-total')).toBe('10');
+      // The category named in every concurrent write exists once.
+      const named = await rest(instance, 'GET', '/categories?search=Concurrent%20Tag%20Made%20Twice&hide_empty=false');
+      expect(named.body.total).toBe(1);
+      expect(named.body.categories[0].count).toBe(10);
+    }
+  });
+});

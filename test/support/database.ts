@@ -1,0 +1,34 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import pg from 'pg';
+
+/** Which engine this test run uses: TEST_ENGINE, set per vitest project (see vitest.config.ts). */
+export const TEST_ENGINE = (process.env.TEST_ENGINE ?? 'sqlite') as 'sqlite' | 'postgres';
+
+/** The PostgreSQL server tests create their schemas on (local: trust auth, database `test`). */
+export const TEST_POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
+
+export interface TestDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh database for one test server: a SQLite file in `dir`, or a new PostgreSQL schema dropped afterwards. */
+export async function freshDatabase(dir: string): Promise<TestDatabase> {
+  if (TEST_ENGINE === 'sqlite') return { url: `file:${join(dir, 'calendar.db')}`, drop: async () => {} };
+  const schema = `test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const url = new URL(TEST_POSTGRES_URL);
+  url.searchParams.set('schema', schema);
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+      await client.connect();
+      try {
+        await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
