@@ -1,6 +1,8 @@
+import cluster from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import { ACCOUNT_GROUPS, ACCOUNT_USAGE, CliError, runAccountCommand } from './cli/users.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { isClusterWorker, runPrimary } from './cluster.js';
 import { migrate } from './db/migrate.js';
 import { createApp, listen, shutdown } from './server.js';
 
@@ -24,13 +26,20 @@ function publicBase(config: Config, port: number): string {
 }
 
 async function serve(config: Config): Promise<void> {
+  if (config.workers > 1 && !isClusterWorker()) {
+    await runPrimary(config);
+    console.log(`Calendar events service: ${config.workers} worker processes on ${config.engine} (${shownUrl(config.databaseUrl)})`);
+    return;
+  }
   const app = await createApp(config);
   const server = await listen(app);
   const port = (server.address() as AddressInfo).port;
   const base = publicBase(config, port);
-  console.log(`Calendar events service on ${config.engine} (${shownUrl(config.databaseUrl)})`);
-  console.log(`  GraphQL (GraphiQL in a browser): ${base}/graphql`);
-  console.log(`  REST: ${base}/${config.restRoot}/calendar/events/v1/`);
+  if (!isClusterWorker() || cluster.worker?.id === 1) {
+    console.log(`Calendar events service on ${config.engine} (${shownUrl(config.databaseUrl)})`);
+    console.log(`  GraphQL (GraphiQL in a browser): ${base}/graphql`);
+    console.log(`  REST: ${base}/${config.restRoot}/calendar/events/v1/`);
+  }
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { isValidTimeZone } from './time/dates.js';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -7,6 +8,8 @@ export interface Config {
   host: string;
   databaseUrl: string;
   engine: Engine;
+  /** WORKERS: server processes sharing the port (`auto`: one per core); 1 serves in this process. */
+  workers: number;
   /** DATABASE_POOL_SIZE: connections each process keeps to PostgreSQL (default 10). */
   databasePoolSize: number;
   siteUrl: string;
@@ -25,6 +28,13 @@ function readPort(env: Env): number {
   const port = Number(raw);
   if (!/^\d+$/.test(raw) || port > 65535) throw new ConfigError(`PORT must be a port number (0-65535), got "${raw}"`);
   return port;
+}
+
+function readWorkers(env: Env): number {
+  const raw = env.WORKERS ?? '1';
+  if (raw === 'auto') return availableParallelism();
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 256) throw new ConfigError(`WORKERS must be "auto" or a whole number from 1 to 256, got "${raw}"`);
+  return Number(raw);
 }
 
 function readPoolSize(env: Env): number {
@@ -70,6 +80,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     engine: engineOf(databaseUrl),
     databasePoolSize: readPoolSize(env),
+    workers: readWorkers(env),
     siteUrl: readSiteUrl(env, port),
     siteTimezone,
     restRoot: readRestRoot(env),

@@ -365,9 +365,9 @@ describe('GraphQL spot checks', () => {
     expect(outputs.sort()).toEqual(['Event.hasPassword', 'IssuedCredential.secret', 'Organizer.hasPassword', 'Venue.hasPassword']);
   });
 
-  it('statuses given in STATUSES all exist in the schema', async () => {
+  it('the matrix covers every post status (trash separately)', async () => {
     const result = await run('anonymous', '{ __type(name: "PostStatus") { enumValues { name } } }');
     const names = result.body.data.__type.enumValues.map((value: { name: string }) => value.name);
-    expect(names).toEqual(expect.arrayContaining([...STATUSES, 'trash']));
+    expect([...names].sort()).toEqual([...STATUSES, 'trash'].sort());
   });
 });

@@ -175,6 +175,18 @@ describe('spot checks named by the issue (REST)', () => {
     }
   });
 
+  it("writes by slug to others' drafts: 401 anonymous, 403 author (rest_forbidden), 200 editor", async () => {
+    const [id] = await createRecords(server, people, [{ kind: 'event', status: 'draft', owner: 'other', token: 'rmxslug' }]);
+    const { event } = await adminData(server, `{ event(id: ${id}) { slug } }`);
+    const route = `/events/by-slug/${event.slug}`;
+    expect(errorOutcome(await send('anonymous', 'PUT', route, { json: { excerpt: 'x' } }))).toBe('401 rest_forbidden');
+    expect(errorOutcome(await send('author', 'PUT', route, { json: { excerpt: 'x' } }))).toBe('403 rest_forbidden');
+    expect(errorOutcome(await send('author', 'DELETE', route))).toBe('403 rest_forbidden');
+    const editor = await send('editor', 'PUT', route, { json: { excerpt: 'by editor' } });
+    expect(editor.status, editor.text).toBe(200);
+    expect(editor.body).toMatchObject({ id, status: 'draft', excerpt: expect.stringContaining('by editor') });
+  });
+
   it('anonymous list with status=draft → 400 rest_invalid_param naming status; status=publish → 200', async () => {
     for (const status of ['draft', 'publish,draft', 'any']) {
       const response = await send('anonymous', 'GET', '/events', { query: { status } });

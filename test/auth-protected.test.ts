@@ -213,6 +213,26 @@ describe('REST protected venue', () => {
   });
 });
 
+describe('protected venues in GraphQL and embedded in events', () => {
+  it('GraphQL venue(id): content withheld while locked, shown with the password or to an editor', async () => {
+    const query = `query ($password: String) { venue(id: ${protectedVenue}, password: $password) { name isLocked city address phone } }`;
+    expect((await gql('anonymous', query)).body.data.venue).toEqual({ name: `${TOKEN} protected venue`, isLocked: true, city: '', address: '', phone: '' });
+    expect((await gql('anonymous', query, { password: VENUE_PASSWORD })).body.data.venue).toMatchObject({ isLocked: false, city: 'Hamburg' });
+    expect((await gql('editor', query)).body.data.venue).toMatchObject({ isLocked: false, city: 'Hamburg' });
+  });
+
+  it('an event embedding a protected venue does not show its content', async () => {
+    const { e } = await adminData(
+      server,
+      `mutation { e: createEvent(input: { title: "${TOKEN} at protected venue", startDate: "${dayAt(8)}", endDate: "${dayAt(8, '12:00:00')}", venues: [{ id: ${protectedVenue} }] }) { id } }`,
+    );
+    const response = await rest('anonymous', `/events/${e.id}`);
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.venue).toMatchObject({ id: protectedVenue, venue: `${TOKEN} protected venue` });
+    for (const content of ['Hamburg', 'Secret street', '555-0123']) expect(response.text).not.toContain(content);
+  });
+});
+
 describe('GraphQL', () => {
   const FIELDS = `id title slug status hasPassword isLocked description excerpt cost website featured
     costDetails { currencySymbol values } image { url } categories { name } tags { name } venues { city } organizers { name }`;

@@ -232,6 +232,17 @@ describe('search', () => {
   it('refuses an empty search, naming search', async () => {
     expect(Object.keys(await refusedFields({ search: '  ' }))).toEqual(['search']);
   });
+
+  // The contract on both engines: ASCII letters match whatever their case, and any text matches itself exactly.
+  // Folding other letters is the engine's nature (PostgreSQL's ILIKE folds `Ê`, SQLite's LIKE does not), so a
+  // search for `FÊTE` is deliberately not asserted either way.
+  it('folds ASCII case on every engine and matches accented text as written', async () => {
+    const token = unique('Musique');
+    const events = { fete: await createEvent(server, { title: `Fête de la ${token}` }) };
+    expect(await listedNames({ search: token.toUpperCase() }, events)).toEqual(['fete']);
+    expect(await listedNames({ search: `Fête de la ${token}` }, events)).toEqual(['fete']);
+    expect(await listedNames({ search: `fête DE LA ${token.toLowerCase()}` }, events)).toEqual(['fete']);
+  });
 });
 
 describe('filters by linked records', () => {

@@ -78,8 +78,40 @@ describe('createOrganizer', () => {
       image: null,
     });
     expect(Math.abs(Date.parse(organizer.publishedAt) - Date.now())).toBeLessThan(60_000);
-    expect((await server.gqlOk(BY_ID, { id: organizer.id })).organizer).toEqual(organizer);
-    expect((await server.gqlOk(BY_SLUG, { slug: organizer.slug })).organizerBySlug).toEqual(organizer);
+    // It is password-protected: the administrator, who may edit it, reads it whole; anyone else needs the password.
+    expect((await server.gqlOk(BY_ID, { id: organizer.id }, ADMIN_AUTHORIZATION)).organizer).toEqual(organizer);
+    const bySlug = await server.gqlOk(
+      `query ($slug: String!, $password: String) { organizerBySlug(slug: $slug, password: $password) { ${ORGANIZER_FIELDS} } }`,
+      { slug: organizer.slug, password: 'secret' },
+    );
+    expect(bySlug.organizerBySlug).toEqual(organizer);
+  });
+
+  it('withholds the content of a password-protected organizer from readers without the password', async () => {
+    const name = unique('Locked Org');
+    const content = { description: '<p>Hidden</p>', excerpt: 'Psst', phone: '555', website: 'https://secret.example', email: 'secret@example.com' };
+    const image = `https://img.example.com/${unique('locked')}.jpg`;
+    const { id, slug } = await createOrganizer(server, { name, ...content, image, password: 'letmein' });
+    const FIELDS = 'id name slug status hasPassword isLocked description excerpt phone website email image { url }';
+    const READ = `query ($id: Int!, $slug: String!, $password: String) {
+      byId: organizer(id: $id, password: $password) { ${FIELDS} } bySlug: organizerBySlug(slug: $slug, password: $password) { ${FIELDS} }
+    }`;
+    const blank = { description: '', excerpt: '', phone: '', website: '', email: '', image: null };
+    for (const password of [undefined, 'nope']) {
+      const data = await server.gqlOk(READ, { id, slug, password });
+      for (const organizer of [data.byId, data.bySlug]) {
+        expect(organizer, String(password)).toEqual({ id, name, slug, status: 'publish', hasPassword: true, isLocked: true, ...blank });
+      }
+    }
+    const listed = await server.gqlOk(`query ($search: String) { organizers(search: $search) { edges { node { ${FIELDS} } } } }`, { search: name });
+    expect(listed.organizers.edges.map((edge: any) => edge.node)).toEqual([expect.objectContaining({ id, isLocked: true, ...blank })]);
+
+    const unlocked = await server.gqlOk(READ, { id, slug, password: 'letmein' });
+    for (const organizer of [unlocked.byId, unlocked.bySlug]) {
+      expect(organizer).toEqual({ id, name, slug, status: 'publish', hasPassword: true, isLocked: false, ...content, image: { url: image } });
+    }
+    const asAdmin = await server.gqlOk(READ, { id, slug }, ADMIN_AUTHORIZATION);
+    expect(asAdmin.byId).toEqual(unlocked.byId);
   });
 
   it('fills defaults for the fields left out', async () => {

@@ -101,9 +101,47 @@ describe('createVenue', () => {
     expect(venue.publishedLocal).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
     expect(Math.abs(Date.parse(venue.publishedAt) - Date.now())).toBeLessThan(60_000);
 
-    expect((await server.gqlOk(BY_ID, { id: venue.id })).venue).toEqual(venue);
-    const bySlug = await server.gqlOk(`query ($slug: String!) { venueBySlug(slug: $slug) { ${VENUE_FIELDS} } }`, { slug: venue.slug });
+    // It is password-protected: the administrator, who may edit it, reads it whole; anyone else needs the password.
+    expect((await server.gqlOk(BY_ID, { id: venue.id }, ADMIN_AUTHORIZATION)).venue).toEqual(venue);
+    const bySlug = await server.gqlOk(`query ($slug: String!, $password: String) { venueBySlug(slug: $slug, password: $password) { ${VENUE_FIELDS} } }`, {
+      slug: venue.slug,
+      password: 'secret',
+    });
     expect(bySlug.venueBySlug).toEqual(venue);
+  });
+
+  it('withholds the content of a password-protected venue from readers without the password', async () => {
+    const name = unique('Locked Hall');
+    const content = {
+      description: '<p>Hidden</p>', excerpt: 'Psst', address: '1 Secret St', city: 'Hush', country: 'Narnia', province: 'North',
+      zip: '90000', phone: '555', stateProvince: 'NR', website: 'https://secret.example', latitude: 1.5, longitude: 2.5,
+    };
+    const image = `https://img.example.com/${unique('locked')}.jpg`;
+    const { id, slug } = await createVenue(server, { name, state: 'CA', ...content, image, password: 'letmein' });
+    const FIELDS = `id name slug status state showMap hasPassword isLocked description excerpt address city country province zip
+      phone stateProvince website latitude longitude image { url }`;
+    const READ = `query ($id: Int!, $slug: String!, $password: String) {
+      byId: venue(id: $id, password: $password) { ${FIELDS} } bySlug: venueBySlug(slug: $slug, password: $password) { ${FIELDS} }
+    }`;
+    const blank = {
+      description: '', excerpt: '', address: '', city: '', country: '', province: '', zip: '', phone: '', stateProvince: '',
+      website: '', latitude: null, longitude: null, image: null,
+    };
+    for (const password of [undefined, 'nope']) {
+      const data = await server.gqlOk(READ, { id, slug, password });
+      for (const venue of [data.byId, data.bySlug]) {
+        expect(venue, String(password)).toEqual({ id, name, slug, status: 'publish', state: 'CA', showMap: true, hasPassword: true, isLocked: true, ...blank });
+      }
+    }
+    const listed = await server.gqlOk(`query ($search: String) { venues(search: $search) { edges { node { ${FIELDS} } } } }`, { search: name });
+    expect(listed.venues.edges.map((edge: any) => edge.node)).toEqual([expect.objectContaining({ id, isLocked: true, ...blank })]);
+
+    const unlocked = await server.gqlOk(READ, { id, slug, password: 'letmein' });
+    for (const venue of [unlocked.byId, unlocked.bySlug]) {
+      expect(venue).toEqual({ id, name, slug, status: 'publish', state: 'CA', showMap: true, hasPassword: true, isLocked: false, ...content, image: { url: image } });
+    }
+    const asAdmin = await server.gqlOk(READ, { id, slug }, ADMIN_AUTHORIZATION);
+    expect(asAdmin.byId).toEqual(unlocked.byId);
   });
 
   it('fills defaults for the fields left out', async () => {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -85,7 +86,34 @@ async function migrationAdapterFactory(engine: Engine) {
     return bindMigrationAwareSqlAdapterFactory(withMultiStatementScripts(new PrismaBetterSqlite3({ url: ':memory:' })));
   }
   const { PrismaPg } = await import('@prisma/adapter-pg');
-  return bindMigrationAwareSqlAdapterFactory(withCharColumnsAsText(new PrismaPg({ connectionString: postgresAdminUrl(), max: 2 })));
+  // Fields, not a connection string: the adapter makes its shadow pool by overriding `database`, which a
+  // connection string would win over.
+  const url = new URL(postgresAdminUrl());
+  const config = {
+    host: url.hostname,
+    port: Number(url.port || 5432),
+    user: decodeURIComponent(url.username),
+    password: decodeURIComponent(url.password) || undefined,
+    database: url.pathname.slice(1),
+    max: 2,
+  };
+  const factory = new PrismaPg(config);
+  // The adapter's own shadow database is dropped while its pool still holds a connection, which PostgreSQL
+  // refuses; this one ends the pool first.
+  factory.connectToShadowDb = async () => {
+    const admin = await factory.connect();
+    const name = `prisma_migrate_shadow_db_${randomUUID().replace(/-/g, '')}`;
+    await admin.executeScript(`CREATE DATABASE "${name}"`);
+    const shadow = await new PrismaPg({ ...config, database: name }).connect();
+    const dispose = shadow.dispose.bind(shadow);
+    shadow.dispose = async () => {
+      await dispose();
+      await admin.executeScript(`DROP DATABASE "${name}"`);
+      await admin.dispose();
+    };
+    return shadow;
+  };
+  return bindMigrationAwareSqlAdapterFactory(withCharColumnsAsText(factory));
 }
 
 const PG_CHAR_OID = 18;

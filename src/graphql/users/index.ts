@@ -16,7 +16,15 @@ export const UserType = builder.prismaObject('User', {
     id: t.exposeInt('id'),
     login: t.exposeString('login'),
     displayName: t.exposeString('displayName'),
-    role: t.expose('role', { type: RoleEnum }),
+    role: t.field({
+      type: RoleEnum,
+      nullable: true,
+      description: 'Visible to the user and to administrators; null for others.',
+      resolve: (user, _args, ctx) => {
+        const viewer = ctx.viewer.user;
+        return viewer && (viewer.id === user.id || roleCan(viewer.role, 'manage_users')) ? user.role : null;
+      },
+    }),
   }),
 });
 

@@ -2,7 +2,7 @@ import { invalidParams, RestError, type ErrorMapping } from '../errors.js';
 import type { PostStatus } from '../operations/generated/graphql.js';
 import type { ParamDeclaration } from '../params.js';
 import { CREATABLE, DELETABLE, EDITABLE, endpoint, READABLE, type RestCall, type RouteDefinition } from '../route.js';
-import { blankProtectedLinkedPost, type SerializeOptions } from '../serialize/linked-posts.js';
+import type { SerializeOptions } from '../serialize/linked-posts.js';
 import type { RestUrls } from '../urls.js';
 import { idPathParam, listStatuses, pageLinks, pageParam, pageWindow, perPageParam, slugPathParam, totalPages, type FieldMap } from './shared.js';
 
@@ -52,6 +52,8 @@ export interface LinkedPostKind<R extends LinkedRecord> {
   fields: FieldMap;
   operations: LinkedOperations<R>;
   serialize(urls: RestUrls, record: R, options?: SerializeOptions): unknown;
+  /** The record as readers it is locked for see it: every protected key blanked (rest-contract §5). */
+  serializeLocked(urls: RestUrls, record: R, options?: SerializeOptions): unknown;
 }
 
 /** The list parameters, in TEC's order; descriptions are keyed `<plural>.<name>`. */
@@ -85,10 +87,8 @@ const forceParam = { type: 'boolean', default: false, description: 'post.force' 
 export function linkedPostRoutes<R extends LinkedRecord>(kind: LinkedPostKind<R>): RouteDefinition[] {
   const { plural, singular, operations } = kind;
   /** A record as this viewer sees it: a locked password-protected one with its protected fields blanked. */
-  const forReaders = (urls: RestUrls, record: R, options: SerializeOptions = {}) => {
-    const body = kind.serialize(urls, record, options) as Record<string, unknown>;
-    return record.isLocked ? blankProtectedLinkedPost(body) : body;
-  };
+  const forReaders = (urls: RestUrls, record: R, options: SerializeOptions = {}) =>
+    record.isLocked ? kind.serializeLocked(urls, record, options) : kind.serialize(urls, record, options);
   /** A record withheld from a reader: trashed or unpublished, both answered as TEC's `<kind>-not-accessible`. */
   const readErrors: ErrorMapping = { forbidden: () => RestError.of(`${singular}-not-accessible`) };
   /** On a write, a record the viewer may not see is one they may not change: 401 when anonymous, else 403. */

@@ -11,7 +11,7 @@ import {
 } from '../operations/generated/graphql.js';
 import type { ParamDeclaration } from '../params.js';
 import type { RouteDefinition } from '../route.js';
-import { organizerToTec } from '../serialize/linked-posts.js';
+import { lockedOrganizerToTec, organizerToTec } from '../serialize/linked-posts.js';
 import { ORGANIZER_FIELDS } from './linked-input.js';
 import { linkedListParams, linkedPostRoutes, type LinkedOperations } from './linked-posts.js';
 import { FieldMap, POST_STATUSES } from './shared.js';
@@ -66,4 +66,5 @@ export const organizerRoutes: RouteDefinition[] = linkedPostRoutes({
   fields: new FieldMap(ORGANIZER_FIELDS),
   operations: organizerOperations,
   serialize: organizerToTec,
+  serializeLocked: lockedOrganizerToTec,
 });

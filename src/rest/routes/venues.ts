@@ -11,7 +11,7 @@ import {
 } from '../operations/generated/graphql.js';
 import type { ParamDeclaration } from '../params.js';
 import type { RouteDefinition } from '../route.js';
-import { venueToTec } from '../serialize/linked-posts.js';
+import { lockedVenueToTec, venueToTec } from '../serialize/linked-posts.js';
 import { VENUE_FIELDS } from './linked-input.js';
 import { linkedListParams, linkedPostRoutes, type LinkedOperations } from './linked-posts.js';
 import { FieldMap, POST_STATUSES } from './shared.js';
@@ -76,4 +76,5 @@ export const venueRoutes: RouteDefinition[] = linkedPostRoutes({
   fields: new FieldMap(VENUE_FIELDS),
   operations: venueOperations,
   serialize: venueToTec,
+  serializeLocked: lockedVenueToTec,
 });

@@ -2,7 +2,15 @@ import { DateTime } from 'luxon';
 import type { RestEventFragment } from '../operations/generated/graphql.js';
 import type { RestUrls } from '../urls.js';
 import { authorString, dateDetails, globalIds, imageObject, postDates, utcWallClock } from './common.js';
-import { organizerJsonLd, organizerToTec, venueJsonLd, venueToTec, type SerializeOptions } from './linked-posts.js';
+import {
+  lockedOrganizerToTec,
+  lockedVenueToTec,
+  organizerJsonLd,
+  organizerToTec,
+  venueJsonLd,
+  venueToTec,
+  type SerializeOptions,
+} from './linked-posts.js';
 import { embeddedTermToTec } from './terms.js';
 
 const AMOUNT = String.raw`\d+(?:[.,]\d+)?`;
@@ -63,7 +71,8 @@ function eventJsonLd(urls: RestUrls, event: RestEventFragment) {
 
 /** TEC's event object (§2.1), every key present, in the emitted order. */
 export function eventToTec(urls: RestUrls, event: RestEventFragment, options: SerializeOptions = {}) {
-  const venues = event.venues.map((venue) => venueToTec(urls, venue, options));
+  // An embedded protected venue or organizer keeps TEC's blanked shape, as on its own routes.
+  const venues = event.venues.map((venue) => (venue.isLocked ? lockedVenueToTec : venueToTec)(urls, venue, options));
   return {
     id: event.id,
     ...globalIds(urls, event.id),
@@ -104,7 +113,7 @@ export function eventToTec(urls: RestUrls, event: RestEventFragment, options: Se
     categories: event.categories.map((term) => embeddedTermToTec(urls, 'categories', term)),
     tags: event.tags.map((term) => embeddedTermToTec(urls, 'tags', term)),
     venue: venues.length === 1 ? venues[0] : venues,
-    organizer: event.organizers.map((organizer) => organizerToTec(urls, organizer, options)),
+    organizer: event.organizers.map((organizer) => (organizer.isLocked ? lockedOrganizerToTec : organizerToTec)(urls, organizer, options)),
     custom_fields: [],
     ...(options.single ? { json_ld: eventJsonLd(urls, event) } : {}),
     ticketed: event.ticketed,

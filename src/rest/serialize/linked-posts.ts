@@ -94,10 +94,11 @@ export function organizerToTec(urls: RestUrls, organizer: RestOrganizerFragment,
   });
 }
 
-/** What TEC blanks each key to on a password-protected venue or organizer (rest-contract §5). */
-const PROTECTED_BLANKS: Record<string, unknown> = {
+/** What TEC blanks each protected key of a venue to (rest-contract §5); `state` is not among them, as in TEC. */
+const VENUE_BLANKS: Readonly<Record<string, unknown>> = {
   description: '',
   excerpt: '',
+  image: false,
   address: '',
   city: '',
   country: '',
@@ -106,28 +107,69 @@ const PROTECTED_BLANKS: Record<string, unknown> = {
   phone: '',
   website: '',
   stateprovince: '',
-  email: '',
-  image: false,
   geo_lat: 0,
   geo_lng: 0,
   show_map: null,
   show_map_link: null,
 };
 
+/** What TEC blanks each protected key of an organizer to (rest-contract §5). */
+const ORGANIZER_BLANKS: Readonly<Record<string, unknown>> = {
+  description: '',
+  excerpt: '',
+  image: false,
+  phone: '',
+  website: '',
+  email: '',
+};
+
 /**
- * A password-protected venue or organizer as readers without the password see it (rest-contract §5): each protected
- * key present is blanked in place, so the key order stays; the name, slug, url, dates and status remain. Two
- * departures from TEC: the name is not turned into `[]` (its shared field list catches `venue`/`organizer`), and
+ * A password-protected record as readers without the password see it (rest-contract §5). `shape` is the record as
+ * the serializer emits it, `order` every key of its kind in TEC's emitted order: the result has the keys of `shape`
+ * plus every protected key of `blanks`, blanked, all in that order. The name, slug, url, dates, status and `state`
+ * keep their values.
+ *
+ * Deliberate deviation from TEC: TEC blanks only the protected keys present, i.e. those whose value is non-empty
+ * (empty ones were dropped, §2.2/§2.3), so which keys a locked record carries tells whether it has a phone, an
+ * image, coordinates, and so on. GraphQL withholds the content of a locked record (`isLocked`), so that is unknown
+ * here; rather than a shape that depends on what was withheld, every protected key is always emitted, blanked. Two
+ * further departures: the name is not turned into `[]` (TEC's shared field list catches `venue`/`organizer`), and
  * `json_ld` keeps only `@type` and the name instead of leaking the phone and website.
  */
-export function blankProtectedLinkedPost<T extends Record<string, unknown>>(record: T): Record<string, unknown> {
+function blankProtected(shape: Record<string, unknown>, blanks: Readonly<Record<string, unknown>>, order: readonly string[]) {
   const blanked: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(record)) {
-    if (key in PROTECTED_BLANKS) blanked[key] = PROTECTED_BLANKS[key];
-    else if (key === 'json_ld' && value && typeof value === 'object') {
-      const jsonLd = value as Record<string, unknown>;
+  for (const key of order) {
+    if (key in blanks) blanked[key] = blanks[key];
+    else if (key === 'json_ld' && key in shape) {
+      const jsonLd = shape[key] as Record<string, unknown>;
       blanked[key] = { '@type': jsonLd['@type'], name: jsonLd.name };
-    } else blanked[key] = value;
+    } else if (key in shape) blanked[key] = shape[key];
   }
+  // A key the order does not know would be dropped, or if added unblanked, could leak: refuse instead.
+  const unordered = Object.keys(shape).filter((key) => !order.includes(key));
+  if (unordered.length) throw new Error(`blankProtected: keys missing from the key order: ${unordered.join(', ')}`);
   return blanked;
+}
+
+/** Every key a venue may have, in the emitted order (§2.2). */
+export const VENUE_KEY_ORDER = [
+  'id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'venue', 'description', 'excerpt',
+  'slug', 'image', 'address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'website', 'stateprovince',
+  'geo_lat', 'geo_lng', 'json_ld', 'show_map', 'show_map_link', 'global_id', 'global_id_lineage',
+] as const;
+
+/** Every key an organizer may have, in the emitted order (§2.3). */
+export const ORGANIZER_KEY_ORDER = [
+  'id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'organizer', 'description',
+  'excerpt', 'slug', 'image', 'phone', 'website', 'email', 'json_ld', 'global_id', 'global_id_lineage',
+] as const;
+
+/** A locked password-protected venue (see `blankProtected`): every protected venue key, blanked, in TEC's key order. */
+export function lockedVenueToTec(urls: RestUrls, venue: RestVenueFragment, options: SerializeOptions = {}) {
+  return blankProtected(venueToTec(urls, venue, options), VENUE_BLANKS, VENUE_KEY_ORDER);
+}
+
+/** A locked password-protected organizer (see `blankProtected`): every protected organizer key, blanked, in TEC's key order. */
+export function lockedOrganizerToTec(urls: RestUrls, organizer: RestOrganizerFragment, options: SerializeOptions = {}) {
+  return blankProtected(organizerToTec(urls, organizer, options), ORGANIZER_BLANKS, ORGANIZER_KEY_ORDER);
 }

@@ -1,0 +1,146 @@
+/**
+ * Servers under test run as child processes of the harness (so the load generator does not share their event loop
+ * or heap): started, watched through /proc (resident memory, CPU time) and stopped with SIGTERM.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+/** Resident memory in MB from /proc/<pid>/status: now (VmRSS) and the process's peak so far (VmHWM). */
+export function memoryOf(pid: number): { rssMb: number; peakMb: number } | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
+    return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
+  } catch {
+    return null;
+  }
+}
+
+/** CPU time (user + system) the process has used, in clock ticks. */
+function cpuTicks(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return null;
+  }
+}
+
+export interface ChildServer {
+  pid: number;
+  url: string;
+  /** Highest VmRSS sampled since the last `resetWindow` (MB). */
+  windowPeakMb(): number;
+  resetWindow(): void;
+  /** The process's peak resident memory since it started (VmHWM, MB). */
+  peakMb(): number;
+  /** Waits until the process is (nearly) idle: abandoned requests of a finished run no longer burn CPU. */
+  waitIdle(maxMs?: number): Promise<void>;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Arguments after `node --import tsx`. */
+  args: string[];
+  env: Record<string, string>;
+  /** The line that tells the server listens, with its base URL as the first group. */
+  ready: RegExp;
+  timeoutMs?: number;
+}
+
+/** Starts `node --import tsx <args>` in the project folder and resolves once it prints its ready line. */
+export async function startChild(options: StartOptions): Promise<ChildServer> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && key !== 'CALENDAR_ADMIN_PASSWORD') env[key] = value;
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', ...options.args], {
+    cwd: PROJECT_ROOT,
+    env: { ...env, NODE_ENV: 'production', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  let windowPeak = 0;
+  let peak = 0;
+  const sample = () => {
+    const memory = child.pid ? memoryOf(child.pid) : null;
+    if (!memory) return;
+    windowPeak = Math.max(windowPeak, memory.rssMb);
+    peak = Math.max(peak, memory.peakMb, memory.rssMb);
+  };
+  const sampler = setInterval(sample, 100);
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${options.args.join(' ')} did not start within ${options.timeoutMs ?? 60_000} ms:\n${output}`)), options.timeoutMs ?? 60_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = options.ready.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk: Buffer) => void (output += chunk.toString()));
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`${options.args.join(' ')} exited with ${code} before it was ready:\n${output}`));
+    });
+  });
+
+  const pid = child.pid!;
+  return {
+    pid,
+    url,
+    windowPeakMb: () => (sample(), windowPeak),
+    resetWindow: () => {
+      windowPeak = 0;
+      sample();
+    },
+    peakMb: () => (sample(), peak),
+    async waitIdle(maxMs = 60_000) {
+      const until = Date.now() + maxMs;
+      let before = cpuTicks(pid);
+      while (before !== null && Date.now() < until) {
+        await sleep(250);
+        const after = cpuTicks(pid);
+        if (after === null || after - before <= 2) return;
+        before = after;
+      }
+    },
+    output: () => output,
+    async stop() {
+      sample();
+      clearInterval(sampler);
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+        await exited;
+        clearTimeout(killer);
+      }
+    },
+  };
+}
+
+/** The service, exactly as deployed: `node --import tsx src/cli.ts serve`. */
+export function startService(databaseUrl: string, siteUrl: string): Promise<ChildServer> {
+  return startChild({
+    args: ['src/cli.ts', 'serve'],
+    env: { DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', SITE_URL: siteUrl, WORKERS: '1' },
+    ready: /REST: (http:\/\/[^/\s]+)\//,
+  });
+}
+
+export function startFloorProcess(databaseUrl: string, siteUrl: string): Promise<ChildServer> {
+  return startChild({
+    args: ['bench/floor.ts'],
+    env: { DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', SITE_URL: siteUrl },
+    ready: /Floor server on (http:\/\/\S+)/,
+  });
+}

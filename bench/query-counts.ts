@@ -1,0 +1,35 @@
+/**
+ * SQL statements per request, per scenario: the app runs in this process with query counting on
+ * (createApp(config, { countQueries: true })), each scenario's first request is answered once to warm up and once
+ * counted. Run by the harness as a child process; prints one JSON object `{ scenarioId: statements }`.
+ *
+ *   DATABASE_URL=file:bench.db SITE_URL=http://calendar.bench npx tsx bench/query-counts.ts <scenarios.json>
+ */
+import { readFileSync } from 'node:fs';
+import { loadConfig } from '../src/config.js';
+import { createApp } from '../src/server.js';
+import type { Scenario } from './scenarios.js';
+
+const scenarios = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as Scenario[];
+const config = loadConfig({ DATABASE_URL: process.env.DATABASE_URL, SITE_URL: process.env.SITE_URL, PORT: '0', HOST: '127.0.0.1' });
+const app = await createApp(config, { countQueries: true });
+const counts: Record<string, number> = {};
+try {
+  for (const scenario of scenarios) {
+    const request = scenario.requests[0]!;
+    const send = async () => {
+      const response = await app.fetch(
+        new Request(`http://127.0.0.1${request.path}`, { method: request.method ?? 'GET', headers: request.headers, body: request.body }),
+      );
+      const text = await response.text();
+      if (response.status !== 200 || /^\{"errors"/.test(text)) throw new Error(`${scenario.id}: ${response.status} ${text.slice(0, 300)}`);
+    };
+    await send();
+    const before = app.queries.count;
+    await send();
+    counts[scenario.id] = app.queries.count - before;
+  }
+} finally {
+  await app.close();
+}
+process.stdout.write(`${JSON.stringify(counts)}\n`);

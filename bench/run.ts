@@ -1,0 +1,256 @@
+/**
+ * `npm run bench`: the performance measurement of the service.
+ *
+ * For each data size: generate a SQLite database (bench/generate.ts), count the SQL statements of one request of each
+ * scenario in process, start the real server as a child process (`node --import tsx src/cli.ts serve`, embedded SQLite
+ * default), check every scenario answers 200 and that the floor (bench/floor.ts) answers the same bytes for the events
+ * list, then load each scenario with autocannon over loopback at each concurrency (warm-up, then measured), sampling
+ * the server's resident memory from /proc; then the floor alone, the same way. Results: bench/results.json and
+ * bench/results.md, and the README's Performance section (between its bench markers).
+ *
+ * Settings (environment):
+ *   BENCH_SIZES        event counts, default 1000,100000
+ *   BENCH_DURATION     measured seconds per run, default 3
+ *   BENCH_WARMUP       warm-up seconds per run (same connections, not counted), default 1
+ *   BENCH_CONCURRENCY  connections, default 1,32
+ *   BENCH_SCENARIOS    only these scenario IDs (comma-separated), default all
+ *   BENCH_OUT          folder for results.json/.md, default bench/ (another folder leaves the README alone)
+ *   BENCH_KEEP=1       keep the generated databases (their folder is printed)
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, release, tmpdir, totalmem, type as osType, arch } from 'node:os';
+import { join, resolve } from 'node:path';
+import { generateDatabase } from './generate.js';
+import { runLoad, type LoadResult } from './load.js';
+import { PROJECT_ROOT, startFloorProcess, startService, type ChildServer } from './processes.js';
+import { judge, machineLine, resultsMarkdown, resultTables, type Machine, type Results, type RunResult, type SizeResult } from './report.js';
+import { checkResponse, firstDifference, FLOOR_SCENARIO, REST, scenariosFor, type Scenario } from './scenarios.js';
+
+const SITE_URL = 'http://calendar.bench';
+/** Statements the floor sends for one list request: count, page, venues, organizers, terms, term counts. */
+const FLOOR_QUERIES = 6;
+
+function numbers(name: string, fallback: string): number[] {
+  const raw = process.env[name] ?? fallback;
+  const values = raw.split(',').map((part) => Number(part.trim()));
+  if (values.some((value) => !Number.isFinite(value) || value <= 0)) throw new Error(`${name} must be positive numbers separated by commas, got "${raw}"`);
+  return values;
+}
+
+const sizes = numbers('BENCH_SIZES', '1000,100000').map(Math.round);
+const [duration] = numbers('BENCH_DURATION', '3');
+const [warmup] = [Number(process.env.BENCH_WARMUP ?? '1')];
+const concurrency = numbers('BENCH_CONCURRENCY', '1,32').map(Math.round);
+const only = process.env.BENCH_SCENARIOS?.split(',').map((id) => id.trim()).filter(Boolean);
+const outDir = resolve(process.env.BENCH_OUT ?? join(PROJECT_ROOT, 'bench'));
+const defaultOut = outDir === resolve(PROJECT_ROOT, 'bench');
+if (!Number.isFinite(warmup) || warmup! < 0) throw new Error('BENCH_WARMUP must be a number of seconds');
+
+const log = (line: string) => console.log(line);
+const fmt = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : '–');
+
+function machine(): Machine {
+  const autocannon = JSON.parse(readFileSync(join(PROJECT_ROOT, 'node_modules/autocannon/package.json'), 'utf8')) as { version: string };
+  return {
+    cpu: cpus()[0]?.model.trim() ?? 'unknown CPU',
+    cores: cpus().length,
+    memoryGiB: totalmem() / 2 ** 30,
+    os: `${osType()} ${release()} ${arch()}`,
+    node: process.version,
+    autocannon: autocannon.version,
+  };
+}
+
+/** Runs bench/query-counts.ts in a child process over the database and reads its JSON line. */
+function countQueries(databaseUrl: string, scenarios: Scenario[], dir: string): Promise<Record<string, number>> {
+  const file = join(dir, 'scenarios.json');
+  writeFileSync(file, JSON.stringify(scenarios));
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/query-counts.ts', file], {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, DATABASE_URL: databaseUrl, SITE_URL, NODE_ENV: 'production' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => void (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => void (err += chunk.toString()));
+    child.on('exit', (code) => {
+      const line = out.trim().split('\n').pop() ?? '';
+      if (code === 0 && line.startsWith('{')) done(JSON.parse(line) as Record<string, number>);
+      else fail(new Error(`query counting failed (exit ${code}):\n${out}\n${err}`));
+    });
+  });
+}
+
+async function fetchBody(base: string, request: Scenario['requests'][number]) {
+  const response = await fetch(base + request.path, { method: request.method ?? 'GET', headers: request.headers, body: request.body });
+  return { status: response.status, body: Buffer.from(await response.arrayBuffer()) };
+}
+
+/** Every request of every scenario answers 200 with something in it: the load runs measure real work, not errors. */
+async function checkScenarios(server: ChildServer, scenarios: Scenario[]) {
+  for (const scenario of scenarios) {
+    for (const request of scenario.requests) {
+      const { status, body } = await fetchBody(server.url, request);
+      const problem = checkResponse(scenario, status, body.toString('utf8'));
+      if (problem) throw new Error(`${scenario.id} ${request.method ?? 'GET'} ${request.path}: ${problem}`);
+    }
+  }
+}
+
+async function measure(server: ChildServer, scenario: Scenario, connections: number): Promise<LoadResult & { peakRssMb: number }> {
+  await server.waitIdle();
+  server.resetWindow();
+  const result = await runLoad({ url: server.url, connections, duration: duration!, warmup, requests: scenario.requests });
+  const peakRssMb = server.windowPeakMb();
+  // Requests cut off at the end of the run are still being answered: let the server finish before anything else.
+  await server.waitIdle();
+  return { ...result, peakRssMb };
+}
+
+function report(size: number, scenario: Scenario, result: LoadResult & { peakRssMb: number }, ratio: number | null) {
+  const failures = result.errors + result.non2xx;
+  log(
+    `  ${String(size).padStart(6)} events  ${scenario.id.padEnd(16)} c${String(result.connections).padEnd(3)} ` +
+      `${fmt(result.rps).padStart(8)} req/s  p50 ${fmt(result.p50, 2).padStart(7)} ms  p99 ${fmt(result.p99, 2).padStart(7)} ms  ` +
+      `${ratio === null ? '' : `${fmt(ratio * 100, 0).padStart(4)}% of floor  `}rss ${fmt(result.peakRssMb, 0)} MB${failures ? `  FAILURES ${failures}` : ''}`,
+  );
+}
+
+async function benchSize(events: number, dir: string): Promise<SizeResult> {
+  const path = join(dir, `events-${events}.db`);
+  const databaseUrl = `file:${path}`;
+  const data = await generateDatabase(path, events);
+  log(`${events} events: ${data.venues} venues, ${data.organizers} organizers, ${data.media} images generated in ${fmt(data.seconds)} s`);
+  const scenarios = scenariosFor(data).filter((scenario) => !only || only.includes(scenario.id));
+  const queries = await countQueries(databaseUrl, scenarios, dir);
+  log(`  SQL statements per request: ${Object.entries(queries).map(([id, count]) => `${id} ${count}`).join(', ')}`);
+
+  // The service and the floor side by side once: same bytes for the events list, and every scenario answers.
+  const started = performance.now();
+  const server = await startService(databaseUrl, SITE_URL);
+  const startupSeconds = (performance.now() - started) / 1000;
+  const floorCheck = await startFloorProcess(databaseUrl, SITE_URL);
+  const byteCheck: SizeResult['byteCheck'] = [];
+  try {
+    for (const path of [`${REST}/events`, `${REST}/events?per_page=50`]) {
+      const [ours, floor] = await Promise.all([fetchBody(server.url, { path }), fetchBody(floorCheck.url, { path })]);
+      const difference = ours.status !== 200 || floor.status !== 200 ? `statuses ${ours.status} and ${floor.status}` : firstDifference(ours.body, floor.body);
+      if (difference) throw new Error(`The floor does not answer ${path} with the service's bytes (fix bench/floor.ts): ${difference}`);
+      byteCheck.push({ path, bytes: ours.body.length, identical: true });
+    }
+    log(`  floor answers the same bytes: ${byteCheck.map((check) => `${check.path.slice(REST.length)} (${check.bytes} bytes)`).join(', ')}`);
+    await checkScenarios(server, scenarios);
+  } finally {
+    await floorCheck.stop();
+  }
+
+  const measured: Array<{ scenario: Scenario; result: LoadResult & { peakRssMb: number } }> = [];
+  try {
+    for (const scenario of scenarios) {
+      for (const connections of concurrency) {
+        const result = await measure(server, scenario, connections);
+        measured.push({ scenario, result });
+        report(events, scenario, result, null);
+      }
+    }
+  } finally {
+    await server.stop();
+  }
+  const serverPeak = server.peakMb();
+
+  const floor = await startFloorProcess(databaseUrl, SITE_URL);
+  const floorRuns: RunResult[] = [];
+  try {
+    for (const connections of concurrency) {
+      const result = await measure(floor, FLOOR_SCENARIO, connections);
+      report(events, FLOOR_SCENARIO, result, null);
+      floorRuns.push({ ...result, scenario: FLOOR_SCENARIO.id, title: FLOOR_SCENARIO.title, api: 'REST', concurrency: connections, ratioToFloor: 1 });
+    }
+  } finally {
+    await floor.stop();
+  }
+
+  const runs: RunResult[] = measured.map(({ scenario, result }) => {
+    const base = floorRuns.find((run) => run.concurrency === result.connections);
+    return {
+      ...result,
+      scenario: scenario.id,
+      title: scenario.title,
+      api: scenario.api,
+      concurrency: result.connections,
+      ratioToFloor: base && base.rps > 0 ? result.rps / base.rps : null,
+    };
+  });
+  return {
+    events,
+    data: {
+      venues: data.venues,
+      organizers: data.organizers,
+      categories: data.categories,
+      tags: data.tags,
+      media: data.media,
+      generateSeconds: data.seconds,
+      databaseMb: statSync(path).size / 2 ** 20,
+      filter: `categories=${data.filterCategory}&search=${data.filterSearch}&start_date=<today>&end_date=<today + 180 days>`,
+    },
+    queries,
+    floorQueries: FLOOR_QUERIES,
+    byteCheck,
+    server: { startupSeconds, peakRssMb: serverPeak },
+    floor: { peakRssMb: floor.peakMb(), runs: floorRuns },
+    runs,
+  };
+}
+
+/** Replaces the README's text between its bench markers with the latest tables (when it has the markers). */
+function updateReadme(results: Results) {
+  const file = join(PROJECT_ROOT, 'README.md');
+  const readme = readFileSync(file, 'utf8');
+  const start = '<!-- bench results: written by npm run bench (bench/run.ts) -->';
+  const end = '<!-- end of bench results -->';
+  const from = readme.indexOf(start);
+  const to = readme.indexOf(end);
+  if (from < 0 || to < from) return false;
+  writeFileSync(file, `${readme.slice(0, from + start.length)}\n${resultTables(results)}\n${readme.slice(to)}`);
+  return true;
+}
+
+async function main() {
+  const began = performance.now();
+  const dir = mkdtempSync(join(tmpdir(), 'calendar-bench-'));
+  const info = machine();
+  log(`Benchmark on ${machineLine(info)}`);
+  log(`sizes ${sizes.join(', ')}; ${warmup} s warm-up + ${duration} s per run; concurrency ${concurrency.join(', ')}; databases in ${dir}`);
+  const results: SizeResult[] = [];
+  try {
+    for (const events of sizes) results.push(await benchSize(events, dir));
+  } finally {
+    if (process.env.BENCH_KEEP !== '1') rmSync(dir, { recursive: true, force: true });
+  }
+  const targets = judge(results, concurrency);
+  const all: Results = {
+    date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    command: 'npm run bench',
+    machine: info,
+    settings: { durationSeconds: duration!, warmupSeconds: warmup!, concurrency, sizes },
+    totalSeconds: (performance.now() - began) / 1000,
+    sizes: results,
+    targets,
+  };
+  log('');
+  for (const target of targets) {
+    log(`${target.pass === null ? 'n/a ' : target.pass ? 'pass' : 'miss'}  ${target.description}: ${target.measured} (goal ${target.goal})`);
+  }
+  writeFileSync(join(outDir, 'results.json'), `${JSON.stringify(all, null, 2)}\n`);
+  writeFileSync(join(outDir, 'results.md'), resultsMarkdown(all));
+  const readme = defaultOut && updateReadme(all);
+  log(`\nWrote ${join(outDir, 'results.md')} and results.json${readme ? ', and the README tables' : ''} (${Math.round(all.totalSeconds)} s).`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

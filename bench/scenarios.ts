@@ -1,0 +1,132 @@
+/**
+ * What the benchmark asks: REST routes as integrations call them, and the GraphQL queries that answer the same
+ * (the fields the REST serializers read, from src/rest/operations/fragments.graphql).
+ */
+import { readFileSync } from 'node:fs';
+import { Kind, parse, print, visit, type DefinitionNode, type FragmentDefinitionNode } from 'graphql';
+import { DateTime } from 'luxon';
+import type { GeneratedData } from './generate.js';
+import type { LoadRequest } from './load.js';
+
+export const REST = '/wp-json/calendar/events/v1';
+
+export interface Scenario {
+  id: string;
+  title: string;
+  api: 'REST' | 'GraphQL';
+  /** Each connection cycles through these (single-record scenarios rotate over many records). */
+  requests: LoadRequest[];
+}
+
+const FRAGMENTS_FILE = new URL('../src/rest/operations/fragments.graphql', import.meta.url);
+
+/** An operation with the fragments it spreads (transitively) from the REST layer's fragment file. */
+function withFragments(operation: string): string {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of parse(readFileSync(FRAGMENTS_FILE, 'utf8')).definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  }
+  const used = new Set<string>();
+  const collect = (node: DefinitionNode) =>
+    visit(node, {
+      FragmentSpread(spread) {
+        const name = spread.name.value;
+        if (used.has(name)) return;
+        used.add(name);
+        const fragment = fragments.get(name);
+        if (!fragment) throw new Error(`fragment ${name} is not in ${FRAGMENTS_FILE.pathname}`);
+        collect(fragment);
+      },
+    });
+  const document = parse(operation);
+  for (const definition of document.definitions) collect(definition);
+  return [print(document), ...[...used].map((name) => print(fragments.get(name)!))].join('\n\n');
+}
+
+const EVENT_LIST = withFragments(`query BenchEventList($filter: EventsFilter, $first: Int!) {
+  events(filter: $filter, first: $first) { totalCount edges { node { ...RestEvent } } }
+}`);
+const EVENT_BY_ID = withFragments(`query BenchEventById($id: Int!) { event(id: $id) { ...RestEvent } }`);
+const EVENT_BY_SLUG = withFragments(`query BenchEventBySlug($slug: String!) { eventBySlug(slug: $slug) { ...RestEvent } }`);
+const VENUE_LIST = withFragments(`query BenchVenueList($first: Int!) {
+  venues(first: $first) { totalCount edges { node { ...RestVenue } } }
+}`);
+
+const graphql = (query: string, variables: Record<string, unknown>): LoadRequest => ({
+  method: 'POST',
+  path: '/graphql',
+  headers: { 'content-type': 'application/json', accept: 'application/json' },
+  body: JSON.stringify({ query, variables }),
+});
+
+/** The scenarios over a generated data set; `today` fixes the dates of the filtered list and the GraphQL window. */
+export function scenariosFor(data: Pick<GeneratedData, 'sampleEventIds' | 'sampleEventSlugs' | 'filterCategory' | 'filterSearch'>, today = DateTime.utc()): Scenario[] {
+  const day = (offset: { days?: number; years?: number }) => today.plus(offset).toFormat('yyyy-MM-dd');
+  const from = day({});
+  const filteredTo = day({ days: 180 });
+  const defaultTo = day({ years: 2 });
+  const filter = `categories=${encodeURIComponent(data.filterCategory)}&search=${encodeURIComponent(data.filterSearch)}&start_date=${from}&end_date=${filteredTo}`;
+  return [
+    { id: 'rest-list-10', title: 'REST events list, per_page 10', api: 'REST', requests: [{ path: `${REST}/events` }] },
+    { id: 'rest-list-50', title: 'REST events list, per_page 50', api: 'REST', requests: [{ path: `${REST}/events?per_page=50` }] },
+    { id: 'rest-filtered', title: 'REST events list, category + search + dates', api: 'REST', requests: [{ path: `${REST}/events?${filter}` }] },
+    { id: 'rest-event-id', title: 'REST single event by ID', api: 'REST', requests: data.sampleEventIds.map((id) => ({ path: `${REST}/events/${id}` })) },
+    {
+      id: 'rest-event-slug',
+      title: 'REST single event by slug',
+      api: 'REST',
+      requests: data.sampleEventSlugs.map((slug) => ({ path: `${REST}/events/by-slug/${encodeURIComponent(slug)}` })),
+    },
+    { id: 'rest-venues', title: 'REST venues list', api: 'REST', requests: [{ path: `${REST}/venues` }] },
+    { id: 'gql-list-10', title: 'GraphQL events, first 10', api: 'GraphQL', requests: [graphql(EVENT_LIST, { filter: { startDate: from, endDate: defaultTo }, first: 10 })] },
+    { id: 'gql-list-50', title: 'GraphQL events, first 50', api: 'GraphQL', requests: [graphql(EVENT_LIST, { filter: { startDate: from, endDate: defaultTo }, first: 50 })] },
+    {
+      id: 'gql-filtered',
+      title: 'GraphQL events, category + search + dates',
+      api: 'GraphQL',
+      requests: [graphql(EVENT_LIST, { filter: { startDate: from, endDate: filteredTo, categories: [data.filterCategory], search: data.filterSearch }, first: 10 })],
+    },
+    { id: 'gql-event-id', title: 'GraphQL event by ID', api: 'GraphQL', requests: data.sampleEventIds.map((id) => graphql(EVENT_BY_ID, { id })) },
+    { id: 'gql-event-slug', title: 'GraphQL event by slug', api: 'GraphQL', requests: data.sampleEventSlugs.map((slug) => graphql(EVENT_BY_SLUG, { slug })) },
+    { id: 'gql-venues', title: 'GraphQL venues, first 10', api: 'GraphQL', requests: [graphql(VENUE_LIST, { first: 10 })] },
+  ];
+}
+
+/** The floor answers the default events list only. */
+export const FLOOR_SCENARIO: Scenario = {
+  id: 'floor-list-10',
+  title: 'Floor: events list, per_page 10 (node:http + SQL)',
+  api: 'REST',
+  requests: [{ path: `${REST}/events` }],
+};
+
+/** Checks one response the way the benchmark needs it: 200, JSON, no GraphQL errors, something in it. */
+export function checkResponse(scenario: Scenario, status: number, body: string): string | null {
+  if (status !== 200) return `status ${status}: ${body.slice(0, 300)}`;
+  let json: any;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return `not JSON: ${body.slice(0, 300)}`;
+  }
+  if (scenario.api === 'GraphQL') {
+    if (json.errors?.length) return `GraphQL errors: ${JSON.stringify(json.errors).slice(0, 300)}`;
+    const value = Object.values(json.data ?? {})[0] as any;
+    if (!value) return 'no data';
+    if (value.edges && value.edges.length === 0) return 'an empty list';
+    return null;
+  }
+  const list = json.events ?? json.venues;
+  if (Array.isArray(list) && list.length === 0) return 'an empty list';
+  return null;
+}
+
+/** Where two response bodies first differ, or null when they are the same bytes. */
+export function firstDifference(a: Buffer, b: Buffer): string | null {
+  if (a.equals(b)) return null;
+  const length = Math.min(a.length, b.length);
+  let at = 0;
+  while (at < length && a[at] === b[at]) at++;
+  const around = (buffer: Buffer) => JSON.stringify(buffer.subarray(Math.max(0, at - 80), at + 80).toString('utf8'));
+  return `lengths ${a.length} and ${b.length}, first difference at byte ${at}:\n  server: ${around(a)}\n  floor:  ${around(b)}`;
+}
