@@ -97,3 +97,22 @@ export function timeZoneAbbreviation(moment: DateTime): string {
   if (moment.offset === 0) return 'UTC';
   return `UTC${moment.toFormat('Z')}`;
 }
+
+const abbreviations = new Map<string, string>();
+const ABBREVIATION_CACHE_SIZE = 10_000;
+
+/**
+ * The abbreviation of `zone` at a wall-clock time, memoised: asking ICU (through luxon) costs far more than the
+ * rest of an event's fields, and the answer depends only on its inputs (zone rules change with Node's ICU, not at
+ * run time), so every process can keep its own copy.
+ */
+export function abbreviationAt(zone: string, wallClock: string): string {
+  const key = `${zone}|${wallClock.slice(0, 13)}`;
+  let abbreviation = abbreviations.get(key);
+  if (abbreviation === undefined) {
+    if (abbreviations.size >= ABBREVIATION_CACHE_SIZE) abbreviations.clear();
+    abbreviation = timeZoneAbbreviation(fromWallClock(wallClock, zone));
+    abbreviations.set(key, abbreviation);
+  }
+  return abbreviation;
+}

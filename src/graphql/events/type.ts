@@ -1,4 +1,4 @@
-import { timeZoneAbbreviation, fromWallClock } from '../../time/dates.js';
+import { abbreviationAt } from '../../time/dates.js';
 import { isLocked } from '../access.js';
 import { builder } from '../builder.js';
 import { MediaType } from '../media/index.js';
@@ -38,7 +38,7 @@ export const EventType = builder.prismaObject('Event', {
     timezoneAbbreviation: t.string({
       description: 'The zone abbreviation at the start (`CET`), or its offset (`UTC+2`).',
       select: { startLocal: true, timezone: true },
-      resolve: (event) => timeZoneAbbreviation(fromWallClock(event.startLocal, event.timezone)),
+      resolve: (event) => abbreviationAt(event.timezone, event.startLocal),
     }),
     startsAt: t.expose('startsAt', { type: 'DateTime' }),
     endsAt: t.expose('endsAt', { type: 'DateTime' }),

@@ -14,6 +14,8 @@ export function dateDetails(wallClock: string) {
 
 /** An ISO instant rendered as TEC's UTC wall clock. */
 export function utcWallClock(iso: string): string {
+  // The DateTime scalar always answers `toISOString()` (UTC, `Z`); the common case needs no date library.
+  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(iso)) return `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
   return DateTime.fromISO(iso, { zone: 'utc' }).toFormat(WALL_CLOCK);
 }
 
