@@ -40,10 +40,16 @@ export interface ChildServer {
   resetWindow(): void;
   /** The process's peak resident memory since it started (VmHWM, MB). */
   peakMb(): number;
-  /** Waits until the process is (nearly) idle: abandoned requests of a finished run no longer burn CPU. */
-  waitIdle(maxMs?: number): Promise<void>;
+  /**
+   * Waits until the process is (nearly) idle: requests a finished run abandoned no longer burn CPU. Resolves false
+   * when it is still busy after `maxMs`.
+   */
+  waitIdle(maxMs?: number): Promise<boolean>;
   output(): string;
+  /** SIGTERM: the server finishes in-flight requests and exits. */
   stop(): Promise<void>;
+  /** SIGKILL: gone at once, whatever it was doing. */
+  kill(): Promise<void>;
 }
 
 export interface StartOptions {
@@ -107,12 +113,14 @@ export async function startChild(options: StartOptions): Promise<ChildServer> {
     async waitIdle(maxMs = 60_000) {
       const until = Date.now() + maxMs;
       let before = cpuTicks(pid);
-      while (before !== null && Date.now() < until) {
+      while (before !== null) {
         await sleep(250);
         const after = cpuTicks(pid);
-        if (after === null || after - before <= 2) return;
+        if (after === null || after - before <= 2) return true;
+        if (Date.now() >= until) return false;
         before = after;
       }
+      return true;
     },
     output: () => output,
     async stop() {
@@ -123,6 +131,14 @@ export async function startChild(options: StartOptions): Promise<ChildServer> {
         const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
         await exited;
         clearTimeout(killer);
+      }
+    },
+    async kill() {
+      sample();
+      clearInterval(sampler);
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGKILL');
+        await exited;
       }
     },
   };

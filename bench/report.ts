@@ -30,8 +30,9 @@ export interface SizeResult {
   floorQueries: number;
   /** The floor answered the same bytes as the service for these lists. */
   byteCheck: Array<{ path: string; bytes: number; identical: boolean }>;
-  server: { startupSeconds: number; peakRssMb: number };
-  floor: { peakRssMb: number; runs: RunResult[] };
+  /** restarts: times a server was replaced because it was still busy with what a run cut off (see bench/run.ts). */
+  server: { startupSeconds: number; peakRssMb: number; restarts: number };
+  floor: { peakRssMb: number; runs: RunResult[]; restarts: number };
   runs: RunResult[];
 }
 
@@ -59,6 +60,8 @@ export interface Results {
   machine: Machine;
   settings: { durationSeconds: number; warmupSeconds: number; concurrency: number[]; sizes: number[] };
   totalSeconds: number;
+  /** What else ran: CPU share other processes used just before the run, and the 1-minute load average around it. */
+  background: { cpuBusyBefore: number; loadAverageBefore: number; loadAverageAfter: number };
   sizes: SizeResult[];
   targets: Target[];
 }
@@ -74,7 +77,8 @@ const int = (value: number) => value.toLocaleString('en-US');
 /** The issue's targets, judged on this run. Sizes: the smallest run stands for 1,000 events, the largest for 100,000. */
 export function judge(sizes: SizeResult[], concurrency: number[]): Target[] {
   const small = sizes.find((size) => size.events === 1000) ?? sizes[0];
-  const large = sizes.find((size) => size.events === 100_000) ?? (sizes.length > 1 ? sizes[sizes.length - 1] : undefined);
+  const largest = sizes.reduce<SizeResult | undefined>((top, size) => (!top || size.events > top.events ? size : top), undefined);
+  const large = sizes.find((size) => size.events === 100_000) ?? (largest && small && largest.events > small.events ? largest : undefined);
   const high = Math.max(...concurrency);
   const low = Math.min(...concurrency);
   const smallName = small ? `${int(small.events)} events` : '';
@@ -175,12 +179,24 @@ export function resultTables(results: Results): string {
   lines.push(
     `Run ${results.date} on ${machineLine(results.machine)}; load from autocannon ${results.machine.autocannon} on the same machine. ` +
       `Each run: ${settings.warmupSeconds} s warm-up, then ${settings.durationSeconds} s measured, at concurrency ${settings.concurrency.join(' and ')}; ` +
-      `whole benchmark ${Math.round(results.totalSeconds)} s.`,
+      `whole benchmark ${Math.round(results.totalSeconds)} s. Other processes kept the CPUs ${Math.round(results.background.cpuBusyBefore * 100)}% busy just before ` +
+      `the run (1-minute load average ${results.background.loadAverageBefore.toFixed(2)} before, ${results.background.loadAverageAfter.toFixed(2)} after, the benchmark's own processes included).`,
     '',
     '| target | measured | goal | result |',
     '|---|---|---|---|',
     ...results.targets.map((target) => `| ${target.description} | ${target.measured} | ${target.goal} | ${verdict(target.pass)} |`),
   );
+  const small = results.sizes[0];
+  const high = Math.max(...settings.concurrency);
+  const floorHigh = small?.floor.runs.find((run) => run.concurrency === high);
+  if (floorHigh && high > 1) {
+    lines.push(
+      '',
+      `With ${high} connections kept busy, the mean latency is about ${high} ÷ throughput (Little's law): a p99 under 25 ms needs ` +
+        `more than ${int(Math.ceil(high / 0.025))} responses per second; the floor answers ${rps(floorHigh.rps)} on this machine ` +
+        `(${int(small.events)} events).`,
+    );
+  }
   for (const size of results.sizes) {
     const [low, high] = [Math.min(...settings.concurrency), Math.max(...settings.concurrency)];
     const both = settings.concurrency.length > 1;
@@ -188,7 +204,8 @@ export function resultTables(results: Results): string {
       '',
       `**${int(size.events)} events** (${int(size.data.venues)} venues, ${int(size.data.organizers)} organizers, ${size.data.categories} categories, ` +
         `${size.data.tags} tags, ${int(size.data.media)} images; ${size.data.databaseMb.toFixed(1)} MB, generated in ${size.data.generateSeconds.toFixed(1)} s). ` +
-        `Server peak RSS ${size.server.peakRssMb.toFixed(0)} MB, floor ${size.floor.peakRssMb.toFixed(0)} MB. Filter: \`${size.data.filter}\`.`,
+        `Server peak RSS ${size.server.peakRssMb.toFixed(0)} MB, floor ${size.floor.peakRssMb.toFixed(0)} MB` +
+        `${size.server.restarts + size.floor.restarts ? ` (restarted ${size.server.restarts + size.floor.restarts}× to drop requests a run cut off)` : ''}. Filter: \`${size.data.filter}\`.`,
       '',
     );
     const head = (c: number) => [`c${c} req/s`, `c${c} p50 ms`, `c${c} p99 ms`, `c${c} vs floor`];
@@ -196,10 +213,15 @@ export function resultTables(results: Results): string {
       `| scenario | SQL/req | ${[...head(low), ...(both ? head(high) : [])].join(' | ')} | errors |`,
       `|---|--:|${[...head(low), ...(both ? head(high) : [])].map(() => '--:').join('|')}|--:|`,
     );
+    let censored = false;
     const row = (title: string, queries: number | undefined, runs: RunResult[]) => {
       const cells = (c: number) => {
         const run = runs.find((r) => r.concurrency === c);
-        return run ? [rps(run.rps), ms(run.p50), ms(run.p99), pct(run.ratioToFloor)] : ['–', '–', '–', '–'];
+        if (!run) return ['–', '–', '–', '–'];
+        // Fewer responses than two per connection: only the requests that finished in the window have a latency.
+        const few = run.requests < 2 * run.concurrency && run.concurrency > 1;
+        censored ||= few;
+        return [rps(run.rps), `${ms(run.p50)}${few ? '*' : ''}`, `${ms(run.p99)}${few ? '*' : ''}`, pct(run.ratioToFloor)];
       };
       const errors = runs.reduce((sum, run) => sum + run.errors + run.non2xx, 0);
       return `| ${title} | ${queries ?? '–'} | ${[...cells(low), ...(both ? cells(high) : [])].join(' | ')} | ${errors} |`;
@@ -209,6 +231,13 @@ export function resultTables(results: Results): string {
     for (const id of ids) {
       const runs = size.runs.filter((run) => run.scenario === id);
       lines.push(row(runs[0]!.title, size.queries[id], runs));
+    }
+    if (censored) {
+      lines.push(
+        '',
+        '\\* Fewer responses than two per connection in the measured window: the percentiles cover only the requests that ' +
+          'finished in it and understate the latency a client sees (by Little\'s law the mean is about connections ÷ throughput).',
+      );
     }
   }
   return lines.join('\n');
