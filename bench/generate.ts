@@ -17,6 +17,7 @@ import Database from 'better-sqlite3';
 import { DateTime, IANAZone } from 'luxon';
 import { loadConfig } from '../src/config.js';
 import { migrate } from '../src/db/migrate.js';
+import { randomSequence } from '../src/random.js';
 import { guessCurrency } from '../src/graphql/events/cost.js';
 
 export interface GenerateOptions {
@@ -46,32 +47,7 @@ export interface GeneratedData {
   seconds: number;
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// A small deterministic random sequence (mulberry32), so two runs on the same day see the same data.
-
-function randomSequence(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (min: number, max: number) => min + Math.floor(next() * (max - min + 1));
-  return {
-    next,
-    int,
-    chance: (probability: number) => next() < probability,
-    pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!,
-    some: <T>(items: readonly T[], count: number): T[] => {
-      const pool = [...items];
-      const chosen: T[] = [];
-      while (chosen.length < count && pool.length) chosen.push(pool.splice(Math.floor(next() * pool.length), 1)[0]!);
-      return chosen;
-    },
-  };
-}
+// The seed's deterministic random sequence (mulberry32), so two runs on the same day see the same data.
 type Random = ReturnType<typeof randomSequence>;
 
 // ---------------------------------------------------------------------------------------------------------------
