@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEvent, createOrganizer, unique } from './support/factories.js';
-import { inOrder, ORGANIZER_KEY_ORDER, restClient, sampleBody, sampleHeaders, type RestClient, type RestResponse } from './support/rest.js';
+import { adminAuthor, expectSampleOrder, inOrder, ORGANIZER_KEY_ORDER, restClient, sampleBody, sampleHeaders, type RestClient, type RestResponse } from './support/rest.js';
 import { assertSchema } from './support/schemas.js';
 import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
 
@@ -11,11 +11,6 @@ const API_URL = `${SITE}/wp-json/calendar/events/v1`;
 /** Writes are made by the test administrator, so the records are its own (`author` is its ID). */
 const WRITE_HEADERS: Record<string, string> = { authorization: ADMIN_AUTHORIZATION };
 const AS_ADMIN = { authorization: ADMIN_AUTHORIZATION };
-
-/** The REST `author` of records the administrator creates: its user ID, as a string. */
-async function adminAuthor(on: TestServer): Promise<string> {
-  return String((await on.gqlOk(`{ viewer { id } }`, {}, ADMIN_AUTHORIZATION)).viewer.id);
-}
 
 let server: TestServer;
 let rest: RestClient;
@@ -33,13 +28,6 @@ async function newOrganizer(fields: Record<string, unknown> = {}) {
   const reply = await write('POST', '/organizers', { organizer: unique('Organizer'), ...fields });
   expect(reply.status, JSON.stringify(reply.body)).toBe(201);
   return reply.body;
-}
-
-/** Keys present both in `actual` and in the sample come in the sample's order. */
-function expectSampleOrder(actual: Record<string, unknown>, sample: Record<string, unknown>) {
-  const sampleKeys = Object.keys(sample);
-  const shared = Object.keys(actual).filter((key) => sampleKeys.includes(key));
-  expect(shared).toEqual(sampleKeys.filter((key) => shared.includes(key)));
 }
 
 function expectOrganizer(organizer: any, options: { single?: boolean } = {}) {

@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { DateTime } from 'luxon';
@@ -162,4 +163,16 @@ export function sampleHeaders(name: string): { status: number; headers: Record<s
     if (at > 0) headers[line.slice(0, at).trim().toLowerCase()] = line.slice(at + 1).trim();
   }
   return { status, headers };
+}
+
+/** Keys present both in `actual` and in the sample come in the sample's order. */
+export function expectSampleOrder(actual: Record<string, unknown>, sample: Record<string, unknown>): void {
+  const sampleKeys = Object.keys(sample);
+  const shared = Object.keys(actual).filter((key) => sampleKeys.includes(key));
+  expect(shared).toEqual(sampleKeys.filter((key) => shared.includes(key)));
+}
+
+/** The REST `author` of records the administrator creates: its user ID, as a string. */
+export async function adminAuthor(on: TestServer): Promise<string> {
+  return String((await on.gqlOk(`{ viewer { id } }`, {}, ADMIN_AUTHORIZATION)).viewer.id);
 }
