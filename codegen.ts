@@ -27,7 +27,7 @@ const config: CodegenConfig = {
         useTypeImports: true,
         enumType: 'string-literal',
         // Results of an in-process `execute` hold serialized values: every custom scalar is a string.
-        scalars: { DateTime: 'string', DateInput: 'string', WallClock: 'string' },
+        scalars: { DateTime: 'string', DateInput: 'string', WallClock: 'string', HTML: 'string', PlainText: 'string' },
         strictScalars: true,
         avoidOptionals: { field: true, inputValue: false, object: true, defaultValue: false },
         documentMode: 'documentNode',

@@ -61,6 +61,8 @@ export interface StartOptions {
   timeoutMs?: number;
 }
 
+const OUTPUT_KEPT = 64 * 1024;
+
 /** Starts `node --import tsx <args>` in the project folder and resolves once it prints its ready line. */
 export async function startChild(options: StartOptions): Promise<ChildServer> {
   const env: Record<string, string> = {};
@@ -70,7 +72,11 @@ export async function startChild(options: StartOptions): Promise<ChildServer> {
     env: { ...env, NODE_ENV: 'production', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // The tail of what the process printed (request log lines would otherwise pile up for the whole run).
   let output = '';
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-OUTPUT_KEPT);
+  };
   let windowPeak = 0;
   let peak = 0;
   const sample = () => {
@@ -83,9 +89,12 @@ export async function startChild(options: StartOptions): Promise<ChildServer> {
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
 
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${options.args.join(' ')} did not start within ${options.timeoutMs ?? 60_000} ms:\n${output}`)), options.timeoutMs ?? 60_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${options.args.join(' ')} did not start within ${options.timeoutMs ?? 60_000} ms:\n${output}`));
+    }, options.timeoutMs ?? 60_000);
     const onData = (chunk: Buffer) => {
-      output += chunk.toString();
+      keep(chunk);
       const match = options.ready.exec(output);
       if (match) {
         clearTimeout(timer);
@@ -93,7 +102,7 @@ export async function startChild(options: StartOptions): Promise<ChildServer> {
       }
     };
     child.stdout!.on('data', onData);
-    child.stderr!.on('data', (chunk: Buffer) => void (output += chunk.toString()));
+    child.stderr!.on('data', keep);
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`${options.args.join(' ')} exited with ${code} before it was ready:\n${output}`));
@@ -145,10 +154,11 @@ export async function startChild(options: StartOptions): Promise<ChildServer> {
 }
 
 /** The service, exactly as deployed: `node --import tsx src/cli.ts serve`. */
-export function startService(databaseUrl: string, siteUrl: string): Promise<ChildServer> {
+/** The service as `npm start` runs it (one process, request log lines included), with the response cache on or off. */
+export function startService(databaseUrl: string, siteUrl: string, responseCache: boolean): Promise<ChildServer> {
   return startChild({
     args: ['src/cli.ts', 'serve'],
-    env: { DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', SITE_URL: siteUrl, WORKERS: '1' },
+    env: { DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', SITE_URL: siteUrl, WORKERS: '1', RESPONSE_CACHE_MB: responseCache ? '32' : '0' },
     ready: /REST: (http:\/\/[^/\s]+)\//,
   });
 }

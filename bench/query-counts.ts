@@ -11,7 +11,16 @@ import { createApp } from '../src/server.js';
 import type { Scenario } from './scenarios.js';
 
 const scenarios = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as Scenario[];
-const config = loadConfig({ DATABASE_URL: process.env.DATABASE_URL, SITE_URL: process.env.SITE_URL, PORT: '0', HOST: '127.0.0.1' });
+// Request lines stay out of stdout, whose last line is the answer.
+// Without the response cache: the statements a request really needs (a cached answer costs one, the data version).
+const config = loadConfig({
+  DATABASE_URL: process.env.DATABASE_URL,
+  SITE_URL: process.env.SITE_URL,
+  PORT: '0',
+  HOST: '127.0.0.1',
+  LOG_LEVEL: 'warn',
+  RESPONSE_CACHE_MB: '0',
+});
 const app = await createApp(config, { countQueries: true });
 const counts: Record<string, number> = {};
 try {

@@ -107,6 +107,14 @@ export function judge(sizes: SizeResult[], concurrency: number[]): Target[] {
     goal: '≥ 35%',
     pass: single?.ratioToFloor == null ? null : single.ratioToFloor >= 0.35,
   });
+  const cached = find(small, 'rest-list-10-cached', high);
+  targets.push({
+    id: 'cached-throughput',
+    description: `REST events list, per_page 10, anonymous repeated reads with the response cache, ${smallName}, concurrency ${high}: throughput vs floor`,
+    measured: cached ? `${pct(cached.ratioToFloor)} (${rps(cached.rps)} req/s)` : '–',
+    goal: '≥ 80%',
+    pass: cached?.ratioToFloor == null ? null : cached.ratioToFloor >= 0.8,
+  });
   for (const [id, scenario, label] of [
     ['growth-list', 'rest-list-10', 'default list'],
     ['growth-filtered', 'rest-filtered', 'filtered list'],

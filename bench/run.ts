@@ -193,12 +193,12 @@ async function benchSize(events: number, dir: string): Promise<SizeResult> {
   const data = await generateDatabase(path, events);
   log(`${events} events: ${data.venues} venues, ${data.organizers} organizers, ${data.media} images generated in ${fmt(data.seconds)} s`);
   const scenarios = scenariosFor(data).filter((scenario) => !only || only.includes(scenario.id));
-  const queries = await countQueries(databaseUrl, scenarios, dir);
+  const queries = await countQueries(databaseUrl, scenarios.filter((scenario) => !scenario.cached), dir);
   log(`  SQL statements per request: ${Object.entries(queries).map(([id, count]) => `${id} ${count}`).join(', ')}`);
 
   // The service and the floor side by side once: same bytes for the events list, and every scenario answers.
   const started = performance.now();
-  const server = await new ManagedServer(() => startService(databaseUrl, SITE_URL)).begin();
+  const server = await new ManagedServer(() => startService(databaseUrl, SITE_URL, false)).begin();
   const startupSeconds = (performance.now() - started) / 1000;
   const floorCheck = await startFloorProcess(databaseUrl, SITE_URL);
   const byteCheck: SizeResult['byteCheck'] = [];
@@ -216,18 +216,23 @@ async function benchSize(events: number, dir: string): Promise<SizeResult> {
   }
 
   const measured: Array<{ scenario: Scenario; result: LoadResult & { peakRssMb: number } }> = [];
-  try {
-    for (const scenario of scenarios) {
-      for (const connections of concurrency) {
-        const result = await server.measure(scenario, connections);
-        measured.push({ scenario, result });
-        report(events, scenario, result, null);
+  const measureAll = async (on: ManagedServer, selected: Scenario[]) => {
+    try {
+      for (const scenario of selected) {
+        for (const connections of concurrency) {
+          const result = await on.measure(scenario, connections);
+          measured.push({ scenario, result });
+          report(events, scenario, result, null);
+        }
       }
+    } finally {
+      await on.stop();
     }
-  } finally {
-    await server.stop();
-  }
+  };
+  await measureAll(server, scenarios.filter((scenario) => !scenario.cached));
   const serverPeak = server.peakMb();
+  const cachedScenarios = scenarios.filter((scenario) => scenario.cached);
+  if (cachedScenarios.length) await measureAll(await new ManagedServer(() => startService(databaseUrl, SITE_URL, true)).begin(), cachedScenarios);
 
   const floor = await new ManagedServer(() => startFloorProcess(databaseUrl, SITE_URL)).begin();
   const floorRuns: RunResult[] = [];
@@ -273,6 +278,21 @@ async function benchSize(events: number, dir: string): Promise<SizeResult> {
   };
 }
 
+/**
+ * The hand-written "History" section of results.md (what each optimisation changed, with its numbers), which a run
+ * keeps below the tables it rewrites.
+ */
+function keptHistory(file: string): string {
+  let previous = '';
+  try {
+    previous = readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+  const at = previous.indexOf('\n## History');
+  return at < 0 ? '' : previous.slice(at);
+}
+
 /** Replaces the README's text between its bench markers with the latest tables (when it has the markers). */
 function updateReadme(results: Results) {
   const file = join(PROJECT_ROOT, 'README.md');
@@ -316,7 +336,7 @@ async function main() {
     log(`${target.pass === null ? 'n/a ' : target.pass ? 'pass' : 'miss'}  ${target.description}: ${target.measured} (goal ${target.goal})`);
   }
   writeFileSync(join(outDir, 'results.json'), `${JSON.stringify(all, null, 2)}\n`);
-  writeFileSync(join(outDir, 'results.md'), resultsMarkdown(all));
+  writeFileSync(join(outDir, 'results.md'), resultsMarkdown(all) + keptHistory(join(outDir, 'results.md')));
   const readme = defaultOut && updateReadme(all);
   log(`\nWrote ${join(outDir, 'results.md')} and results.json${readme ? ', and the README tables' : ''} (${Math.round(all.totalSeconds)} s).`);
 }

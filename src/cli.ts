@@ -4,12 +4,14 @@ import { ACCOUNT_GROUPS, ACCOUNT_USAGE, CliError, runAccountCommand } from './cl
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { isClusterWorker, runPrimary } from './cluster.js';
 import { migrate } from './db/migrate.js';
+import { createLogger, type Logger } from './logging/logger.js';
 import { createApp, listen, shutdown } from './server.js';
 
 const COMMAND_USAGE: Array<[string, string]> = [
   ['serve', 'start the server (the default; npm start)'],
   ['migrate', 'apply pending migrations'],
   ['seed [--force]', 'load the demo data'],
+  ['import <rest-root> [options]', 'copy a The Events Calendar site in (options: import --help)'],
   ...ACCOUNT_USAGE,
 ];
 const WIDTH = Math.max(...COMMAND_USAGE.map(([usage]) => usage.length));
@@ -25,30 +27,48 @@ function publicBase(config: Config, port: number): string {
   return `http://${host}:${port}`;
 }
 
+/** Serves until SIGTERM/SIGINT; every line it writes goes through the logger (JSON on stdout). */
 async function serve(config: Config): Promise<void> {
+  const logger = createLogger(config.logLevel);
+  try {
+    await startServing(config, logger);
+  } catch (error) {
+    logger.fatal({ err: error }, 'Cannot start');
+    process.exit(1);
+  }
+}
+
+async function startServing(config: Config, logger: Logger): Promise<void> {
+  const database = shownUrl(config.databaseUrl);
   if (config.workers > 1 && !isClusterWorker()) {
-    await runPrimary(config);
-    console.log(`Calendar events service: ${config.workers} worker processes on ${config.engine} (${shownUrl(config.databaseUrl)})`);
+    await runPrimary(config, logger);
+    logger.info({ workers: config.workers, engine: config.engine, database }, `Calendar events service: ${config.workers} worker processes on ${config.engine} (${database})`);
     return;
   }
-  const app = await createApp(config);
+  const app = await createApp(config, { logger });
   const server = await listen(app);
   const port = (server.address() as AddressInfo).port;
   const base = publicBase(config, port);
   if (!isClusterWorker() || cluster.worker?.id === 1) {
-    console.log(`Calendar events service on ${config.engine} (${shownUrl(config.databaseUrl)})`);
-    console.log(`  GraphQL (GraphiQL in a browser): ${base}/graphql`);
-    console.log(`  REST: ${base}/${config.restRoot}/calendar/events/v1/`);
+    const graphql = `${base}/graphql`;
+    const rest = `${base}/${config.restRoot}/calendar/events/v1/`;
+    logger.info(
+      { engine: config.engine, database, graphql, rest },
+      `Calendar events service on ${config.engine} (${database}); GraphQL (GraphiQL in a browser): ${graphql}; REST: ${rest}`,
+    );
   }
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`${signal} received: finishing in-flight requests`);
+    logger.info({ signal }, `${signal} received: finishing in-flight requests`);
     shutdown(server, app).then(
-      () => process.exit(0),
+      () => {
+        logger.info('Stopped');
+        process.exit(0);
+      },
       (error) => {
-        console.error(error);
+        logger.error({ err: error }, 'Shutdown failed');
         process.exit(1);
       },
     );
@@ -75,8 +95,13 @@ async function main(): Promise<void> {
     await seed(config);
     return;
   }
+  if (command === 'import') {
+    const { runImportCommand } = await import('./cli/import.js');
+    process.exitCode = await runImportCommand(config, args);
+    return;
+  }
   if (ACCOUNT_GROUPS.includes(command)) return runAccountCommand(config, command, args);
-  throw new CliError(`unknown command "${command}" (serve, migrate, seed, users, passwords, tokens, help)`);
+  throw new CliError(`unknown command "${command}" (serve, migrate, seed, import, users, passwords, tokens, help)`);
 }
 
 main().catch((error: unknown) => {

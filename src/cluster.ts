@@ -3,13 +3,14 @@ import type { Config } from './config.js';
 import { ensureAdmin } from './auth/credentials.js';
 import { createDb } from './db/client.js';
 import { migrate } from './db/migrate.js';
+import type { Logger } from './logging/logger.js';
 
 /**
  * Runs `config.workers` server processes sharing one port (node:cluster). The primary migrates the database and
  * ensures the administrator once, then forks; workers serve. Stateless workers need nothing from each other: all
  * state is in the database. A worker that dies is replaced; SIGTERM/SIGINT stops them all gracefully.
  */
-export async function runPrimary(config: Config): Promise<void> {
+export async function runPrimary(config: Config, logger: Logger): Promise<void> {
   await migrate(config);
   if (config.adminPassword) {
     const db = createDb(config);
@@ -24,13 +25,13 @@ export async function runPrimary(config: Config): Promise<void> {
   for (let n = 0; n < config.workers; n++) fork();
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
-    console.error(`worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
+    logger.error({ workerPid: worker.process.pid, exit: signal ?? code }, `worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
     fork();
   });
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    console.log(`${signal} received: stopping ${config.workers} workers`);
+    logger.info({ signal }, `${signal} received: stopping ${config.workers} workers`);
     const workers = Object.values(cluster.workers ?? {});
     let running = workers.length;
     if (running === 0) process.exit(0);

@@ -17,9 +17,40 @@ export interface Config {
   restRoot: string;
   /** CALENDAR_ADMIN_PASSWORD: when set, user `admin` (administrator) signs in with this application password. */
   adminPassword: string | undefined;
+  /** LOG_LEVEL: the least severe log level written (pino's levels, or `silent`). */
+  logLevel: LogLevel;
+  limits: Limits;
+  /** RESPONSE_CACHE_MB (0: off) and RESPONSE_CACHE_TTL_MS: anonymous reads answered from memory (src/cache). */
+  responseCache: { maxBytes: number; ttlMs: number };
+}
+
+/** What one request may ask of the service (README "Limits"). */
+export interface Limits {
+  /** MAX_BODY_BYTES: largest request body, REST and GraphQL (413 beyond). */
+  maxBodyBytes: number;
+  /** REQUEST_TIMEOUT_MS: longest a request may take before it is answered with a timeout error; 0: no limit. */
+  requestTimeoutMs: number;
+  /** GraphQL documents sent to /graphql (REST's own operations are not limited). */
+  graphql: {
+    /** GRAPHQL_MAX_DEPTH: nesting of selections (a fragment spread counts as a level). */
+    maxDepth: number;
+    /** GRAPHQL_MAX_ALIASES: aliased fields in an operation. */
+    maxAliases: number;
+    /** GRAPHQL_MAX_DIRECTIVES: directives in an operation. */
+    maxDirectives: number;
+    /** GRAPHQL_MAX_TOKENS: lexical tokens in a document. */
+    maxTokens: number;
+    /** GRAPHQL_MAX_COST: graphql-armor's estimated cost (objects 2, scalars 1, ×1.5 per level, × literal `first`). */
+    maxCost: number;
+    /** GRAPHQL_INTROSPECTION: `false` refuses `__schema` and `__type` (and hides field suggestions). */
+    introspection: boolean;
+  };
 }
 
 export class ConfigError extends Error {}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 type Env = Record<string, string | undefined>;
 
@@ -41,6 +72,39 @@ function readPoolSize(env: Env): number {
   const raw = env.DATABASE_POOL_SIZE ?? '10';
   if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 1000) throw new ConfigError(`DATABASE_POOL_SIZE must be a whole number from 1 to 1000, got "${raw}"`);
   return Number(raw);
+}
+
+function readLogLevel(env: Env): LogLevel {
+  const raw = env.LOG_LEVEL ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(raw)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
+  return raw as LogLevel;
+}
+
+function readWholeNumber(env: Env, name: string, fallback: number, min: number): number {
+  const raw = env[name] ?? String(fallback);
+  if (!/^\d{1,15}$/.test(raw) || Number(raw) < min) throw new ConfigError(`${name} must be a whole number of at least ${min}, got "${raw}"`);
+  return Number(raw);
+}
+
+function readSwitch(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name] ?? String(fallback);
+  if (raw !== 'true' && raw !== 'false') throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+  return raw === 'true';
+}
+
+function readLimits(env: Env): Limits {
+  return {
+    maxBodyBytes: readWholeNumber(env, 'MAX_BODY_BYTES', 1_048_576, 1),
+    requestTimeoutMs: readWholeNumber(env, 'REQUEST_TIMEOUT_MS', 30_000, 0),
+    graphql: {
+      maxDepth: readWholeNumber(env, 'GRAPHQL_MAX_DEPTH', 15, 1),
+      maxAliases: readWholeNumber(env, 'GRAPHQL_MAX_ALIASES', 100, 0),
+      maxDirectives: readWholeNumber(env, 'GRAPHQL_MAX_DIRECTIVES', 50, 0),
+      maxTokens: readWholeNumber(env, 'GRAPHQL_MAX_TOKENS', 5_000, 1),
+      maxCost: readWholeNumber(env, 'GRAPHQL_MAX_COST', 10_000, 1),
+      introspection: readSwitch(env, 'GRAPHQL_INTROSPECTION', true),
+    },
+  };
 }
 
 function engineOf(url: string): Engine {
@@ -85,5 +149,11 @@ export function loadConfig(env: Env = process.env): Config {
     siteTimezone,
     restRoot: readRestRoot(env),
     adminPassword: env.CALENDAR_ADMIN_PASSWORD || undefined,
+    logLevel: readLogLevel(env),
+    limits: readLimits(env),
+    responseCache: {
+      maxBytes: readWholeNumber(env, 'RESPONSE_CACHE_MB', 32, 0) * 1024 * 1024,
+      ttlMs: readWholeNumber(env, 'RESPONSE_CACHE_TTL_MS', 1000, 1),
+    },
   };
 }

@@ -3,12 +3,18 @@ import { createServerAdapter } from '@whatwg-node/server';
 import { createYoga } from 'graphql-yoga';
 import { Router } from 'itty-router';
 import type { Config } from './config.js';
+import { ResponseCache } from './cache/response-cache.js';
 import { createDb, type Db, type QueryCounter } from './db/client.js';
 import { migrate } from './db/migrate.js';
 import { authenticate } from './auth/authenticate.js';
 import { ensureAdmin } from './auth/credentials.js';
 import { createContext, type Context, type Viewer } from './graphql/context.js';
 import { schema } from './graphql/schema.js';
+import { Deadline, guardedDb, timeoutResponse } from './limits/deadline.js';
+import { graphqlLimitPlugins } from './limits/graphql.js';
+import { reportUnexpectedErrors, yogaLogger } from './logging/graphql-errors.js';
+import { createLogger, type Logger } from './logging/logger.js';
+import { withRequestLog, type RequestLog } from './logging/request-log.js';
 import { RestError } from './rest/errors.js';
 import { createRestHandler } from './rest/router.js';
 
@@ -17,12 +23,15 @@ export interface App {
   db: Db;
   /** Statements sent to the database since start (only counted when asked for at creation). */
   queries: QueryCounter;
+  logger: Logger;
   fetch(request: Request): Promise<Response>;
   close(): Promise<void>;
 }
 
 export interface AppOptions {
   countQueries?: boolean;
+  /** Where log lines go; by default a logger at `config.logLevel` writing to stdout. */
+  logger?: Logger;
 }
 
 const INVALID_CREDENTIALS = 'The credentials sent are not valid.';
@@ -32,6 +41,7 @@ const json = (body: unknown, status = 200) =>
 
 /** Migrates the database and composes the one fetch handler: GraphQL, health, and the REST root. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
+  const logger = options.logger ?? createLogger(config.logLevel);
   await migrate(config);
   const queries: QueryCounter = { count: 0 };
   const db = createDb(config, options.countQueries ? queries : undefined);
@@ -46,37 +56,51 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     return { user: result.kind === 'user' ? result.user : null };
   };
 
-  const yoga = createYoga<{ viewer: Viewer }, Context>({
+  // Errors already on their request's log line, so that GraphQL Yoga's own error logging skips them.
+  const reported = new WeakSet<object>();
+  const yoga = createYoga<{ viewer: Viewer; requestLog: RequestLog; deadline: Deadline }, Context>({
     schema,
     graphqlEndpoint: '/graphql',
     graphiql: { title: 'Calendar events service' },
     landingPage: false,
-    logging: 'warn',
-    context: ({ viewer }) => createContext(db, config, viewer),
+    logging: yogaLogger(logger, reported),
+    plugins: [reportUnexpectedErrors(reported), ...graphqlLimitPlugins(config.limits.graphql)],
+    maxRequestBodySize: config.limits.maxBodyBytes,
+    context: ({ viewer, deadline }) => createContext(guardedDb(db, deadline), config, viewer),
   });
 
+  const responseCache = new ResponseCache(db, config.responseCache);
   const router = Router();
-  router.all('/graphql', async (request: Request) => {
-    const viewer = await viewerOf(request);
-    if (!viewer) return json({ errors: [{ message: INVALID_CREDENTIALS, extensions: { code: 'UNAUTHENTICATED' } }] }, 401);
-    return yoga.fetch(request, { viewer });
-  });
+  router.all('/graphql', (request: Request, requestLog: RequestLog, deadline: Deadline) =>
+    responseCache.answer(request, async () => {
+      const viewer = await viewerOf(request);
+      if (!viewer) return json({ errors: [{ message: INVALID_CREDENTIALS, extensions: { code: 'UNAUTHENTICATED' } }] }, 401);
+      return yoga.fetch(request, { viewer, requestLog, deadline });
+    }),
+  );
   router.get('/healthz', async () => {
     await db.$queryRawUnsafe('SELECT 1');
     return json({ status: 'ok' });
   });
-  const handleRest = createRestHandler(config, async (request) => {
+  const handleRest = createRestHandler(config, async (request, deadline) => {
     const viewer = await viewerOf(request);
     if (!viewer) throw RestError.of('incorrect_password');
-    return createContext(db, config, viewer);
+    return createContext(guardedDb(db, deadline), config, viewer);
   });
-  router.all('*', async (request: Request) => (await handleRest(request)) ?? json({ code: 'rest_no_route', message: 'No route was found matching the URL and request method.', data: { status: 404 } }, 404));
+  const noRoute = () => json({ code: 'rest_no_route', message: 'No route was found matching the URL and request method.', data: { status: 404 } }, 404);
+  router.all('*', (request: Request, requestLog: RequestLog, deadline: Deadline) =>
+    responseCache.answer(request, async () => (await handleRest(request, requestLog, deadline)) ?? noRoute()),
+  );
 
   return {
     config,
     db,
     queries,
-    fetch: (request) => router.fetch(request),
+    logger,
+    fetch: withRequestLog(logger, (request, requestLog) => {
+      const deadline = new Deadline(config.limits.requestTimeoutMs);
+      return deadline.answer(router.fetch(request, requestLog, deadline), () => timeoutResponse(request, deadline));
+    }),
     close: () => db.$disconnect(),
   };
 }

@@ -97,8 +97,8 @@ beforeAll(async () => {
   addSecret('admin', WRONG_PASSWORD);
   child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
     cwd: ROOT,
-    // development: GraphQL Yoga and the REST layer are at their most talkative about errors.
-    env: { ...process.env, NODE_ENV: 'development', DATABASE_URL: database.url, PORT: String(port), HOST: '127.0.0.1', CALENDAR_ADMIN_PASSWORD: ADMIN_PASSWORD },
+    // development and LOG_LEVEL=trace: GraphQL Yoga, the REST layer and the logger at their most talkative.
+    env: { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'trace', DATABASE_URL: database.url, PORT: String(port), HOST: '127.0.0.1', CALENDAR_ADMIN_PASSWORD: ADMIN_PASSWORD },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (chunk) => (output += chunk));
@@ -199,6 +199,8 @@ describe('secrets stay out of logs and answers', () => {
     // What the run printed and answered: enough to be sure the checks below looked at something.
     expect(output).toContain('Calendar events service on');
     expect(answers.length).toBeGreaterThan(40);
+    // One log line for every request answered.
+    expect(output.split('\n').filter((line) => line.includes('"requestId"')).length).toBeGreaterThanOrEqual(answers.length);
     expect(secrets.size).toBeGreaterThan(20);
     for (const secret of secrets) {
       expect(output.includes(secret), `the server's output contains a secret (${secret.slice(0, 4)}…)`).toBe(false);

@@ -95,7 +95,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'calendar-cli-'));
   database = await freshDatabase(dir);
   // The server reads the same database the CLI writes, without CALENDAR_ADMIN_PASSWORD: only CLI-made users exist.
-  config = loadConfig({ DATABASE_URL: database.url, PORT: '0', HOST: '127.0.0.1' });
+  config = loadConfig({ DATABASE_URL: database.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' });
   app = await createApp(config);
   server = await listen(app, 0, '127.0.0.1');
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -65,8 +65,11 @@ async function pageCost(first: number) {
 
 describe('SQL statements per page of events', () => {
   it('loads a page of 50 events with every relation in as many statements as a page of 5', async () => {
+    // The list total is remembered per filter until the next write: a first read counts, later ones do not.
+    const first = await pageCost(5);
     const small = await pageCost(5);
     const large = await pageCost(EVENTS_ON_PAGE);
+    expect(first.statements).toBe(small.statements + 1);
 
     // The page really holds what it claims, so the count measures real work.
     expect(large.data.events.totalCount).toBe(EVENTS_ON_PAGE);
@@ -82,10 +85,10 @@ describe('SQL statements per page of events', () => {
     expect(large.data.events.edges[0].node.categories[0].count).toBeGreaterThanOrEqual(EVENTS_ON_PAGE / 4);
 
     expect(large.statements).toBe(small.statements);
-    // One statement per kind of thing, whatever the page size: the tag lookup of the filter, the page, totalCount,
-    // author, image, parent, the three link tables, venues, organizers, terms, venue images, category parents,
-    // category children and the batched term counts.
-    expect(large.statements).toBeLessThanOrEqual(16);
+    // One statement per kind of thing, whatever the page size: the tag lookup of the filter, the page, the data
+    // version (is the remembered total current?), author, image, parent, the three link tables, venues, organizers,
+    // terms, venue images, category parents and category children. Term counts are a column.
+    expect(large.statements).toBeLessThanOrEqual(15);
   });
 
   it('loads one event with every relation in a handful of statements', async () => {

@@ -5,6 +5,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import type { Config } from '../config.js';
 import { PrismaClient } from './generated/prisma/client.js';
 import { PrismaClient as PostgresPrismaClient } from './generated/prisma-postgres/client.js';
+import { serializedSqlite } from './sqlite-adapter.js';
 
 /**
  * The application sees one client type. PostgreSQL uses a client generated from the derived schema
@@ -45,7 +46,7 @@ export function createDb(config: Config, counter?: QueryCounter): Db {
   if (config.engine === 'sqlite') {
     const path = sqlitePath(config.databaseUrl);
     mkdirSync(dirname(path), { recursive: true });
-    const adapter = new PrismaBetterSqlite3({ url: `file:${path}`, timeout: 5000 });
+    const adapter = serializedSqlite(new PrismaBetterSqlite3({ url: `file:${path}`, timeout: 5000 }));
     db = new PrismaClient({ adapter, log: logOptions(counter) });
   } else {
     const schema = postgresSchema(config.databaseUrl);

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import type { Config } from '../config.js';
+import type { Config, Engine } from '../config.js';
 import { postgresConnectionString, postgresSchema, sqlitePath } from './client.js';
 import { readMigrations } from './schema-diff.js';
 
@@ -23,8 +23,21 @@ export interface MigrationReport {
   applied: string[];
 }
 
+export interface MigrateOptions {
+  /** Stop after this migration (an older schema version, e.g. to test upgrades). */
+  until?: string;
+}
+
+function migrationsUntil(engine: Engine, until: string | undefined) {
+  const all = readMigrations(engine);
+  if (until === undefined) return all;
+  const last = all.findIndex((migration) => migration.name === until);
+  if (last < 0) throw new Error(`no ${engine} migration named ${until}`);
+  return all.slice(0, last + 1);
+}
+
 /** Creates the database when missing and applies every migration folder not applied yet, each in a transaction. */
-export function migrateSqlite(config: Config): MigrationReport {
+export function migrateSqlite(config: Config, options: MigrateOptions = {}): MigrationReport {
   const path = sqlitePath(config.databaseUrl);
   mkdirSync(dirname(path), { recursive: true });
   const sqlite = new Database(path, { timeout: 5000 });
@@ -38,11 +51,17 @@ export function migrateSqlite(config: Config): MigrationReport {
         .map((row) => (row as { migration_name: string }).migration_name),
     );
     const applied: string[] = [];
-    for (const migration of readMigrations('sqlite')) {
+    // Prisma redefines a table by copying it and dropping the original, which with foreign keys enforced would
+    // cascade-delete every row referring to it. The pragma has no effect inside a transaction, hence here; the
+    // references are checked before each migration commits instead.
+    sqlite.pragma('foreign_keys = OFF');
+    for (const migration of migrationsUntil('sqlite', options.until)) {
       if (done.has(migration.name)) continue;
       const checksum = createHash('sha256').update(migration.sql).digest('hex');
       sqlite.transaction(() => {
         sqlite.exec(migration.sql);
+        const broken = sqlite.pragma('foreign_key_check') as unknown[];
+        if (broken.length) throw new Error(`${migration.name} leaves ${broken.length} broken references: ${JSON.stringify(broken.slice(0, 3))}`);
         sqlite
           .prepare(
             `INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name, applied_steps_count)
@@ -77,7 +96,7 @@ function advisoryLockKey(schema: string): number {
 const quoteIdentifier = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /** Applies PostgreSQL migrations under an advisory lock, each in a transaction, into the URL's `?schema=`. */
-export async function migratePostgres(config: Config): Promise<MigrationReport> {
+export async function migratePostgres(config: Config, options: MigrateOptions = {}): Promise<MigrationReport> {
   const schema = postgresSchema(config.databaseUrl);
   const client = new pg.Client({ connectionString: postgresConnectionString(config.databaseUrl) });
   await client.connect();
@@ -92,7 +111,7 @@ export async function migratePostgres(config: Config): Promise<MigrationReport> 
     );
     const done = new Set(rows.map((row) => row.migration_name));
     const applied: string[] = [];
-    for (const migration of readMigrations('postgres')) {
+    for (const migration of migrationsUntil('postgres', options.until)) {
       if (done.has(migration.name)) continue;
       const checksum = createHash('sha256').update(migration.sql).digest('hex');
       await client.query('BEGIN');
@@ -117,6 +136,6 @@ export async function migratePostgres(config: Config): Promise<MigrationReport> 
 }
 
 /** Brings the configured database up to date; safe to run from several processes at once. */
-export async function migrate(config: Config): Promise<MigrationReport> {
-  return config.engine === 'sqlite' ? migrateSqlite(config) : migratePostgres(config);
+export async function migrate(config: Config, options: MigrateOptions = {}): Promise<MigrationReport> {
+  return config.engine === 'sqlite' ? migrateSqlite(config, options) : migratePostgres(config, options);
 }

@@ -17,6 +17,8 @@ export const builder = new SchemaBuilder<{
     DateTime: { Input: Date; Output: Date };
     DateInput: { Input: string; Output: string };
     WallClock: { Input: string; Output: string };
+    HTML: { Input: string; Output: string };
+    PlainText: { Input: string; Output: string };
   };
 }>({
   plugins: [PrismaPlugin, RelayPlugin],

@@ -1,7 +1,6 @@
 import type { ViewerUser } from '../auth/permissions.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
-import { createLoaders, type Loaders } from './loaders.js';
 
 /** Who is asking: a signed-in user, or an anonymous reader (user null). */
 export interface Viewer {
@@ -15,7 +14,6 @@ export interface Context {
   db: Db;
   config: Config;
   viewer: Viewer;
-  loaders: Loaders;
   /** The request's time: every "now" in one request is the same instant. */
   now: Date;
   /** Passwords the request offered for password-protected records (the `password` arguments). */
@@ -23,5 +21,5 @@ export interface Context {
 }
 
 export function createContext(db: Db, config: Config, viewer: Viewer = ANONYMOUS): Context {
-  return { db, config, viewer, loaders: createLoaders(db), now: new Date(), offeredPasswords: [] };
+  return { db, config, viewer, now: new Date(), offeredPasswords: [] };
 }

@@ -1,4 +1,5 @@
 import { GraphQLError, Kind } from 'graphql';
+import { plainText, safeHtml } from '../content/sanitize.js';
 import { builder } from './builder.js';
 
 builder.scalarType('DateTime', {
@@ -36,6 +37,25 @@ builder.scalarType('DateInput', {
     throw new GraphQLError('DateInput must be a non-empty string');
   },
 });
+
+builder.scalarType('HTML', {
+  description:
+    'HTML. On input it is reduced to the tags and attributes WordPress allows in post content: scripts, styles, ' +
+    'frames, event handlers and URLs with other than web, mail and similar link schemes (javascript:, data:) are removed.',
+  serialize: (value) => value,
+  parseValue: (value) => safeHtml(textInput('HTML', value)),
+});
+
+builder.scalarType('PlainText', {
+  description: 'Text without markup. On input, HTML tags are removed and character references decoded (`&amp;` → `&`).',
+  serialize: (value) => value,
+  parseValue: (value) => plainText(textInput('PlainText', value)),
+});
+
+function textInput(scalar: string, value: unknown): string {
+  if (typeof value !== 'string') throw new GraphQLError(`${scalar} must be a string`);
+  return value;
+}
 
 function parseIsoInstant(value: unknown): Date {
   if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(value)) {

@@ -21,6 +21,9 @@ export const REST_ERRORS = {
   'organizer-is-in-trash': { status: 410, message: 'The organizer is already trashed' },
   term_exists: { status: 400, message: 'A term with the name provided already exists with this parent.' },
   rest_internal_error: { status: 500, message: 'The request could not be completed.' },
+  // The service's limits (README "Limits"); WordPress leaves these to PHP and the web server.
+  rest_request_too_large: { status: 413, message: 'The request body is larger than the limit of %d bytes.' },
+  rest_request_timeout: { status: 503, message: 'The request took longer than %d ms and was stopped.' },
 } as const;
 
 export type RestErrorCode = keyof typeof REST_ERRORS;

@@ -1,4 +1,5 @@
 import { DateTime } from 'luxon';
+import { MAX_LIST_ITEMS } from '../limits/lists.js';
 import { parseDateInput } from '../time/dates.js';
 
 /**
@@ -48,7 +49,8 @@ type Coerced<P extends Param> = P['type'] extends 'integer' | 'number'
 /** The coerced values of a declaration; a parameter not sent and without default is undefined. */
 export type ParamValues<D extends ParamDeclaration> = { [K in keyof D]: Coerced<D[K]> | undefined };
 
-const MAX_INT32 = 2_147_483_647;
+/** Values travel as GraphQL Int (32-bit); anything beyond is no valid ID or count. */
+export const MAX_INT32 = 2_147_483_647;
 
 const TRUE_WORDS = new Set(['true', '1', 'yes', 'on']);
 const FALSE_WORDS = new Set(['false', '0', 'no', 'off', '']);
@@ -102,7 +104,7 @@ const ok = (value: unknown): CoercionResult => ({ ok: true, value });
 
 function coerceList(param: Extract<ParamSpec, { type: 'list' }>, raw: unknown): CoercionResult {
   const items = toList(raw);
-  if (!items) return invalid();
+  if (!items || items.length > MAX_LIST_ITEMS) return invalid();
   if (param.items === 'string') {
     if (!items.every((item) => typeof item === 'string' || typeof item === 'number')) return invalid();
     return ok(items.map((item) => String(item).trim()).filter((item) => item !== ''));
@@ -124,7 +126,7 @@ function coerceLinked(raw: unknown): CoercionResult {
     return ok([record]);
   }
   const list = toList(raw);
-  if (!list) return invalid();
+  if (!list || list.length > MAX_LIST_ITEMS) return invalid();
   const values: LinkedValue[] = [];
   for (const item of list) {
     if (item === '' || item === null) continue;
@@ -141,7 +143,6 @@ export function coerceParam(param: Param, raw: unknown, context: DefaultContext)
   switch (param.type) {
     case 'integer': {
       const n = parseInteger(raw);
-      // Values travel as GraphQL Int (32-bit); anything beyond is no valid ID or count.
       if (n === null || Math.abs(n) > MAX_INT32 || (param.min !== undefined && n < param.min)) return invalid();
       if (param.max !== undefined && n > param.max) return invalid();
       return ok(param.clampTo !== undefined ? Math.min(n, param.clampTo) : n);

@@ -64,11 +64,32 @@ export function queryParams(url: URL): Record<string, unknown> {
   return params;
 }
 
+/** The body as text, read as it arrives and refused (413) once it is longer than `maxBytes`: never held whole. */
+async function boundedText(request: Request, maxBytes: number): Promise<string> {
+  const tooLarge = () => RestError.of('rest_request_too_large', {}, maxBytes);
+  if (Number(request.headers.get('content-length') ?? 0) > maxBytes) throw tooLarge();
+  if (!request.body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  // Released, not cancelled, past the limit: cancelling the stream would close the connection before the answer.
+  const reader = request.body.getReader();
+  try {
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      size += chunk.value.byteLength;
+      if (size > maxBytes) throw tooLarge();
+      chunks.push(chunk.value);
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 /** The body's parameters: JSON, or form-encoded (PHP style). Malformed JSON is refused as WordPress does. */
-export async function bodyParams(request: Request): Promise<Record<string, unknown>> {
+export async function bodyParams(request: Request, maxBytes: number): Promise<Record<string, unknown>> {
   if (request.method === 'GET' || request.method === 'HEAD') return {};
   const type = request.headers.get('content-type') ?? '';
-  const text = await request.text();
+  const text = await boundedText(request, maxBytes);
   if (text.trim() === '') return {};
   if (type.includes('application/json')) {
     try {

@@ -46,7 +46,27 @@ function fieldsParam(query: Record<string, unknown>): string[] | null {
   return list.map((field) => field.trim()).filter((field) => field !== '');
 }
 
-/** Applies `_fields` and `_envelope`, and the headers WordPress REST clients expect. */
+/** Whether If-None-Match lists the entity tag (or is `*`), compared weakly as RFC 9110 §13.1.2 asks for GET. */
+function listsEntityTag(ifNoneMatch: string, etag: string): boolean {
+  if (ifNoneMatch.trim() === '*') return true;
+  const opaque = (tag: string) => tag.replace(/^W\//, '');
+  return (ifNoneMatch.match(/(?:W\/)?"[^"]*"/g) ?? []).some((tag) => opaque(tag) === opaque(etag));
+}
+
+/** RFC 9110 §13.2.2: the client's copy of a GET or HEAD answer is current (If-None-Match decides when it is sent). */
+function isNotModified(request: Request, headers: Record<string, string>): boolean {
+  if (request.method !== 'GET' && request.method !== 'HEAD') return false;
+  const ifNoneMatch = request.headers.get('if-none-match');
+  if (ifNoneMatch !== null) return headers.ETag !== undefined && listsEntityTag(ifNoneMatch, headers.ETag);
+  const since = Date.parse(request.headers.get('if-modified-since') ?? '');
+  const modified = Date.parse(headers['Last-Modified'] ?? '');
+  return !Number.isNaN(since) && !Number.isNaN(modified) && modified <= since;
+}
+
+/**
+ * Applies `_fields` and `_envelope`, and the headers WordPress REST clients expect. A reply with validators (ETag,
+ * Last-Modified) answers 304 to a conditional request it still satisfies; a text reply is sent as it is.
+ */
 export function finishResponse(request: Request, query: Record<string, unknown>, reply: RestReply, urls: RestUrls): Response {
   const status = reply.status ?? 200;
   const fields = fieldsParam(query);
@@ -54,7 +74,7 @@ export function finishResponse(request: Request, query: Record<string, unknown>,
   // As in WordPress: a bare list has each item filtered, an object (a record or an envelope) its own keys.
   if (fields && status < 400) body = pickFields(body, fieldTree(fields));
   const headers: Record<string, string> = {
-    'Content-Type': 'application/json; charset=UTF-8',
+    'Content-Type': reply.contentType ?? 'application/json; charset=UTF-8',
     'X-Content-Type-Options': 'nosniff',
     'Access-Control-Expose-Headers': EXPOSED_HEADERS,
     'Access-Control-Allow-Headers': ALLOWED_HEADERS,
@@ -62,6 +82,11 @@ export function finishResponse(request: Request, query: Record<string, unknown>,
     Vary: 'Origin',
     ...reply.headers,
   };
+  if (status === 200 && isNotModified(request, headers)) {
+    const { 'Content-Type': _representation, ...validators } = headers;
+    return new Response(null, { status: 304, headers: validators });
+  }
+  if (reply.contentType !== undefined) return new Response(request.method === 'HEAD' ? null : String(body), { status, headers });
   if ('_envelope' in query) {
     return new Response(JSON.stringify({ body, status, headers: reply.headers ?? {} }), { status: 200, headers });
   }

@@ -15,6 +15,8 @@ export interface RestReply {
   status?: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** Set for a text body sent as it is (an iCalendar feed) rather than as JSON. */
+  contentType?: string;
 }
 
 /** What a handler gets: its coerced parameters and a way to run GraphQL operations in process. */
@@ -31,6 +33,8 @@ export interface RestCall<D extends ParamDeclaration> {
 export interface Endpoint<D extends ParamDeclaration = ParamDeclaration> {
   methods: readonly HttpMethod[];
   params: D;
+  /** The media type of a successful answer when it is not JSON (documented by /doc). */
+  mediaType?: string;
   handle(call: RestCall<D>): Promise<RestReply>;
 }
 

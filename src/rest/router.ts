@@ -1,8 +1,11 @@
-import { execute, Kind, type DocumentNode, type GraphQLFormattedError } from 'graphql';
+import { execute, type GraphQLFormattedError } from 'graphql';
 import { DateTime } from 'luxon';
 import type { Config } from '../config.js';
 import type { Context } from '../graphql/context.js';
+import type { Deadline } from '../limits/deadline.js';
 import { schema } from '../graphql/schema.js';
+import { unexpectedCause } from '../logging/graphql-errors.js';
+import type { RequestLog } from '../logging/request-log.js';
 import { invalidParams, missingParams, RestError, restErrorFromGraphQL } from './errors.js';
 import { parseParams, type DefaultContext } from './params.js';
 import { bodyParams, queryParams, restTarget, type RestTarget } from './request.js';
@@ -24,16 +27,6 @@ const compile = (definition: RouteDefinition): CompiledRoute => ({
 
 const OVERRIDABLE: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
-function isMutation(document: DocumentNode): boolean {
-  return document.definitions.some((definition) => definition.kind === Kind.OPERATION_DEFINITION && definition.operation === 'mutation');
-}
-
-function clearLoaders(context: Context) {
-  for (const loader of Object.values(context.loaders) as unknown[]) {
-    if (loader && typeof (loader as { clearAll?: unknown }).clearAll === 'function') (loader as { clearAll(): void }).clearAll();
-  }
-}
-
 /** WordPress lets POST stand in for other methods through `_method` or `X-HTTP-Method-Override`. */
 function effectiveMethod(request: Request, query: Record<string, unknown>): string {
   const override = request.headers.get('x-http-method-override') ?? (typeof query._method === 'string' ? query._method : null);
@@ -42,11 +35,11 @@ function effectiveMethod(request: Request, query: Record<string, unknown>): stri
 }
 
 /** The REST face: finds the route, parses its parameters, runs its GraphQL operation, renders the original's JSON. */
-export function createRestHandler(config: Config, makeContext: (request: Request) => Promise<Context>) {
+export function createRestHandler(config: Config, makeContext: (request: Request, deadline: Deadline) => Promise<Context>) {
   const routes = ROUTES.map(compile);
   const urls = restUrls(config);
 
-  async function dispatch(request: Request, target: RestTarget, query: Record<string, unknown>): Promise<RestReply> {
+  async function dispatch(request: Request, target: RestTarget, query: Record<string, unknown>, log: RequestLog, deadline: Deadline): Promise<RestReply> {
     const method = effectiveMethod(request, query);
     if (target.siteIndex) return { body: siteIndex(urls, ROUTES) };
     if (target.route === '' || target.route === '/') {
@@ -62,9 +55,9 @@ export function createRestHandler(config: Config, makeContext: (request: Request
       if (!found) break;
       const allow = { Allow: allowed.join(', ') };
       try {
-        const body = await bodyParams(request);
+        const body = await bodyParams(request, config.limits.maxBodyBytes);
         const raw = { ...query, ...body, ...(match.groups ?? {}) };
-        const reply = await runEndpoint(found, raw, await makeContext(request), target);
+        const reply = await runEndpoint(found, raw, await makeContext(request, deadline), target, log);
         return { ...reply, headers: { ...allow, ...reply.headers } };
       } catch (error) {
         // WordPress sends `Allow` on every response of a matched route, errors included.
@@ -75,7 +68,7 @@ export function createRestHandler(config: Config, makeContext: (request: Request
     throw RestError.of('rest_no_route');
   }
 
-  async function runEndpoint(found: Endpoint, raw: Record<string, unknown>, context: Context, target: RestTarget): Promise<RestReply> {
+  async function runEndpoint(found: Endpoint, raw: Record<string, unknown>, context: Context, target: RestTarget, log: RequestLog): Promise<RestReply> {
     const defaults: DefaultContext = { now: DateTime.fromJSDate(context.now), siteTimezone: config.siteTimezone };
     const outcome = parseParams(found.params, raw, defaults);
     if (outcome.missing.length) throw missingParams(outcome.missing);
@@ -87,14 +80,14 @@ export function createRestHandler(config: Config, makeContext: (request: Request
       urls,
       language: target.language,
       async run(document, variables, errors = {}) {
-        // A handler may read before it writes (the record a by-slug route addresses): what the request's loaders
-        // cached then (term counts …) is stale once a mutation runs, so they start afresh.
-        if (isMutation(document)) clearLoaders(context);
         const result = await execute({ schema, document, variableValues: variables as Record<string, unknown>, contextValue: context });
         if (result.errors?.length) {
           const formatted = result.errors.map((e) => e.toJSON() as GraphQLFormattedError);
           const mapped = restErrorFromGraphQL(formatted, errors);
-          if (mapped.status >= 500) console.error('REST operation failed:', result.errors[0]?.originalError ?? result.errors[0]);
+          for (const error of result.errors) {
+            const cause = unexpectedCause(error);
+            if (cause !== undefined) log.unexpected(cause);
+          }
           throw mapped;
         }
         return result.data as never;
@@ -104,17 +97,17 @@ export function createRestHandler(config: Config, makeContext: (request: Request
   }
 
   /** Answers the request if it is for the REST API; null otherwise. */
-  return async function handleRest(request: Request): Promise<Response | null> {
+  return async function handleRest(request: Request, log: RequestLog, deadline: Deadline): Promise<Response | null> {
     const url = new URL(request.url);
     const target = restTarget(url, config.restRoot);
     if (!target) return null;
     const query = queryParams(url);
     let reply: RestReply;
     try {
-      reply = await dispatch(request, target, query);
+      reply = await dispatch(request, target, query, log, deadline);
     } catch (error) {
       if (!(error instanceof RestError)) {
-        console.error('REST request failed:', error);
+        log.unexpected(error);
         error = RestError.of('rest_internal_error');
       }
       const restError = error as RestError;

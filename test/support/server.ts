@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freshDatabase } from './database.js';
 import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logging/logger.js';
 import { createApp, listen, shutdown, type App } from '../../src/server.js';
 
 export interface GraphQLResult<T = any> {
@@ -38,12 +39,17 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+export interface StartOptions {
+  /** Where the server's log lines go (at LOG_LEVEL, which test servers default to `warn`); stdout when left out. */
+  logTo?: { write(line: string): void };
+}
+
 /**
  * Starts the real server on an ephemeral port over a fresh database of the run's engine (TEST_ENGINE): a SQLite
  * file in a temporary folder, or a PostgreSQL schema of its own.
- * `env` overrides the environment the configuration is read from (SITE_TIMEZONE, …).
+ * `env` overrides the environment the configuration is read from (SITE_TIMEZONE, LOG_LEVEL, …).
  */
-export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
+export async function startServer(env: Record<string, string> = {}, options: StartOptions = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'calendar-test-'));
   const database = await freshDatabase(dir);
   const config = loadConfig({
@@ -51,9 +57,12 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     PORT: '0',
     HOST: '127.0.0.1',
     CALENDAR_ADMIN_PASSWORD: TEST_ADMIN_PASSWORD,
+    // Request lines would drown the test report; failures (level error) still show.
+    LOG_LEVEL: 'warn',
     ...env,
   });
-  const app = await createApp(config, { countQueries: true });
+  const logger = options.logTo ? createLogger(config.logLevel, options.logTo) : undefined;
+  const app = await createApp(config, { countQueries: true, logger });
   const server: Server = await listen(app, 0, '127.0.0.1');
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

@@ -93,9 +93,24 @@ function dateConditions(ctx: Context, filter: EventsFilter, errors: FieldErrors)
       const [comparison, bound] = wholeDay;
       const wallClock = bound === 'dayStart' ? startOfDayWallClock(moment) : endOfDayWallClock(moment);
       conditions.push({ [column === 'start' ? 'startLocal' : 'endLocal']: { [comparison]: wallClock } });
+      if (column === 'start') conditions.push(startsAtAround(wallClock, comparison));
     }
   }
   return conditions;
+}
+
+/** UTC offsets of real time zones lie between −12:00 and +14:00. */
+const EARLIEST_OFFSET_HOURS = -12;
+const LATEST_OFFSET_HOURS = 14;
+
+/**
+ * The `startsAt` range a start wall-clock condition implies, whatever the event's zone. It selects nothing more, and
+ * lets the database walk the listing index (start, ID) in list order instead of sorting the whole window.
+ */
+function startsAtAround(wallClock: string, comparison: Comparison): Prisma.EventWhereInput {
+  const asUtc = DateTime.fromSQL(wallClock, { zone: 'utc' });
+  if (comparison === 'gte' || comparison === 'gt') return { startsAt: { gte: asUtc.minus({ hours: LATEST_OFFSET_HOURS }).toJSDate() } };
+  return { startsAt: { lte: asUtc.minus({ hours: EARLIEST_OFFSET_HOURS }).toJSDate() } };
 }
 
 async function checkIdsExist(

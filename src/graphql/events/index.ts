@@ -1,4 +1,5 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
+import { readDataVersion, VersionedMemo } from '../../db/data-version.js';
 import { assertReadable, offerPassword } from '../access.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
@@ -8,6 +9,7 @@ import { authorizeCreate, authorizeDelete, authorizeUpdate, authorizeMissing } f
 import { trashOrDelete } from '../shared/post-writes.js';
 import { modifiedNow } from '../shared/posts.js';
 import { EventsFilterInput, eventsWhere } from './filter.js';
+import { eventsCalendar, EVENTS_ICAL_DESCRIPTION, ICalendarType } from './ical.js';
 import { checkEventInput, EventInput } from './input.js';
 import { EventType } from './type.js';
 import { insertEvent, updateEvent } from './write.js';
@@ -21,6 +23,12 @@ async function existingEvent(ctx: Context, id: number) {
   }
   return event;
 }
+
+/** List totals by filter: counting a wide window is the costliest part of a list, and is redone only after writes. */
+const listCounts = new VersionedMemo<number>(1000);
+
+/** The events list's order, which its iCalendar feed keeps. */
+const EVENT_ORDER = [{ startsAt: 'asc' as const }, { id: 'asc' as const }];
 
 const passwordArg = 'The password of a password-protected event; with it, its content is shown.';
 
@@ -55,19 +63,24 @@ builder.queryFields((t) => ({
     resolve: async (_root, args, ctx, info) => {
       offerPassword(ctx, args.password);
       const where = await eventsWhere(ctx, args.filter ?? {});
-      return offsetConnection(
+      const connection = await offsetConnection(
         args,
-        () => ctx.db.event.count({ where }),
+        async () => listCounts.get(JSON.stringify(where), await readDataVersion(ctx.db), () => ctx.db.event.count({ where })),
         ({ offset, limit }) =>
           ctx.db.event.findMany({
             ...queryFromInfo({ context: ctx, info, path: ['edges', 'node'] }),
             where,
-            orderBy: [{ startsAt: 'asc' }, { id: 'asc' }],
+            orderBy: EVENT_ORDER,
             skip: offset,
             take: limit,
           }),
       );
+      return { ...connection, list: { where, orderBy: EVENT_ORDER } };
     },
+  }, {
+    fields: (c) => ({
+      ical: c.field({ type: ICalendarType, description: EVENTS_ICAL_DESCRIPTION, resolve: (connection, _args, ctx) => eventsCalendar(ctx, connection.list) }),
+    }),
   }),
 }));
 

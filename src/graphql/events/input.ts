@@ -28,9 +28,9 @@ export const EventInput = builder.inputType('EventInput', {
     'Fields of an event. On create, `title`, `startDate` and `endDate` are required. On update, fields left out keep ' +
     'their value; a list given replaces the links (an empty list removes them all).',
   fields: (t) => ({
-    title: t.string(),
-    description: t.string(),
-    excerpt: t.string(),
+    title: t.field({ type: 'PlainText' }),
+    description: t.field({ type: 'HTML' }),
+    excerpt: t.field({ type: 'HTML' }),
     slug: t.string({ description: 'Generated from the title when absent; `-2`, `-3` … added on clashes.' }),
     status: t.field({ type: PostStatusEnum }),
     authorId: t.int(),

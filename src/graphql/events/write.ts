@@ -70,6 +70,8 @@ export async function updateEvent(ctx: Context, id: number, currentSlug: string,
   const write = (slug: string | undefined) =>
     ctx.db.$transaction(async (tx) => {
       const imageId = await imageIdForWrite(tx, checked.image);
+      // The event row first: on PostgreSQL its row lock makes a concurrent update of this event wait until this one
+      // commits before it replaces the links, so the links always belong to the same write as the columns.
       await tx.event.update({
         where: { id },
         data: { ...(checked.columns as Prisma.EventUncheckedUpdateInput), ...(slug ? { slug } : {}), ...(imageId === undefined ? {} : { imageId }), ...modifiedNow(ctx) },

@@ -53,10 +53,10 @@ export const OrganizerType = builder.prismaObject('Organizer', {
 export const OrganizerInput = builder.inputType('OrganizerInput', {
   description: 'Fields of an organizer. On update, fields left out keep their value.',
   fields: (t) => ({
-    name: t.string(),
+    name: t.field({ type: 'PlainText' }),
     slug: t.string(),
-    description: t.string(),
-    excerpt: t.string(),
+    description: t.field({ type: 'HTML' }),
+    excerpt: t.field({ type: 'HTML' }),
     status: t.field({ type: PostStatusEnum }),
     authorId: t.int(),
     date: t.field({ type: 'DateInput', description: 'Publication date in the site time zone.' }),

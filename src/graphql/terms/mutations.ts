@@ -11,9 +11,9 @@ import { EventCategoryType, EventTagType } from './types.js';
 const TermInput = builder.inputType('TermInput', {
   description: 'Fields of a category or tag. On update, fields left out keep their value.',
   fields: (t) => ({
-    name: t.string(),
+    name: t.field({ type: 'PlainText' }),
     slug: t.string({ description: 'Generated from the name when absent; `-2`, `-3` … added on clashes.' }),
-    description: t.string(),
+    description: t.field({ type: 'HTML' }),
     parentId: t.int({ description: 'Categories only: the parent category, or null for a top-level one.' }),
   }),
 });
@@ -116,10 +116,8 @@ export async function updateTerm(ctx: Context, taxonomy: Taxonomy, id: number, i
 export async function deleteTerm(ctx: Context, taxonomy: Taxonomy, id: number, query: object = {}) {
   const { parentId } = await existingTerm(ctx, taxonomy, id);
   authorizeTermWrite(ctx);
-  // The answer is read before the delete: its relations (parent, children) as they were, and its `count` through the
-  // request's loader, which keeps the value for the rest of the request.
+  // The answer is read before the delete: its relations (parent, children) and its `count` as they were.
   const term = await ctx.db.term.findUniqueOrThrow({ ...query, where: { id } });
-  await ctx.loaders.termEventCount.load(id);
   await ctx.db.$transaction([
     ctx.db.term.updateMany({ where: { parentId: id }, data: { parentId } }),
     ctx.db.term.delete({ where: { id } }),

@@ -32,8 +32,6 @@ export interface TermListFilter {
   slug?: string | null;
 }
 
-const publishedEvent = { event: { status: 'publish' as const } };
-
 async function checkTermIds(ctx: Context, taxonomy: Taxonomy, errors: FieldErrors, field: string, ids: number[] | null | undefined) {
   if (!ids?.length) return;
   const found = await ctx.db.term.findMany({ where: { taxonomy, id: { in: ids } }, select: { id: true } });
@@ -65,7 +63,7 @@ export async function termListWhere(ctx: Context, taxonomy: Taxonomy, filter: Te
   }
   if (filter.include?.length) conditions.push({ id: { in: filter.include } });
   if (filter.exclude?.length) conditions.push({ id: { notIn: filter.exclude } });
-  if (filter.hideEmpty ?? true) conditions.push({ events: { some: publishedEvent } });
+  if (filter.hideEmpty ?? true) conditions.push({ eventCount: { gt: 0 } });
   if (filter.parent != null) conditions.push({ parentId: filter.parent === 0 ? null : filter.parent });
   if (filter.event != null) conditions.push({ events: { some: { eventId: filter.event } } });
   if (filter.slug) conditions.push({ slug: filter.slug });
@@ -75,52 +73,35 @@ export async function termListWhere(ctx: Context, taxonomy: Taxonomy, filter: Te
 function termOrder(orderBy: Exclude<TermOrderBy, SortedHere>, order: SortOrder): Prisma.TermOrderByWithRelationInput[] {
   if (orderBy === 'id') return [{ id: order }];
   if (orderBy === 'parentId') return [{ parentId: { sort: order, nulls: 'first' } }, { id: order }];
+  if (orderBy === 'count') return [{ eventCount: order }, { id: order }];
   return [{ [orderBy]: order }, { id: order }];
 }
 
-/** Orders SQL cannot give portably: `count` and `name`. */
-type SortedHere = 'count' | 'name';
-const sortedHere = (orderBy: TermOrderBy): orderBy is SortedHere => orderBy === 'count' || orderBy === 'name';
+/** The order SQL cannot give portably: `name`. */
+type SortedHere = 'name';
+const sortedHere = (orderBy: TermOrderBy): orderBy is SortedHere => orderBy === 'name';
 
 /** Names compare as WordPress's MySQL collation does: ignoring case and accents ("apple" before "Zebra"). */
 const nameCollator = new Intl.Collator('en', { sensitivity: 'base' });
 
 /**
- * A page of terms in an order sorted here rather than in SQL, ties broken by ID in the same direction:
- * - `count` is the number of *published* events (a relation `_count` in SQL would count every event); the counts of
- *   all matching terms come from one grouped query;
- * - `name` ignores case (SQLite's and PostgreSQL's default collations do not).
- * The keys of all matching terms are read, sorted, and the page is then loaded.
+ * A page of terms by name, sorted here rather than in SQL (SQLite's and PostgreSQL's default collations do not ignore
+ * case), ties broken by ID in the same direction: the names of all matching terms are read, sorted, and the page is
+ * then loaded.
  */
 async function termPageSortedHere(
   ctx: Context,
   where: Prisma.TermWhereInput,
-  orderBy: SortedHere,
   order: SortOrder,
   page: { offset: number; limit: number },
   query: object,
 ) {
   const direction = order === 'asc' ? 1 : -1;
-  let pageIds: number[];
-  if (orderBy === 'count') {
-    const [terms, counted] = await Promise.all([
-      ctx.db.term.findMany({ where, select: { id: true } }),
-      ctx.db.eventTerm.groupBy({ by: ['termId'], where: { term: where, ...publishedEvent }, _count: { _all: true } }),
-    ]);
-    const counts = new Map(counted.map((row) => [row.termId, row._count._all]));
-    pageIds = terms
-      .map((term) => ({ id: term.id, count: counts.get(term.id) ?? 0 }))
-      .sort((a, b) => direction * (a.count - b.count || a.id - b.id))
-      .slice(page.offset, page.offset + page.limit)
-      .map((term) => term.id);
-    for (const id of pageIds) ctx.loaders.termEventCount.prime(id, counts.get(id) ?? 0);
-  } else {
-    const terms = await ctx.db.term.findMany({ where, select: { id: true, name: true } });
-    pageIds = terms
-      .sort((a, b) => direction * (nameCollator.compare(a.name, b.name) || a.id - b.id))
-      .slice(page.offset, page.offset + page.limit)
-      .map((term) => term.id);
-  }
+  const terms = await ctx.db.term.findMany({ where, select: { id: true, name: true } });
+  const pageIds = terms
+    .sort((a, b) => direction * (nameCollator.compare(a.name, b.name) || a.id - b.id))
+    .slice(page.offset, page.offset + page.limit)
+    .map((term) => term.id);
   const rows = await ctx.db.term.findMany({ ...query, where: { id: { in: pageIds } } });
   const byId = new Map(rows.map((term) => [term.id, term]));
   return pageIds.flatMap((id) => byId.get(id) ?? []);
@@ -159,7 +140,7 @@ function defineTermQueries(taxonomy: Taxonomy, single: string, plural: string, t
           () => ctx.db.term.count({ where }),
           ({ offset, limit }) =>
             sortedHere(orderBy)
-              ? termPageSortedHere(ctx, where, orderBy, order, { offset, limit }, query())
+              ? termPageSortedHere(ctx, where, order, { offset, limit }, query())
               : ctx.db.term.findMany({ ...query(), where, orderBy: termOrder(orderBy, order), skip: offset, take: limit }),
         );
       },

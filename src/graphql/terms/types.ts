@@ -1,8 +1,6 @@
 import { builder } from '../builder.js';
-import type { Context } from '../context.js';
 
 const countDescription = 'How many published events carry this term.';
-const eventCount = (term: { id: number }, _args: object, ctx: Context) => ctx.loaders.termEventCount.load(term.id);
 
 export const EventCategoryType = builder.prismaObject('Term', {
   name: 'EventCategory',
@@ -12,7 +10,7 @@ export const EventCategoryType = builder.prismaObject('Term', {
     name: t.exposeString('name'),
     slug: t.exposeString('slug'),
     description: t.exposeString('description'),
-    count: t.int({ description: countDescription, resolve: eventCount }),
+    count: t.exposeInt('eventCount', { description: countDescription }),
     parentId: t.exposeInt('parentId', { nullable: true }),
     parent: t.relation('parent', { nullable: true }),
     children: t.relation('children', { query: { orderBy: [{ name: 'asc' }, { id: 'asc' }] } }),
@@ -27,6 +25,6 @@ export const EventTagType = builder.prismaObject('Term', {
     name: t.exposeString('name'),
     slug: t.exposeString('slug'),
     description: t.exposeString('description'),
-    count: t.int({ description: countDescription, resolve: eventCount }),
+    count: t.exposeInt('eventCount', { description: countDescription }),
   }),
 });

@@ -63,10 +63,10 @@ export const VenueType = builder.prismaObject('Venue', {
 export const VenueInput = builder.inputType('VenueInput', {
   description: 'Fields of a venue. On update, fields left out keep their value.',
   fields: (t) => ({
-    name: t.string(),
+    name: t.field({ type: 'PlainText' }),
     slug: t.string(),
-    description: t.string(),
-    excerpt: t.string(),
+    description: t.field({ type: 'HTML' }),
+    excerpt: t.field({ type: 'HTML' }),
     status: t.field({ type: PostStatusEnum }),
     authorId: t.int(),
     date: t.field({ type: 'DateInput', description: 'Publication date in the site time zone.' }),

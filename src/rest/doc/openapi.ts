@@ -73,6 +73,9 @@ export function openApiPath(pattern: string): string {
   return path;
 }
 
+/** The resource a path is about, its first segment: `/events/{id}` and `/events.ics` are about `events`. */
+const resourceOf = (path: string) => (path.split('/')[1] ?? '').split('.')[0]!;
+
 const WRITE_METHODS: readonly HttpMethod[] = ['POST', 'PUT', 'PATCH'];
 /** The ways to sign in (src/auth/authenticate.ts): either one. */
 const SIGNED_IN = [{ applicationPassword: [] }, { bearerToken: [] }];
@@ -165,7 +168,7 @@ class DocumentBuilder {
         ...(location === 'query' && param.type === 'list' ? { style: 'form', explode: false } : {}),
       });
     }
-    const summaryKey = `op.${resourceName}.${kind}`;
+    const summaryKey = endpoint.mediaType ? `op.${resourceName}.feed.${kind}` : `op.${resourceName}.${kind}`;
     const descriptions = [
       ...(kind === 'update' ? [this.text('op.update.methods')] : []),
       ...(kind === 'delete' && resource?.trash ? [this.text('op.delete.force')] : []),
@@ -179,7 +182,12 @@ class DocumentBuilder {
       ...(Object.keys(bodyProperties).length ? { requestBody: this.requestBody(bodyProperties, bodyRequired) } : {}),
       // Reads work without credentials (they see more with them); writes need them.
       ...(kind === 'list' || kind === 'read' ? {} : { security: SIGNED_IN }),
-      responses: resourceName === 'doc' ? this.docResponses() : this.responses(kind, resourceName, resource),
+      responses:
+        resourceName === 'doc'
+          ? this.docResponses()
+          : endpoint.mediaType
+            ? this.feedResponses(kind, endpoint.mediaType, resourceName, resource)
+            : this.responses(kind, resourceName, resource),
     };
     return [key, operation];
   }
@@ -254,6 +262,27 @@ class DocumentBuilder {
     }
   }
 
+  /** A feed's answers: the text with its validators, 304 for a current copy, and the JSON errors of its kind. */
+  feedResponses(kind: OperationKind, mediaType: string, resourceName: string, resource: Resource | undefined): Schema {
+    const header = (key: DocKey, type: string) => ({ description: this.text(key), schema: this.finish({ type }) });
+    const { 200: _record, 404: notFound, ...errors } = this.responses(kind, resourceName, resource) as Record<string, Schema>;
+    return {
+      200: {
+        description: this.text('resp.feed.200'),
+        headers: {
+          ETag: header('header.etag', 'string'),
+          'Last-Modified': header('header.lastModified', 'string'),
+          ...(kind === 'list' ? { 'X-TEC-Total': header('header.total', 'integer') } : {}),
+        },
+        content: { [mediaType.split(';')[0]!]: { schema: this.finish({ type: 'string' }) } },
+      },
+      304: { description: this.text('resp.feed.304') },
+      ...errors,
+      // A feed has no pages, so no page beyond the last.
+      ...(kind !== 'list' && notFound ? { 404: notFound } : {}),
+    };
+  }
+
   docResponses(): Schema {
     return {
       200: { description: this.text('resp.doc.200'), content: { 'application/json': { schema: { type: 'object' } } } },
@@ -264,7 +293,7 @@ class DocumentBuilder {
   pathItem(route: RouteDefinition): [string, Schema] {
     const path = openApiPath(route.pattern);
     const pathNames = pathVariables(route.pattern);
-    const resourceName = path.split('/')[1] ?? '';
+    const resourceName = resourceOf(path);
     const item: Schema = {};
     for (const endpoint of route.endpoints) {
       const [key, operation] = this.operation(path, pathNames, resourceName, endpoint);
@@ -275,7 +304,7 @@ class DocumentBuilder {
 
   document(routes: RouteDefinition[]) {
     const paths = Object.fromEntries(routes.map((route) => this.pathItem(route)));
-    const tagNames = [...new Set(Object.keys(paths).map((path) => path.split('/')[1] ?? ''))];
+    const tagNames = [...new Set(Object.keys(paths).map(resourceOf))];
     const schemas = componentSchemas((key) => this.text(key));
     return {
       openapi: this.options.version === '3.1' ? '3.1.0' : '3.0.0',

@@ -18,11 +18,10 @@ import { ORGANIZER_FIELDS, VENUE_FIELDS, linksInput } from './linked-input.js';
 import { FieldMap, idPathParam, listStatuses, pageLinks, pageParam, pageWindow, perPageParam, POST_STATUSES, slugPathParam, totalPages } from './shared.js';
 
 const date = (description: string): Param => ({ type: 'date', description });
-const eventPasswordParam = { type: 'string', description: 'event.password' } satisfies Param;
+export const eventPasswordParam = { type: 'string', description: 'event.password' } satisfies Param;
 
-export const eventListParams = {
-  page: pageParam,
-  per_page: perPageParam,
+/** What selects the events of a list; the list adds paging, the iCalendar feed takes them as they are. */
+export const eventFilterParams = {
   start_date: { type: 'date', description: 'events.start_date', default: ({ now, siteTimezone }) => toWallClock(now.setZone(siteTimezone)) },
   end_date: {
     type: 'date',
@@ -50,6 +49,8 @@ export const eventListParams = {
   ticketed: { type: 'boolean', description: 'events.ticketed' },
   password: eventPasswordParam,
 } satisfies ParamDeclaration;
+
+export const eventListParams = { page: pageParam, per_page: perPageParam, ...eventFilterParams } satisfies ParamDeclaration;
 
 /** REST event fields → GraphQL EventInput fields (drives input building and error naming). */
 const EVENT_FIELDS = new FieldMap({
@@ -123,12 +124,12 @@ const eventErrors = (id?: number): ErrorMapping => ({
   alreadyTrashed: () => RestError.of('event-is-in-trash'),
 });
 
-function statusesFor(call: RestCall<typeof eventListParams>) {
+function statusesFor(call: RestCall<typeof eventFilterParams>) {
   return listStatuses(call.params.status, call.context);
 }
 
 /** The effective date window: defaults dropped when `include` or a relative bound is given (TEC's rule). */
-function dateWindow(call: RestCall<typeof eventListParams>) {
+function dateWindow(call: RestCall<typeof eventFilterParams>) {
   const { params, sent } = call;
   const relative = ['starts_before', 'starts_after', 'ends_before', 'ends_after'].some((name) => sent.has(name));
   const keep = (name: 'start_date' | 'end_date') => !sent.has('include') && (sent.has(name) || !relative);
@@ -142,11 +143,12 @@ function displayedDate(call: RestCall<typeof eventListParams>, value: string, ed
   return edge === 'start' ? startOfDayWallClock(moment) : endOfDayWallClock(moment);
 }
 
-function listFilter(call: RestCall<typeof eventListParams>): EventsFilter {
+export function listFilter(call: RestCall<typeof eventFilterParams>): EventsFilter {
   const { params, sent } = call;
   const hasLat = params.geoloc_lat !== undefined;
   if (hasLat !== (params.geoloc_lng !== undefined)) {
-    throw invalidParams({ [hasLat ? 'geoloc_lng' : 'geoloc_lat']: 'geoloc_lat and geoloc_lng must be sent together.' });
+    const together = 'geoloc_lat and geoloc_lng must be sent together.';
+    throw invalidParams({ geoloc_lat: together, geoloc_lng: together });
   }
   const window = dateWindow(call);
   return {
@@ -172,7 +174,7 @@ function listFilter(call: RestCall<typeof eventListParams>): EventsFilter {
   };
 }
 
-const listErrors: ErrorMapping = {
+export const listErrors: ErrorMapping = {
   fields: {
     startDate: 'start_date',
     endDate: 'end_date',
@@ -240,10 +242,17 @@ function eventInput(values: Record<string, unknown>, sent: ReadonlySet<string>) 
 type Address = 'id' | 'slug';
 
 /** A withheld event on a single read: the original's codes for trashed and unpublished events. */
-const readErrors: ErrorMapping = {
+export const readErrors: ErrorMapping = {
   forbidden: (reason) =>
     reason === 'NO_LONGER_AVAILABLE' ? RestError.of('event-no-longer-available') : reason === 'NOT_ACCESSIBLE' ? RestError.of('event-not-accessible') : undefined,
 };
+
+/** A single read of an event the viewer may read but not be shown. */
+export function assertShowable(event: { status: string; isLocked: boolean }): void {
+  // TEC answers a trashed event as gone even to those who may still edit it.
+  if (event.status === 'trash') throw RestError.of('event-no-longer-available');
+  if (event.isLocked) throw RestError.of('event-password-protected');
+}
 
 /** On a write, an event the viewer may not see is one they may not change: 401 when anonymous, else 403. */
 const refusedWrite = (call: RestCall<ParamDeclaration>): ErrorMapping => ({
@@ -277,9 +286,7 @@ function singleEventEndpoints(by: Address, addressParam: ParamDeclaration) {
       params: { ...addressParam },
       async handle(call) {
         const event = await addressedEvent(call, by, readErrors);
-        // TEC answers a trashed event as gone even to those who may still edit it.
-        if (event.status === 'trash') throw RestError.of('event-no-longer-available');
-        if (event.isLocked) throw RestError.of('event-password-protected');
+        assertShowable(event);
         return { body: eventToTec(call.urls, event, { single: true }) };
       },
     }),

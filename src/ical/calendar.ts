@@ -1,0 +1,111 @@
+import { ICalCalendar, type ICalEventData } from 'ical-generator';
+import { DateTime, IANAZone } from 'luxon';
+import { vtimezone } from './vtimezone.js';
+
+/** What an event's VEVENT shows; content withheld from the viewer is simply left out. */
+export interface FeedEvent {
+  id: number;
+  title: string;
+  /** The event's page on the site. */
+  url: string;
+  startsAt: Date;
+  endsAt: Date;
+  /** Wall clocks in the event's zone (`YYYY-MM-DD HH:MM:SS`), whose dates an all-day event spans. */
+  startLocal: string;
+  endLocal: string;
+  timezone: string;
+  allDay: boolean;
+  publishedAt: Date;
+  /** When anything the VEVENT shows last changed. */
+  revisedAt: Date;
+  /** Plain text. */
+  description?: string;
+  location?: { text: string; latitude: number | null; longitude: number | null };
+  organizer?: { name: string; email: string };
+  categories: string[];
+}
+
+export interface SiteIdentity {
+  /** Host (and path) of the site, e.g. `calendar.example`: the domain of UIDs and the calendar's name. */
+  domain: string;
+}
+
+/** Subscribers are asked to refresh hourly (REFRESH-INTERVAL, X-PUBLISHED-TTL). */
+const REFRESH_SECONDS = 3600;
+/** SEQUENCE counts seconds from here, which keeps it in a signed 32-bit integer (as clients read it) until 2068. */
+const SEQUENCE_EPOCH = Date.UTC(2000, 0, 1);
+
+/** Zones written with TZID and a VTIMEZONE; UTC and fixed offsets (`UTC+2`) are written as UTC, which is exact. */
+const namedZone = (zone: string) => (zone !== 'UTC' && IANAZone.isValidZone(zone) ? zone : null);
+
+/** The first and last instants each named zone must cover. */
+function zoneSpans(events: FeedEvent[]): Map<string, { first: Date; last: Date }> {
+  const spans = new Map<string, { first: Date; last: Date }>();
+  for (const event of events) {
+    const zone = event.allDay ? null : namedZone(event.timezone);
+    if (!zone) continue;
+    const span = spans.get(zone);
+    if (!span) spans.set(zone, { first: event.startsAt, last: event.endsAt });
+    else {
+      if (event.startsAt < span.first) span.first = event.startsAt;
+      if (event.endsAt > span.last) span.last = event.endsAt;
+    }
+  }
+  return spans;
+}
+
+const localDate = (wallClock: string) => DateTime.fromISO(wallClock.slice(0, 10), { zone: 'utc' });
+
+/** DTSTART/DTEND: dates for all-day events (the end exclusive: the day after the last day), else zoned times. */
+function schedule(event: FeedEvent): Pick<ICalEventData, 'start' | 'end' | 'allDay' | 'timezone'> {
+  if (event.allDay) return { allDay: true, start: localDate(event.startLocal), end: localDate(event.endLocal).plus({ days: 1 }) };
+  return { start: DateTime.fromJSDate(event.startsAt), end: DateTime.fromJSDate(event.endsAt), timezone: namedZone(event.timezone) };
+}
+
+/** RFC 6868 for a quoted parameter value (the organizer's CN), which may hold neither `"` nor a line break. */
+const parameterText = (text: string) => text.replace(/\^/g, '^^').replace(/"/g, "^'").replace(/\r?\n/g, '^n');
+
+function vevent(event: FeedEvent, site: SiteIdentity): ICalEventData {
+  return {
+    id: `${event.id}@${site.domain}`,
+    sequence: Math.floor((event.revisedAt.getTime() - SEQUENCE_EPOCH) / 1000),
+    // Without METHOD, DTSTAMP is when the event was last revised (RFC 5545 §3.8.7.2), which keeps the feed's bytes
+    // (and so its ETag) the same until something changes.
+    stamp: event.revisedAt,
+    lastModified: event.revisedAt,
+    created: event.publishedAt,
+    ...schedule(event),
+    summary: event.title,
+    url: event.url,
+    description: event.description || null,
+    location: event.location
+      ? {
+          title: event.location.text,
+          ...(event.location.latitude !== null && event.location.longitude !== null
+            ? { geo: { lat: event.location.latitude, lon: event.location.longitude } }
+            : {}),
+        }
+      : null,
+    organizer: event.organizer ? { name: parameterText(event.organizer.name), email: event.organizer.email } : null,
+    categories: event.categories.map((name) => ({ name })),
+  };
+}
+
+/** An iCalendar object (RFC 5545) of the events, in their order, with a VTIMEZONE for every zone they use. */
+export function renderCalendar(events: FeedEvent[], site: SiteIdentity): string {
+  const spans = zoneSpans(events);
+  const calendar = new ICalCalendar({
+    prodId: { company: site.domain, product: 'Calendar events service', language: 'EN' },
+    name: `Events · ${site.domain}`,
+    ttl: REFRESH_SECONDS,
+    timezone: {
+      name: null,
+      generator: (zone) => {
+        const span = spans.get(zone);
+        return span ? vtimezone(zone, span.first, span.last) : null;
+      },
+    },
+  });
+  for (const event of events) calendar.createEvent(vevent(event, site));
+  return calendar.toString();
+}

@@ -1,0 +1,35 @@
+import { flag, imageUrl, numberOrNull, requiredText, text } from '../remote.js';
+import { expectedSlug, locked, postFields, type RecordKind } from './kind.js';
+
+const ADDRESS_FIELDS = ['address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'website'] as const;
+
+export const venueKind: RecordKind = {
+  type: 'venue',
+  route: '/venues',
+  listKey: 'venues',
+  hasStatus: true,
+  listQuery: {},
+  mutations: { create: 'createVenue', update: 'updateVenue', inputType: 'VenueInput' },
+
+  async toInput(remote) {
+    if (remote.show_map === null && remote.show_map_link === null) throw locked();
+    return {
+      name: requiredText(remote, 'venue'),
+      ...postFields(remote),
+      // TEC leaves empty fields out: sending them empty clears what the source no longer has.
+      ...Object.fromEntries(ADDRESS_FIELDS.map((field) => [field, text(remote, field)])),
+      stateProvince: text(remote, 'stateprovince'),
+      showMap: flag(remote, 'show_map'),
+      showMapLink: flag(remote, 'show_map_link'),
+      latitude: numberOrNull(remote, 'geo_lat'),
+      longitude: numberOrNull(remote, 'geo_lng'),
+      image: imageUrl(remote),
+    };
+  },
+
+  async twins(db, input) {
+    const name = String(input.name).trim();
+    const rows = await db.venue.findMany({ where: { slug: expectedSlug(input, name), name }, select: { id: true } });
+    return rows.map((row) => row.id);
+  },
+};

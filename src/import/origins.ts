@@ -1,0 +1,78 @@
+/**
+ * Where each imported record came from (`ImportOrigin`: source, record type, remote ID → local ID), and the hash
+ * of what was last written for it, so that a second run updates instead of duplicating and leaves unchanged records
+ * alone. Read once per run into memory; each record's origin is saved as soon as it is written, so a run stopped
+ * half-way resumes where it stopped.
+ */
+import type { Db } from '../db/client.js';
+import type { RecordType } from './remote.js';
+
+export interface KnownOrigin {
+  localId: number;
+  contentHash: string;
+}
+
+const key = (type: RecordType, remoteId: number) => `${type}:${remoteId}`;
+
+/** The local IDs of each record type that still exist (an imported record may have been deleted here since). */
+async function existingLocalIds(db: Db): Promise<Record<RecordType, Set<number>>> {
+  const ids = (rows: Array<{ id: number }>) => new Set(rows.map((row) => row.id));
+  const [events, venues, organizers, categories, tags] = await Promise.all([
+    db.event.findMany({ select: { id: true } }),
+    db.venue.findMany({ select: { id: true } }),
+    db.organizer.findMany({ select: { id: true } }),
+    db.term.findMany({ where: { taxonomy: 'category' }, select: { id: true } }),
+    db.term.findMany({ where: { taxonomy: 'tag' }, select: { id: true } }),
+  ]);
+  return { event: ids(events), venue: ids(venues), organizer: ids(organizers), category: ids(categories), tag: ids(tags) };
+}
+
+export class OriginStore {
+  private constructor(
+    private readonly db: Db,
+    readonly source: string,
+    private readonly known: Map<string, KnownOrigin>,
+    private readonly claimed: Map<RecordType, Set<number>>,
+  ) {}
+
+  static async load(db: Db, source: string): Promise<OriginStore> {
+    const [rows, existing] = await Promise.all([
+      db.importOrigin.findMany({ select: { source: true, recordType: true, remoteId: true, localId: true, contentHash: true } }),
+      existingLocalIds(db),
+    ]);
+    const known = new Map<string, KnownOrigin>();
+    const claimed = new Map<RecordType, Set<number>>();
+    for (const row of rows) {
+      const type = row.recordType as RecordType;
+      if (!claimed.has(type)) claimed.set(type, new Set());
+      claimed.get(type)!.add(row.localId);
+      if (row.source === source && existing[type]?.has(row.localId)) known.set(key(type, row.remoteId), { localId: row.localId, contentHash: row.contentHash });
+    }
+    return new OriginStore(db, source, known, claimed);
+  }
+
+  /** The local copy of a remote record, when it was imported before and still exists. */
+  get(type: RecordType, remoteId: number): KnownOrigin | undefined {
+    return this.known.get(key(type, remoteId));
+  }
+
+  /** Remote IDs imported before from this source (and still here), for finding those the source no longer lists. */
+  remoteIds(type: RecordType): number[] {
+    const prefix = `${type}:`;
+    return [...this.known.keys()].filter((k) => k.startsWith(prefix)).map((k) => Number(k.slice(prefix.length)));
+  }
+
+  /** Whether a local record is the copy of some imported record (from any source). */
+  isClaimed(type: RecordType, localId: number): boolean {
+    return this.claimed.get(type)?.has(localId) ?? false;
+  }
+
+  async save(type: RecordType, remoteId: number, origin: KnownOrigin, remoteModified: string | null): Promise<void> {
+    const where = { source_recordType_remoteId: { source: this.source, recordType: type, remoteId } };
+    const data = { localId: origin.localId, contentHash: origin.contentHash, remoteModified };
+    await this.db.importOrigin.upsert({ where, create: { source: this.source, recordType: type, remoteId, ...data }, update: data });
+    this.known.set(key(type, remoteId), origin);
+    if (!this.claimed.has(type)) this.claimed.set(type, new Set());
+    this.claimed.get(type)!.add(origin.localId);
+  }
+}

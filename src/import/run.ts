@@ -1,0 +1,292 @@
+/**
+ * `import`: copies the events, venues, organizers, categories and tags of a The Events Calendar site (or of another
+ * instance of this service) into this one, through its REST API, writing through the GraphQL schema.
+ *
+ * Order: categories (parents before children), tags, venues, organizers, then events, so every link finds its
+ * record. Each record is handled on its own: its origin is saved as soon as it is written, a record that cannot be
+ * read or written is reported and skipped, and running again updates what changed on the source, leaves the rest
+ * alone and finishes what a stopped run left undone.
+ */
+import { createHash } from 'node:crypto';
+import type { Config } from '../config.js';
+import { createDb, type Db } from '../db/client.js';
+import { migrate } from '../db/migrate.js';
+import { EVERY_STATUS, SourceClient, type SourceOptions } from './client.js';
+import { eventKind } from './mapping/events.js';
+import type { LinkResolver, RecordKind } from './mapping/kind.js';
+import { organizerKind } from './mapping/organizers.js';
+import { categoryKind, tagKind } from './mapping/terms.js';
+import { venueKind } from './mapping/venues.js';
+import { OriginStore } from './origins.js';
+import { emptyCounts, PLURAL, type Counts, type ImportProgress, type Outcome, type TypeProgress } from './progress.js';
+import { asRecord, describeRecord, MalformedRecord, RECORD_TYPES, remoteIdOf, text, type RecordType, type RemoteRecord } from './remote.js';
+import { GraphQLWriter, importerViewer, type Input } from './writer.js';
+
+export interface ImportOptions extends Omit<SourceOptions, 'onRetry'> {
+  /** Login of the local user the imported events, venues and organizers are attributed to (default: `importer`). */
+  author?: string;
+  /** Records per list request (default 50, TEC's maximum). */
+  perPage?: number;
+  progress?: ImportProgress;
+}
+
+export interface Problem {
+  type: RecordType;
+  /** `event 46 "Jazz night"`, or `events page 3`. */
+  what: string;
+  reason: string;
+}
+
+export interface ImportSummary {
+  source: string;
+  namespace: string;
+  authenticated: boolean;
+  counts: Record<RecordType, Counts>;
+  /** Records (and pages) that could not be imported. */
+  failures: Problem[];
+  /** Records imported before that the source no longer answers; their copies are left as they are. */
+  missing: Problem[];
+  /** Stopped by a signal before the end. */
+  interrupted: boolean;
+  seconds: number;
+}
+
+/** An import that could not start (bad options); the CLI says it in one line. */
+export class ImportRefused extends Error {}
+
+const KINDS: Record<RecordType, RecordKind> = { category: categoryKind, tag: tagKind, venue: venueKind, organizer: organizerKind, event: eventKind };
+
+/** A record another one links to could not be imported. */
+class LinkFailed extends Error {}
+
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** What was written for a record, as a hash: equal hashes mean nothing changed on the source. */
+function contentHash(input: Input): string {
+  return createHash('sha256').update(stableJson(input)).digest('hex');
+}
+
+function reasonOf(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const line = message.split('\n').find((l) => l.trim() !== '') ?? message;
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
+}
+
+class Importer implements LinkResolver {
+  /** Records handled in this run (local ID, or null when they failed), so each is handled once. */
+  private readonly handled = new Map<string, Promise<number | null>>();
+  private readonly inProgress = new Set<string>();
+  /** Records listed but not handled yet (categories are all listed first, for parents before children). */
+  private readonly listed = new Map<string, RemoteRecord>();
+  private readonly state: Record<RecordType, TypeProgress>;
+
+  constructor(
+    private readonly source: SourceClient,
+    private readonly origins: OriginStore,
+    private readonly writer: GraphQLWriter,
+    private readonly db: Db,
+    private readonly authorId: number,
+    private readonly summary: ImportSummary,
+    private readonly progress: ImportProgress | undefined,
+    private readonly options: ImportOptions,
+  ) {
+    this.state = Object.fromEntries(RECORD_TYPES.map((type) => [type, { type, done: 0, total: null, counts: summary.counts[type] }])) as Record<RecordType, TypeProgress>;
+  }
+
+  private get stopped(): boolean {
+    return this.options.signal?.aborted ?? false;
+  }
+
+  async importAll(kind: RecordKind): Promise<void> {
+    const state = this.state[kind.type];
+    const query = { ...kind.listQuery, ...(kind.hasStatus && this.source.authenticated ? { status: EVERY_STATUS } : {}) };
+    const parentsFirst = kind.type === 'category';
+    const pending: RemoteRecord[] = [];
+    let complete = true;
+    for await (const page of this.source.pages(kind.route, kind.listKey, query, this.options.perPage ?? 50)) {
+      if (this.stopped) return;
+      if ('error' in page) {
+        complete = false;
+        this.failPage(kind.type, page.page, page.error);
+        continue;
+      }
+      if (page.total !== null) state.total = page.total;
+      for (const item of page.items) {
+        if (!parentsFirst) {
+          if (this.stopped) return;
+          await this.importRecord(kind, item);
+        } else pending.push(item as RemoteRecord);
+      }
+      this.progress?.checkpoint(state, false);
+    }
+    if (parentsFirst) {
+      for (const item of pending) this.remember(kind, item);
+      for (const item of pending) {
+        if (this.stopped) return;
+        await this.importRecord(kind, item);
+      }
+    }
+    if (complete) await this.refreshUnlisted(kind);
+    this.progress?.checkpoint(state, true);
+  }
+
+  private remember(kind: RecordKind, item: unknown): void {
+    try {
+      const record = asRecord(item);
+      this.listed.set(`${kind.type}:${remoteIdOf(record)}`, record);
+    } catch {
+      // reported when it is imported
+    }
+  }
+
+  /**
+   * Records imported before that the list did not show: events hidden from listings (TEC never lists them), records
+   * moved to the trash or deleted on the source. Each is asked for by its ID and updated, or reported missing.
+   */
+  private async refreshUnlisted(kind: RecordKind): Promise<void> {
+    for (const remoteId of this.origins.remoteIds(kind.type)) {
+      if (this.stopped) return;
+      if (this.handled.has(`${kind.type}:${remoteId}`)) continue;
+      try {
+        const answer = await this.source.getOne(`${kind.route}/${remoteId}`);
+        if ('record' in answer) await this.importRecord(kind, answer.record);
+        else this.count(kind.type, 'missing', { type: kind.type, what: `${kind.type} ${remoteId}`, reason: answer.missing });
+      } catch (error) {
+        this.fail(kind.type, `${kind.type} ${remoteId}`, error);
+      }
+    }
+  }
+
+  /** Imports one listed or linked record once per run; answers its local ID, or null when it failed. */
+  async importRecord(kind: RecordKind, item: unknown): Promise<number | null> {
+    let record: RemoteRecord;
+    let remoteId: number;
+    try {
+      record = asRecord(item);
+      remoteId = remoteIdOf(record);
+    } catch (error) {
+      this.fail(kind.type, describeRecord(kind.type, item), error);
+      return null;
+    }
+    const key = `${kind.type}:${remoteId}`;
+    if (this.inProgress.has(key)) throw new MalformedRecord(`${key.replace(':', ' ')} is its own ancestor`);
+    let result = this.handled.get(key);
+    if (!result) {
+      this.inProgress.add(key);
+      result = this.write(kind, remoteId, record).finally(() => this.inProgress.delete(key));
+      this.handled.set(key, result);
+    }
+    return result;
+  }
+
+  private async write(kind: RecordKind, remoteId: number, record: RemoteRecord): Promise<number | null> {
+    try {
+      const input = await kind.toInput(record, this);
+      const hash = contentHash(input);
+      const known = this.origins.get(kind.type, remoteId);
+      if (known?.contentHash === hash) {
+        this.count(kind.type, 'unchanged');
+        return known.localId;
+      }
+      const target = known?.localId ?? (await this.unclaimedTwin(kind, input));
+      const written = { ...input, ...(kind.hasStatus ? { authorId: this.authorId } : {}) };
+      const localId = target === undefined ? await this.writer.create(kind.mutations, written) : await this.writer.update(kind.mutations, target, written);
+      await this.origins.save(kind.type, remoteId, { localId, contentHash: hash }, text(record, 'modified_utc') || null);
+      this.count(kind.type, target === undefined ? 'created' : 'updated');
+      return localId;
+    } catch (error) {
+      this.fail(kind.type, describeRecord(kind.type, record), error);
+      return null;
+    }
+  }
+
+  private async unclaimedTwin(kind: RecordKind, input: Input): Promise<number | undefined> {
+    return (await kind.twins(this.db, input)).find((id) => !this.origins.isClaimed(kind.type, id));
+  }
+
+  /** LinkResolver: the local ID of a linked record, importing it first when this run has not yet. */
+  async localId(type: RecordType, linked: RemoteRecord | number): Promise<number> {
+    const kind = KINDS[type];
+    const remoteId = typeof linked === 'number' ? linked : remoteIdOf(linked);
+    const key = `${type}:${remoteId}`;
+    let record: unknown = this.listed.get(key) ?? (typeof linked === 'number' ? undefined : linked);
+    if (!record && !this.handled.has(key)) {
+      const known = this.origins.get(type, remoteId);
+      if (known) return known.localId;
+      const answer = await this.source.getOne(`${kind.route}/${remoteId}`);
+      if ('missing' in answer) throw new LinkFailed(`its ${type} ${remoteId} is not on the source (${answer.missing})`);
+      record = answer.record;
+    }
+    const localId = await this.importRecord(kind, record);
+    if (localId === null) throw new LinkFailed(`its ${type} ${remoteId} could not be imported`);
+    return localId;
+  }
+
+  private count(type: RecordType, outcome: Outcome, problem?: Problem): void {
+    const state = this.state[type];
+    state.counts[outcome]++;
+    state.done++;
+    if (problem) (outcome === 'missing' ? this.summary.missing : this.summary.failures).push(problem);
+    this.progress?.update(state);
+  }
+
+  private fail(type: RecordType, what: string, error: unknown): void {
+    if (!this.stopped) this.count(type, 'failed', { type, what, reason: reasonOf(error) });
+  }
+
+  /** A page that could not be read: its records are not counted (the source did not say which they are). */
+  private failPage(type: RecordType, page: number, error: unknown): void {
+    if (this.stopped) return;
+    const problem = { type, what: `${PLURAL[type]} page ${page}`, reason: reasonOf(error) };
+    this.summary.failures.push(problem);
+    this.progress?.warn(`${problem.what}: ${problem.reason}`);
+  }
+}
+
+async function authorIdFor(db: Db, login: string | undefined, importerId: number): Promise<number> {
+  if (login === undefined) return importerId;
+  const user = await db.user.findUnique({ where: { login }, select: { id: true } });
+  if (!user) throw new ImportRefused(`no local user with login "${login}" (see: users list)`);
+  return user.id;
+}
+
+/** Runs a whole import and answers its summary. Throws SourceUnavailable or ImportRefused when it cannot start. */
+export async function runImport(config: Config, options: ImportOptions): Promise<ImportSummary> {
+  const started = Date.now();
+  const source = await SourceClient.connect({ ...options, onRetry: (message) => options.progress?.warn(message) });
+  await migrate(config);
+  const db = createDb(config);
+  const summary: ImportSummary = {
+    source: source.key,
+    namespace: source.namespace,
+    authenticated: source.authenticated,
+    counts: Object.fromEntries(RECORD_TYPES.map((type) => [type, emptyCounts()])) as Record<RecordType, Counts>,
+    failures: [],
+    missing: [],
+    interrupted: false,
+    seconds: 0,
+  };
+  try {
+    const viewer = await importerViewer(db);
+    const authorId = await authorIdFor(db, options.author, viewer.user!.id);
+    const origins = await OriginStore.load(db, source.key);
+    const importer = new Importer(source, origins, new GraphQLWriter(db, config, viewer), db, authorId, summary, options.progress, options);
+    for (const type of RECORD_TYPES) {
+      if (options.signal?.aborted) break;
+      await importer.importAll(KINDS[type]);
+    }
+  } finally {
+    options.progress?.stop();
+    await db.$disconnect();
+  }
+  summary.interrupted = options.signal?.aborted ?? false;
+  summary.seconds = (Date.now() - started) / 1000;
+  return summary;
+}

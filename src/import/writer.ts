@@ -1,0 +1,58 @@
+/**
+ * Writes imported records through the GraphQL schema in process, as `src/seed.ts` does: the same validation, slugs,
+ * time zones and link checks as for any client. Each write runs in a context of its own (fresh loaders).
+ */
+import { execute, parse, type DocumentNode, type ExecutionResult } from 'graphql';
+import type { Config } from '../config.js';
+import type { Db } from '../db/client.js';
+import { createContext, type Viewer } from '../graphql/context.js';
+import { schema } from '../graphql/schema.js';
+
+/** The mutations that write one record type. */
+export interface Mutations {
+  create: string;
+  update: string;
+  inputType: string;
+}
+
+export type Input = Record<string, unknown>;
+
+/** A write the schema refused (bad input, unknown link …); the message is the schema's. */
+export class RefusedWrite extends Error {}
+
+/**
+ * The user imports are made as: a system administrator without credentials (nobody can sign in as it), like the
+ * seed's demo author. It needs to create, publish and edit others' records, manage terms and give images by URL.
+ */
+const IMPORTER = { login: 'importer', displayName: 'Importer (The Events Calendar)', email: '', role: 'administrator' as const };
+
+export async function importerViewer(db: Db): Promise<Viewer> {
+  const user = await db.user.upsert({ where: { login: IMPORTER.login }, create: IMPORTER, update: {}, select: { id: true, login: true } });
+  return { user: { ...user, role: 'administrator' } };
+}
+
+export class GraphQLWriter {
+  private readonly documents = new Map<string, DocumentNode>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly config: Config,
+    private readonly viewer: Viewer,
+  ) {}
+
+  async create(mutations: Mutations, input: Input): Promise<number> {
+    return this.run(`mutation Import($input: ${mutations.inputType}!) { record: ${mutations.create}(input: $input) { id } }`, { input });
+  }
+
+  async update(mutations: Mutations, id: number, input: Input): Promise<number> {
+    return this.run(`mutation Import($id: Int!, $input: ${mutations.inputType}!) { record: ${mutations.update}(id: $id, input: $input) { id } }`, { id, input });
+  }
+
+  private async run(source: string, variableValues: Record<string, unknown>): Promise<number> {
+    if (!this.documents.has(source)) this.documents.set(source, parse(source));
+    const contextValue = createContext(this.db, this.config, this.viewer);
+    const result = (await execute({ schema, document: this.documents.get(source)!, variableValues, contextValue })) as ExecutionResult<{ record: { id: number } }>;
+    if (result.errors?.length) throw new RefusedWrite(result.errors.map((error) => error.message).join('; '));
+    return result.data!.record.id;
+  }
+}

@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { pino } from 'pino';
+import type { Logger } from './logger.js';
+
+/** What a handler may tell the request's log line. */
+export interface RequestLog {
+  readonly id: string;
+  /** Keeps an error nobody meant to answer with; the request's line carries it, with its stack and causes. */
+  unexpected(error: unknown): void;
+}
+
+export const REQUEST_ID_HEADER = 'X-Request-ID';
+
+/** An incoming ID is kept when it is short and made of characters a log query can take as they are. */
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:+=/-]{1,128}$/;
+
+function requestIdOf(request: Request): string {
+  const incoming = request.headers.get(REQUEST_ID_HEADER);
+  return incoming !== null && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+}
+
+/** The path as logged: never the query string (it can carry a record's password), but WordPress's `rest_route`. */
+function loggedPath(request: Request): string {
+  const url = new URL(request.url);
+  const restRoute = url.searchParams.get('rest_route');
+  return restRoute === null ? url.pathname : `${url.pathname}?rest_route=${restRoute}`;
+}
+
+function withRequestId(response: Response, id: string): Response {
+  try {
+    response.headers.set(REQUEST_ID_HEADER, id);
+    return response;
+  } catch {
+    // Immutable headers (a Response.error() or a fetched response): answer a copy.
+    const copy = new Response(response.body, response);
+    copy.headers.set(REQUEST_ID_HEADER, id);
+    return copy;
+  }
+}
+
+const internalError = () =>
+  new Response(JSON.stringify({ code: 'internal_error', message: 'The request could not be completed.', data: { status: 500 } }), {
+    status: 500,
+    headers: { 'content-type': 'application/json; charset=UTF-8' },
+  });
+
+/**
+ * Wraps the fetch handler: gives each request an ID (the client's sane `X-Request-ID`, or a new UUID), answers it
+ * in `X-Request-ID`, and writes one line per request. A request that failed unexpectedly (an error thrown out of the
+ * handler, or one a handler reported) is logged once, on that line, at level error with the error; others at info.
+ */
+export function withRequestLog(logger: Logger, handle: (request: Request, log: RequestLog) => Promise<Response>) {
+  return async (request: Request): Promise<Response> => {
+    const started = performance.now();
+    const errors: unknown[] = [];
+    const log: RequestLog = { id: requestIdOf(request), unexpected: (error) => void errors.push(error) };
+    let response: Response;
+    try {
+      response = await handle(request, log);
+    } catch (error) {
+      errors.push(error);
+      response = internalError();
+    }
+    const line = {
+      requestId: log.id,
+      method: request.method,
+      path: loggedPath(request),
+      status: response.status,
+      durationMs: Math.round((performance.now() - started) * 100) / 100,
+    };
+    if (errors.length > 0 || response.status >= 500) {
+      const [err, ...otherErrors] = errors;
+      logger.error({ ...line, err, ...(otherErrors.length ? { otherErrors: otherErrors.map(serializeError) } : {}) }, 'request failed');
+    } else {
+      logger.info(line, 'request');
+    }
+    return withRequestId(response, log.id);
+  };
+}
+
+const serializeError = (error: unknown) => (error instanceof Error ? pino.stdSerializers.err(error) : error);

@@ -1,0 +1,497 @@
+// `import`: copying a The Events Calendar site into this service over its REST API.
+// (a) From a second instance of this service, filled through its API and read through `calendar/events/v1`; the
+//     records are compared through the REST API of both. Re-runs, changes on the source and a stopped run.
+// (b) From recorded responses in the original's format (`tribe/events/v1`, test/fixtures/tec-import/), served by a
+//     small node:http server that can fail on cue; the CLI runs as a child process there.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig, type Config } from '../src/config.js';
+import { createDb } from '../src/db/client.js';
+import { linesProgress, type Outcome } from '../src/import/progress.js';
+import type { RecordType } from '../src/import/remote.js';
+import { runImport, type ImportOptions, type ImportSummary } from '../src/import/run.js';
+import { freshDatabase, type TestDatabase } from './support/database.js';
+import { createCategory, createEvent, createOrganizer, createTag, createVenue } from './support/factories.js';
+import { call } from './support/rest.js';
+import { ADMIN_AUTHORIZATION, startServer, TEST_ADMIN_PASSWORD, type TestServer } from './support/server.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('./fixtures/tec-import/', import.meta.url));
+const SLOW = 120_000;
+const TYPES: RecordType[] = ['category', 'tag', 'venue', 'organizer', 'event'];
+
+// ---------------------------------------------------------------------------------------------------------------
+// Targets: a fresh database to import into, and a server over it to read the result back through REST.
+
+interface Target {
+  config: Config;
+  database: TestDatabase;
+  /** A server over the target database (started on first use). */
+  server(): Promise<TestServer>;
+  close(): Promise<void>;
+}
+
+async function newTarget(): Promise<Target> {
+  const dir = mkdtempSync(join(tmpdir(), 'calendar-import-'));
+  const database = await freshDatabase(dir);
+  const config = loadConfig({ DATABASE_URL: database.url, PORT: '0', HOST: '127.0.0.1' });
+  let server: TestServer | undefined;
+  return {
+    config,
+    database,
+    async server() {
+      server ??= await startServer({ DATABASE_URL: database.url });
+      return server;
+    },
+    async close() {
+      await server?.close();
+      await database.drop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Runs an import in process, collecting what it shows. */
+async function importInto(target: Target, options: ImportOptions): Promise<ImportSummary & { lines: string[] }> {
+  const lines: string[] = [];
+  const summary = await runImport(target.config, { minRetryDelayMs: 10, ...options, progress: linesProgress((line) => lines.push(line)) });
+  return { ...summary, lines };
+}
+
+interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The CLI as a child process (stdout is a pipe, not a terminal). `onStdout` may kill it. */
+function cli(args: string[], env: Record<string, string>, onSpawn?: (kill: () => void) => void): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'import', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, CALENDAR_ADMIN_PASSWORD: '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    onSpawn?.(() => child.kill('SIGKILL'));
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Reading a whole calendar back through REST, as comparable values: IDs replaced by slugs, site URLs left out.
+
+async function listAll(server: TestServer, route: string, key: string, query: Record<string, unknown> = {}): Promise<any[]> {
+  const records: any[] = [];
+  for (let page = 1; ; page++) {
+    const response = await call(server, 'GET', route, { query: { ...query, per_page: 50, page }, headers: { authorization: ADMIN_AUTHORIZATION } });
+    expect(response.status, `${route} page ${page}: ${response.text}`).toBe(200);
+    records.push(...response.body[key]);
+    if (page >= response.body.total_pages) return records;
+  }
+}
+
+const bySlug = <T extends { slug: string }>(records: T[]) => [...records].sort((a, b) => a.slug.localeCompare(b.slug));
+const slugs = (records: any[] | undefined) => (records ?? []).map((record) => record.slug);
+
+function comparableEvent(event: any) {
+  const venues = Array.isArray(event.venue) ? event.venue : [event.venue];
+  return {
+    slug: event.slug,
+    title: event.title,
+    status: event.status,
+    description: event.description,
+    excerpt: event.excerpt,
+    date_utc: event.date_utc,
+    all_day: event.all_day,
+    start_date: event.start_date,
+    end_date: event.end_date,
+    utc_start_date: event.utc_start_date,
+    utc_end_date: event.utc_end_date,
+    timezone: event.timezone,
+    timezone_abbr: event.timezone_abbr,
+    cost: event.cost,
+    cost_details: event.cost_details,
+    // Without a website of its own, an event answers its own page, whose host differs between the two servers.
+    website: event.website.endsWith(`/event/${event.slug}/`) ? '' : event.website,
+    image: event.image ? event.image.url : false,
+    show_map: event.show_map,
+    show_map_link: event.show_map_link,
+    hide_from_listings: event.hide_from_listings,
+    sticky: event.sticky,
+    featured: event.featured,
+    ticketed: event.ticketed,
+    venue: slugs(venues.filter((venue: any) => venue && venue.slug)),
+    organizer: slugs(event.organizer),
+    categories: slugs(event.categories).sort(),
+    tags: slugs(event.tags).sort(),
+  };
+}
+
+async function calendarOf(server: TestServer) {
+  const categories = await listAll(server, '/categories', 'categories', { hide_empty: false });
+  const categorySlug = new Map(categories.map((category) => [category.id, category.slug]));
+  // Venues and organizers as the REST API answers them, less what differs between sites (IDs, URLs, author,
+  // modification dates); an image by its URL.
+  const post = ({ id, author, url, global_id, global_id_lineage, modified, modified_utc, date, json_ld, image, ...kept }: any) => ({
+    ...kept,
+    ...(image ? { image: image.url } : {}),
+  });
+  return {
+    categories: bySlug(categories.map((c) => ({ name: c.name, slug: c.slug, description: c.description, count: c.count, parent: categorySlug.get(c.parent) ?? null }))),
+    tags: bySlug((await listAll(server, '/tags', 'tags', { hide_empty: false })).map((t) => ({ name: t.name, slug: t.slug, description: t.description, count: t.count }))),
+    venues: bySlug((await listAll(server, '/venues', 'venues')).map(post)),
+    organizers: bySlug((await listAll(server, '/organizers', 'organizers')).map(post)),
+    events: bySlug((await listAll(server, '/events', 'events', { start_date: '1970-01-01', end_date: '2100-12-31' })).map(comparableEvent)),
+  };
+}
+
+function totals(calendar: Awaited<ReturnType<typeof calendarOf>>): Record<RecordType, number> {
+  return { category: calendar.categories.length, tag: calendar.tags.length, venue: calendar.venues.length, organizer: calendar.organizers.length, event: calendar.events.length };
+}
+
+/** Checks the outcomes named, for every record type (a type left out must be 0). */
+function expectCounts(summary: ImportSummary, expected: Partial<Record<Outcome, Partial<Record<RecordType, number>>>>) {
+  for (const [outcome, perType] of Object.entries(expected) as Array<[Outcome, Partial<Record<RecordType, number>>]>) {
+    for (const type of TYPES) expect(summary.counts[type][outcome], `${outcome} ${type}`).toBe(perType[type] ?? 0);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// (a) From another instance of this service
+
+describe('import from another instance (calendar/events/v1)', () => {
+  let source: TestServer;
+  let target: Target;
+  let sourceRoot: string;
+  const withCredentials = { user: 'admin', password: TEST_ADMIN_PASSWORD };
+  const ids: Record<string, number> = {};
+
+  beforeAll(async () => {
+    source = await startServer();
+    sourceRoot = `${source.url}/wp-json/`;
+    const music = await createCategory(source, { name: 'Music', description: 'Live music of every kind' });
+    const jazz = await createCategory(source, { name: 'Jazz', parentId: music.id });
+    const bebop = await createCategory(source, { name: 'Bebop', parentId: jazz.id, description: 'Fast and dense' });
+    const family = await createCategory(source, { name: 'Family' });
+    const free = await createTag(source, { name: 'Free entry' });
+    const outdoor = await createTag(source, { name: 'Outdoor', description: 'Bring a coat' });
+    const berlin = await createVenue(source, {
+      name: 'Kulturbrauerei', address: 'Schönhauser Allee 36', city: 'Berlin', country: 'Germany', zip: '10435', phone: '+49 30 44352170',
+      website: 'https://kulturbrauerei.example', latitude: 52.5388, longitude: 13.4131, image: 'https://images.example.com/venues/kb.jpg',
+      description: '<p>A former brewery.</p>', excerpt: 'Berlin',
+    });
+    const tokyo = await createVenue(source, { name: 'Blue Note Tokyo', city: 'Tokyo', country: 'Japan', showMap: false, showMapLink: false });
+    const ana = await createOrganizer(source, { name: 'Ana Events', email: 'ana@example.com', phone: '+1 555 0100', website: 'https://ana.example' });
+    const bo = await createOrganizer(source, { name: 'Bo Presents', description: '<p>Bo.</p>' });
+    ids.berlin = berlin.id;
+    const events = [
+      {
+        title: 'Bebop night', timezone: 'Europe/Berlin', startDate: '2030-03-29 20:00:00', endDate: '2030-03-29 23:30:00',
+        venues: [{ id: berlin.id }], organizers: [{ id: bo.id }, { id: ana.id }], categories: [String(bebop.id), String(music.id)],
+        tags: [String(free.id)], featured: true, cost: '€15', currencyCode: 'EUR', website: 'https://tickets.example/bebop',
+        image: 'https://images.example.com/events/bebop.jpg', excerpt: 'Late and loud', description: '<p>Three sets &amp; a jam.</p>',
+        date: '2029-12-01 09:30:00',
+      },
+      { title: 'Tokyo session', timezone: 'Asia/Tokyo', startDate: '2030-05-10 19:00:00', endDate: '2030-05-10 21:00:00', venues: [{ id: tokyo.id }], organizers: [{ id: bo.id }], categories: [String(jazz.id)], sticky: true, cost: '3000 ¥' },
+      { title: 'Summer fair', timezone: 'America/New_York', allDay: true, startDate: '2030-07-04', endDate: '2030-07-06', categories: [String(family.id)], tags: [String(outdoor.id), String(free.id)], showMap: false },
+      { title: 'Unannounced gig', status: 'draft', timezone: 'Australia/Sydney', startDate: '2030-09-01 18:00:00', endDate: '2030-09-01 22:00:00', venues: [{ id: berlin.id }], organizers: [{ id: ana.id }] },
+      { title: 'Archive concert', timezone: 'UTC', startDate: '2019-05-01 19:00:00', endDate: '2019-05-01 21:00:00', categories: [String(music.id)] },
+    ];
+    for (const input of events) ids[input.title] = (await createEvent(source, input)).id;
+    target = await newTarget();
+  }, SLOW);
+
+  afterAll(async () => {
+    await target?.close();
+    await source?.close();
+  });
+
+  it('copies every record with its dates, zones, flags, links and hierarchy, parents first', async () => {
+    const run = await importInto(target, { root: sourceRoot, ...withCredentials, perPage: 2 });
+    const expected = await calendarOf(source);
+    expect(run.namespace).toBe('calendar/events/v1');
+    expect(run.authenticated).toBe(true);
+    expect(run.failures).toEqual([]);
+    expectCounts(run, { created: totals(expected), updated: {}, unchanged: {}, failed: {} });
+    const copy = await calendarOf(await target.server());
+    expect(copy).toEqual(expected);
+    // What the comparison covers, so it cannot pass on two empty calendars.
+    expect(copy.categories.find((c) => c.slug === 'bebop')!.parent).toBe('jazz');
+    expect(copy.events.find((e) => e.slug === 'unannounced-gig')!.status).toBe('draft');
+    expect(copy.events.find((e) => e.slug === 'summer-fair')).toMatchObject({ all_day: true, timezone: 'America/New_York', start_date: '2030-07-04 00:00:00', end_date: '2030-07-06 23:59:59' });
+    expect(copy.events.find((e) => e.slug === 'bebop-night')).toMatchObject({ venue: ['kulturbrauerei'], organizer: ['bo-presents', 'ana-events'], utc_start_date: '2030-03-29 19:00:00' });
+    expect(run.lines).toContain(`events: ${expected.events.length} of ${expected.events.length} done (created ${expected.events.length}, updated 0, unchanged 0, failed 0)`);
+  }, SLOW);
+
+  it('creates nothing on a second run and reports every record unchanged', async () => {
+    const before = await calendarOf(source);
+    const run = await importInto(target, { root: sourceRoot, ...withCredentials });
+    expect(run.failures).toEqual([]);
+    expectCounts(run, { created: {}, updated: {}, unchanged: totals(before), failed: {}, missing: {} });
+    expect(await calendarOf(await target.server())).toEqual(before);
+  }, SLOW);
+
+  it('updates on a third run what changed on the source, including an event hidden from listings since', async () => {
+    await source.gqlOk(`mutation ($id: Int!) { updateEvent(id: $id, input: { title: "Bebop night (extended)", endDate: "2030-03-30 00:30:00" }) { id } }`, { id: ids['Bebop night'] });
+    await source.gqlOk(`mutation ($id: Int!) { updateVenue(id: $id, input: { city: "Berlin-Prenzlauer Berg", phone: "" }) { id } }`, { id: ids.berlin });
+    await source.gqlOk(`mutation ($id: Int!) { updateEvent(id: $id, input: { hideFromListings: true }) { id } }`, { id: ids['Tokyo session'] });
+    const expected = await calendarOf(source);
+    const run = await importInto(target, { root: sourceRoot, ...withCredentials });
+    expect(run.failures).toEqual([]);
+    expectCounts(run, {
+      created: {},
+      updated: { event: 2, venue: 1 },
+      unchanged: { ...totals(expected), event: expected.events.length - 1, venue: expected.venues.length - 1 },
+    });
+    const targetServer = await target.server();
+    expect(await calendarOf(targetServer)).toEqual(expected);
+    const hidden = await call(targetServer, 'GET', '/events/by-slug/tokyo-session', { headers: { authorization: ADMIN_AUTHORIZATION } });
+    expect(hidden.body.hide_from_listings).toBe(true);
+  }, SLOW);
+
+  it('imports only published records without credentials', async () => {
+    const anonymousTarget = await newTarget();
+    try {
+      const run = await importInto(anonymousTarget, { root: sourceRoot });
+      expect(run.authenticated).toBe(false);
+      const published = (await calendarOf(source)).events.filter((e) => e.status === 'publish');
+      expect(run.counts.event.created).toBe(published.length);
+      const copy = await calendarOf(await anonymousTarget.server());
+      expect(copy.events.map((e) => e.slug)).toEqual(published.map((e) => e.slug));
+    } finally {
+      await anonymousTarget.close();
+    }
+  }, SLOW);
+
+  it('finishes a run killed half-way when started again, without duplicates', async () => {
+    const stopped = await newTarget();
+    // A proxy in front of the source that stops answering at the third page of events (one event a page): by then
+    // the first page is written and the second is being written.
+    const proxy = await startProxy(source.url, (url) => url.pathname.endsWith('/events') && url.searchParams.get('page') === '3');
+    try {
+      const root = `${proxy.url}/wp-json/`;
+      const killed = await cli([root, '--user', 'admin', '--per-page', '1'], { DATABASE_URL: stopped.database.url, CALENDAR_IMPORT_PASSWORD: TEST_ADMIN_PASSWORD }, (kill) => {
+        void proxy.held.then(kill);
+      });
+      expect(killed.signal).toBe('SIGKILL');
+      expect(killed.stdout + killed.stderr).not.toContain(TEST_ADMIN_PASSWORD);
+      expect(killed.stdout).toMatch(/^categories: \d+ of \d+ done/m);
+      const written = await eventCount(stopped.config);
+      expect(written).toBeGreaterThanOrEqual(1);
+      // A stop between writing a record and saving its origin: the record exists, its origin does not.
+      const db = createDb(stopped.config);
+      await db.importOrigin.deleteMany({ where: { recordType: 'event' } });
+      await db.$disconnect();
+
+      proxy.holding = false;
+      const expected = await calendarOf(source);
+      const run = await importInto(stopped, { root, ...withCredentials, perPage: 1 });
+      expect(run.failures).toEqual([]);
+      expect(run.counts.event.updated).toBe(written); // taken over, not created again
+      expect(run.counts.event.created).toBe(expected.events.length - written);
+      expect(await calendarOf(await stopped.server())).toEqual(expected);
+      expect(await eventCount(stopped.config)).toBe(expected.events.length);
+    } finally {
+      await proxy.close();
+      await stopped.close();
+    }
+  }, SLOW);
+});
+
+async function eventCount(config: Config): Promise<number> {
+  const db = createDb(config);
+  try {
+    return await db.event.count();
+  } finally {
+    await db.$disconnect();
+  }
+}
+
+interface Proxy {
+  url: string;
+  /** Resolves when the first request is held. */
+  held: Promise<void>;
+  holding: boolean;
+  close(): Promise<void>;
+}
+
+/** Forwards to `upstream`; while `holding`, requests matching `hold` get no answer. */
+async function startProxy(upstream: string, hold: (url: URL) => boolean): Promise<Proxy> {
+  let resolveHeld!: () => void;
+  const held = new Promise<void>((resolve) => (resolveHeld = resolve));
+  const proxy: Proxy = { url: '', held, holding: true, close: async () => {} };
+  const server = createServer(async (request, response) => {
+    const url = new URL(request.url!, upstream);
+    if (proxy.holding && hold(url)) return resolveHeld();
+    const answer = await fetch(url, { headers: { accept: 'application/json', ...(request.headers.authorization ? { authorization: request.headers.authorization } : {}) } });
+    response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+    response.end(Buffer.from(await answer.arrayBuffer()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  proxy.close = () => {
+    server.closeAllConnections();
+    return new Promise((resolve) => server.close(() => resolve()));
+  };
+  return proxy;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// (b) From recorded responses of the original plugin
+
+const fixture = (name: string) => JSON.parse(readFileSync(`${FIXTURES}${name}.json`, 'utf8'));
+
+function fixtureHeaders(name: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const line of readFileSync(`${FIXTURES}${name}.headers.txt`, 'utf8').split(/\r?\n/).slice(1)) {
+    const at = line.indexOf(':');
+    const header = line.slice(0, at).trim().toLowerCase();
+    if (at > 0 && !['transfer-encoding', 'connection', 'date', 'server'].includes(header)) headers[header] = line.slice(at + 1).trim();
+  }
+  return headers;
+}
+
+interface TecSite {
+  url: string;
+  requests: URL[];
+  /** Statuses answered (in order, once each) before the recorded response of a route, keyed `events?page=2`. */
+  failures: Map<string, number[]>;
+  close(): Promise<void>;
+}
+
+const TRIBE = '/wp-json/tribe/events/v1';
+
+/** A The Events Calendar site made of recorded responses: the namespace index, the lists, nothing else. */
+async function startTecSite(): Promise<TecSite> {
+  const site: TecSite = { url: '', requests: [], failures: new Map(), close: async () => {} };
+  const send = (response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+    response.writeHead(status, { ...headers, 'content-type': 'application/json; charset=UTF-8' });
+    response.end(JSON.stringify(body));
+  };
+  const server = createServer((request: IncomingMessage, response) => {
+    const url = new URL(request.url!, 'http://site');
+    site.requests.push(url);
+    const route = url.pathname.slice(TRIBE.length).replace(/\/$/, '');
+    if (!url.pathname.startsWith(TRIBE)) return send(response, 404, { code: 'rest_no_route', message: 'No route was found matching the URL and request method.', data: { status: 404 } });
+    const page = Number(url.searchParams.get('page') ?? '1');
+    const key = `${route.slice(1)}?page=${page}`;
+    const failure = site.failures.get(key)?.shift();
+    if (failure) return send(response, failure, { code: 'failure', message: `Recorded failure ${failure}`, data: { status: failure } }, { 'retry-after': '0' });
+    if (route === '') return send(response, 200, fixture('namespace-index'));
+    if (route === '/events') {
+      const pages = fixture('events-page-1').total_pages;
+      if (page > pages) return send(response, 404, fixture('events-page-beyond-last'));
+      return send(response, 200, fixture(`events-page-${page}`), fixtureHeaders(`events-page-${page}`));
+    }
+    const list = route.slice(1);
+    if (['venues', 'organizers', 'categories', 'tags'].includes(list) && page === 1) return send(response, 200, fixture(list), fixtureHeaders(list));
+    return send(response, 404, { code: 'rest_no_route', message: 'No route was found matching the URL and request method.', data: { status: 404 } });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  site.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  site.close = () => new Promise((resolve) => server.close(() => resolve()));
+  return site;
+}
+
+const recordedEvents = () => [1, 2, 3, 4].flatMap((page) => fixture(`events-page-${page}`).events as any[]);
+
+describe('import from The Events Calendar (recorded tribe/events/v1 responses)', () => {
+  let site: TecSite;
+  let target: Target;
+
+  beforeAll(async () => {
+    site = await startTecSite();
+    target = await newTarget();
+  });
+
+  afterAll(async () => {
+    await target?.close();
+    await site?.close();
+  });
+
+  it('imports the recorded site from the CLI, retrying a 503 and reporting the malformed record', async () => {
+    site.failures.set('events?page=2', [503]);
+    const run = await cli([`${site.url}/wp-json/`, '--retries', '2'], { DATABASE_URL: target.database.url });
+    expect(run.code, run.stderr).toBe(2);
+    // Plain lines, not a progress bar: stdout is not a terminal.
+    expect(run.stdout).not.toMatch(/\u001b\[/);
+    expect(run.stdout).toContain('categories: 6 of 6 done (created 6, updated 0, unchanged 0, failed 0)');
+    expect(run.stdout).toContain('events: 31 of 31 done (created 30, updated 0, unchanged 0, failed 1)');
+    expect(run.stdout).toContain(`Import from ${site.url}/wp-json (tribe/events/v1, anonymously) finished in`);
+    expect(run.stdout).toMatch(/^ {2}events\s+30\s+0\s+0\s+1\s+0$/m);
+    expect(run.stdout).toMatch(/^Failed, not imported \(1\):\n {2}event 53 "Event 8: Match": "start_date" is missing or empty$/m);
+    expect(run.stderr).toMatch(/GET \/wp-json\/tribe\/events\/v1\/events\?.*page=2: HTTP 503 failure: Recorded failure 503; retrying \(attempt 2 of 3\)/);
+    expect(site.requests.filter((url) => url.pathname.endsWith('/events') && url.searchParams.get('page') === '2')).toHaveLength(2);
+    // Our namespace was tried first; TEC lists only upcoming events unless given a window; no statuses anonymously.
+    expect(site.requests[0]!.pathname).toBe('/wp-json/calendar/events/v1');
+    const eventsRequest = site.requests.find((url) => url.pathname.endsWith('/events'))!;
+    expect(Object.fromEntries(eventsRequest.searchParams)).toMatchObject({ start_date: '1970-01-01 00:00:00', end_date: '2100-12-31 23:59:59' });
+    expect(eventsRequest.searchParams.has('status')).toBe(false);
+  }, SLOW);
+
+  it('keeps what the recorded records say: titles, dates in their zones, flags, images, links, hierarchy', async () => {
+    const server = await target.server();
+    const copy = await calendarOf(server);
+    const categories = fixture('categories').categories as any[];
+    const parentSlug = (id: number) => categories.find((c) => c.id === id)?.slug ?? null;
+    expect(copy.categories.map(({ count: _count, ...c }) => c)).toEqual(
+      bySlug(categories.map((c) => ({ name: c.name, slug: c.slug, description: c.description, parent: parentSlug(c.parent) }))),
+    );
+    expect(copy.tags.map((t) => t.slug)).toEqual(bySlug(fixture('tags').tags).map((t: any) => t.slug));
+    const withCoordinates = fixture('venues').venues.find((v: any) => v.id === 40);
+    expect(copy.venues.find((v) => v.slug === withCoordinates.slug)).toMatchObject({ geo_lat: 43.6591, geo_lng: -70.2568 });
+    for (const venue of fixture('venues').venues) {
+      const { id, author, url, global_id, global_id_lineage, modified, modified_utc, date, ...kept } = venue;
+      expect(copy.venues.find((v) => v.slug === venue.slug)).toEqual(kept);
+    }
+    for (const organizer of fixture('organizers').organizers) {
+      const { id, author, url, global_id, global_id_lineage, modified, modified_utc, date, ...kept } = organizer;
+      expect(copy.organizers.find((o) => o.slug === organizer.slug)).toEqual(kept);
+    }
+    const recorded = recordedEvents().filter((event) => event.id !== 53);
+    expect(copy.events.map((e) => e.slug)).toEqual(bySlug(recorded).map((e) => e.slug));
+    for (const event of recorded) {
+      const expected = comparableEvent(event);
+      const actual = copy.events.find((e) => e.slug === event.slug)!;
+      // Counts differ (terms count published events here), so terms compare by slug; the rest compares whole.
+      expect({ ...actual, ticketed: undefined }, event.slug).toEqual({ ...expected, ticketed: undefined, cost_details: actual.cost_details });
+    }
+    expect(copy.events.find((e) => e.slug === 'event-7-tasting')).toMatchObject({ all_day: true, timezone: 'Asia/Tokyo', utc_start_date: '2026-12-03 15:00:00' });
+    expect(copy.events.find((e) => e.slug === 'event-3-match')!.image).toBe('http://127.0.0.1:8080/wp-content/uploads/2026/11/match-poster.jpg');
+  }, SLOW);
+
+  it('answers unchanged for every record on a second run, and the malformed one failed again', async () => {
+    const run = await importInto(target, { root: `${site.url}/wp-json/` });
+    expect(run.namespace).toBe('tribe/events/v1');
+    expectCounts(run, { created: {}, updated: {}, unchanged: { category: 6, tag: 4, venue: 3, organizer: 3, event: 30 }, failed: { event: 1 } });
+  }, SLOW);
+
+  it('does not retry a 403, and imports the records that list held from the events that embed them', async () => {
+    const other = await newTarget();
+    try {
+      site.failures.set('tags?page=1', [429, 403]);
+      site.requests.length = 0;
+      const run = await importInto(other, { root: `${site.url}/wp-json/` });
+      expect(site.requests.filter((url) => url.pathname.endsWith('/tags'))).toHaveLength(2);
+      expect(run.failures[0]).toMatchObject({ type: 'tag', what: 'tags page 1' });
+      expect(run.failures[0]!.reason).toMatch(/HTTP 403/);
+      expect(run.counts.tag.created).toBe(4);
+      const copy = await calendarOf(await other.server());
+      expect(copy.events.find((e) => e.slug === 'event-1-workshop')!.tags).toEqual(['family']);
+    } finally {
+      await other.close();
+    }
+  }, SLOW);
+});

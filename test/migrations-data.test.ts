@@ -1,0 +1,94 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+import { postgresConnectionString, postgresSchema, sqlitePath } from '../src/db/client.js';
+import { migrate } from '../src/db/migrate.js';
+import { readMigrations } from '../src/db/schema-diff.js';
+import { freshDatabase, TEST_ENGINE, type TestDatabase } from './support/database.js';
+
+/**
+ * Upgrading keeps the data: a database holding records under the first migration is brought up to date by the
+ * service's migration runner, and every row and link is still there, derived columns filled in.
+ */
+const SEED_ROWS = [
+  `INSERT INTO "Term" ("id", "taxonomy", "name", "slug") VALUES (1, 'category', 'Music', 'music'), (2, 'tag', 'Jazz', 'jazz')`,
+  ...[
+    [1, 'published', 'publish'],
+    [2, 'draft', 'draft'],
+  ].map(
+    ([id, slug, status]) => `INSERT INTO "Event" ("id", "title", "slug", "status", "publishedLocal", "publishedAt",
+      "modifiedLocal", "modifiedAt", "timezone", "startLocal", "endLocal", "startsAt", "endsAt")
+      VALUES (${id}, '${slug}', '${slug}', '${status}', '2026-01-01 10:00:00', '2026-01-01T10:00:00.000+00:00',
+      '2026-01-01 10:00:00', '2026-01-01T10:00:00.000+00:00', 'UTC', '2026-02-01 10:00:00', '2026-02-01 12:00:00',
+      '2026-02-01T10:00:00.000+00:00', '2026-02-01T12:00:00.000+00:00')`,
+  ),
+  `INSERT INTO "EventTerm" ("eventId", "termId") VALUES (1, 1), (1, 2), (2, 1)`,
+];
+
+async function runSql(url: string, statements: string[]): Promise<Record<string, unknown>[][]> {
+  if (TEST_ENGINE === 'sqlite') {
+    const db = new Database(sqlitePath(url));
+    try {
+      return statements.map((sql) => (/^\s*SELECT/i.test(sql) ? (db.prepare(sql).all() as Record<string, unknown>[]) : (db.exec(sql), [])));
+    } finally {
+      db.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: postgresConnectionString(url) });
+  await client.connect();
+  try {
+    await client.query(`SET search_path TO "${postgresSchema(url)}"`);
+    const results = [];
+    for (const sql of statements) results.push((await client.query(sql)).rows);
+    return results;
+  } finally {
+    await client.end();
+  }
+}
+
+describe(`migrating a ${TEST_ENGINE} database that holds data`, () => {
+  let dir: string;
+  let database: TestDatabase;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'calendar-migrations-'));
+    database = await freshDatabase(dir);
+  });
+  afterAll(async () => {
+    await database.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps every record and link and counts the published events per term', async () => {
+    const config = loadConfig({ DATABASE_URL: database.url });
+    const [first, ...later] = readMigrations(TEST_ENGINE);
+    await migrate(config, { until: first!.name });
+    await runSql(database.url, SEED_ROWS);
+
+    const report = await migrate(config);
+    expect(report.applied).toEqual(later.map((migration) => migration.name));
+
+    const [events, links, terms] = await runSql(database.url, [
+      'SELECT "id", "slug" FROM "Event" ORDER BY 1',
+      'SELECT "eventId", "termId" FROM "EventTerm" ORDER BY 1, 2',
+      'SELECT "id", "slug", "eventCount" FROM "Term" ORDER BY 1',
+    ]);
+    expect(events).toEqual([
+      { id: 1, slug: 'published' },
+      { id: 2, slug: 'draft' },
+    ]);
+    expect(links).toEqual([
+      { eventId: 1, termId: 1 },
+      { eventId: 1, termId: 2 },
+      { eventId: 2, termId: 1 },
+    ]);
+    expect(terms).toEqual([
+      { id: 1, slug: 'music', eventCount: 1 },
+      { id: 2, slug: 'jazz', eventCount: 1 },
+    ]);
+  });
+});

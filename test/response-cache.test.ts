@@ -1,0 +1,113 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshDatabase, TEST_ENGINE, type TestDatabase } from './support/database.js';
+import { PROCESS_ADMIN_PASSWORD, rest, startInstance, stop, type Instance } from './support/processes.js';
+
+// The response cache answers repeated anonymous reads from memory, yet a write through REST or GraphQL, in this
+// process or another one on the same database, is visible to the very next read. Two server processes share one
+// database; the TTL is long, so only the data version can make a remembered answer stale.
+
+const ADMIN = `Basic ${Buffer.from(`admin:${PROCESS_ADMIN_PASSWORD}`).toString('base64')}`;
+const LONG_TTL = { RESPONSE_CACHE_TTL_MS: '600000' };
+
+let dir: string;
+let database: TestDatabase;
+let a: Instance;
+let b: Instance;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'calendar-cache-'));
+  database = await freshDatabase(dir);
+  a = await startInstance(database.url, LONG_TTL);
+  b = await startInstance(database.url, LONG_TTL);
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all([a, b].filter(Boolean).map(stop));
+  await database?.drop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function titles(instance: Instance, query = '') {
+  const { status, body } = await rest(instance, 'GET', `/events?start_date=2030-01-01&end_date=2030-12-31${query}`);
+  expect(status).toBe(200);
+  return (body.events as { title: string }[]).map((event) => event.title);
+}
+
+async function gqlMutation(instance: Instance, query: string, variables: Record<string, unknown>) {
+  const response = await fetch(`${instance.base}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: ADMIN },
+    body: JSON.stringify({ query, variables }),
+  });
+  const result = (await response.json()) as any;
+  expect(result.errors).toBeUndefined();
+  return result.data;
+}
+
+describe(`response cache, two processes on one ${TEST_ENGINE} database`, () => {
+  it('answers a repeated anonymous read from memory with the same bytes', async () => {
+    const url = `${a.base}/wp-json/calendar/events/v1/venues`;
+    const first = await fetch(url);
+    const second = await fetch(url);
+    expect(await second.text()).toBe(await first.text());
+    expect(second.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
+  });
+
+  it('shows a REST write made in the other process to the very next read', async () => {
+    expect(await titles(a)).toEqual([]);
+    expect(await titles(b)).toEqual([]);
+    const created = await rest(a, 'POST', '/events', { title: 'Harbour concert', start_date: '2030-05-01 19:00:00', end_date: '2030-05-01 21:00:00' });
+    expect(created.status).toBe(201);
+    expect(await titles(b)).toEqual(['Harbour concert']);
+    expect(await titles(a)).toEqual(['Harbour concert']);
+
+    const updated = await rest(b, 'POST', `/events/${created.body.id}`, { title: 'Harbour concert (moved)' });
+    expect(updated.status).toBe(200);
+    expect(await titles(a)).toEqual(['Harbour concert (moved)']);
+  });
+
+  it('shows a GraphQL write to the next REST and GraphQL reads in either process', async () => {
+    const before = await titles(b, '&search=lantern');
+    expect(before).toEqual([]);
+    const query = `{ events(filter: { search: "lantern", startDate: "2030-01-01" }) { edges { node { title } } } }`;
+    const read = async (instance: Instance) => {
+      const response = await fetch(`${instance.base}/graphql?query=${encodeURIComponent(query)}`, { headers: { accept: 'application/json' } });
+      return ((await response.json()) as any).data.events.edges.map((edge: any) => edge.node.title);
+    };
+    expect(await read(b)).toEqual([]);
+    await gqlMutation(a, `mutation($input: EventInput!) { createEvent(input: $input) { id } }`, {
+      input: { title: 'Lantern walk', startDate: '2030-06-01 20:00:00', endDate: '2030-06-01 22:00:00' },
+    });
+    expect(await titles(b, '&search=lantern')).toEqual(['Lantern walk']);
+    expect(await read(b)).toEqual(['Lantern walk']);
+  });
+
+  it('shows a deletion and a term change at once (totals and term counts included)', async () => {
+    const listed = await rest(b, 'GET', '/events?start_date=2030-01-01&end_date=2030-12-31');
+    const total = Number(listed.headers.get('x-tec-total'));
+    const category = await rest(a, 'POST', '/categories', { name: 'Harbour' });
+    expect((await rest(b, 'GET', `/categories/${category.body.id}`)).body.count).toBe(0);
+    const id = listed.body.events[0].id;
+    expect((await rest(a, 'POST', `/events/${id}`, { categories: [category.body.id] })).status).toBe(200);
+    expect((await rest(b, 'GET', `/categories/${category.body.id}`)).body.count).toBe(1);
+
+    expect((await rest(a, 'DELETE', `/events/${id}`)).status).toBe(200);
+    const after = await rest(b, 'GET', '/events?start_date=2030-01-01&end_date=2030-12-31');
+    expect(Number(after.headers.get('x-tec-total'))).toBe(total - 1);
+    expect((await rest(b, 'GET', `/categories/${category.body.id}`)).body.count).toBe(0);
+  });
+
+  it('never answers a signed-in reader from the anonymous cache', async () => {
+    const draft = await rest(a, 'POST', '/events', { title: 'Draft recital', status: 'draft', start_date: '2030-07-01 19:00:00', end_date: '2030-07-01 20:00:00' });
+    expect(draft.status).toBe(201);
+    const url = `${b.base}/wp-json/calendar/events/v1/events?start_date=2030-07-01&end_date=2030-07-02&status=draft`;
+    const anonymous = await fetch(url);
+    expect(anonymous.status).not.toBe(200);
+    const signedIn = await fetch(url, { headers: { authorization: ADMIN } });
+    expect(signedIn.status).toBe(200);
+    expect(((await signedIn.json()) as any).events.map((event: any) => event.title)).toEqual(['Draft recital']);
+  });
+});

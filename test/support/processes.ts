@@ -1,0 +1,72 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+// Server child processes, started as `npm start` starts them, for tests about several processes on one database.
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const PROCESS_ADMIN_PASSWORD = 'multi-process-admin-pw';
+const AUTH = `Basic ${Buffer.from(`admin:${PROCESS_ADMIN_PASSWORD}`).toString('base64')}`;
+const API = '/wp-json/calendar/events/v1';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Instance {
+  base: string;
+  child: ChildProcess;
+  output: string[];
+}
+
+export async function startInstance(databaseUrl: string, env: Record<string, string> = {}): Promise<Instance> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      CALENDAR_ADMIN_PASSWORD: PROCESS_ADMIN_PASSWORD,
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  child.stdout!.on('data', (chunk) => output.push(String(chunk)));
+  child.stderr!.on('data', (chunk) => output.push(String(chunk)));
+  const base = `http://127.0.0.1:${port}`;
+  for (let attempt = 0; attempt < 150; attempt++) {
+    if (child.exitCode !== null) throw new Error(`server exited early:\n${output.join('')}`);
+    const ready = await fetch(`${base}/healthz`).then((r) => r.ok, () => false);
+    if (ready) return { base, child, output };
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`server did not become ready:\n${output.join('')}`);
+}
+
+export async function stop(instance: Instance): Promise<number | null> {
+  if (instance.child.exitCode !== null) return instance.child.exitCode;
+  const exited = new Promise<number | null>((resolve) => instance.child.once('exit', (code) => resolve(code)));
+  instance.child.kill('SIGTERM');
+  return exited;
+}
+
+/** A REST call to an instance: writes as the admin, reads anonymous. */
+export async function rest(instance: Instance, method: string, route: string, body?: unknown) {
+  const response = await fetch(`${instance.base}${API}${route}`, {
+    method,
+    headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...(method === 'GET' ? {} : { authorization: AUTH }) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as any };
+}
