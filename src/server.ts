@@ -5,6 +5,7 @@ import { Router } from 'itty-router';
 import type { Config } from './config.js';
 import { ResponseCache } from './cache/response-cache.js';
 import { createDb, type Db, type QueryCounter } from './db/client.js';
+import { sharedDataVersion } from './db/data-version.js';
 import { migrate } from './db/migrate.js';
 import { authenticate } from './auth/authenticate.js';
 import { ensureAdmin } from './auth/credentials.js';
@@ -56,6 +57,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     return { user: result.kind === 'user' ? result.user : null };
   };
 
+  const dataVersion = sharedDataVersion(db);
+
   // Errors already on their request's log line, so that GraphQL Yoga's own error logging skips them.
   const reported = new WeakSet<object>();
   const yoga = createYoga<{ viewer: Viewer; requestLog: RequestLog; deadline: Deadline }, Context>({
@@ -66,10 +69,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     logging: yogaLogger(logger, reported),
     plugins: [reportUnexpectedErrors(reported), ...graphqlLimitPlugins(config.limits.graphql)],
     maxRequestBodySize: config.limits.maxBodyBytes,
-    context: ({ viewer, deadline }) => createContext(guardedDb(db, deadline), config, viewer),
+    context: ({ viewer, deadline }) => createContext(guardedDb(db, deadline), config, viewer, dataVersion),
   });
 
-  const responseCache = new ResponseCache(db, config.responseCache);
+  const responseCache = new ResponseCache(dataVersion, config.responseCache);
   const router = Router();
   router.all('/graphql', (request: Request, requestLog: RequestLog, deadline: Deadline) =>
     responseCache.answer(request, async () => {
@@ -85,7 +88,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const handleRest = createRestHandler(config, async (request, deadline) => {
     const viewer = await viewerOf(request);
     if (!viewer) throw RestError.of('incorrect_password');
-    return createContext(guardedDb(db, deadline), config, viewer);
+    return createContext(guardedDb(db, deadline), config, viewer, dataVersion);
   });
   const noRoute = () => json({ code: 'rest_no_route', message: 'No route was found matching the URL and request method.', data: { status: 404 } }, 404);
   router.all('*', (request: Request, requestLog: RequestLog, deadline: Deadline) =>

@@ -1,5 +1,3 @@
-import type { Db } from '../db/client.js';
-import { readDataVersion } from '../db/data-version.js';
 
 /** RESPONSE_CACHE_MB / RESPONSE_CACHE_TTL_MS (README "Response cache"). */
 export interface ResponseCacheSettings {
@@ -33,14 +31,14 @@ export class ResponseCache {
   private bytes = 0;
 
   constructor(
-    private readonly db: Db,
+    private readonly dataVersion: () => Promise<bigint>,
     private readonly settings: ResponseCacheSettings,
   ) {}
 
   async answer(request: Request, compute: () => Promise<Response>): Promise<Response> {
     if (!this.considers(request)) return compute();
     const key = cacheKey(request);
-    const version = await readDataVersion(this.db);
+    const version = await this.dataVersion();
     const entry = this.entries.get(key);
     if (entry && entry.version === version && Date.now() - entry.storedAt < this.settings.ttlMs) {
       this.touch(key, entry);

@@ -1,3 +1,4 @@
+import DataLoader from 'dataloader';
 import type { Db } from './client.js';
 
 /**
@@ -10,6 +11,19 @@ export async function readDataVersion(db: Db): Promise<bigint> {
   const row = await db.dataVersion.findUnique({ where: { id: 1 }, select: { version: true } });
   if (!row) throw new Error('DataVersion row 1 is missing: the database was not migrated by this service');
   return row.version;
+}
+
+/**
+ * Reads the data version for many callers at once: every caller in the same tick (concurrent requests, and a
+ * request's cache check and list count) shares one statement, run after all of them asked, so each gets a version at
+ * least as new as the moment it asked.
+ */
+export function sharedDataVersion(db: Db): () => Promise<bigint> {
+  const loader = new DataLoader<'version', bigint>(async (keys) => {
+    const version = await readDataVersion(db);
+    return keys.map(() => version);
+  }, { cache: false });
+  return () => loader.load('version');
 }
 
 /**

@@ -105,6 +105,10 @@ async function migrationAdapterFactory(engine: Engine) {
     const name = `prisma_migrate_shadow_db_${randomUUID().replace(/-/g, '')}`;
     await admin.executeScript(`CREATE DATABASE "${name}"`);
     const shadow = await new PrismaPg({ ...config, database: name }).connect();
+    // The adapter splits scripts at every semicolon, which breaks function bodies ($$ … ; … $$) in migrations;
+    // PostgreSQL runs a parameterless multi-statement script as sent.
+    const pool = (shadow as unknown as { client: { query(sql: string): Promise<unknown> } }).client;
+    shadow.executeScript = async (script: string) => void (await pool.query(script));
     const dispose = shadow.dispose.bind(shadow);
     shadow.dispose = async () => {
       await dispose();

@@ -1,6 +1,7 @@
 import type { ViewerUser } from '../auth/permissions.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
+import { readDataVersion } from '../db/data-version.js';
 
 /** Who is asking: a signed-in user, or an anonymous reader (user null). */
 export interface Viewer {
@@ -18,8 +19,15 @@ export interface Context {
   now: Date;
   /** Passwords the request offered for password-protected records (the `password` arguments). */
   offeredPasswords: string[];
+  /** The database's data version now (src/db/data-version.ts), for what is remembered across requests. */
+  dataVersion: () => Promise<bigint>;
 }
 
-export function createContext(db: Db, config: Config, viewer: Viewer = ANONYMOUS): Context {
-  return { db, config, viewer, now: new Date(), offeredPasswords: [] };
+export function createContext(
+  db: Db,
+  config: Config,
+  viewer: Viewer = ANONYMOUS,
+  dataVersion: () => Promise<bigint> = () => readDataVersion(db),
+): Context {
+  return { db, config, viewer, now: new Date(), offeredPasswords: [], dataVersion };
 }

@@ -173,8 +173,10 @@ export class SourceClient {
 
   private async answersNamespace(): Promise<boolean> {
     try {
+      // A WordPress namespace index; this service answers its own name on the `tribe/events/v1` alias too.
       const { body } = await this.get('');
-      return (body as { namespace?: unknown } | null)?.namespace === this.namespace;
+      const index = body as { namespace?: unknown; routes?: unknown } | null;
+      return typeof index?.namespace === 'string' && typeof index.routes === 'object' && index.routes !== null;
     } catch (error) {
       if (!(error instanceof SourceError)) throw error;
       if (error.status === 401 || error.status === 403) {

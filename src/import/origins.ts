@@ -4,6 +4,7 @@
  * alone. Read once per run into memory; each record's origin is saved as soon as it is written, so a run stopped
  * half-way resumes where it stopped.
  */
+import { createHash } from 'node:crypto';
 import type { Db } from '../db/client.js';
 import type { RecordType } from './remote.js';
 
@@ -13,6 +14,21 @@ export interface KnownOrigin {
 }
 
 const key = (type: RecordType, remoteId: number) => `${type}:${remoteId}`;
+
+/** JSON with keys sorted, so that equal inputs hash equal whatever order their fields were set in. */
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** What was written for a record, as a hash: equal hashes mean nothing changed on the source. */
+export function contentHash(input: Record<string, unknown>): string {
+  return createHash('sha256').update(stableJson(input)).digest('hex');
+}
 
 /** The local IDs of each record type that still exist (an imported record may have been deleted here since). */
 async function existingLocalIds(db: Db): Promise<Record<RecordType, Set<number>>> {

@@ -46,7 +46,7 @@ class BarsProgress implements ImportProgress {
 
   constructor(stream: NodeJS.WriteStream) {
     this.multibar = new cliProgress.MultiBar(
-      { stream, format: '{label} {bar} {value}/{totalText}  {counts}', hideCursor: true, clearOnComplete: false, barsize: 30, autopadding: true },
+      { stream, format: '{label} {bar} {value}/{totalText}  {counts}', hideCursor: true, clearOnComplete: false, barsize: 20, autopadding: true },
       cliProgress.Presets.shades_classic,
     );
   }

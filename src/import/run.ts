@@ -7,7 +7,6 @@
  * read or written is reported and skipped, and running again updates what changed on the source, leaves the rest
  * alone and finishes what a stopped run left undone.
  */
-import { createHash } from 'node:crypto';
 import type { Config } from '../config.js';
 import { createDb, type Db } from '../db/client.js';
 import { migrate } from '../db/migrate.js';
@@ -17,7 +16,7 @@ import type { LinkResolver, RecordKind } from './mapping/kind.js';
 import { organizerKind } from './mapping/organizers.js';
 import { categoryKind, tagKind } from './mapping/terms.js';
 import { venueKind } from './mapping/venues.js';
-import { OriginStore } from './origins.js';
+import { contentHash, OriginStore } from './origins.js';
 import { emptyCounts, PLURAL, type Counts, type ImportProgress, type Outcome, type TypeProgress } from './progress.js';
 import { asRecord, describeRecord, MalformedRecord, RECORD_TYPES, remoteIdOf, text, type RecordType, type RemoteRecord } from './remote.js';
 import { GraphQLWriter, importerViewer, type Input } from './writer.js';
@@ -59,20 +58,6 @@ const KINDS: Record<RecordType, RecordKind> = { category: categoryKind, tag: tag
 /** A record another one links to could not be imported. */
 class LinkFailed extends Error {}
 
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
-/** What was written for a record, as a hash: equal hashes mean nothing changed on the source. */
-function contentHash(input: Input): string {
-  return createHash('sha256').update(stableJson(input)).digest('hex');
-}
-
 function reasonOf(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const line = message.split('\n').find((l) => l.trim() !== '') ?? message;
@@ -105,36 +90,44 @@ class Importer implements LinkResolver {
   }
 
   async importAll(kind: RecordKind): Promise<void> {
+    const complete = kind.type === 'category' ? await this.importParentsFirst(kind) : await this.eachPage(kind, (items) => this.importEach(kind, items));
+    if (complete && !this.stopped) await this.refreshUnlisted(kind);
+    this.progress?.checkpoint(this.state[kind.type], true);
+  }
+
+  /** Goes through a list page by page; answers whether every page could be read. */
+  private async eachPage(kind: RecordKind, onPage: (items: unknown[]) => Promise<void>): Promise<boolean> {
     const state = this.state[kind.type];
     const query = { ...kind.listQuery, ...(kind.hasStatus && this.source.authenticated ? { status: EVERY_STATUS } : {}) };
-    const parentsFirst = kind.type === 'category';
-    const pending: RemoteRecord[] = [];
     let complete = true;
     for await (const page of this.source.pages(kind.route, kind.listKey, query, this.options.perPage ?? 50)) {
-      if (this.stopped) return;
+      if (this.stopped) return false;
       if ('error' in page) {
         complete = false;
         this.failPage(kind.type, page.page, page.error);
         continue;
       }
       if (page.total !== null) state.total = page.total;
-      for (const item of page.items) {
-        if (!parentsFirst) {
-          if (this.stopped) return;
-          await this.importRecord(kind, item);
-        } else pending.push(item as RemoteRecord);
-      }
+      await onPage(page.items);
       this.progress?.checkpoint(state, false);
     }
-    if (parentsFirst) {
-      for (const item of pending) this.remember(kind, item);
-      for (const item of pending) {
-        if (this.stopped) return;
-        await this.importRecord(kind, item);
-      }
+    return complete;
+  }
+
+  private async importEach(kind: RecordKind, items: unknown[]): Promise<void> {
+    for (const item of items) {
+      if (this.stopped) return;
+      await this.importRecord(kind, item);
     }
-    if (complete) await this.refreshUnlisted(kind);
-    this.progress?.checkpoint(state, true);
+  }
+
+  /** Categories: the whole list first, so that a child listed before its parent can have the parent imported first. */
+  private async importParentsFirst(kind: RecordKind): Promise<boolean> {
+    const items: unknown[] = [];
+    const complete = await this.eachPage(kind, async (page) => void items.push(...page));
+    for (const item of items) this.remember(kind, item);
+    await this.importEach(kind, items);
+    return complete;
   }
 
   private remember(kind: RecordKind, item: unknown): void {
@@ -176,7 +169,6 @@ class Importer implements LinkResolver {
       return null;
     }
     const key = `${kind.type}:${remoteId}`;
-    if (this.inProgress.has(key)) throw new MalformedRecord(`${key.replace(':', ' ')} is its own ancestor`);
     let result = this.handled.get(key);
     if (!result) {
       this.inProgress.add(key);
@@ -213,20 +205,24 @@ class Importer implements LinkResolver {
 
   /** LinkResolver: the local ID of a linked record, importing it first when this run has not yet. */
   async localId(type: RecordType, linked: RemoteRecord | number): Promise<number> {
-    const kind = KINDS[type];
     const remoteId = typeof linked === 'number' ? linked : remoteIdOf(linked);
     const key = `${type}:${remoteId}`;
-    let record: unknown = this.listed.get(key) ?? (typeof linked === 'number' ? undefined : linked);
-    if (!record && !this.handled.has(key)) {
-      const known = this.origins.get(type, remoteId);
-      if (known) return known.localId;
-      const answer = await this.source.getOne(`${kind.route}/${remoteId}`);
-      if ('missing' in answer) throw new LinkFailed(`its ${type} ${remoteId} is not on the source (${answer.missing})`);
-      record = answer.record;
-    }
-    const localId = await this.importRecord(kind, record);
+    if (this.inProgress.has(key)) throw new MalformedRecord(`${type} ${remoteId} is its own ancestor`);
+    const localId = this.handled.has(key) ? await this.handled.get(key)! : await this.importLinked(type, remoteId, linked);
     if (localId === null) throw new LinkFailed(`its ${type} ${remoteId} could not be imported`);
     return localId;
+  }
+
+  /** A linked record not handled yet: from its list, as embedded in the linking record, or asked for by ID. */
+  private async importLinked(type: RecordType, remoteId: number, linked: RemoteRecord | number): Promise<number | null> {
+    const kind = KINDS[type];
+    const record = this.listed.get(`${type}:${remoteId}`) ?? (typeof linked === 'number' ? undefined : linked);
+    if (record) return this.importRecord(kind, record);
+    const known = this.origins.get(type, remoteId);
+    if (known) return known.localId;
+    const answer = await this.source.getOne(`${kind.route}/${remoteId}`);
+    if ('missing' in answer) throw new LinkFailed(`its ${type} ${remoteId} is not on the source (${answer.missing})`);
+    return this.importRecord(kind, answer.record);
   }
 
   private count(type: RecordType, outcome: Outcome, problem?: Problem): void {

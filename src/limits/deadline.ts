@@ -5,10 +5,13 @@ import { RestError } from '../rest/errors.js';
 export const TIMEOUT_CODE = 'REQUEST_TIMEOUT';
 const EXPIRED = Symbol('expired');
 
-/** Thrown when a request's work would start a database statement after its deadline. */
+/**
+ * Thrown when a request's work would start a database statement after its deadline. Its HTTP status (GraphQL Yoga
+ * answers with it) keeps a late answer out of the response cache, which keeps 200s only.
+ */
 export class DeadlineExceededError extends GraphQLError {
   constructor(timeoutMs: number) {
-    super(`The request took longer than ${timeoutMs} ms and was stopped.`, { extensions: { code: TIMEOUT_CODE } });
+    super(`The request took longer than ${timeoutMs} ms and was stopped.`, { extensions: { code: TIMEOUT_CODE, http: { status: 503 } } });
   }
 }
 
@@ -67,10 +70,9 @@ export function guardedDb(db: Db, deadline: Deadline): Db {
 
 /** The answer to a request past its deadline: 503, shaped as the API it was for (GraphQL or REST). */
 export function timeoutResponse(request: Request, deadline: Deadline): Response {
-  const error = new DeadlineExceededError(deadline.timeoutMs);
   const body =
     new URL(request.url).pathname === '/graphql'
-      ? { errors: [{ message: error.message, extensions: error.extensions }] }
+      ? { errors: [{ message: new DeadlineExceededError(deadline.timeoutMs).message, extensions: { code: TIMEOUT_CODE } }] }
       : RestError.of('rest_request_timeout', {}, deadline.timeoutMs).body();
   return new Response(JSON.stringify(body), { status: 503, headers: { 'content-type': 'application/json; charset=UTF-8' } });
 }

@@ -1,5 +1,5 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
-import { readDataVersion, VersionedMemo } from '../../db/data-version.js';
+import { VersionedMemo } from '../../db/data-version.js';
 import { assertReadable, offerPassword } from '../access.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
@@ -65,7 +65,7 @@ builder.queryFields((t) => ({
       const where = await eventsWhere(ctx, args.filter ?? {});
       const connection = await offsetConnection(
         args,
-        async () => listCounts.get(JSON.stringify(where), await readDataVersion(ctx.db), () => ctx.db.event.count({ where })),
+        async () => listCounts.get(JSON.stringify(where), await ctx.dataVersion(), () => ctx.db.event.count({ where })),
         ({ offset, limit }) =>
           ctx.db.event.findMany({
             ...queryFromInfo({ context: ctx, info, path: ['edges', 'node'] }),

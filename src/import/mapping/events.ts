@@ -1,6 +1,6 @@
 import { requiredText, flag, imageUrl, linkedRecords, text, asRecord, type RemoteRecord } from '../remote.js';
 import type { Input } from '../writer.js';
-import { expectedSlug, locked, postFields, type LinkResolver, type RecordKind } from './kind.js';
+import { expectedSlug, locked, postFields, storedName, type LinkResolver, type RecordKind } from './kind.js';
 
 /** Wide enough for any calendar: TEC lists only upcoming events unless told otherwise. */
 const EVERY_DATE = { start_date: '1970-01-01 00:00:00', end_date: '2100-12-31 23:59:59' };
@@ -66,7 +66,7 @@ export const eventKind: RecordKind = {
   },
 
   async twins(db, input) {
-    const title = String(input.title).trim();
+    const title = storedName(input.title);
     const rows = await db.event.findMany({ where: { slug: expectedSlug(input, title), title }, select: { id: true } });
     return rows.map((row) => row.id);
   },

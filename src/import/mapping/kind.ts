@@ -1,4 +1,5 @@
 import type { Db } from '../../db/client.js';
+import { plainText } from '../../content/sanitize.js';
 import { slugFromText } from '../../graphql/shared/slugs.js';
 import { MalformedRecord, text, type RecordType, type RemoteRecord } from '../remote.js';
 import type { Input, Mutations } from '../writer.js';
@@ -38,6 +39,11 @@ export function postFields(remote: RemoteRecord): Input {
     status: text(remote, 'status') || undefined,
     dateUtc: text(remote, 'date_utc') || undefined,
   };
+}
+
+/** A title or name as the schema stores it (markup removed, `&amp;` decoded: TEC renders titles as HTML). */
+export function storedName(value: unknown): string {
+  return plainText(String(value)).trim();
 }
 
 /** The slug a post with this input has here, unless it clashed with another one. */

@@ -1,5 +1,5 @@
 import { imageUrl, requiredText, text } from '../remote.js';
-import { expectedSlug, postFields, type RecordKind } from './kind.js';
+import { expectedSlug, postFields, storedName, type RecordKind } from './kind.js';
 
 export const organizerKind: RecordKind = {
   type: 'organizer',
@@ -21,7 +21,7 @@ export const organizerKind: RecordKind = {
   },
 
   async twins(db, input) {
-    const name = String(input.name).trim();
+    const name = storedName(input.name);
     const rows = await db.organizer.findMany({ where: { slug: expectedSlug(input, name), name }, select: { id: true } });
     return rows.map((row) => row.id);
   },

@@ -2,7 +2,7 @@ import type { Db } from '../../db/client.js';
 import type { Taxonomy } from '../../db/generated/prisma/enums.js';
 import { MalformedRecord, requiredText, text, type RemoteRecord } from '../remote.js';
 import type { Input } from '../writer.js';
-import type { LinkResolver, RecordKind } from './kind.js';
+import { storedName, type LinkResolver, type RecordKind } from './kind.js';
 
 function termFields(remote: RemoteRecord): Input {
   return { name: requiredText(remote, 'name'), slug: text(remote, 'slug') || undefined, description: text(remote, 'description') };
@@ -17,7 +17,7 @@ function parentIdOf(remote: RemoteRecord): number {
 
 /** WordPress allows a name once under each parent, ignoring case; an existing term of that name is this one. */
 async function sameNameTerms(db: Db, taxonomy: Taxonomy, input: Input): Promise<number[]> {
-  const name = String(input.name).trim().toLowerCase();
+  const name = storedName(input.name).toLowerCase();
   const rows = await db.term.findMany({ where: { taxonomy, parentId: (input.parentId as number | null | undefined) ?? null }, select: { id: true, name: true } });
   return rows.filter((row) => row.name.toLowerCase() === name).map((row) => row.id);
 }

@@ -1,5 +1,5 @@
 import { flag, imageUrl, numberOrNull, requiredText, text } from '../remote.js';
-import { expectedSlug, locked, postFields, type RecordKind } from './kind.js';
+import { expectedSlug, locked, postFields, storedName, type RecordKind } from './kind.js';
 
 const ADDRESS_FIELDS = ['address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'website'] as const;
 
@@ -28,7 +28,7 @@ export const venueKind: RecordKind = {
   },
 
   async twins(db, input) {
-    const name = String(input.name).trim();
+    const name = storedName(input.name);
     const rows = await db.venue.findMany({ where: { slug: expectedSlug(input, name), name }, select: { id: true } });
     return rows.map((row) => row.id);
   },

@@ -1,0 +1,19 @@
+-- CreateTable
+CREATE TABLE "ImportOrigin" (
+    "id" SERIAL NOT NULL,
+    "source" TEXT NOT NULL,
+    "recordType" TEXT NOT NULL,
+    "remoteId" INTEGER NOT NULL,
+    "localId" INTEGER NOT NULL,
+    "contentHash" TEXT NOT NULL,
+    "remoteModified" TEXT,
+    "importedAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "ImportOrigin_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateIndex
+CREATE INDEX "ImportOrigin_recordType_localId_idx" ON "ImportOrigin"("recordType", "localId");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "ImportOrigin_source_recordType_remoteId_key" ON "ImportOrigin"("source", "recordType", "remoteId");
