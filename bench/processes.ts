@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -59,6 +60,14 @@ export interface StartOptions {
   /** The line that tells the server listens, with its base URL as the first group. */
   ready: RegExp;
   timeoutMs?: number;
+  /** V8 flags before the script, e.g. the heap settings `npm start` uses. */
+  nodeFlags?: string[];
+}
+
+/** The V8 flags `npm start` gives the server (package.json `config.node_flags`). */
+function startScriptNodeFlags(): string[] {
+  const manifest = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { config?: { node_flags?: string } };
+  return (manifest.config?.node_flags ?? '').split(/\s+/).filter(Boolean);
 }
 
 const OUTPUT_KEPT = 64 * 1024;
@@ -67,7 +76,7 @@ const OUTPUT_KEPT = 64 * 1024;
 export async function startChild(options: StartOptions): Promise<ChildServer> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined && key !== 'CALENDAR_ADMIN_PASSWORD') env[key] = value;
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', ...options.args], {
+  const child: ChildProcess = spawn(process.execPath, [...(options.nodeFlags ?? []), '--import', 'tsx', ...options.args], {
     cwd: PROJECT_ROOT,
     env: { ...env, NODE_ENV: 'production', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -154,11 +163,12 @@ export async function startChild(options: StartOptions): Promise<ChildServer> {
 }
 
 /** The service, exactly as deployed: `node --import tsx src/cli.ts serve`. */
-/** The service as `npm start` runs it (one process, request log lines included), with the response cache on or off. */
-export function startService(databaseUrl: string, siteUrl: string, responseCache: boolean): Promise<ChildServer> {
+/** The service as `npm start` runs it (request log lines included), with the response cache on or off. */
+export function startService(databaseUrl: string, siteUrl: string, setting: { responseCache: boolean; workers: number }): Promise<ChildServer> {
   return startChild({
     args: ['src/cli.ts', 'serve'],
-    env: { DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', SITE_URL: siteUrl, WORKERS: '1', RESPONSE_CACHE_MB: responseCache ? '32' : '0' },
+    nodeFlags: startScriptNodeFlags(),
+    env: { DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', SITE_URL: siteUrl, WORKERS: String(setting.workers), RESPONSE_CACHE_MB: setting.responseCache ? '32' : '0' },
     ready: /REST: (http:\/\/[^/\s]+)\//,
   });
 }

@@ -18,6 +18,8 @@ export interface Scenario {
   requests: LoadRequest[];
   /** Measured on a server with the response cache on; every other scenario runs with it off (RESPONSE_CACHE_MB=0). */
   cached?: boolean;
+  /** Server processes sharing the port (WORKERS); one unless set. */
+  workers?: number;
 }
 
 const FRAGMENTS_FILE = new URL('../src/rest/operations/fragments.graphql', import.meta.url);
@@ -70,6 +72,7 @@ export function scenariosFor(data: Pick<GeneratedData, 'sampleEventIds' | 'sampl
   const filter = `categories=${encodeURIComponent(data.filterCategory)}&search=${encodeURIComponent(data.filterSearch)}&start_date=${from}&end_date=${filteredTo}`;
   return [
     { id: 'rest-list-10', title: 'REST events list, per_page 10', api: 'REST', requests: [{ path: `${REST}/events` }] },
+    { id: 'rest-list-10-workers', title: 'REST events list, per_page 10, two server processes (WORKERS=2)', api: 'REST', workers: 2, requests: [{ path: `${REST}/events` }] },
     { id: 'rest-list-10-cached', title: 'REST events list, per_page 10, response cache on', api: 'REST', cached: true, requests: [{ path: `${REST}/events` }] },
     { id: 'rest-list-50', title: 'REST events list, per_page 50', api: 'REST', requests: [{ path: `${REST}/events?per_page=50` }] },
     { id: 'rest-filtered', title: 'REST events list, category + search + dates', api: 'REST', requests: [{ path: `${REST}/events?${filter}` }] },

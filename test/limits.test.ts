@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Kind, parse, print, visit, type DefinitionNode } from 'graphql';
+import { getIntrospectionQuery, Kind, parse, print, visit, type DefinitionNode } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, type Config } from '../src/config.js';
 import { createApp, listen, shutdown, type App } from '../src/server.js';
@@ -108,6 +108,21 @@ describe('GraphQL document limits, at their defaults', () => {
     expect(refused.body.errors?.[0]?.message).toContain(`Cost limit of ${DEFAULTS.graphql.maxCost} exceeded`);
   });
 
+  it('refuses a list of more than 100 items and text with a NUL character, in the variables and in the document', async () => {
+    const include = (n: number) => range(n).map((i) => i + 1);
+    const byVariable = 'query ($filter: EventsFilter) { events(filter: $filter) { totalCount } }';
+    expect(messages((await postGraphQL(server, byVariable, { variables: { filter: { include: include(100) } } })).body)).toEqual([]);
+    const long = await postGraphQL(server, byVariable, { variables: { filter: { include: include(101) } } });
+    expect(long.body.errors).toEqual([{ message: '$filter.include: a list may hold at most 100 items.', extensions: { code: 'BAD_USER_INPUT' } }]);
+    const nul = await postGraphQL(server, byVariable, { variables: { filter: { search: 'a\u0000b' } } });
+    expect(nul.body.errors).toEqual([{ message: '$filter.search: text may not contain the NUL character (U+0000).', extensions: { code: 'BAD_USER_INPUT' } }]);
+    for (const literal of [`include: [${include(101).join(' ')}]`, 'search: "a\\u0000b"']) {
+      const { body } = await postGraphQL(server, `{ events(filter: { ${literal} }) { totalCount } }`);
+      expect(body.errors?.[0]?.message).toMatch(/^Argument value: (a list may hold at most 100 items|text may not contain the NUL character)/);
+      expect(body.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    }
+  });
+
   it('answers the refusals with 400 to a client that accepts application/graphql-response+json', async () => {
     const refused = await postGraphQL(server, `{ ${range(DEFAULTS.graphql.maxAliases + 1).map((i) => `a${i}: viewer { id }`).join(' ')} }`, {
       accept: 'application/graphql-response+json',
@@ -143,7 +158,7 @@ describe('GraphQL document limits, at their defaults', () => {
       const refusals = (body.errors ?? []).filter((error) => /^GRAPHQL_(VALIDATION|PARSE)_FAILED$/.test(error.extensions?.code ?? ''));
       expect(refusals, print(operation).slice(0, 80)).toEqual([]);
     }
-    const introspection = await postGraphQL(server, (await import('graphql')).getIntrospectionQuery());
+    const introspection = await postGraphQL(server, getIntrospectionQuery());
     expect(messages(introspection.body)).toEqual([]);
   });
 
@@ -219,6 +234,17 @@ describe('a server with low limits', () => {
     for (const route of ['/venues', '/organizers', '/categories', '/tags']) expect((await rest.get(route)).status, route).toBe(200);
   });
 
+  it('refuses a REST list parameter of more than 100 items and text with a NUL character, naming the parameter', async () => {
+    const rest = restClient(server);
+    const ids = (n: number) => range(n).map((i) => i + 1).join(',');
+    expect((await rest.get('/events', { query: `include=${ids(100)}` })).status).toBe(200);
+    for (const query of [`include=${ids(101)}`, 'search=a%00b', 'categories[]=a%00b']) {
+      const refused = await rest.get('/events', { query });
+      assertSchema('error', refused.body);
+      expect([refused.status, refused.body.code, Object.keys(refused.body.data.params)], query).toEqual([400, 'rest_invalid_param', [query.split(/[=[]/)[0]]]);
+    }
+  });
+
   it('refuses introspection and hides field suggestions with GRAPHQL_INTROSPECTION=false', async () => {
     for (const query of ['{ __schema { queryType { name } } }', '{ __type(name: "Event") { name } }']) {
       const { body } = await postGraphQL(server, query);
@@ -256,6 +282,8 @@ describe('the request timeout', () => {
   });
 
   it('answers a GraphQL request past REQUEST_TIMEOUT_MS with 503 REQUEST_TIMEOUT, and starts no statement after it', async () => {
+    // Measured warm, as the slow server will run it: both share this process's per-data-version memos.
+    await server.gqlOk(HEAVY, { first: 50 });
     const normal = await server.countQueries(() => server.gqlOk(HEAVY, { first: 50 }));
     expect(normal).toBeGreaterThan(20);
 

@@ -1,7 +1,7 @@
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { NoSchemaIntrospectionCustomRule, type GraphQLError, type ValidationContext } from 'graphql';
 import type { Limits } from '../config.js';
-import { listItemsError } from './lists.js';
+import { SafeLiteralsRule, unsafeVariablesError } from './input.js';
 
 // A refused document is reported as a validation error of the operation (HTTP 400 like any other), rather than
 // thrown out of validation.
@@ -12,9 +12,9 @@ const reported = { propagateOnRejection: false, onReject: [reportAsValidationErr
 type EnvelopPlugin = ReturnType<typeof EnvelopArmorPlugin>;
 
 /**
- * The limits on documents sent to /graphql (graphql-armor, list sizes, introspection when switched off). REST runs its
- * own operations in process, outside GraphQL Yoga, so these never apply to them (its list parameters are held to
- * MAX_LIST_ITEMS when they are read).
+ * The limits on documents sent to /graphql: graphql-armor, list sizes and NUL characters in the input, introspection
+ * when switched off. REST runs its own operations in process, outside GraphQL Yoga, so these never apply to them (its
+ * parameters are held to the same input rules when they are read).
  */
 export function graphqlLimitPlugins(limits: Limits['graphql']): EnvelopPlugin[] {
   const armor = EnvelopArmorPlugin({
@@ -27,14 +27,15 @@ export function graphqlLimitPlugins(limits: Limits['graphql']): EnvelopPlugin[] 
     // "Did you mean …?" names fields, which is what switching introspection off is meant to hide.
     blockFieldSuggestion: { enabled: !limits.introspection },
   });
-  const listItems: EnvelopPlugin = {
+  const safeInput: EnvelopPlugin = {
+    onValidate: ({ addValidationRule }) => addValidationRule(SafeLiteralsRule),
     onExecute({ args, setResultAndStopExecution }) {
-      const error = listItemsError(args.document, args.variableValues);
+      const error = unsafeVariablesError(args.variableValues);
       if (error) setResultAndStopExecution({ errors: [error] });
     },
   };
   const noIntrospection: EnvelopPlugin = {
     onValidate: ({ addValidationRule }) => addValidationRule(NoSchemaIntrospectionCustomRule),
   };
-  return limits.introspection ? [armor, listItems] : [armor, listItems, noIntrospection];
+  return limits.introspection ? [armor, safeInput] : [armor, safeInput, noIntrospection];
 }

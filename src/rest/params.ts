@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
-import { MAX_LIST_ITEMS } from '../limits/lists.js';
+import { MAX_INT } from '../graphql/shared/ids.js';
+import { MAX_LIST_ITEMS, unsafeInput } from '../limits/input.js';
 import { parseDateInput } from '../time/dates.js';
 
 /**
@@ -48,9 +49,6 @@ type Coerced<P extends Param> = P['type'] extends 'integer' | 'number'
 
 /** The coerced values of a declaration; a parameter not sent and without default is undefined. */
 export type ParamValues<D extends ParamDeclaration> = { [K in keyof D]: Coerced<D[K]> | undefined };
-
-/** Values travel as GraphQL Int (32-bit); anything beyond is no valid ID or count. */
-export const MAX_INT32 = 2_147_483_647;
 
 const TRUE_WORDS = new Set(['true', '1', 'yes', 'on']);
 const FALSE_WORDS = new Set(['false', '0', 'no', 'off', '']);
@@ -110,14 +108,14 @@ function coerceList(param: Extract<ParamSpec, { type: 'list' }>, raw: unknown): 
     return ok(items.map((item) => String(item).trim()).filter((item) => item !== ''));
   }
   const numbers = items.map(parseInteger);
-  if (numbers.some((n) => n === null || Math.abs(n) > MAX_INT32 || (param.positive && n <= 0))) return invalid();
+  if (numbers.some((n) => n === null || Math.abs(n) > MAX_INT || (param.positive && n <= 0))) return invalid();
   return ok(numbers);
 }
 
 function coerceLinked(raw: unknown): CoercionResult {
   if (raw === '' || raw === null) return ok([]);
   const single = parseInteger(raw);
-  if (single !== null) return single > 0 && single <= MAX_INT32 ? ok([single]) : invalid();
+  if (single !== null) return single > 0 && single <= MAX_INT ? ok([single]) : invalid();
   if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
     const record = raw as Record<string, unknown>;
     const keys = Object.keys(record);
@@ -131,7 +129,7 @@ function coerceLinked(raw: unknown): CoercionResult {
   for (const item of list) {
     if (item === '' || item === null) continue;
     const id = parseInteger(item);
-    if (id !== null && id > 0 && id <= MAX_INT32) values.push(id);
+    if (id !== null && id > 0 && id <= MAX_INT) values.push(id);
     else if (item && typeof item === 'object' && !Array.isArray(item)) values.push(item as Record<string, unknown>);
     else return invalid();
   }
@@ -140,10 +138,11 @@ function coerceLinked(raw: unknown): CoercionResult {
 
 /** Coerces one raw value (query string, form or JSON) to the declared type, or says why it is invalid. */
 export function coerceParam(param: Param, raw: unknown, context: DefaultContext): CoercionResult {
+  if (unsafeInput(raw)) return invalid();
   switch (param.type) {
     case 'integer': {
       const n = parseInteger(raw);
-      if (n === null || Math.abs(n) > MAX_INT32 || (param.min !== undefined && n < param.min)) return invalid();
+      if (n === null || Math.abs(n) > MAX_INT || (param.min !== undefined && n < param.min)) return invalid();
       if (param.max !== undefined && n > param.max) return invalid();
       return ok(param.clampTo !== undefined ? Math.min(n, param.clampTo) : n);
     }

@@ -26,10 +26,11 @@ const NASTY_STRINGS = [
 const codeUnit = fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code));
 
 export const nastyString: fc.Arbitrary<string> = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom(...NASTY_STRINGS) },
-  { weight: 1, arbitrary: fc.string({ unit: codeUnit, maxLength: 30 }) },
-  { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 30 }) },
-  { weight: 1, arbitrary: fc.string({ maxLength: 30 }) },
+  { weight: 6, arbitrary: fc.constantFrom(...NASTY_STRINGS) },
+  { weight: 1, arbitrary: fc.tuple(fc.integer({ min: 10_000, max: 200_000 }), fc.constantFrom('x', '<b>é</b> ', '%')).map(([length, unit]) => unit.repeat(length).slice(0, length)) },
+  { weight: 2, arbitrary: fc.string({ unit: codeUnit, maxLength: 30 }) },
+  { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 30 }) },
+  { weight: 2, arbitrary: fc.string({ maxLength: 30 }) },
 );
 
 const edgeNumber = fc.oneof(

@@ -2,6 +2,7 @@ import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import type { DbTransaction } from '../../db/client.js';
 import type { FieldErrors } from '../errors.js';
+import { isStorableId } from '../shared/ids.js';
 import { isHttpUrl } from '../shared/validate.js';
 
 export const MediaType = builder.prismaObject('Media', {
@@ -32,9 +33,10 @@ export async function readImageInput(
   if (value === null || value.trim() === '') return null;
   const text = value.trim();
   if (/^\d+$/.test(text)) {
-    const media = await ctx.db.media.findUnique({ where: { id: Number(text) }, select: { id: true } });
+    const id = Number(text);
+    const media = isStorableId(id) ? await ctx.db.media.findUnique({ where: { id }, select: { id: true } }) : null;
     if (!media) errors.add(field, `no image with ID ${text}`);
-    return { id: Number(text) };
+    return { id };
   }
   if (!isHttpUrl(text)) errors.add(field, 'must be the ID of a known image or an http(s) URL');
   return { url: text };

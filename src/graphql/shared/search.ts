@@ -8,13 +8,16 @@ export function caseInsensitive(engine: Engine): object {
   return engine === 'postgres' ? { mode: 'insensitive' } : {};
 }
 
+/** SQLite refuses a LIKE pattern of more than 50,000 bytes ("pattern too complex"); SQL gets at most this much. */
+const MAX_PATTERN_CHARACTERS = 1_000;
+
 /**
  * Case-insensitive search for a literal piece of text over some text columns.
  *
  * Prisma's `contains` becomes `LIKE '%text%'` without escaping, so `%` and `_` in the text would act as wildcards
- * (and `\` as an escape on PostgreSQL). Text without those characters is matched in SQL directly. Otherwise the
- * longest piece free of them narrows the rows in SQL (a superset of the true matches), the exact test runs here,
- * and the answer is a condition on the IDs found.
+ * (and `\` as an escape on PostgreSQL). Short text without those characters is matched in SQL directly. Otherwise
+ * the longest piece free of them (at most MAX_PATTERN_CHARACTERS of it) narrows the rows in SQL (a superset of the
+ * true matches), the exact test runs here, and the answer is a condition on the IDs found.
  */
 export async function literalTextSearch(
   engine: Engine,
@@ -23,8 +26,11 @@ export async function literalTextSearch(
   candidates: (where: object, select: Record<string, true>) => Promise<Array<Record<string, unknown>>>,
 ): Promise<object> {
   const fold = caseInsensitive(engine);
-  if (!/[%_\\]/.test(text)) return { OR: fields.map((field) => ({ [field]: { contains: text, ...fold } })) };
-  const piece = text.split(/[%_\\]/).reduce((longest, part) => (part.length > longest.length ? part : longest), '');
+  if (!/[%_\\]/.test(text) && text.length <= MAX_PATTERN_CHARACTERS) return { OR: fields.map((field) => ({ [field]: { contains: text, ...fold } })) };
+  const piece = text
+    .split(/[%_\\]/)
+    .reduce((longest, part) => (part.length > longest.length ? part : longest), '')
+    .slice(0, MAX_PATTERN_CHARACTERS);
   const narrow = piece === '' ? {} : { OR: fields.map((field) => ({ [field]: { contains: piece, ...fold } })) };
   const select: Record<string, true> = { id: true };
   for (const field of fields) select[field] = true;

@@ -2,6 +2,7 @@ import type { DbTransaction } from '../../db/client.js';
 import type { Taxonomy } from '../../db/generated/prisma/enums.js';
 import type { Context } from '../context.js';
 import type { FieldErrors } from '../errors.js';
+import { isStorableId } from '../shared/ids.js';
 import { caseInsensitive } from '../shared/search.js';
 import { firstFreeSlug, slugClashFilter, slugFromText } from '../shared/slugs.js';
 
@@ -15,7 +16,7 @@ export async function termIdsForFilter(ctx: Context, errors: FieldErrors, field:
   const ids = refs.filter(isId).map(Number);
   const slugs = refs.filter((ref) => !isId(ref)).map((ref) => ref.trim());
   const found = await ctx.db.term.findMany({
-    where: { taxonomy, OR: [{ id: { in: ids } }, { slug: { in: [...slugs, ...slugs.map(slugFromText)] } }] },
+    where: { taxonomy, OR: [{ id: { in: ids.filter(isStorableId) } }, { slug: { in: [...slugs, ...slugs.map(slugFromText)] } }] },
     select: { id: true, slug: true },
   });
   const missing = [
@@ -39,7 +40,7 @@ export async function readTermAssignment(ctx: Context, errors: FieldErrors, fiel
   const cleaned = refs.map((ref) => ref.trim()).filter((ref) => ref !== '');
   const ids = cleaned.filter(isId).map(Number);
   const names = cleaned.filter((ref) => !isId(ref));
-  const byId = await ctx.db.term.findMany({ where: { taxonomy, id: { in: ids } }, select: { id: true } });
+  const byId = await ctx.db.term.findMany({ where: { taxonomy, id: { in: ids.filter(isStorableId) } }, select: { id: true } });
   const unknownIds = ids.filter((id) => !byId.some((term) => term.id === id));
   if (unknownIds.length) errors.add(field, `no ${taxonomy} with ID ${unknownIds.join(', ')}`);
   const slugs = names.map(slugFromText);

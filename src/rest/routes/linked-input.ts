@@ -1,5 +1,6 @@
 import { invalidParams } from '../errors.js';
-import { MAX_INT32, parseWpBoolean, type LinkedValue } from '../params.js';
+import { MAX_INT } from '../../graphql/shared/ids.js';
+import { parseWpBoolean, type LinkedValue } from '../params.js';
 
 /** REST venue fields → GraphQL VenueInput fields. */
 export const VENUE_FIELDS: Record<string, string> = {
@@ -62,7 +63,7 @@ export function linkedRecordInput(record: Record<string, unknown>, fields: Recor
       input[gql] = flag;
     } else if (INTEGER_FIELDS.has(gql) || NUMBER_FIELDS.has(gql)) {
       const n = Number(value);
-      if (value === '' || !Number.isFinite(n) || (INTEGER_FIELDS.has(gql) && !(Number.isInteger(n) && Math.abs(n) <= MAX_INT32))) {
+      if (value === '' || !Number.isFinite(n) || (INTEGER_FIELDS.has(gql) && !(Number.isInteger(n) && Math.abs(n) <= MAX_INT))) {
         throw invalidParams({ [param]: 'Invalid parameter.' });
       }
       input[gql] = n;
@@ -82,7 +83,7 @@ export function linksInput(values: LinkedValue[], fields: Record<string, string>
     const id = value.id;
     if (id !== undefined && id !== '' && Object.keys(value).length === 1) {
       const n = Number(id);
-      if (!Number.isInteger(n) || n <= 0 || n > MAX_INT32) throw invalidParams({ [param]: 'Invalid parameter.' });
+      if (!Number.isInteger(n) || n <= 0 || n > MAX_INT) throw invalidParams({ [param]: 'Invalid parameter.' });
       return { id: n };
     }
     return { new: linkedRecordInput(value, fields, param) };
