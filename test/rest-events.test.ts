@@ -643,6 +643,19 @@ describe('POST /events (create)', () => {
 });
 
 describe('GET /events/{id} and /events/by-slug/{slug}', () => {
+  it('refuses a query or body value that contradicts the record the path names, and changes nothing', async () => {
+    const created = await newEvent();
+    const renamed = await rest.post(`/events/by-slug/${created.slug}`, { json: { slug: unique('other-slug'), title: 'Not applied' } });
+    expectError(renamed, 400, 'rest_invalid_param', 'slug');
+    const otherId = await rest.post(`/events/${created.id}`, { json: { id: created.id + 1000, title: 'Not applied' } });
+    expectError(otherId, 400, 'rest_invalid_param', 'id');
+    expectError(await rest.get(`/events/${created.id}?id=${created.id + 1}`), 400, 'rest_invalid_param', 'id');
+    expect((await rest.get(`/events/${created.id}`)).body.title).toBe(created.title);
+    const same = await rest.post(`/events/by-slug/${created.slug}`, { json: { slug: created.slug, title: 'Applied' } });
+    expect(same.status).toBe(200);
+    expect(same.body.title).toBe('Applied');
+  });
+
   it('answers a published event with json_ld, the venue and organizers with theirs', async () => {
     const created = await newEvent({ venue: { venue: unique('Hall'), city: 'Portland' }, organizer: [{ organizer: unique('Acme') }], cost: '10' });
     const response = await rest.get(`/events/${created.id}`);

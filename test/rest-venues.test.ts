@@ -504,7 +504,9 @@ describe('POST/PUT/PATCH /venues/{id} and /venues/by-slug/{slug}', () => {
 
   it('updates by slug, where the path names the venue', async () => {
     const created = await newVenue();
-    const reply = await write('PATCH', `/venues/by-slug/${created.slug}`, { city: 'Slugville', slug: 'ignored-slug' });
+    // A different slug in the body would be a rename through the address itself: refused, naming it, nothing changed.
+    expectInvalidParam(await write('PATCH', `/venues/by-slug/${created.slug}`, { city: 'Nowhere', slug: 'other-slug' }), 'slug');
+    const reply = await write('PATCH', `/venues/by-slug/${created.slug}`, { city: 'Slugville' });
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ id: created.id, city: 'Slugville', slug: created.slug });
     const renamed = await write('PATCH', `/venues/${created.id}`, { slug: unique('new-slug') });

@@ -27,6 +27,30 @@ const compile = (definition: RouteDefinition): CompiledRoute => ({
 
 const OVERRIDABLE: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
+const decoded = (value: string) => {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+};
+
+/**
+ * The path names the record (`/events/12`, `/venues/by-slug/hall`); the same name sent in the query or body with
+ * another value is refused rather than silently overruled (WordPress would let the body win and address another
+ * record). A slug changes through the ID route.
+ */
+function refuseConflictsWithPath(path: Record<string, string>, others: Record<string, unknown>[]) {
+  const conflicts: Record<string, string> = {};
+  for (const [name, value] of Object.entries(path)) {
+    const sent = others.map((params) => params[name]).filter((other) => other !== undefined);
+    if (sent.some((other) => typeof other !== 'string' && typeof other !== 'number' ? true : decoded(String(other)) !== decoded(value))) {
+      conflicts[name] = `The path already gives ${name} "${decoded(value)}"; send another value only through the route that addresses the record by ID.`;
+    }
+  }
+  if (Object.keys(conflicts).length) throw invalidParams(conflicts);
+}
+
 /** WordPress lets POST stand in for other methods through `_method` or `X-HTTP-Method-Override`. */
 function effectiveMethod(request: Request, query: Record<string, unknown>): string {
   const override = request.headers.get('x-http-method-override') ?? (typeof query._method === 'string' ? query._method : null);
@@ -56,7 +80,9 @@ export function createRestHandler(config: Config, makeContext: (request: Request
       const allow = { Allow: allowed.join(', ') };
       try {
         const body = await bodyParams(request, config.limits.maxBodyBytes);
-        const raw = { ...query, ...body, ...(match.groups ?? {}) };
+        const path = match.groups ?? {};
+        refuseConflictsWithPath(path, [query, body]);
+        const raw = { ...query, ...body, ...path };
         const reply = await runEndpoint(found, raw, await makeContext(request, deadline), target, log);
         return { ...reply, headers: { ...allow, ...reply.headers } };
       } catch (error) {

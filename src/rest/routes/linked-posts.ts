@@ -161,7 +161,7 @@ export function linkedPostRoutes<R extends LinkedRecord>(kind: LinkedPostKind<R>
   /** GET, DELETE, then the edit methods: TEC's registration order, which `Allow` and the index show. */
   function singleEndpoints(addressParam: ParamDeclaration) {
     const by = 'slug' in addressParam ? 'slug' : 'id';
-    // The path names the record: on the by-slug route a `slug` in the body cannot rename it (the path wins).
+    // The path names the record: on the by-slug route a different `slug` in the body is refused (src/rest/router.ts).
     const writeParams = Object.fromEntries(Object.entries(kind.writeParams).filter(([name]) => !(name in addressParam)));
     const writesSent = (sent: ReadonlySet<string>) => new Set([...sent].filter((name) => !(name in addressParam)));
     return [
