@@ -5,6 +5,7 @@ import { isLocked } from '../access.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { EventType } from './type.js';
+import { VersionedMemo } from '../../db/data-version.js';
 
 // Events as iCalendar (RFC 5545): `ical` on an event, and on the events connection for the whole filtered list.
 
@@ -114,8 +115,19 @@ function calendarOf(ctx: Context, rows: FeedEventRow[]): ICalendar {
 /** Events load in batches by ID: SQLite binds at most 999 values to a statement, and relations load by parent ID. */
 const FEED_BATCH = 500;
 
+/**
+ * Feeds rendered lately, by list, viewer and offered passwords, while the data version is unchanged: subscribers poll
+ * the same feed every few minutes, and rendering costs about a millisecond per event.
+ */
+const renderedFeeds = new VersionedMemo<ICalendar>(20);
+
 /** The feed of an events list: its first FEED_MAX_EVENTS events, whatever page the connection itself answers. */
 export async function eventsCalendar(ctx: Context, list: Pick<Prisma.EventFindManyArgs, 'where' | 'orderBy'>): Promise<ICalendar> {
+  const key = JSON.stringify([list, ctx.viewer.user?.id ?? null, ctx.offeredPasswords]);
+  return renderedFeeds.get(key, await ctx.dataVersion(), () => renderEventsCalendar(ctx, list));
+}
+
+async function renderEventsCalendar(ctx: Context, list: Pick<Prisma.EventFindManyArgs, 'where' | 'orderBy'>): Promise<ICalendar> {
   const ids = (await ctx.db.event.findMany({ ...list, take: FEED_MAX_EVENTS, select: { id: true } })).map((row) => row.id);
   const rows = new Map<number, FeedEventRow>();
   for (let start = 0; start < ids.length; start += FEED_BATCH) {
