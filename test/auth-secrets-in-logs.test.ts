@@ -1,17 +1,14 @@
 // The server as it runs in production (`tsx src/cli.ts serve`, a child process) never writes a secret to its output
 // and never answers with one, except in the answer that creates it: not CALENDAR_ADMIN_PASSWORD, not application
 // passwords or bearer tokens, not wrong passwords clients send, in successful and failed requests alike.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type TestDatabase } from './support/database.js';
+import { startInstance, stop, type Instance } from './support/processes.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const API = '/wp-json/calendar/events/v1';
 
 const ADMIN_PASSWORD = `admin-pw-${randomBytes(12).toString('hex')}`;
@@ -19,22 +16,10 @@ const WRONG_PASSWORD = `wrong-pw-${randomBytes(12).toString('hex')}`;
 
 const basic = (login: string, password: string) => `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
 let dir: string;
 let database: TestDatabase;
-let child: ChildProcess;
-let output = '';
-let base: string;
+let server: Instance;
+const output = () => server.output.join('');
 
 /** Every secret in play, and every form of it a log line could carry. */
 const secrets = new Set<string>();
@@ -60,7 +45,7 @@ interface Answer {
 
 async function request(path: string, init: RequestInit & { authorization?: string } = {}, { creates = false } = {}): Promise<Answer> {
   const { authorization, headers, ...rest } = init;
-  const response = await fetch(`${base}${path}`, { ...rest, headers: { ...(headers as Record<string, string>), ...(authorization ? { authorization } : {}) } });
+  const response = await fetch(`${server.base}${path}`, { ...rest, headers: { ...(headers as Record<string, string>), ...(authorization ? { authorization } : {}) } });
   const text = await response.text();
   if (!creates) answers.push(`${response.status} ${JSON.stringify([...response.headers])}\n${text}`);
   let body: any = null;
@@ -91,28 +76,14 @@ const rest = (method: string, route: string, authorization?: string, body?: unkn
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'calendar-logs-'));
   database = await freshDatabase(dir);
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
   addSecret('admin', ADMIN_PASSWORD);
   addSecret('admin', WRONG_PASSWORD);
-  child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
-    cwd: ROOT,
-    // development and LOG_LEVEL=trace: GraphQL Yoga, the REST layer and the logger at their most talkative.
-    env: { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'trace', DATABASE_URL: database.url, PORT: String(port), HOST: '127.0.0.1', CALENDAR_ADMIN_PASSWORD: ADMIN_PASSWORD },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  for (let attempt = 0; ; attempt++) {
-    if (child.exitCode !== null) throw new Error(`the server exited early:\n${output}`);
-    if (await fetch(`${base}/healthz`).then((r) => r.ok, () => false)) break;
-    if (attempt > 200) throw new Error(`the server did not become ready:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-  }
+  // development and LOG_LEVEL=trace: GraphQL Yoga, the REST layer and the logger at their most talkative.
+  server = await startInstance(database.url, { NODE_ENV: 'development', LOG_LEVEL: 'trace', CALENDAR_ADMIN_PASSWORD: ADMIN_PASSWORD });
 }, 90_000);
 
 afterAll(async () => {
-  if (child && child.exitCode === null) child.kill('SIGKILL');
+  if (server && server.child.exitCode === null) server.child.kill('SIGKILL');
   await database?.drop();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -191,23 +162,21 @@ describe('secrets stay out of logs and answers', () => {
     // The admin credential is still good: nothing above locked it or changed it.
     expect((await graphql('{ viewer { login } }', admin)).body.data.viewer.login).toBe('admin');
 
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
-    expect(output).toContain('SIGTERM received');
+    expect(await stop(server)).toBe(0);
+    expect(output()).toContain('SIGTERM received');
 
     // What the run printed and answered: enough to be sure the checks below looked at something.
-    expect(output).toContain('Calendar events service on');
+    expect(output()).toContain('Calendar events service on');
     expect(answers.length).toBeGreaterThan(40);
     // One log line for every request answered.
-    expect(output.split('\n').filter((line) => line.includes('"requestId"')).length).toBeGreaterThanOrEqual(answers.length);
+    expect(output().split('\n').filter((line) => line.includes('"requestId"')).length).toBeGreaterThanOrEqual(answers.length);
     expect(secrets.size).toBeGreaterThan(20);
     for (const secret of secrets) {
-      expect(output.includes(secret), `the server's output contains a secret (${secret.slice(0, 4)}…)`).toBe(false);
+      expect(output().includes(secret), `the server's output contains a secret (${secret.slice(0, 4)}…)`).toBe(false);
       for (const answer of answers) expect(answer.includes(secret), `an answer contains a secret (${secret.slice(0, 4)}…):\n${answer}`).toBe(false);
     }
     // Nor the stored hashes.
-    expect(output).not.toContain('scrypt$');
+    expect(output()).not.toContain('scrypt$');
     for (const answer of answers) expect(answer).not.toContain('scrypt$');
   });
 });

@@ -6,6 +6,7 @@ import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { EventType } from './type.js';
 import { VersionedMemo } from '../../db/data-version.js';
+import { pageUrl } from '../../site-pages.js';
 
 // Events as iCalendar (RFC 5545): `ical` on an event, and on the events connection for the whole filtered list.
 
@@ -78,7 +79,7 @@ function feedEvent(ctx: Context, row: FeedEventRow): FeedEvent {
   const shown = {
     id: row.id,
     title: row.title,
-    url: `${ctx.config.siteUrl}/event/${row.slug}/`,
+    url: pageUrl(ctx.config.siteUrl, 'event', row.slug),
     startsAt: row.startsAt,
     endsAt: row.endsAt,
     startLocal: row.startLocal,

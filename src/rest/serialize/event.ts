@@ -12,6 +12,7 @@ import {
   type SerializeOptions,
 } from './linked-posts.js';
 import { embeddedTermToTec } from './terms.js';
+import { pageUrl } from '../../site-pages.js';
 
 const AMOUNT = String.raw`\d+(?:[.,]\d+)?`;
 /** An amount or a range of amounts and nothing else (once the currency symbol is taken out). */
@@ -48,7 +49,7 @@ function isoWithOffset(wallClock: string, timezone: string): string {
 }
 
 function eventJsonLd(urls: RestUrls, event: RestEventFragment) {
-  const url = `${urls.site}/event/${event.slug}/`;
+  const url = pageUrl(urls.site, 'event', event.slug);
   const venue = event.venues[0];
   const organizer = event.organizers[0];
   return {
@@ -79,7 +80,7 @@ export function eventToTec(urls: RestUrls, event: RestEventFragment, options: Se
     author: authorString(event.authorId),
     status: event.status,
     ...postDates(event),
-    url: `${urls.site}/event/${event.slug}/`,
+    url: pageUrl(urls.site, 'event', event.slug),
     rest_url: `${urls.api}/events/${event.id}`,
     title: event.title,
     description: event.description,
@@ -104,7 +105,7 @@ export function eventToTec(urls: RestUrls, event: RestEventFragment, options: Se
       currency_position: event.costDetails.currencyPosition,
       values: event.costDetails.values,
     },
-    website: event.website || `${urls.site}/event/${event.slug}/`,
+    website: event.website || pageUrl(urls.site, 'event', event.slug),
     show_map: event.showMap,
     show_map_link: event.showMapLink,
     hide_from_listings: event.hideFromListings,

@@ -1,6 +1,7 @@
 import type { RestOrganizerFragment, RestVenueFragment } from '../operations/generated/graphql.js';
 import type { RestUrls } from '../urls.js';
 import { authorString, globalIds, imageObject, postDates, withoutEmpty } from './common.js';
+import { pageUrl } from '../../site-pages.js';
 
 export interface SerializeOptions {
   /** Single-record reads carry `json_ld`. */
@@ -48,7 +49,7 @@ export function venueToTec(urls: RestUrls, venue: RestVenueFragment, options: Se
       author: authorString(venue.authorId),
       status: venue.status,
       ...postDates(venue),
-      url: `${urls.site}/venue/${venue.slug}/`,
+      url: pageUrl(urls.site, 'venue', venue.slug),
       venue: venue.name,
       description: venue.description,
       excerpt: venue.excerpt,
@@ -80,7 +81,7 @@ export function organizerToTec(urls: RestUrls, organizer: RestOrganizerFragment,
     author: authorString(organizer.authorId),
     status: organizer.status,
     ...postDates(organizer),
-    url: `${urls.site}/organizer/${organizer.slug}/`,
+    url: pageUrl(urls.site, 'organizer', organizer.slug),
     organizer: organizer.name,
     description: organizer.description,
     excerpt: organizer.excerpt,
