@@ -487,6 +487,33 @@ describe('import from The Events Calendar (recorded tribe/events/v1 responses)',
     expectCounts(run, { created: {}, updated: {}, unchanged: { category: 6, tag: 4, venue: 3, organizer: 3, event: 30 }, failed: { event: 1 } });
   }, SLOW);
 
+  it('shows one progress bar per record type when stdout is a terminal', async () => {
+    const other = await newTarget();
+    try {
+      // `script` gives the CLI a pseudo-terminal, as a person running it would.
+      const command = [process.execPath, '--import', 'tsx', 'src/cli.ts', 'import', `${site.url}/wp-json/`].join(' ');
+      const run = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+        const child = spawn('script', ['-qfec', command, '/dev/null'], {
+          cwd: ROOT,
+          env: { ...process.env, CALENDAR_ADMIN_PASSWORD: '', DATABASE_URL: other.database.url },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let output = '';
+        child.stdout.on('data', (chunk) => (output += chunk));
+        child.on('error', reject);
+        child.on('close', (code) => resolve({ code, output }));
+      });
+      expect(run.code, run.output).toBe(2);
+      expect(run.output).toMatch(/\u001b\[/);
+      for (const [label, total] of [['categories', 6], ['tags', 4], ['venues', 3], ['organizers', 3], ['events', 31]] as const) {
+        expect(run.output).toMatch(new RegExp(`${label}\\s+\u2588{20}\\s+${total}/${total}\\s`));
+      }
+      expect(run.output).not.toContain('events: 31 of 31 done');
+    } finally {
+      await other.close();
+    }
+  }, SLOW);
+
   it('does not retry a 403, and imports the records that list held from the events that embed them', async () => {
     const other = await newTarget();
     try {
