@@ -395,6 +395,8 @@ async function startTecSite(): Promise<TecSite> {
     const page = Number(url.searchParams.get('page') ?? '1');
     const key = `${route.slice(1)}?page=${page}`;
     const failure = site.failures.get(key)?.shift();
+    // 0 stands for a network failure: the connection is dropped without an answer.
+    if (failure === 0) return void response.socket?.destroy();
     if (failure) return send(response, failure, { code: 'failure', message: `Recorded failure ${failure}`, data: { status: failure } }, { 'retry-after': '0' });
     if (route === '') return send(response, 200, fixture('namespace-index'));
     if (route === '/events') {
@@ -430,6 +432,7 @@ describe('import from The Events Calendar (recorded tribe/events/v1 responses)',
 
   it('imports the recorded site from the CLI, retrying a 503 and reporting the malformed record', async () => {
     site.failures.set('events?page=2', [503]);
+    site.failures.set('venues?page=1', [0]);
     const run = await cli([`${site.url}/wp-json/`, '--retries', '2'], { DATABASE_URL: target.database.url });
     expect(run.code, run.stderr).toBe(2);
     // Plain lines, not a progress bar: stdout is not a terminal.
@@ -441,6 +444,10 @@ describe('import from The Events Calendar (recorded tribe/events/v1 responses)',
     expect(run.stdout).toMatch(/^Failed, not imported \(1\):\n {2}event 53 "Event 8: Match": "start_date" is missing or empty$/m);
     expect(run.stderr).toMatch(/GET \/wp-json\/tribe\/events\/v1\/events\?.*page=2: HTTP 503 failure: Recorded failure 503; retrying \(attempt 2 of 3\)/);
     expect(site.requests.filter((url) => url.pathname.endsWith('/events') && url.searchParams.get('page') === '2')).toHaveLength(2);
+    // A dropped connection is retried like a 5xx.
+    expect(run.stderr).toMatch(/GET \/wp-json\/tribe\/events\/v1\/venues\?.*page=1: .*; retrying \(attempt 2 of 3\)/);
+    expect(site.requests.filter((url) => url.pathname.endsWith('/venues') && url.searchParams.get('page') === '1')).toHaveLength(2);
+    expect(run.stdout).toContain('venues: 3 of 3 done (created 3, updated 0, unchanged 0, failed 0)');
     // Our namespace was tried first; TEC lists only upcoming events unless given a window; no statuses anonymously.
     expect(site.requests[0]!.pathname).toBe('/wp-json/calendar/events/v1');
     const eventsRequest = site.requests.find((url) => url.pathname.endsWith('/events'))!;
