@@ -50,7 +50,7 @@ function withFragments(operation: string): string {
 const EVENT_LIST = withFragments(`query BenchEventList($filter: EventsFilter, $first: Int!) {
   events(filter: $filter, first: $first) { totalCount edges { node { ...RestEvent } } }
 }`);
-const EVENT_BY_ID = withFragments(`query BenchEventById($id: Int!) { event(id: $id) { ...RestEvent } }`);
+const EVENT_BY_ID = withFragments(`query BenchEventById($id: ID!) { event(id: $id) { ...RestEvent } }`);
 const EVENT_BY_SLUG = withFragments(`query BenchEventBySlug($slug: String!) { eventBySlug(slug: $slug) { ...RestEvent } }`);
 const VENUE_LIST = withFragments(`query BenchVenueList($first: Int!) {
   venues(first: $first) { totalCount edges { node { ...RestVenue } } }

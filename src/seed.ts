@@ -171,7 +171,7 @@ async function createMany(run: Run, field: string, inputType: string, inputs: Ar
   for (let from = 0; from < inputs.length; from += batchSize) {
     const batch = inputs.slice(from, from + batchSize);
     const variables = batch.map((_, i) => `$i${i}: ${inputType}!`).join(', ');
-    const fields = batch.map((_, i) => `m${i}: ${field}(input: $i${i}) { id }`).join('\n  ');
+    const fields = batch.map((_, i) => `m${i}: ${field}(input: $i${i}) { id: databaseId }`).join('\n  ');
     const data = await run(`mutation Seed(${variables}) {\n  ${fields}\n}`, Object.fromEntries(batch.map((input, i) => [`i${i}`, input])));
     batch.forEach((_, i) => ids.push((data[`m${i}`] as { id: number }).id));
   }
@@ -332,7 +332,7 @@ function eventPlans(random: Random, count: number, ids: { author: number; venues
       startDate: start.toFormat(allDay ? 'yyyy-MM-dd' : WALL_CLOCK_FORMAT),
       endDate: end.toFormat(allDay ? 'yyyy-MM-dd' : WALL_CLOCK_FORMAT),
       allDay,
-      status: draft ? 'draft' : 'publish',
+      status: draft ? 'DRAFT' : 'PUBLISH',
       featured,
       sticky: featured && random.chance(0.2),
       ticketed,

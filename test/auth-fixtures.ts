@@ -144,9 +144,9 @@ export async function createPeople(server: TestServer, prefix = 'matrix'): Promi
   const users = [...others.map((role) => ({ key: role, role })), { key: 'other', role: 'author' as Role }];
   const created = await adminData<Record<string, { id: number; login: string }>>(
     server,
-    `mutation { ${users.map((user) => `${user.key}: createUser(input: { login: "${prefix}-${user.key}", role: ${user.role} }) { id login }`).join(' ')} }`,
+    `mutation { ${users.map((user) => `${user.key}: createUser(input: { login: "${prefix}-${user.key}", role: ${user.role.toUpperCase()} }) { id: databaseId login }`).join(' ')} }`,
   );
-  const admin = (await adminData<{ viewer: { id: number; login: string } }>(server, '{ viewer { id login } }')).viewer;
+  const admin = (await adminData<{ viewer: { id: number; login: string } }>(server, '{ viewer { id: databaseId login } }')).viewer;
   const secrets = await adminData<Record<string, { secret: string }>>(
     server,
     `mutation { ${users.map((user) => `${user.key}: createApplicationPassword(name: "matrix", userId: ${created[user.key]!.id}) { secret }`).join(' ')} }`,
@@ -182,7 +182,7 @@ const MUTATION: Record<Kind, string> = { event: 'createEvent', venue: 'createVen
 
 function recordInput(spec: RecordSpec, authorId: number, n: number): string {
   const name = `"${spec.token} ${spec.status} ${spec.owner} ${n}"`;
-  const common = `status: ${spec.status}, authorId: ${authorId}${spec.extra ? `, ${spec.extra}` : ''}`;
+  const common = `status: ${spec.status.toUpperCase()}, authorId: ${authorId}${spec.extra ? `, ${spec.extra}` : ''}`;
   if (spec.kind === 'event') return `{ title: ${name}, startDate: "${dayAt(10)}", endDate: "${dayAt(10, '12:00:00')}", timezone: "UTC", ${common} }`;
   return `{ name: ${name}, ${common} }`;
 }
@@ -192,11 +192,11 @@ export async function createRecords(server: TestServer, people: People, specs: R
   const ids: number[] = [];
   for (let start = 0; start < specs.length; start += 80) {
     const batch = specs.slice(start, start + 80);
-    const fields = batch.map((spec, i) => `r${i}: ${MUTATION[spec.kind]}(input: ${recordInput(spec, people.idOf(spec.owner), start + i)}) { id status authorId }`);
+    const fields = batch.map((spec, i) => `r${i}: ${MUTATION[spec.kind]}(input: ${recordInput(spec, people.idOf(spec.owner), start + i)}) { id: databaseId status authorId }`);
     const data = await adminData<Record<string, { id: number; status: string; authorId: number }>>(server, `mutation { ${fields.join(' ')} }`);
     batch.forEach((spec, i) => {
       const record = data[`r${i}`]!;
-      if (record.status !== spec.status || record.authorId !== people.idOf(spec.owner)) throw new Error(`fixture not as asked: ${JSON.stringify({ spec, record })}`);
+      if (record.status !== spec.status.toUpperCase() || record.authorId !== people.idOf(spec.owner)) throw new Error(`fixture not as asked: ${JSON.stringify({ spec, record })}`);
       ids.push(record.id);
     });
   }

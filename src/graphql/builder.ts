@@ -4,6 +4,7 @@ import RelayPlugin from '@pothos/plugin-relay';
 import type PrismaTypes from '../db/generated/pothos-types.js';
 import { getDatamodel } from '../db/generated/pothos-types.js';
 import type { Context } from './context.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './shared/page-size.js';
 
 export const builder = new SchemaBuilder<{
   Context: Context;
@@ -28,6 +29,8 @@ export const builder = new SchemaBuilder<{
     dmmf: getDatamodel(),
     exposeDescriptions: false,
     filterConnectionTotalCount: true,
+    defaultConnectionSize: DEFAULT_PAGE_SIZE,
+    maxConnectionSize: MAX_PAGE_SIZE,
     onUnusedQuery: process.env.NODE_ENV === 'production' ? null : 'warn',
   },
   relay: {
@@ -35,6 +38,11 @@ export const builder = new SchemaBuilder<{
     clientMutationId: 'omit',
     edgesFieldOptions: { nullable: false },
     nodeFieldOptions: { nullable: false },
+    // node and nodes are defined in shared/node.ts, so that they apply each type's visibility and error codes.
+    nodeQueryOptions: false,
+    nodesQueryOptions: false,
+    nodeTypeOptions: { description: 'A record with a global ID (Relay’s object identification).' },
+    pageInfoTypeOptions: { description: 'Where a page stands in its list (Relay cursor connections).' },
   },
 });
 

@@ -12,6 +12,7 @@ import './organizers/index.js';
 import './organizers/duplicates.js';
 import './events/index.js';
 import './events/links.js';
+import './shared/node.js';
 
 /** The one schema every request runs against (REST operations included). */
 export const schema = builder.toSchema();

@@ -41,11 +41,11 @@ export class GraphQLWriter {
   ) {}
 
   async create(mutations: Mutations, input: Input): Promise<number> {
-    return this.run(`mutation Import($input: ${mutations.inputType}!) { record: ${mutations.create}(input: $input) { id } }`, { input });
+    return this.run(`mutation Import($input: ${mutations.inputType}!) { record: ${mutations.create}(input: $input) { id: databaseId } }`, { input });
   }
 
   async update(mutations: Mutations, id: number, input: Input): Promise<number> {
-    return this.run(`mutation Import($id: Int!, $input: ${mutations.inputType}!) { record: ${mutations.update}(id: $id, input: $input) { id } }`, { id, input });
+    return this.run(`mutation Import($id: ID!, $input: ${mutations.inputType}!) { record: ${mutations.update}(id: $id, input: $input) { id: databaseId } }`, { id, input });
   }
 
   private async run(source: string, variableValues: Record<string, unknown>): Promise<number> {

@@ -2,7 +2,7 @@ import type { GraphQLResult, TestServer } from './server.js';
 
 // Small factories that create records through the public GraphQL mutations, so every test builds its own data the
 // way a client would. Each takes the fields to set (anything left out gets a harmless default) and answers the
-// created record with at least `id` and `slug`; pass `select` to ask for more fields.
+// created record with at least `id` (the database ID), `globalId` and `slug`; pass `select` to ask for more fields.
 
 let sequence = 0;
 /** A value unique within the test run, for titles and names that must not clash between tests. */
@@ -11,7 +11,7 @@ export const unique = (prefix = 'x') => `${prefix}-${++sequence}-${Math.random()
 type Input = Record<string, unknown>;
 
 async function create(server: TestServer, mutation: string, inputType: string, input: Input, select: string) {
-  const data = await server.gqlOk(`mutation ($input: ${inputType}!) { result: ${mutation}(input: $input) { id slug ${select} } }`, { input });
+  const data = await server.gqlOk(`mutation ($input: ${inputType}!) { result: ${mutation}(input: $input) { id: databaseId globalId: id slug ${select} } }`, { input });
   return data.result;
 }
 

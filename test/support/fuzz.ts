@@ -109,7 +109,7 @@ export function phpText(values: Record<string, unknown>, wire: Wire): string {
     .join('&');
 }
 
-const STATUSES = '[draft, future, pending, private, publish, trash]';
+const STATUSES = '[DRAFT, FUTURE, PENDING, PRIVATE, PUBLISH, TRASH]';
 const POST_FIELDS = 'id status slug modifiedAt publishedAt description excerpt hasPassword';
 
 /** Each kind of record: its connection field, the arguments that show every record, the fields compared. */

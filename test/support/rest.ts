@@ -174,5 +174,5 @@ export function expectSampleOrder(actual: Record<string, unknown>, sample: Recor
 
 /** The REST `author` of records the administrator creates: its user ID, as a string. */
 export async function adminAuthor(on: TestServer): Promise<string> {
-  return String((await on.gqlOk(`{ viewer { id } }`, {}, ADMIN_AUTHORIZATION)).viewer.id);
+  return String((await on.gqlOk(`{ viewer { databaseId } }`, {}, ADMIN_AUTHORIZATION)).viewer.databaseId);
 }

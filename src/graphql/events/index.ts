@@ -5,12 +5,14 @@ import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { NotFoundError } from '../errors.js';
 import { offsetConnection } from '../shared/connections.js';
+import { databaseIdOf, registerNodeReader } from '../shared/node.js';
 import { authorizeCreate, authorizeDelete, authorizeUpdate, authorizeMissing } from '../shared/post-permissions.js';
 import { trashOrDelete } from '../shared/post-writes.js';
 import { modifiedNow } from '../shared/posts.js';
 import { EventsFilterInput, eventsWhere } from './filter.js';
 import { eventsCalendar, EVENTS_ICAL_DESCRIPTION, ICalendarType } from './ical.js';
 import { checkEventInput, EventInput } from './input.js';
+import { EVENT_ORDER } from './order.js';
 import { EventType } from './type.js';
 import { insertEvent, updateEvent } from './write.js';
 
@@ -27,33 +29,38 @@ async function existingEvent(ctx: Context, id: number) {
 /** List totals by filter: counting a wide window is the costliest part of a list, and is redone only after writes. */
 const listCounts = new VersionedMemo<number>(1000);
 
-/** The events list's order, which its iCalendar feed keeps. */
-const EVENT_ORDER = [{ startsAt: 'asc' as const }, { id: 'asc' as const }];
 
 const passwordArg = 'The password of a password-protected event; with it, its content is shown.';
+const idArg = "The event's global ID or database ID.";
+
+/** A single read with the viewer's visibility: null when there is none, refused when the viewer may not read it. */
+async function readEvent(ctx: Context, query: object, where: { id: number } | { slug: string }) {
+  const event = await ctx.db.event.findUnique({ ...query, where });
+  if (event) assertReadable(ctx, event);
+  return event;
+}
+
+registerNodeReader('Event', (ctx, id, query) => readEvent(ctx, query, { id }));
 
 builder.queryFields((t) => ({
   event: t.prismaField({
     type: EventType,
     nullable: true,
     description: 'One event by ID, or null when there is none.',
-    args: { id: t.arg.int({ required: true }), password: t.arg.string({ description: passwordArg }) },
-    resolve: async (query, _root, args, ctx) => {
+    args: { id: t.arg.id({ required: true, description: idArg }), password: t.arg.string({ description: passwordArg }) },
+    resolve: (query, _root, args, ctx) => {
       offerPassword(ctx, args.password);
-      const event = await ctx.db.event.findUnique({ ...query, where: { id: args.id } });
-      if (event) assertReadable(ctx, event);
-      return event;
+      return readEvent(ctx, query, { id: databaseIdOf('Event', args.id, 'id') });
     },
   }),
   eventBySlug: t.prismaField({
     type: EventType,
     nullable: true,
+    description: 'One event by slug, or null when there is none.',
     args: { slug: t.arg.string({ required: true }), password: t.arg.string({ description: passwordArg }) },
-    resolve: async (query, _root, args, ctx) => {
+    resolve: (query, _root, args, ctx) => {
       offerPassword(ctx, args.password);
-      const event = await ctx.db.event.findUnique({ ...query, where: { slug: args.slug } });
-      if (event) assertReadable(ctx, event);
-      return event;
+      return readEvent(ctx, query, { slug: args.slug });
     },
   }),
   events: t.connection({
@@ -87,6 +94,7 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createEvent: t.prismaField({
     type: EventType,
+    description: 'Creates an event, with new venues, organizers and terms it brings along.',
     args: { input: t.arg({ type: EventInput, required: true }) },
     resolve: async (query, _root, args, ctx) => {
       const checked = await checkEventInput(ctx, args.input, null);
@@ -97,31 +105,37 @@ builder.mutationFields((t) => ({
   }),
   updateEvent: t.prismaField({
     type: EventType,
-    args: { id: t.arg.int({ required: true }), input: t.arg({ type: EventInput, required: true }) },
+    description: 'Changes an event; fields left out keep their value.',
+    args: { id: t.arg.id({ required: true, description: idArg }), input: t.arg({ type: EventInput, required: true }) },
     resolve: async (query, _root, args, ctx) => {
-      const current = await existingEvent(ctx, args.id);
+      const id = databaseIdOf('Event', args.id, 'id');
+      const current = await existingEvent(ctx, id);
       const checked = await checkEventInput(ctx, args.input, current);
       const { status: _requested, ...columns } = checked.columns;
       const allowed = authorizeUpdate(ctx, current, args.input);
-      await updateEvent(ctx, args.id, current.slug, args.input, { ...checked, columns: { ...columns, ...allowed } });
-      return ctx.db.event.findUniqueOrThrow({ ...query, where: { id: args.id } });
+      await updateEvent(ctx, id, current.slug, args.input, { ...checked, columns: { ...columns, ...allowed } });
+      return ctx.db.event.findUniqueOrThrow({ ...query, where: { id } });
     },
   }),
   deleteEvent: t.prismaField({
     type: EventType,
     description: 'Moves the event to the trash, or deletes it for good with `force`.',
-    args: { id: t.arg.int({ required: true }), force: t.arg.boolean({ defaultValue: false }) },
+    args: {
+      id: t.arg.id({ required: true, description: idArg }),
+      force: t.arg.boolean({ defaultValue: false, description: 'Delete for good instead of moving to the trash.' }),
+    },
     resolve: async (query, _root, args, ctx) => {
-      const current = await existingEvent(ctx, args.id);
+      const id = databaseIdOf('Event', args.id, 'id');
+      const current = await existingEvent(ctx, id);
       authorizeDelete(ctx, current);
       return trashOrDelete({
         recordType: 'Event',
-        id: args.id,
+        id,
         status: current.status,
         force: args.force ?? false,
-        snapshot: () => ctx.db.event.findUniqueOrThrow({ ...query, where: { id: args.id } }),
-        remove: () => ctx.db.event.delete({ where: { id: args.id } }),
-        trash: () => ctx.db.event.update({ ...query, where: { id: args.id }, data: { status: 'trash', ...modifiedNow(ctx) } }),
+        snapshot: () => ctx.db.event.findUniqueOrThrow({ ...query, where: { id } }),
+        remove: () => ctx.db.event.delete({ where: { id } }),
+        trash: () => ctx.db.event.update({ ...query, where: { id }, data: { status: 'trash', ...modifiedNow(ctx) } }),
       });
     },
   }),

@@ -1,11 +1,14 @@
 import { DateTime } from 'luxon';
 import type { Event } from '../../db/generated/prisma/client.js';
 import { fromWallClock, isValidTimeZone, parseDateInput, toWallClock } from '../../time/dates.js';
+import { canReadPost } from '../../auth/permissions.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { FieldErrors } from '../errors.js';
 import { readImageInput } from '../media/index.js';
 import { checkOrganizerInput, OrganizerInput } from '../organizers/index.js';
+import type { LinkedPostRow } from '../shared/linked-post-api.js';
+import { databaseIdOf } from '../shared/node.js';
 import { PostStatusEnum, publicationFromInput } from '../shared/posts.js';
 import { checkNonEmpty, checkUrl, definedOnly } from '../shared/validate.js';
 import { guessCurrency } from './cost.js';
@@ -15,12 +18,20 @@ import { checkVenueInput, VenueInput } from '../venues/index.js';
 
 const LinkedVenueInput = builder.inputType('LinkedVenueInput', {
   description: 'An existing venue by `id`, or a `new` one created with the event. Exactly one of the two.',
-  fields: (t) => ({ id: t.int(), new: t.field({ type: VenueInput }) }),
+  isOneOf: true,
+  fields: (t) => ({
+    id: t.id({ description: "An existing venue's global ID or database ID; the writer must be able to read it." }),
+    new: t.field({ type: VenueInput, description: 'A venue to create with the event.' }),
+  }),
 });
 
 const LinkedOrganizerInput = builder.inputType('LinkedOrganizerInput', {
   description: 'An existing organizer by `id`, or a `new` one created with the event. Exactly one of the two.',
-  fields: (t) => ({ id: t.int(), new: t.field({ type: OrganizerInput }) }),
+  isOneOf: true,
+  fields: (t) => ({
+    id: t.id({ description: "An existing organizer's global ID or database ID; the writer must be able to read it." }),
+    new: t.field({ type: OrganizerInput, description: 'An organizer to create with the event.' }),
+  }),
 });
 
 export const EventInput = builder.inputType('EventInput', {
@@ -67,23 +78,32 @@ type OrganizerCheck = Awaited<ReturnType<typeof checkOrganizerInput>>;
 
 export type LinkPlan<Check, Fields> = Array<{ id: number } | { input: Fields; checked: Check }>;
 
+/**
+ * Plans an event's links to venues or organizers: existing ones by ID, new ones checked. Linking is reading: a record
+ * the writer may not read (another user's draft or private venue, say) is refused as if it did not exist, so that
+ * nobody can read it through the event.
+ */
 async function planLinks<Fields, Check>(
+  ctx: Context,
   errors: FieldErrors,
   field: string,
-  label: string,
-  links: Array<{ id?: number | null; new?: Fields | null }> | null | undefined,
-  exists: (ids: number[]) => Promise<number[]>,
+  typename: 'Venue' | 'Organizer',
+  links: Array<{ id?: string | number | null; new?: Fields | null }> | null | undefined,
+  find: (ids: number[]) => Promise<LinkedPostRow[]>,
   check: (input: Fields, prefix: string) => Promise<Check>,
 ): Promise<LinkPlan<Check, Fields> | undefined> {
   if (links == null) return undefined;
   const plan: LinkPlan<Check, Fields> = [];
-  const known = new Set(await exists(links.flatMap((link) => (link.id != null ? [link.id] : []))));
+  const ids = links.map((link, index) => (link.id != null ? databaseIdOf(typename, link.id, `${field}.${index}.id`) : null));
+  const found = await find(ids.filter((id) => id !== null));
+  const readable = new Set(found.filter((post) => post.status !== 'trash' && canReadPost(ctx.viewer.user, post)).map((post) => post.id));
   for (const [index, link] of links.entries()) {
-    if ((link.id == null) === (link.new == null)) {
+    const id = ids[index];
+    if ((id == null) === (link.new == null)) {
       errors.add(`${field}.${index}`, 'give either id or new');
-    } else if (link.id != null) {
-      if (!known.has(link.id)) errors.add(field, `no ${label} with ID ${link.id}`);
-      plan.push({ id: link.id });
+    } else if (id != null) {
+      if (!readable.has(id)) errors.add(field, `no ${typename.toLowerCase()} with ID ${id}`);
+      plan.push({ id });
     } else {
       try {
         plan.push({ input: link.new!, checked: await check(link.new!, `${field}.${index}`) });
@@ -163,12 +183,13 @@ export async function checkEventInput(ctx: Context, input: EventFields, current:
   const when = schedule(ctx, input, current, errors);
   const publication = publicationFromInput(ctx, { date: input.date, dateUtc: input.dateUtc }, errors);
   const image = await readImageInput(ctx, errors, 'image', input.image);
-  const venues = await planLinks(errors, 'venues', 'venue', input.venues, async (ids) =>
-    (await ctx.db.venue.findMany({ where: { id: { in: ids } }, select: { id: true } })).map((v) => v.id),
+  const linkColumns = { id: true, slug: true, status: true, authorId: true, password: true } as const;
+  const venues = await planLinks(ctx, errors, 'venues', 'Venue', input.venues,
+    (ids) => ctx.db.venue.findMany({ where: { id: { in: ids } }, select: linkColumns }),
     (fields, prefix) => checkVenueInput(ctx, fields, true, prefix),
   );
-  const organizers = await planLinks(errors, 'organizers', 'organizer', input.organizers, async (ids) =>
-    (await ctx.db.organizer.findMany({ where: { id: { in: ids } }, select: { id: true } })).map((o) => o.id),
+  const organizers = await planLinks(ctx, errors, 'organizers', 'Organizer', input.organizers,
+    (ids) => ctx.db.organizer.findMany({ where: { id: { in: ids } }, select: linkColumns }),
     (fields, prefix) => checkOrganizerInput(ctx, fields, true, prefix),
   );
   const categories = input.categories ? await readTermAssignment(ctx, errors, 'categories', 'category', input.categories) : undefined;

@@ -1,53 +1,71 @@
-import type { PostStatus } from '../../db/generated/prisma/enums.js';
+import { queryFromInfo } from '@pothos/plugin-prisma';
+import type { GraphQLResolveInfo } from 'graphql';
+import type { Prisma } from '../../db/generated/prisma/client.js';
 import { canReadPost } from '../../auth/permissions.js';
-import { isLocked } from '../access.js';
+import { isLocked, listVisibility } from '../access.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
+import { offsetConnection, type PageArgs } from '../shared/connections.js';
+import type { LinkedPostRow } from '../shared/linked-post-api.js';
 import { OrganizerType } from '../organizers/index.js';
 import { VenueType } from '../venues/index.js';
+import { EVENT_ORDER } from './order.js';
 import { EventType } from './type.js';
 
 // The fields that cross between events and their venues and organizers live here, so neither module imports the
-// other. Each loads through the link table in the same planned query as its parent (no N+1).
+// other.
 
+/**
+ * The linked venues or organizers of an event that the viewer may read. Embedding a record is reading it: a draft,
+ * pending or private venue is left out for whoever could not read it by its own route, on every path (REST single
+ * events and lists, feeds, GraphQL). Password-protected ones are shown with their content withheld (`isLocked`).
+ */
+function readableLinks<P extends LinkedPostRow>(ctx: Context, linked: P[]): P[] {
+  return linked.filter((post) => post.status !== 'trash' && canReadPost(ctx.viewer.user, post));
+}
+
+// Each loads through the link table in the same planned query as its event (no N+1).
 builder.prismaObjectFields(EventType, (t) => ({
   venues: t.field({
     type: [VenueType],
+    description: 'Where the event happens: its venues that the viewer may read, in the order they were given.',
     select: (_args, _ctx, nested) => ({ venues: { select: { venue: nested(true) }, orderBy: [{ position: 'asc' }, { venueId: 'asc' }] } }),
-    resolve: (event, _args, ctx) => (isLocked(ctx, event) ? [] : event.venues.map((link) => link.venue)),
+    resolve: (event, _args, ctx) => (isLocked(ctx, event) ? [] : readableLinks(ctx, event.venues.map((link) => link.venue))),
   }),
   organizers: t.field({
     type: [OrganizerType],
+    description: 'Who runs the event: its organizers that the viewer may read, in the order they were given.',
     select: (_args, _ctx, nested) => ({
       organizers: { select: { organizer: nested(true) }, orderBy: [{ position: 'asc' }, { organizerId: 'asc' }] },
     }),
-    resolve: (event, _args, ctx) => (isLocked(ctx, event) ? [] : event.organizers.map((link) => link.organizer)),
+    resolve: (event, _args, ctx) => (isLocked(ctx, event) ? [] : readableLinks(ctx, event.organizers.map((link) => link.organizer))),
   }),
 }));
 
-/** The linked events a viewer may see, as a list shows them: not trashed, and published or readable by the viewer. */
-function visibleEvents<E extends { status: PostStatus; authorId: number | null }>(ctx: Context, links: { event: E }[]): E[] {
-  return links.map((link) => link.event).filter((event) => event.status !== 'trash' && canReadPost(ctx.viewer.user, event));
+/** The events of one venue or organizer that a list would show this viewer (trash never), as a Relay connection. */
+async function linkedEvents(ctx: Context, args: PageArgs, info: GraphQLResolveInfo, linked: Prisma.EventWhereInput) {
+  const { statuses, condition } = listVisibility(ctx, undefined, 'events');
+  const where: Prisma.EventWhereInput = { AND: [linked, { status: { in: statuses } }, condition] };
+  return offsetConnection(
+    args,
+    () => ctx.db.event.count({ where }),
+    ({ offset, limit }) =>
+      ctx.db.event.findMany({ ...queryFromInfo({ context: ctx, info, path: ['edges', 'node'] }), where, orderBy: EVENT_ORDER, skip: offset, take: limit }),
+  );
 }
 
 builder.prismaObjectField(VenueType, 'events', (t) =>
-  t.field({
-    type: [EventType],
-    description: 'Events held here, by start.',
-    select: (_args, _ctx, nested) => ({
-      events: { select: { event: nested(true) }, orderBy: [{ event: { startsAt: 'asc' } }, { eventId: 'asc' }] },
-    }),
-    resolve: (venue, _args, ctx) => visibleEvents(ctx, venue.events),
+  t.connection({
+    type: EventType,
+    description: 'Events held here that the viewer may see, by start.',
+    resolve: (venue, args, ctx, info) => linkedEvents(ctx, args, info, { venues: { some: { venueId: venue.id } } }),
   }),
 );
 
 builder.prismaObjectField(OrganizerType, 'events', (t) =>
-  t.field({
-    type: [EventType],
-    description: 'Events this organizer runs, by start.',
-    select: (_args, _ctx, nested) => ({
-      events: { select: { event: nested(true) }, orderBy: [{ event: { startsAt: 'asc' } }, { eventId: 'asc' }] },
-    }),
-    resolve: (organizer, _args, ctx) => visibleEvents(ctx, organizer.events),
+  t.connection({
+    type: EventType,
+    description: 'Events this organizer runs that the viewer may see, by start.',
+    resolve: (organizer, args, ctx, info) => linkedEvents(ctx, args, info, { organizers: { some: { organizerId: organizer.id } } }),
   }),
 );

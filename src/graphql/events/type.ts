@@ -2,6 +2,7 @@ import { abbreviationAt } from '../../time/dates.js';
 import { isLocked } from '../access.js';
 import { builder } from '../builder.js';
 import { MediaType } from '../media/index.js';
+import { databaseIdField, globalIdField, NodeInterface } from '../shared/node.js';
 import { PostStatusEnum } from '../shared/posts.js';
 import { EventCategoryType, EventTagType } from '../terms/types.js';
 import { UserType } from '../users/index.js';
@@ -21,8 +22,10 @@ const TERM_ORDER = [{ term: { name: 'asc' as const } }, { termId: 'asc' as const
 
 export const EventType = builder.prismaObject('Event', {
   description: 'A calendar event.',
+  interfaces: [NodeInterface],
   fields: (t) => ({
-    id: t.exposeInt('id'),
+    id: t.globalID(globalIdField('Event')),
+    databaseId: t.exposeInt('id', databaseIdField('Event')),
     title: t.exposeString('title'),
     description: t.string({ description: 'HTML; empty while password-protected.', resolve: (e, _a, ctx) => (isLocked(ctx, e) ? '' : e.description) }),
     excerpt: t.string({ resolve: (event, _args, ctx) => (isLocked(ctx, event) ? '' : event.excerpt) }),

@@ -3,19 +3,24 @@ import type { Context } from '../context.js';
 import type { DbTransaction } from '../../db/client.js';
 import type { FieldErrors } from '../errors.js';
 import { isStorableId } from '../shared/ids.js';
+import { databaseIdField, globalIdField, NodeInterface, registerNodeReader } from '../shared/node.js';
 import { isHttpUrl } from '../shared/validate.js';
 
 export const MediaType = builder.prismaObject('Media', {
   description: 'An image known to the service. Every image URL given to a record is kept as one of these.',
+  interfaces: [NodeInterface],
   fields: (t) => ({
-    id: t.exposeInt('id'),
-    url: t.exposeString('url'),
+    id: t.globalID(globalIdField('Media')),
+    databaseId: t.exposeInt('id', databaseIdField('Media')),
+    url: t.exposeString('url', { description: 'Where the image is.' }),
     extension: t.string({
       description: 'The file extension taken from the URL path (`jpg`), or empty.',
       resolve: (media) => /\.([A-Za-z0-9]{1,5})$/.exec(new URL(media.url).pathname)?.[1]?.toLowerCase() ?? '',
     }),
   }),
 });
+
+registerNodeReader('Media', (ctx, id, query) => ctx.db.media.findUnique({ ...query, where: { id } }));
 
 export type ImageRef = { id: number } | { url: string };
 

@@ -1,4 +1,5 @@
 import { resolveOffsetConnection } from '@pothos/plugin-relay';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './page-size.js';
 
 export interface PageArgs {
   first?: number | null;
@@ -7,7 +8,7 @@ export interface PageArgs {
   after?: string | null;
 }
 
-export const MAX_PAGE_SIZE = 100;
+export { MAX_PAGE_SIZE };
 
 /**
  * A Relay connection over an offset query. `count` runs only when the client asks for `totalCount`, and at most once.
@@ -20,6 +21,6 @@ export async function offsetConnection<T>(
   let counted: Promise<number> | undefined;
   const totalCount = () => (counted ??= count());
   const total = args.last != null && args.before == null ? await totalCount() : undefined;
-  const connection = await resolveOffsetConnection({ args, defaultSize: 20, maxSize: MAX_PAGE_SIZE, totalCount: total }, load);
+  const connection = await resolveOffsetConnection({ args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE, totalCount: total }, load);
   return { ...connection, totalCount };
 }

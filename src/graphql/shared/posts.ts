@@ -4,11 +4,19 @@ import { parseDateInput, toWallClock } from '../../time/dates.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import type { FieldErrors } from '../errors.js';
+import { screamingCaseValues } from './enums.js';
 
 /** WordPress post statuses; events, venues and organizers share them. */
-export const PostStatusEnum = builder.enumType(PostStatus, {
-  name: 'PostStatus',
+export const PostStatusEnum = builder.enumType('PostStatus', {
   description: 'The WordPress post status of an event, venue or organizer.',
+  values: screamingCaseValues(PostStatus, {
+    publish: 'Published: anyone may read it.',
+    future: 'Scheduled: published at its publication date.',
+    draft: 'A draft: only those who may edit it see it.',
+    pending: 'Waiting for review by someone who may publish.',
+    private: 'Published for those who may read private records only.',
+    trash: 'In the trash: gone for readers; a second delete (or `force`) removes it for good.',
+  }),
 });
 
 export type PostStatusValue = (typeof PostStatus)[keyof typeof PostStatus];

@@ -2,6 +2,7 @@ import { canManageTerms } from '../../auth/permissions.js';
 import { refuse } from '../access.js';
 import type { Taxonomy } from '../../db/generated/prisma/enums.js';
 import { builder } from '../builder.js';
+import { databaseIdOf } from '../shared/node.js';
 import type { Context } from '../context.js';
 import { FieldErrors, InputError, NotFoundError } from '../errors.js';
 import { slugClashFilter, slugFromText, withFreeSlug } from '../shared/slugs.js';
@@ -125,23 +126,26 @@ export async function deleteTerm(ctx: Context, taxonomy: Taxonomy, id: number, q
   return term;
 }
 
-function defineTermMutations(taxonomy: Taxonomy, typeName: string, type: typeof EventCategoryType) {
+function defineTermMutations(taxonomy: Taxonomy, typeName: 'EventCategory' | 'EventTag', type: typeof EventCategoryType) {
+  const idArg = `The ${taxonomy}'s global ID or database ID.`;
   builder.mutationFields((t) => ({
     [`create${typeName}`]: t.field({
       type,
+      description: `Creates a ${taxonomy}.`,
       args: { input: t.arg({ type: TermInput, required: true }) },
       resolve: (_root, args, ctx) => createTerm(ctx, taxonomy, args.input),
     }),
     [`update${typeName}`]: t.field({
       type,
-      args: { id: t.arg.int({ required: true }), input: t.arg({ type: TermInput, required: true }) },
-      resolve: (_root, args, ctx) => updateTerm(ctx, taxonomy, args.id, args.input),
+      description: `Changes a ${taxonomy}; fields left out keep their value.`,
+      args: { id: t.arg.id({ required: true, description: idArg }), input: t.arg({ type: TermInput, required: true }) },
+      resolve: (_root, args, ctx) => updateTerm(ctx, taxonomy, databaseIdOf(typeName, args.id, 'id'), args.input),
     }),
     [`delete${typeName}`]: t.prismaField({
       type,
       description: 'Deletes the term for good and answers it as it was.' + (taxonomy === 'category' ? ' Its children move to its parent.' : ''),
-      args: { id: t.arg.int({ required: true }) },
-      resolve: (query, _root, args, ctx) => deleteTerm(ctx, taxonomy, args.id, query),
+      args: { id: t.arg.id({ required: true, description: idArg }) },
+      resolve: (query, _root, args, ctx) => deleteTerm(ctx, taxonomy, databaseIdOf(typeName, args.id, 'id'), query),
     }),
   }));
 }

@@ -6,6 +6,7 @@ import type { Context } from '../context.js';
 import { FieldErrors } from '../errors.js';
 import { offsetConnection } from '../shared/connections.js';
 import { SortOrderEnum, type SortOrder } from '../shared/ordering.js';
+import { databaseIdOf, registerNodeReader } from '../shared/node.js';
 import { literalTextSearch } from '../shared/search.js';
 import { EventCategoryType, EventTagType } from './types.js';
 
@@ -107,14 +108,15 @@ async function termPageSortedHere(
   return pageIds.flatMap((id) => byId.get(id) ?? []);
 }
 
-function defineTermQueries(taxonomy: Taxonomy, single: string, plural: string, type: typeof EventCategoryType) {
+function defineTermQueries(taxonomy: Taxonomy, typename: 'EventCategory' | 'EventTag', single: string, plural: string, type: typeof EventCategoryType) {
+  registerNodeReader(typename, (ctx, id, query) => ctx.db.term.findFirst({ ...query, where: { id, taxonomy } }));
   builder.queryFields((t) => ({
     [single]: t.prismaField({
       type,
       nullable: true,
       description: `One ${taxonomy} by ID, or null when there is none.`,
-      args: { id: t.arg.int({ required: true }) },
-      resolve: (query, _root, args, ctx) => ctx.db.term.findFirst({ ...query, where: { id: args.id, taxonomy } }),
+      args: { id: t.arg.id({ required: true, description: `The ${taxonomy}'s global ID or database ID.` }) },
+      resolve: (query, _root, args, ctx) => ctx.db.term.findFirst({ ...query, where: { id: databaseIdOf(typename, args.id, 'id'), taxonomy } }),
     }),
     [plural]: t.connection({
       type,
@@ -148,5 +150,5 @@ function defineTermQueries(taxonomy: Taxonomy, single: string, plural: string, t
   }));
 }
 
-defineTermQueries('category', 'eventCategory', 'eventCategories', EventCategoryType);
-defineTermQueries('tag', 'eventTag', 'eventTags', EventTagType as unknown as typeof EventCategoryType);
+defineTermQueries('category', 'EventCategory', 'eventCategory', 'eventCategories', EventCategoryType);
+defineTermQueries('tag', 'EventTag', 'eventTag', 'eventTags', EventTagType as unknown as typeof EventCategoryType);

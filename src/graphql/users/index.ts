@@ -5,15 +5,34 @@ import { refuse, requireCapability } from '../access.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { FieldErrors, NotFoundError } from '../errors.js';
+import { databaseIdField, globalIdField, NodeInterface, registerNodeReader } from '../shared/node.js';
 import { checkEmail } from '../shared/validate.js';
+import { screamingCaseValues } from '../shared/enums.js';
 
-export const RoleEnum = builder.enumType(Role, { name: 'Role', description: 'WordPress role of a user.' });
-const CredentialKindEnum = builder.enumType(CredentialKind, { name: 'CredentialKind' });
+export const RoleEnum = builder.enumType('Role', {
+  description: 'WordPress role of a user: what it may do (README, "Authentication and roles").',
+  values: screamingCaseValues(Role, {
+    administrator: 'Everything, users and credentials included.',
+    editor: 'Writes, publishes and deletes anyone’s records, and manages categories and tags.',
+    author: 'Writes, publishes and deletes their own records.',
+    contributor: 'Writes their own records as drafts or pending review; cannot publish.',
+    subscriber: 'Reads what is published; writes nothing.',
+  }),
+});
+const CredentialKindEnum = builder.enumType('CredentialKind', {
+  description: 'How a credential is sent.',
+  values: screamingCaseValues(CredentialKind, {
+    application_password: 'An application password, sent with HTTP Basic authentication (`login:password`).',
+    bearer_token: 'A bearer token, sent as `Authorization: Bearer <token>`.',
+  }),
+});
 
 export const UserType = builder.prismaObject('User', {
   description: 'A person who writes records (their author).',
+  interfaces: [NodeInterface],
   fields: (t) => ({
-    id: t.exposeInt('id'),
+    id: t.globalID(globalIdField('User')),
+    databaseId: t.exposeInt('id', databaseIdField('User')),
     login: t.exposeString('login'),
     displayName: t.exposeString('displayName'),
     role: t.field({
@@ -26,6 +45,17 @@ export const UserType = builder.prismaObject('User', {
       },
     }),
   }),
+});
+
+/**
+ * `node(id:)` for users: yourself, anyone for those who manage users, and otherwise only authors of published records
+ * (whom every reader meets as `author`).
+ */
+registerNodeReader('User', async (ctx, id, query) => {
+  const viewer = ctx.viewer.user;
+  const published = { some: { status: 'publish' as const } };
+  const visible = viewer && (viewer.id === id || roleCan(viewer.role, 'manage_users')) ? {} : { OR: [{ events: published }, { venues: published }, { organizers: published }] };
+  return ctx.db.user.findFirst({ ...query, where: { id, ...visible } });
 });
 
 const CredentialType = builder.prismaObject('Credential', {

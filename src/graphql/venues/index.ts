@@ -1,27 +1,26 @@
-import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { DbTransaction } from '../../db/client.js';
-import type { Prisma } from '../../db/generated/prisma/client.js';
-import { assertReadable, isLocked, offerPassword } from '../access.js';
+import { isLocked } from '../access.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
-import { FieldErrors, NotFoundError } from '../errors.js';
-import { imageIdForWrite, MediaType, readImageInput } from '../media/index.js';
-import { offsetConnection } from '../shared/connections.js';
-import { checkLinkedPostFilter, linkedPostConditions, withFieldNames } from '../shared/linked-posts.js';
-import { modifiedNow, newPostDates, PostStatusEnum, publicationFromInput } from '../shared/posts.js';
-import { literalTextSearch } from '../shared/search.js';
-import { authorizeCreate, authorizeDelete, authorizeUpdate, authorizeMissing } from '../shared/post-permissions.js';
-import { trashOrDelete, updateWithSlug } from '../shared/post-writes.js';
-import { slugClashFilter, slugFromText, withFreeSlugIn } from '../shared/slugs.js';
-import { checkLatitude, checkLongitude, checkNonEmpty, checkUrl, definedOnly, withoutNulls } from '../shared/validate.js';
+import { MediaType } from '../media/index.js';
+import {
+  checkLinkedPostInput,
+  defineLinkedPostApi,
+  insertLinkedPost,
+  type CheckedLinkedPost,
+  type LinkedPostModel,
+} from '../shared/linked-post-api.js';
+import { databaseIdField, globalIdField, NodeInterface } from '../shared/node.js';
+import { PostStatusEnum } from '../shared/posts.js';
+import { checkLatitude, checkLongitude } from '../shared/validate.js';
 import { UserType } from '../users/index.js';
-
-const PASSWORD_ARG = 'The password of a password-protected venue; with it, its content is shown.';
 
 export const VenueType = builder.prismaObject('Venue', {
   description: 'Where events happen.',
+  interfaces: [NodeInterface],
   fields: (t) => ({
-    id: t.exposeInt('id'),
+    id: t.globalID(globalIdField('Venue')),
+    databaseId: t.exposeInt('id', databaseIdField('Venue')),
     name: t.exposeString('name'),
     slug: t.exposeString('slug'),
     description: t.string({ resolve: (venue, _args, ctx) => (isLocked(ctx, venue) ? '' : venue.description) }),
@@ -91,188 +90,34 @@ export const VenueInput = builder.inputType('VenueInput', {
 
 export type VenueFields = typeof VenueInput.$inferInput;
 
-/** Checks a venue input (reads only) and returns the columns to write, less slug and image. */
-export async function checkVenueInput(ctx: Context, input: VenueFields, creating: boolean, prefix = '') {
-  const errors = new FieldErrors();
-  const field = (name: string) => (prefix ? `${prefix}.${name}` : name);
-  if (creating && !input.name?.trim()) errors.add(field('name'), 'is required');
-  checkNonEmpty(errors, field('name'), input.name);
-  checkNonEmpty(errors, field('slug'), input.slug);
-  checkUrl(errors, field('website'), input.website);
-  checkLatitude(errors, field('latitude'), input.latitude);
-  checkLongitude(errors, field('longitude'), input.longitude);
-  // Both or neither, and both numbers or both null (cleared): never half a point.
-  const latitudeGiven = input.latitude !== undefined;
-  if (latitudeGiven !== (input.longitude !== undefined) || (latitudeGiven && (input.latitude === null) !== (input.longitude === null))) {
-    errors.add(field('latitude'), 'latitude and longitude go together');
-  }
-  if (input.authorId != null && !(await ctx.db.user.findUnique({ where: { id: input.authorId }, select: { id: true } }))) {
-    errors.add(field('authorId'), `no user with ID ${input.authorId}`);
-  }
-  const publication = withFieldNames(errors, field, (inner) => publicationFromInput(ctx, { date: input.date, dateUtc: input.dateUtc }, inner));
-  const image = await readImageInput(ctx, errors, field('image'), input.image);
-  errors.throwIfAny();
-  const { date: _date, dateUtc: _dateUtc, image: _image, slug: _slug, name, authorId, latitude, longitude, ...rest } = input;
-  // null leaves a column that cannot be null as it is; it clears the nullable ones (author, coordinates).
-  const columns = definedOnly({
-    ...withoutNulls(rest),
-    name: name?.trim(),
-    authorId,
-    latitude,
-    longitude,
-    ...(publication ?? {}),
-  });
-  return { columns, image, publication };
-}
+export const venueModel: LinkedPostModel<VenueFields> = {
+  typename: 'Venue',
+  type: VenueType,
+  input: VenueInput,
+  single: 'venue',
+  plural: 'venues',
+  delegate: (db) => db.venue as never,
+  unlinkEvents: (db, id) => db.eventVenue.deleteMany({ where: { venueId: id } }),
+  searchFields: ['name', 'description', 'excerpt', 'address', 'city', 'province', 'state', 'stateProvince', 'zip', 'phone'],
+  searchDescription: 'Part of the name, description, excerpt, address, city, province, state, zip or phone.',
+  nullableColumns: ['authorId', 'latitude', 'longitude'],
+  checkOwnFields(errors, field, input) {
+    checkLatitude(errors, field('latitude'), input.latitude);
+    checkLongitude(errors, field('longitude'), input.longitude);
+    // Both or neither, and both numbers or both null (cleared): never half a point.
+    const latitudeGiven = input.latitude !== undefined;
+    if (latitudeGiven !== (input.longitude !== undefined) || (latitudeGiven && (input.latitude === null) !== (input.longitude === null))) {
+      errors.add(field('latitude'), 'latitude and longitude go together');
+    }
+  },
+};
 
-async function takenVenueSlugs(db: DbTransaction, base: string, exceptId?: number) {
-  const rows = await db.venue.findMany({ where: { ...slugClashFilter(base), NOT: exceptId ? { id: exceptId } : undefined }, select: { slug: true } });
-  return rows.map((row) => row.slug);
-}
+defineLinkedPostApi(venueModel);
+
+/** Checks a venue input (reads only) and returns the columns to write, less slug and image. */
+export const checkVenueInput = (ctx: Context, input: VenueFields, creating: boolean, prefix = '') =>
+  checkLinkedPostInput(venueModel, ctx, input, creating, prefix);
 
 /** Creates a venue from checked input. Used by createVenue and by events that bring a new venue along. */
-export async function insertVenue(ctx: Context, db: DbTransaction, input: VenueFields, checked: Awaited<ReturnType<typeof checkVenueInput>>) {
-  const stamp = authorizeCreate(ctx, input);
-  const imageId = await imageIdForWrite(db, checked.image);
-  // Inside an event's transaction (db is not ctx.db) a slug clash is retried by the event's write.
-  return withFreeSlugIn(
-    db !== ctx.db,
-    slugFromText(input.slug ?? input.name!),
-    (base) => takenVenueSlugs(db, base),
-    (slug) =>
-      db.venue.create({
-        data: {
-          ...(checked.columns as Prisma.VenueUncheckedCreateInput),
-          ...stamp,
-          name: input.name!.trim(),
-          slug,
-          imageId,
-          ...newPostDates(ctx, checked.publication),
-        },
-      }),
-  );
-}
-
-async function existingVenue(ctx: Context, id: number) {
-  const venue = await ctx.db.venue.findUnique({ where: { id } });
-  if (!venue) {
-    authorizeMissing(ctx);
-    throw new NotFoundError('Venue', id);
-  }
-  return venue;
-}
-
-builder.queryFields((t) => ({
-  venue: t.prismaField({
-    type: VenueType,
-    nullable: true,
-    args: { id: t.arg.int({ required: true }), password: t.arg.string({ description: PASSWORD_ARG }) },
-    resolve: async (query, _root, args, ctx) => {
-      offerPassword(ctx, args.password);
-      const record = await ctx.db.venue.findUnique({ ...query, where: { id: args.id } });
-      if (record) assertReadable(ctx, record);
-      return record;
-    },
-  }),
-  venueBySlug: t.prismaField({
-    type: VenueType,
-    nullable: true,
-    args: { slug: t.arg.string({ required: true }), password: t.arg.string({ description: PASSWORD_ARG }) },
-    resolve: async (query, _root, args, ctx) => {
-      offerPassword(ctx, args.password);
-      const record = await ctx.db.venue.findUnique({ ...query, where: { slug: args.slug } });
-      if (record) assertReadable(ctx, record);
-      return record;
-    },
-  }),
-  venues: t.connection({
-    type: VenueType,
-    description: 'Venues, newest publication first.',
-    args: {
-      search: t.arg.string({ description: 'Part of the name, description, excerpt, address, city, province, state, zip or phone.' }),
-      event: t.arg.int({ description: 'Only the venues of this event.' }),
-      hasEvents: t.arg.boolean({ description: 'true: only venues with events; false: only venues without.' }),
-      onlyWithUpcoming: t.arg.boolean({ description: 'Only venues with events starting from now.' }),
-      statuses: t.arg({ type: [PostStatusEnum], description: 'Defaults to published only for readers, every status but trash for writers.' }),
-      password: t.arg.string({ description: PASSWORD_ARG }),
-    },
-    resolve: async (_root, args, ctx, info) => {
-      offerPassword(ctx, args.password);
-      await checkLinkedPostFilter(ctx, args);
-      const conditions = linkedPostConditions(ctx, args) as Prisma.VenueWhereInput[];
-      if (args.search) {
-        const fields = ['name', 'description', 'excerpt', 'address', 'city', 'province', 'state', 'stateProvince', 'zip', 'phone'];
-        const others = [...conditions];
-        conditions.push(
-          (await literalTextSearch(ctx.config.engine, args.search, fields, (match, select) =>
-            ctx.db.venue.findMany({ where: { AND: [...others, match as Prisma.VenueWhereInput] }, select }),
-          )) as Prisma.VenueWhereInput,
-        );
-      }
-      const where: Prisma.VenueWhereInput = { AND: conditions };
-      return offsetConnection(
-        args,
-        () => ctx.db.venue.count({ where }),
-        ({ offset, limit }) =>
-          ctx.db.venue.findMany({
-            ...queryFromInfo({ context: ctx, info, path: ['edges', 'node'] }),
-            where,
-            orderBy: [{ publishedAt: 'desc' }, { id: 'desc' }],
-            skip: offset,
-            take: limit,
-          }),
-      );
-    },
-  }),
-}));
-
-builder.mutationFields((t) => ({
-  createVenue: t.prismaField({
-    type: VenueType,
-    args: { input: t.arg({ type: VenueInput, required: true }) },
-    resolve: async (query, _root, args, ctx) => {
-      const checked = await checkVenueInput(ctx, args.input, true);
-      const venue = await insertVenue(ctx, ctx.db, args.input, checked);
-      return ctx.db.venue.findUniqueOrThrow({ ...query, where: { id: venue.id } });
-    },
-  }),
-  updateVenue: t.prismaField({
-    type: VenueType,
-    args: { id: t.arg.int({ required: true }), input: t.arg({ type: VenueInput, required: true }) },
-    resolve: async (query, _root, args, ctx) => {
-      const current = await existingVenue(ctx, args.id);
-      const checked = await checkVenueInput(ctx, args.input, false);
-      const { status: _requested, ...columns } = checked.columns;
-      const allowed = authorizeUpdate(ctx, current, args.input);
-      const imageId = await imageIdForWrite(ctx.db, checked.image);
-      const data = { ...columns, ...allowed, ...(imageId === undefined ? {} : { imageId }), ...modifiedNow(ctx) } as Prisma.VenueUncheckedUpdateInput;
-      return updateWithSlug(current.slug, args.input.slug, (base) => takenVenueSlugs(ctx.db, base, args.id), (slug) =>
-        ctx.db.venue.update({ ...query, where: { id: args.id }, data: { ...data, slug } }),
-      );
-    },
-  }),
-  deleteVenue: t.prismaField({
-    type: VenueType,
-    description: 'Moves the venue to the trash (and off its events), or deletes it for good with `force`.',
-    args: { id: t.arg.int({ required: true }), force: t.arg.boolean({ defaultValue: false }) },
-    resolve: async (query, _root, args, ctx) => {
-      const current = await existingVenue(ctx, args.id);
-      authorizeDelete(ctx, current);
-      return trashOrDelete({
-        recordType: 'Venue',
-        id: args.id,
-        status: current.status,
-        force: args.force ?? false,
-        snapshot: () => ctx.db.venue.findUniqueOrThrow({ ...query, where: { id: args.id } }),
-        remove: () => ctx.db.venue.delete({ where: { id: args.id } }),
-        trash: async () => {
-          const [, venue] = await ctx.db.$transaction([
-            ctx.db.eventVenue.deleteMany({ where: { venueId: args.id } }),
-            ctx.db.venue.update({ ...query, where: { id: args.id }, data: { status: 'trash', ...modifiedNow(ctx) } }),
-          ]);
-          return venue;
-        },
-      });
-    },
-  }),
-}));
+export const insertVenue = (ctx: Context, db: DbTransaction, input: VenueFields, checked: CheckedLinkedPost) =>
+  insertLinkedPost(venueModel, ctx, db, input, checked);

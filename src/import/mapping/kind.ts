@@ -36,7 +36,7 @@ export function postFields(remote: RemoteRecord): Input {
     slug: text(remote, 'slug') || undefined,
     description: text(remote, 'description'),
     excerpt: text(remote, 'excerpt'),
-    status: text(remote, 'status') || undefined,
+    status: text(remote, 'status').toUpperCase() || undefined,
     dateUtc: text(remote, 'date_utc') || undefined,
   };
 }

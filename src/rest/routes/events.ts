@@ -165,7 +165,7 @@ export function listFilter(call: RestCall<typeof eventFilterParams>): EventsFilt
     venues: params.venue,
     organizers: params.organizer,
     featured: params.featured,
-    statuses: statusesFor(call).statuses as EventsFilter['statuses'],
+    statuses: statusesFor(call).statuses,
     include: params.include,
     parent: params.post_parent,
     ticketed: params.ticketed,
@@ -250,7 +250,7 @@ export const readErrors: ErrorMapping = {
 /** A single read of an event the viewer may read but not be shown. */
 export function assertShowable(event: { status: string; isLocked: boolean }): void {
   // TEC answers a trashed event as gone even to those who may still edit it.
-  if (event.status === 'trash') throw RestError.of('event-no-longer-available');
+  if (event.status === 'TRASH') throw RestError.of('event-no-longer-available');
   if (event.isLocked) throw RestError.of('event-password-protected');
 }
 

@@ -1,6 +1,7 @@
 import { invalidParams } from '../errors.js';
 import { MAX_INT } from '../../graphql/shared/ids.js';
 import { parseWpBoolean, type LinkedValue } from '../params.js';
+import { graphqlStatus } from '../statuses.js';
 
 /** REST venue fields → GraphQL VenueInput fields. */
 export const VENUE_FIELDS: Record<string, string> = {
@@ -68,7 +69,7 @@ export function linkedRecordInput(record: Record<string, unknown>, fields: Recor
       }
       input[gql] = n;
     } else if (typeof value === 'string' || typeof value === 'number') {
-      input[gql] = String(value);
+      input[gql] = gql === 'status' ? graphqlStatus(String(value)) : String(value);
     } else {
       throw invalidParams({ [param]: 'Invalid parameter.' });
     }

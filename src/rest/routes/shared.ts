@@ -3,6 +3,8 @@ import type { Context } from '../../graphql/context.js';
 import { offsetToCursor } from '@pothos/plugin-relay';
 import { invalidParams } from '../errors.js';
 import type { Param } from '../params.js';
+import type { PostStatus } from '../operations/generated/graphql.js';
+import { graphqlStatus, POST_STATUSES } from '../statuses.js';
 
 /** Parameters several routes share, declared once. */
 export const pageParam = { type: 'integer', min: 1, default: 1, description: 'page' } satisfies Param;
@@ -11,8 +13,7 @@ export const perPageParam = { type: 'integer', min: 1, clampTo: MAX_PER_PAGE, de
 export const idPathParam = { type: 'integer', min: 1, required: true, in: 'path', description: 'id' } satisfies Param;
 export const slugPathParam = { type: 'string', nonEmpty: true, required: true, in: 'path', description: 'slug' } satisfies Param;
 
-export const POST_STATUSES = ['publish', 'future', 'draft', 'pending', 'private', 'trash'] as const;
-export type RestPostStatus = (typeof POST_STATUSES)[number];
+export { POST_STATUSES, type RestPostStatus } from '../statuses.js';
 
 /**
  * The statuses a list shows for its `status` parameter. Anonymous readers see published records only: the
@@ -23,7 +24,7 @@ export type RestPostStatus = (typeof POST_STATUSES)[number];
  * The `status` filter of a list: registered statuses (or `any`), CSV or array. Who may list what is decided by the
  * GraphQL layer; `shown` is the effective value `rest_url` carries (`publish` for readers, `any` for writers).
  */
-export function listStatuses(requested: readonly string[] | undefined, context: Context): { statuses?: RestPostStatus[]; shown: string } {
+export function listStatuses(requested: readonly string[] | undefined, context: Context): { statuses?: PostStatus[]; shown: string } {
   const asked = (requested ?? []).map((status) => status.trim().toLowerCase()).filter((status) => status !== '');
   if (asked.some((status) => status !== 'any' && !(POST_STATUSES as readonly string[]).includes(status))) {
     throw invalidParams({ status: 'Invalid parameter.' });
@@ -33,7 +34,7 @@ export function listStatuses(requested: readonly string[] | undefined, context: 
     if (asked.includes('any') && !writer) throw invalidParams({ status: 'Invalid parameter.' });
     return { shown: writer ? 'any' : 'publish' };
   }
-  return { statuses: asked as RestPostStatus[], shown: asked.join(',') };
+  return { statuses: asked.map(graphqlStatus), shown: asked.join(',') };
 }
 
 /** The `after` cursor that starts a page at `offset`. */
@@ -65,7 +66,7 @@ export class FieldMap {
   input(values: Record<string, unknown>, sent: ReadonlySet<string>): Record<string, unknown> {
     const input: Record<string, unknown> = {};
     for (const [rest, gql] of Object.entries(this.toGraphQL)) {
-      if (sent.has(rest) && values[rest] !== undefined) input[gql] = values[rest];
+      if (sent.has(rest) && values[rest] !== undefined) input[gql] = gql === 'status' ? graphqlStatus(String(values[rest])) : values[rest];
     }
     return input;
   }

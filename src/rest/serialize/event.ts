@@ -1,3 +1,4 @@
+import { restStatus } from '../statuses.js';
 import { DateTime } from 'luxon';
 import type { RestEventFragment } from '../operations/generated/graphql.js';
 import type { RestUrls } from '../urls.js';
@@ -78,7 +79,7 @@ export function eventToTec(urls: RestUrls, event: RestEventFragment, options: Se
     id: event.id,
     ...globalIds(urls, event.id),
     author: authorString(event.authorId),
-    status: event.status,
+    status: restStatus(event.status),
     ...postDates(event),
     url: pageUrl(urls.site, 'event', event.slug),
     rest_url: `${urls.api}/events/${event.id}`,

@@ -1,3 +1,4 @@
+import { restStatus } from '../statuses.js';
 import type { RestOrganizerFragment, RestVenueFragment } from '../operations/generated/graphql.js';
 import type { RestUrls } from '../urls.js';
 import { authorString, globalIds, imageObject, postDates, withoutEmpty } from './common.js';
@@ -47,7 +48,7 @@ export function venueToTec(urls: RestUrls, venue: RestVenueFragment, options: Se
     ...withoutEmpty({
       id: venue.id,
       author: authorString(venue.authorId),
-      status: venue.status,
+      status: restStatus(venue.status),
       ...postDates(venue),
       url: pageUrl(urls.site, 'venue', venue.slug),
       venue: venue.name,
@@ -79,7 +80,7 @@ export function organizerToTec(urls: RestUrls, organizer: RestOrganizerFragment,
   return withoutEmpty({
     id: organizer.id,
     author: authorString(organizer.authorId),
-    status: organizer.status,
+    status: restStatus(organizer.status),
     ...postDates(organizer),
     url: pageUrl(urls.site, 'organizer', organizer.slug),
     organizer: organizer.name,

@@ -1,0 +1,294 @@
+import { queryFromInfo } from '@pothos/plugin-prisma';
+import type { Db, DbTransaction } from '../../db/client.js';
+import { assertReadable, offerPassword } from '../access.js';
+import { builder } from '../builder.js';
+import type { Context } from '../context.js';
+import { FieldErrors, NotFoundError } from '../errors.js';
+import { imageIdForWrite, readImageInput, type ImageRef } from '../media/index.js';
+import { offsetConnection } from './connections.js';
+import { checkLinkedPostFilter, linkedPostConditions, withFieldNames } from './linked-posts.js';
+import { databaseIdOf, registerNodeReader } from './node.js';
+import { authorizeCreate, authorizeDelete, authorizeMissing, authorizeUpdate } from './post-permissions.js';
+import { trashOrDelete, updateWithSlug } from './post-writes.js';
+import { modifiedNow, newPostDates, PostStatusEnum, publicationFromInput, type PostStatusValue, type PublicationColumns } from './posts.js';
+import { literalTextSearch } from './search.js';
+import { slugClashFilter, slugFromText, withFreeSlugIn } from './slugs.js';
+import { checkNonEmpty, checkUrl, definedOnly, withoutNulls } from './validate.js';
+
+// Venues and organizers are the "linked posts" of an event (The Events Calendar's term): WordPress posts of their own,
+// with the same statuses, authors, passwords, slugs, images and trash, linked to events through a link table. What
+// they share lives here once; each module declares only its own fields and checks.
+
+/** The columns every linked post has, as read from the database. */
+export interface LinkedPostRow {
+  id: number;
+  slug: string;
+  status: PostStatusValue;
+  authorId: number | null;
+  password: string;
+}
+
+/** The input fields every linked post has. */
+export interface LinkedPostFields {
+  name?: string | null;
+  slug?: string | null;
+  status?: PostStatusValue | null;
+  authorId?: number | null;
+  date?: string | null;
+  dateUtc?: string | null;
+  image?: string | null;
+  website?: string | null;
+  [field: string]: unknown;
+}
+
+export interface CheckedLinkedPost {
+  columns: Record<string, unknown>;
+  image: ImageRef | null | undefined;
+  publication: PublicationColumns | undefined;
+}
+
+/** The Prisma delegate of a linked post model, as this module uses it (Venue and Organizer have the same shape). */
+interface LinkedPostDelegate {
+  findUnique(args: object): Promise<LinkedPostRow | null>;
+  findUniqueOrThrow(args: object): Promise<LinkedPostRow>;
+  findMany(args: object): Promise<Array<Record<string, unknown>>>;
+  count(args: object): Promise<number>;
+  create(args: object): Promise<LinkedPostRow>;
+  update(args: object): Promise<LinkedPostRow>;
+  delete(args: object): Promise<unknown>;
+}
+
+export interface LinkedPostModel<Fields extends LinkedPostFields> {
+  /** `Venue` or `Organizer`: the GraphQL type and the record type in errors. */
+  typename: 'Venue' | 'Organizer';
+  /** The GraphQL object type (VenueType). */
+  type: object;
+  /** The GraphQL input type (VenueInput). */
+  input: object;
+  /** Root field names: `venue`, `venueBySlug`, `venues`, `createVenue` … are derived from them. */
+  single: string;
+  plural: string;
+  delegate: (db: Db | DbTransaction) => LinkedPostDelegate;
+  /** Deletes the record's links to events (when it goes to the trash). */
+  unlinkEvents: (db: Db, id: number) => ReturnType<Db['eventVenue']['deleteMany']>;
+  searchFields: readonly string[];
+  searchDescription: string;
+  /** Columns that a null clears (the others keep their value on null). */
+  nullableColumns: readonly string[];
+  /** The type's own checks, beyond those every linked post has. */
+  checkOwnFields: (errors: FieldErrors, field: (name: string) => string, input: Fields) => void;
+}
+
+/**
+ * Checks a linked post's input (reads only) and returns the columns to write, less slug and image. `prefix` names the
+ * fields when the record comes nested in an event (`venues.0.name`).
+ */
+export async function checkLinkedPostInput<Fields extends LinkedPostFields>(
+  model: LinkedPostModel<Fields>,
+  ctx: Context,
+  input: Fields,
+  creating: boolean,
+  prefix = '',
+): Promise<CheckedLinkedPost> {
+  const errors = new FieldErrors();
+  const field = (name: string) => (prefix ? `${prefix}.${name}` : name);
+  if (creating && !input.name?.trim()) errors.add(field('name'), 'is required');
+  checkNonEmpty(errors, field('name'), input.name);
+  checkNonEmpty(errors, field('slug'), input.slug);
+  checkUrl(errors, field('website'), input.website);
+  model.checkOwnFields(errors, field, input);
+  if (input.authorId != null && !(await ctx.db.user.findUnique({ where: { id: input.authorId }, select: { id: true } }))) {
+    errors.add(field('authorId'), `no user with ID ${input.authorId}`);
+  }
+  const publication = withFieldNames(errors, field, (inner) => publicationFromInput(ctx, { date: input.date, dateUtc: input.dateUtc }, inner));
+  const image = await readImageInput(ctx, errors, field('image'), input.image);
+  errors.throwIfAny();
+  const { date: _date, dateUtc: _dateUtc, image: _image, slug: _slug, name, ...rest } = input;
+  const clearable = Object.fromEntries(model.nullableColumns.map((column) => [column, rest[column]]));
+  const columns = definedOnly({ ...withoutNulls(rest), ...clearable, name: name?.trim(), ...(publication ?? {}) });
+  return { columns, image, publication };
+}
+
+async function takenSlugs(delegate: LinkedPostDelegate, base: string, exceptId?: number): Promise<string[]> {
+  const rows = await delegate.findMany({ where: { ...slugClashFilter(base), NOT: exceptId ? { id: exceptId } : undefined }, select: { slug: true } });
+  return rows.map((row) => row.slug as string);
+}
+
+/** Creates a linked post from checked input: by its own create mutation, or inside an event's write (`db`). */
+export async function insertLinkedPost<Fields extends LinkedPostFields>(
+  model: LinkedPostModel<Fields>,
+  ctx: Context,
+  db: DbTransaction,
+  input: Fields,
+  checked: CheckedLinkedPost,
+): Promise<LinkedPostRow> {
+  const stamp = authorizeCreate(ctx, input);
+  const imageId = await imageIdForWrite(db, checked.image);
+  const delegate = model.delegate(db);
+  // Inside an event's transaction (db is not ctx.db) a slug clash is retried by the event's write.
+  return withFreeSlugIn(
+    db !== ctx.db,
+    slugFromText(input.slug ?? input.name!),
+    (base) => takenSlugs(delegate, base),
+    (slug) =>
+      delegate.create({
+        data: { ...checked.columns, ...stamp, name: input.name!.trim(), slug, imageId, ...newPostDates(ctx, checked.publication) },
+      }),
+  );
+}
+
+/** A single read with the viewer's visibility: null when there is none, refused when the viewer may not read it. */
+async function readLinkedPost(delegate: LinkedPostDelegate, ctx: Context, query: object, where: object) {
+  const record = await delegate.findUnique({ ...query, where });
+  if (record) assertReadable(ctx, record);
+  return record;
+}
+
+/** The record a write addresses. Callers who may not write records are refused before they learn whether it exists. */
+async function existingLinkedPost(model: LinkedPostModel<LinkedPostFields>, ctx: Context, id: number): Promise<LinkedPostRow> {
+  const record = await model.delegate(ctx.db).findUnique({ where: { id } });
+  if (!record) {
+    authorizeMissing(ctx);
+    throw new NotFoundError(model.typename, id);
+  }
+  return record;
+}
+
+/** The root query and mutation fields of a linked post type, and its `node` reader. */
+export function defineLinkedPostApi<Fields extends LinkedPostFields>(model: LinkedPostModel<Fields>): void {
+  const { typename, single, plural } = model;
+  const generic = model as unknown as LinkedPostModel<LinkedPostFields>;
+  const type = model.type as never;
+  const passwordArg = `The password of a password-protected ${single}; with it, its content is shown.`;
+  const idArg = `The ${single}'s global ID or database ID.`;
+  const delegate = (ctx: Context) => model.delegate(ctx.db);
+
+  registerNodeReader(typename, (ctx, id, query) => readLinkedPost(delegate(ctx), ctx, query, { id }));
+
+  builder.queryFields((t) => ({
+    [single]: t.prismaField({
+      type,
+      nullable: true,
+      description: `One ${single} by ID, or null when there is none.`,
+      args: { id: t.arg.id({ required: true, description: idArg }), password: t.arg.string({ description: passwordArg }) },
+      resolve: (query, _root, args, ctx) => {
+        offerPassword(ctx, args.password);
+        return readLinkedPost(delegate(ctx), ctx, query, { id: databaseIdOf(typename, args.id, 'id') }) as never;
+      },
+    }),
+    [`${single}BySlug`]: t.prismaField({
+      type,
+      nullable: true,
+      description: `One ${single} by slug, or null when there is none.`,
+      args: { slug: t.arg.string({ required: true }), password: t.arg.string({ description: passwordArg }) },
+      resolve: (query, _root, args, ctx) => {
+        offerPassword(ctx, args.password);
+        return readLinkedPost(delegate(ctx), ctx, query, { slug: args.slug }) as never;
+      },
+    }),
+    [plural]: t.connection({
+      type,
+      description: `${typename}s, newest publication first.`,
+      args: {
+        search: t.arg.string({ description: model.searchDescription }),
+        event: t.arg.int({ description: `Only the ${plural} of this event (database ID).` }),
+        hasEvents: t.arg.boolean({ description: `true: only ${plural} with events; false: only those without.` }),
+        onlyWithUpcoming: t.arg.boolean({ description: `Only ${plural} with events starting from now.` }),
+        statuses: t.arg({ type: [PostStatusEnum], description: 'Defaults to published only for readers, every status but trash for writers.' }),
+        password: t.arg.string({ description: passwordArg }),
+      },
+      resolve: async (_root, args, ctx, info) => {
+        offerPassword(ctx, args.password);
+        await checkLinkedPostFilter(ctx, args);
+        const where = await linkedPostListWhere(generic, ctx, args);
+        return offsetConnection(
+          args,
+          () => delegate(ctx).count({ where }),
+          ({ offset, limit }) =>
+            delegate(ctx).findMany({
+              ...queryFromInfo({ context: ctx, info, path: ['edges', 'node'] }),
+              where,
+              orderBy: [{ publishedAt: 'desc' }, { id: 'desc' }],
+              skip: offset,
+              take: limit,
+            }),
+        ) as never;
+      },
+    }),
+  }));
+
+  const create = `create${typename}`;
+  builder.mutationFields((t) => ({
+    [create]: t.prismaField({
+      type,
+      description: `Creates a ${single}.`,
+      args: { input: t.arg({ type: model.input as never, required: true }) },
+      resolve: async (query, _root, args, ctx) => {
+        const input = args.input as Fields;
+        const checked = await checkLinkedPostInput(model, ctx, input, true);
+        const record = await insertLinkedPost(model, ctx, ctx.db, input, checked);
+        return delegate(ctx).findUniqueOrThrow({ ...query, where: { id: record.id } }) as never;
+      },
+    }),
+    [`update${typename}`]: t.prismaField({
+      type,
+      description: `Changes a ${single}; fields left out keep their value.`,
+      args: { id: t.arg.id({ required: true, description: idArg }), input: t.arg({ type: model.input as never, required: true }) },
+      resolve: async (query, _root, args, ctx) => {
+        const id = databaseIdOf(typename, args.id, 'id');
+        const input = args.input as Fields;
+        const current = await existingLinkedPost(generic, ctx, id);
+        const checked = await checkLinkedPostInput(model, ctx, input, false);
+        const { status: _requested, ...columns } = checked.columns;
+        const allowed = authorizeUpdate(ctx, current, input);
+        const imageId = await imageIdForWrite(ctx.db, checked.image);
+        const data = { ...columns, ...allowed, ...(imageId === undefined ? {} : { imageId }), ...modifiedNow(ctx) };
+        return updateWithSlug(current.slug, input.slug, (base) => takenSlugs(delegate(ctx), base, id), (slug) =>
+          delegate(ctx).update({ ...query, where: { id }, data: { ...data, slug } }),
+        ) as never;
+      },
+    }),
+    [`delete${typename}`]: t.prismaField({
+      type,
+      description: `Moves the ${single} to the trash (and off its events), or deletes it for good with \`force\`.`,
+      args: {
+        id: t.arg.id({ required: true, description: idArg }),
+        force: t.arg.boolean({ defaultValue: false, description: 'Delete for good instead of moving to the trash.' }),
+      },
+      resolve: async (query, _root, args, ctx) => {
+        const id = databaseIdOf(typename, args.id, 'id');
+        const current = await existingLinkedPost(generic, ctx, id);
+        authorizeDelete(ctx, current);
+        return trashOrDelete({
+          recordType: typename,
+          id,
+          status: current.status,
+          force: args.force ?? false,
+          snapshot: () => delegate(ctx).findUniqueOrThrow({ ...query, where: { id } }),
+          remove: () => delegate(ctx).delete({ where: { id } }),
+          trash: async () => {
+            const [, record] = await ctx.db.$transaction([
+              model.unlinkEvents(ctx.db, id),
+              delegate(ctx).update({ ...query, where: { id }, data: { status: 'trash', ...modifiedNow(ctx) } }) as never,
+            ]);
+            return record as LinkedPostRow;
+          },
+        }) as never;
+      },
+    }),
+  }));
+}
+
+/** The list's condition: status and link filters, and the search over the type's searched fields. */
+async function linkedPostListWhere(model: LinkedPostModel<LinkedPostFields>, ctx: Context, args: Parameters<typeof linkedPostConditions>[1]) {
+  const conditions = linkedPostConditions(ctx, args);
+  if (args.search) {
+    const others = [...conditions];
+    conditions.push(
+      await literalTextSearch(ctx.config.engine, args.search, model.searchFields, (match, select) =>
+        model.delegate(ctx.db).findMany({ where: { AND: [...others, match] }, select }),
+      ),
+    );
+  }
+  return { AND: conditions };
+}

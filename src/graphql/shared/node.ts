@@ -1,0 +1,97 @@
+import { brandWithType } from '@pothos/core';
+import { queryFromInfo } from '@pothos/plugin-prisma';
+import { decodeGlobalID, encodeGlobalID } from '@pothos/plugin-relay';
+import type { GraphQLResolveInfo } from 'graphql';
+import { builder } from '../builder.js';
+import type { Context } from '../context.js';
+import { invalidField } from '../errors.js';
+import { isStorableId } from './ids.js';
+
+/** The record types that are Relay nodes. Their global IDs are `base64("<type>:<database ID>")`. */
+export type NodeTypeName = 'Event' | 'Venue' | 'Organizer' | 'EventCategory' | 'EventTag' | 'User' | 'Media';
+
+/**
+ * Reads one record of a node type by database ID for `node`/`nodes`, with the same visibility as the type's own root
+ * field (it throws what that field throws, and answers null for a record that does not exist).
+ */
+type NodeReader = (ctx: Context, id: number, query: object) => Promise<object | null>;
+
+const readers = new Map<string, NodeReader>();
+
+export const NodeInterface = builder.nodeInterfaceRef();
+
+/** Makes a type readable through `node(id:)` and `nodes(ids:)`. */
+export function registerNodeReader(typename: NodeTypeName, read: NodeReader): void {
+  readers.set(typename, read);
+}
+
+export const globalIdOf = (typename: NodeTypeName, id: number): string => encodeGlobalID(typename, id);
+
+/** Options of a node type's `id` field: `id: t.globalID(globalIdField('Event'))`. */
+export const globalIdField = (typename: NodeTypeName) => ({
+  description: `The ${typename}'s global ID (opaque; use it with \`node(id:)\` and as a client cache key).`,
+  resolve: (record: { id: number }) => ({ type: typename, id: record.id }),
+});
+
+/** Options of a node type's `databaseId` field: `databaseId: t.exposeInt('id', databaseIdField('Event'))`. */
+export const databaseIdField = (typename: NodeTypeName) => ({
+  description: `The ${typename}'s numeric ID, the one the REST API and the list filters use.`,
+});
+
+const GLOBAL_ID_RULE = 'must be a global ID (from an `id` field) or a numeric database ID';
+
+/**
+ * The database ID named by an ID argument: a global ID of the expected type or, as WPGraphQL also accepts, the numeric
+ * database ID itself. Anything else is refused naming the argument; a global ID of another type is refused too.
+ */
+export function databaseIdOf(typename: NodeTypeName, value: string | number, argument: string): number {
+  const text = String(value).trim();
+  if (/^\d+$/.test(text)) return checkedDatabaseId(Number(text), argument);
+  const decoded = decodeGlobal(text);
+  if (!decoded) throw invalidField(argument, GLOBAL_ID_RULE);
+  if (decoded.typename !== typename) throw invalidField(argument, `is the ID of a ${decoded.typename}, not of a ${typename}`);
+  return checkedDatabaseId(decoded.id, argument);
+}
+
+function checkedDatabaseId(id: number, argument: string): number {
+  if (!isStorableId(id)) throw invalidField(argument, 'names no record (too large)');
+  return id;
+}
+
+function decodeGlobal(text: string): { typename: string; id: number } | null {
+  // A base64 text of `<Type>:<digits>`; the decoder itself accepts almost anything, so the shape is checked here.
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text)) return null;
+  try {
+    const { typename, id } = decodeGlobalID(text);
+    return /^[A-Za-z]+$/.test(typename) && /^\d{1,10}$/.test(id) ? { typename, id: Number(id) } : null;
+  } catch {
+    return null;
+  }
+}
+
+async function readNode(ctx: Context, info: GraphQLResolveInfo, globalId: string, argument: string) {
+  const decoded = decodeGlobal(globalId.trim());
+  if (!decoded) throw invalidField(argument, 'must be a global ID (from an `id` field)');
+  const read = readers.get(decoded.typename);
+  if (!read) throw invalidField(argument, `names a ${decoded.typename}, which is not a type of this API`);
+  const query = queryFromInfo({ context: ctx, info, typeName: decoded.typename });
+  const record = await read(ctx, checkedDatabaseId(decoded.id, argument), query);
+  return record ? brandWithType(record, decoded.typename as never) : null;
+}
+
+builder.queryFields((t) => ({
+  node: t.field({
+    type: NodeInterface,
+    nullable: true,
+    description: 'Any record by its global ID, or null when there is none. Visibility is that of the record type’s own field.',
+    args: { id: t.arg.id({ required: true, description: 'A global ID, as an `id` field returns it.' }) },
+    resolve: (_root, args, ctx, info) => readNode(ctx, info, String(args.id), 'id'),
+  }),
+  nodes: t.field({
+    type: [NodeInterface],
+    nullable: { list: false, items: true },
+    description: 'Records by global ID, in the order asked; null in place of each that does not exist.',
+    args: { ids: t.arg.idList({ required: true, description: 'Global IDs (at most 100).' }) },
+    resolve: (_root, args, ctx, info) => Promise.all(args.ids.map((id, index) => readNode(ctx, info, String(id), `ids.${index}`))),
+  }),
+}));
