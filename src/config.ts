@@ -103,7 +103,7 @@ function readLimits(env: Env): Limits {
       maxAliases: readWholeNumber(env, 'GRAPHQL_MAX_ALIASES', 100, 0),
       maxDirectives: readWholeNumber(env, 'GRAPHQL_MAX_DIRECTIVES', 50, 0),
       maxTokens: readWholeNumber(env, 'GRAPHQL_MAX_TOKENS', 5_000, 1),
-      maxCost: readWholeNumber(env, 'GRAPHQL_MAX_COST', 50_000, 1),
+      maxCost: readWholeNumber(env, 'GRAPHQL_MAX_COST', 100_000, 1),
       maxResponseFields: readWholeNumber(env, 'GRAPHQL_MAX_RESPONSE_FIELDS', 200_000, 1),
       introspection: readSwitch(env, 'GRAPHQL_INTROSPECTION', true),
     },
