@@ -149,7 +149,6 @@ const connection = (kind: keyof typeof SNAPSHOT_KINDS, after: string) => {
 /** Every record as an administrator reads it over GraphQL, every status included: equal snapshots, equal data. */
 export async function snapshot(server: TestServer): Promise<Record<string, unknown[]>> {
   const kinds = Object.keys(SNAPSHOT_KINDS) as (keyof typeof SNAPSHOT_KINDS)[];
-  // The page size is a variable: graphql-armor multiplies the cost by a literal one only.
   const read = (selections: string) => server.gqlOk(`query ($first: Int) { ${selections} }`, { first: 100 }, ADMIN_AUTHORIZATION);
   const first: Record<string, Page> = await read(kinds.map((kind) => connection(kind, '')).join(' '));
   const records: Record<string, unknown[]> = {};
