@@ -40,8 +40,10 @@ export interface Limits {
     maxDirectives: number;
     /** GRAPHQL_MAX_TOKENS: lexical tokens in a document. */
     maxTokens: number;
-    /** GRAPHQL_MAX_COST: graphql-armor's estimated cost (objects 2, scalars 1, ×1.5 per level, × literal `first`). */
+    /** GRAPHQL_MAX_COST: the estimated cost, about the fields an answer can hold (src/limits/cost.ts, README "Limits"). */
     maxCost: number;
+    /** GRAPHQL_MAX_RESPONSE_FIELDS: fields an answer may grow to while it is built (counted at each list). */
+    maxResponseFields: number;
     /** GRAPHQL_INTROSPECTION: `false` refuses `__schema` and `__type` (and hides field suggestions). */
     introspection: boolean;
   };
@@ -101,7 +103,8 @@ function readLimits(env: Env): Limits {
       maxAliases: readWholeNumber(env, 'GRAPHQL_MAX_ALIASES', 100, 0),
       maxDirectives: readWholeNumber(env, 'GRAPHQL_MAX_DIRECTIVES', 50, 0),
       maxTokens: readWholeNumber(env, 'GRAPHQL_MAX_TOKENS', 5_000, 1),
-      maxCost: readWholeNumber(env, 'GRAPHQL_MAX_COST', 10_000, 1),
+      maxCost: readWholeNumber(env, 'GRAPHQL_MAX_COST', 100_000, 1),
+      maxResponseFields: readWholeNumber(env, 'GRAPHQL_MAX_RESPONSE_FIELDS', 200_000, 1),
       introspection: readSwitch(env, 'GRAPHQL_INTROSPECTION', true),
     },
   };

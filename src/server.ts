@@ -11,9 +11,9 @@ import { authenticate } from './auth/authenticate.js';
 import { ensureAdmin } from './auth/credentials.js';
 import { createContext, type Context, type Viewer } from './graphql/context.js';
 import { schema } from './graphql/schema.js';
-import { Deadline, guardedDb, timeoutResponse } from './limits/deadline.js';
+import { Deadline, DeadlineExceededError, guardedDb, TIMEOUT_CODE } from './limits/deadline.js';
 import { graphqlLimitPlugins } from './limits/graphql.js';
-import { reportUnexpectedErrors, yogaLogger } from './logging/graphql-errors.js';
+import { logErrorCodes, reportUnexpectedErrors, yogaLogger } from './logging/graphql-errors.js';
 import { createLogger, type Logger } from './logging/logger.js';
 import { withRequestLog, type RequestLog } from './logging/request-log.js';
 import { RestError } from './rest/errors.js';
@@ -39,6 +39,15 @@ const INVALID_CREDENTIALS = 'The credentials sent are not valid.';
 
 const json = (body: unknown, status = 200) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=UTF-8' } });
+
+/** The answer to a request past its deadline: 503, shaped as the API it was for (GraphQL or REST). */
+function timeoutResponse(request: Request, deadline: Deadline): Response {
+  const body =
+    new URL(request.url).pathname === '/graphql'
+      ? { errors: [{ message: new DeadlineExceededError(deadline.timeoutMs).message, extensions: { code: TIMEOUT_CODE } }] }
+      : RestError.of('rest_request_timeout', {}, deadline.timeoutMs).body();
+  return json(body, 503);
+}
 
 /** Migrates the database and composes the one fetch handler: GraphQL, health, and the REST root. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
@@ -67,7 +76,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     graphiql: { title: 'Calendar events service' },
     landingPage: false,
     logging: yogaLogger(logger, reported),
-    plugins: [reportUnexpectedErrors(reported), ...graphqlLimitPlugins(config.limits.graphql)],
+    plugins: [reportUnexpectedErrors(reported), logErrorCodes(), ...graphqlLimitPlugins(config.limits.graphql)],
     maxRequestBodySize: config.limits.maxBodyBytes,
     context: ({ viewer, deadline }) => createContext(guardedDb(db, deadline), config, viewer, dataVersion),
   });

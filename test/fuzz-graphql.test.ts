@@ -17,7 +17,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schema } from '../src/graphql/schema.js';
 import { createCategory, createEvent, createOrganizer, createTag, createVenue } from './support/factories.js';
-import { anyValue, databaseSnapshot, fuzzRuns, longIdList, nastyString, snapshot, valueFor } from './support/fuzz.js';
+import { anyValue, databaseSnapshot, fuzzRuns, hostileValue, longIdList, nastyString, snapshot, valueFor } from './support/fuzz.js';
 import { ADMIN_AUTHORIZATION, startServer, type As, type TestServer } from './support/server.js';
 
 // Bad input never yields a 5xx or an unexpected error over GraphQL. Every root field of the schema (src/graphql) is
@@ -78,7 +78,7 @@ function variablesFor({ field }: RootField) {
   const typed = fc.record(Object.fromEntries(field.args.map((arg) => [arg.name, typedValue(arg.type)])), {
     requiredKeys: field.args.filter((arg) => isNonNullType(arg.type)).map((arg) => arg.name),
   });
-  const wild = fc.record(Object.fromEntries(field.args.map((arg) => [arg.name, fc.oneof(typedValue(arg.type), anyValue)])), { requiredKeys: [] });
+  const wild = fc.record(Object.fromEntries(field.args.map((arg) => [arg.name, fc.oneof(typedValue(arg.type), anyValue, hostileValue)])), { requiredKeys: [] });
   return fc.oneof({ weight: 4, arbitrary: typed }, { weight: 1, arbitrary: wild });
 }
 
@@ -147,6 +147,37 @@ interface Answer {
   body: { data?: Record<string, unknown> | null; errors?: { message: string; extensions?: { code?: string } }[] };
 }
 
+async function sendTo(server: TestServer, query: string, variables: unknown, as: As): Promise<Answer> {
+  const response = await fetch(`${server.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json', ...(as ? { authorization: as } : {}) },
+    body: JSON.stringify({ query, variables }),
+  });
+  const text = await response.text();
+  let body: Answer['body'];
+  try {
+    body = JSON.parse(text) as Answer['body'];
+  } catch {
+    body = { errors: [{ message: `not JSON: ${text.slice(0, 200)}` }] };
+  }
+  return { status: response.status, body };
+}
+
+/**
+ * Below 500, and every error an expected one: it carries an `extensions.code`, and never the one of an error GraphQL
+ * Yoga masked as unexpected (`Unexpected error.`, INTERNAL_SERVER_ERROR).
+ */
+function expectExpectedErrors(answer: Answer) {
+  const context = JSON.stringify(answer.body).slice(0, 800);
+  expect(answer.status, context).toBeLessThan(500);
+  for (const error of answer.body.errors ?? []) {
+    expect(error.message, context).toEqual(expect.any(String));
+    expect(error.message, context).not.toBe('Unexpected error.');
+    expect(error.extensions?.code, context).toEqual(expect.any(String));
+    expect(error.extensions?.code, context).not.toBe('INTERNAL_SERVER_ERROR');
+  }
+}
+
 describe('GraphQL fuzzing: bad variables never yield a 5xx or an unexpected error', () => {
   let server: TestServer;
 
@@ -161,35 +192,7 @@ describe('GraphQL fuzzing: bad variables never yield a 5xx or an unexpected erro
   });
   afterAll(() => server?.close());
 
-  async function send(query: string, variables: unknown, as: As): Promise<Answer> {
-    const response = await fetch(`${server.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', ...(as ? { authorization: as } : {}) },
-      body: JSON.stringify({ query, variables }),
-    });
-    const text = await response.text();
-    let body: Answer['body'];
-    try {
-      body = JSON.parse(text) as Answer['body'];
-    } catch {
-      body = { errors: [{ message: `not JSON: ${text.slice(0, 200)}` }] };
-    }
-    return { status: response.status, body };
-  }
-
-  /**
-   * Below 500, and every error an expected one: never one GraphQL Yoga masked as unexpected (`Unexpected error.`,
-   * INTERNAL_SERVER_ERROR). graphql-js's own refusals of variables carry no code; the schema's errors carry theirs.
-   */
-  function expectExpectedErrors(answer: Answer) {
-    const context = JSON.stringify(answer.body).slice(0, 800);
-    expect(answer.status, context).toBeLessThan(500);
-    for (const error of answer.body.errors ?? []) {
-      expect(error.message, context).toEqual(expect.any(String));
-      expect(error.message, context).not.toBe('Unexpected error.');
-      expect(error.extensions?.code, context).not.toBe('INTERNAL_SERVER_ERROR');
-    }
-  }
+  const send = (query: string, variables: unknown, as: As) => sendTo(server, query, variables, as);
 
   /**
    * Sends `value` at each of `cases`: each is refused as bad input (not as forbidden: the input is checked before
@@ -285,5 +288,101 @@ describe('GraphQL fuzzing: bad variables never yield a 5xx or an unexpected erro
         fuzzRuns(15),
       );
     });
+  });
+});
+
+/** Literals written into a document for an argument: mostly of its type, with edge values, sometimes of another. */
+function literalFor(g: fc.GeneratorValue, type: GraphQLInputType, depth = 0): string {
+  const nullable = isNonNullType(type) ? type.ofType : type;
+  if (!isNonNullType(type) && g(fc.integer, { min: 0, max: 19 }) === 0) return 'null';
+  if (g(fc.integer, { min: 0, max: 14 }) === 0) return g(fc.constantFrom, '"x"', '-1', '1e400', '[[["a"]]]', '{ a: 1 }', 'true', '""', 'WRONG', '99999999999', '"\\u0000"');
+  if (isListType(nullable)) return `[${Array.from({ length: g(fc.integer, { min: 0, max: 3 }) }, () => literalFor(g, nullable.ofType, depth + 1)).join(', ')}]`;
+  if (isInputObjectType(nullable)) {
+    if (depth > 2) return '{}';
+    const fields = Object.values(nullable.getFields());
+    const chosen = fields.filter((field) => (isNonNullType(field.type) && field.defaultValue === undefined) || g(fc.integer, { min: 0, max: 5 }) === 0);
+    return `{ ${chosen.map((field) => `${field.name}: ${literalFor(g, field.type, depth + 1)}`).join(', ')} }`;
+  }
+  if (isEnumType(nullable)) return g(fc.constantFrom, ...nullable.getValues().map((value) => value.name));
+  if (nullable.name === 'Int') return String(g(fc.constantFrom, 0, 1, 2, 5, 20, 100, 101, -1, 2 ** 31 - 1, -(2 ** 31)));
+  if (nullable.name === 'Float') return String(g(fc.constantFrom, 0, 1.5, -90, 180.5, 1e300));
+  if (nullable.name === 'Boolean') return String(g(fc.boolean));
+  return JSON.stringify(g(fc.constantFrom, '', 'a', 'jazz', '2030-01-15', '2030-01-15 10:00:00', '2030-01-15T10:00:00Z', 'x'.repeat(300), 'b\u00e9', '%'));
+}
+
+interface DocumentParts {
+  fragments: string[];
+  aliases: number;
+}
+
+/**
+ * A random selection on `type`: some of its fields (aliased or not, with random argument literals), objects and
+ * connections below them down to `depth`, inline fragments and named fragments.
+ */
+function randomSelection(g: fc.GeneratorValue, type: GraphQLOutputType, depth: number, parts: DocumentParts): string {
+  const named = getNamedType(type);
+  if (isLeafType(named)) return '';
+  if (!isObjectType(named) || depth <= 0) return '{ __typename }';
+  const fields = Object.values(named.getFields());
+  const count = g(fc.integer, { min: 1, max: Math.min(4, fields.length) });
+  const picked = Array.from({ length: count }, () => fields[g(fc.integer, { min: 0, max: fields.length - 1 })]!);
+  const selections = picked.map((field) => {
+    const args = field.args.filter((arg) => isRequiredArgument(arg) || g(fc.integer, { min: 0, max: 3 }) === 0);
+    const argText = args.length ? `(${args.map((arg) => `${arg.name}: ${literalFor(g, arg.type)}`).join(', ')})` : '';
+    const alias = parts.aliases < 20 && g(fc.integer, { min: 0, max: 4 }) === 0 ? `a${parts.aliases++}: ` : '';
+    return `${alias}${field.name}${argText} ${randomSelection(g, field.type, depth - 1, parts)}`;
+  });
+  const wrap = g(fc.integer, { min: 0, max: 5 });
+  if (wrap === 0) return `{ ... on ${named.name} { ${selections.join(' ')} } }`;
+  if (wrap === 1) {
+    const name = `F${parts.fragments.length}`;
+    parts.fragments.push(`fragment ${name} on ${named.name} { ${selections.join(' ')} }`);
+    return `{ __typename ...${name} }`;
+  }
+  return `{ ${selections.join(' ')} }`;
+}
+
+/** A whole query document: a few root fields with random selections, and the fragments they spread. */
+const randomQuery = fc.gen().map((g) => {
+  const parts: DocumentParts = { fragments: [], aliases: 0 };
+  const query = randomSelection(g, schema.getQueryType()!, g(fc.integer, { min: 2, max: 7 }), parts);
+  return [`query ${query}`, ...parts.fragments].join('\n');
+});
+
+describe('GraphQL fuzzing: random documents never yield a 5xx, and every error has a code', () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startServer();
+    const venue = await createVenue(server, { city: 'Berlin' });
+    const category = await createCategory(server);
+    const child = await createCategory(server, { parentId: category.id });
+    await createEvent(server, { venues: [{ id: venue.id }], categories: [category.slug, child.slug], tags: ['fuzzed'] });
+  });
+  afterAll(() => server?.close());
+
+  it('answers documents of nested selections, fragments, aliases and random argument literals', async () => {
+    await fc.assert(
+      // Mostly anonymous: the administrator's password check costs more than most of these queries.
+      fc.asyncProperty(randomQuery, fc.constantFrom(null, null, null, ADMIN_AUTHORIZATION), async (query, as) => {
+        expectExpectedErrors(await sendTo(server, query, {}, as));
+      }),
+      fuzzRuns(150),
+    );
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+
+  it('answers hostile variables for every argument of every root field, then still answers /healthz', async () => {
+    const cases = fc.constantFrom(...QUERIES, ...MUTATIONS).chain((root) =>
+      fc.tuple(fc.constant(root), fc.record(Object.fromEntries(root.field.args.map((arg) => [arg.name, hostileValue])), { requiredKeys: [] })),
+    );
+    await fc.assert(
+      // Mutations as the administrator (whose writes run furthest), queries anonymously.
+      fc.asyncProperty(cases, async ([root, variables]) => {
+        expectExpectedErrors(await sendTo(server, operationFor(root), variables, root.operation === 'mutation' ? ADMIN_AUTHORIZATION : null));
+      }),
+      fuzzRuns(150),
+    );
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
 });

@@ -65,31 +65,32 @@ describe('GraphQL document limits, at their defaults', () => {
   });
   afterAll(() => server?.close());
 
-  /** The query passes at `atLimit` and is refused one past it with graphql-armor's message naming the limit. */
-  async function expectRefusedPast(build: (n: number) => string, atLimit: number, message: string, operationName?: string) {
+  /** The query passes at `atLimit` and is refused one past it with `code` and a message naming the limit. */
+  async function expectRefusedPast(build: (n: number) => string, atLimit: number, message: string, code: string, operationName?: string) {
     const within = await postGraphQL(server, build(atLimit), { operationName });
     expect(messages(within.body)).toEqual([]);
     const beyond = await postGraphQL(server, build(atLimit + 1), { operationName });
     expect(beyond.status).toBe(200);
     expect(beyond.body.errors?.[0]?.message).toContain(message);
-    expect(beyond.body.errors?.[0]?.extensions?.code).toMatch(/^GRAPHQL_(VALIDATION|PARSE)_FAILED$/);
+    expect(beyond.body.errors?.[0]?.message).not.toContain('Syntax Error');
+    expect(beyond.body.errors?.[0]?.extensions?.code).toBe(code);
     expect(beyond.body.data).toBeUndefined();
   }
 
   it(`refuses a selection deeper than GRAPHQL_MAX_DEPTH (${DEFAULTS.graphql.maxDepth})`, async () => {
     // `event` and `id` are two levels; each `parent` one more.
     const nested = (depth: number) => `{ event(id: 1) { ${'parent { '.repeat(depth - 2)}id${' }'.repeat(depth - 2)} } }`;
-    await expectRefusedPast(nested, DEFAULTS.graphql.maxDepth, `depth limit of ${DEFAULTS.graphql.maxDepth} exceeded`);
+    await expectRefusedPast(nested, DEFAULTS.graphql.maxDepth, `depth limit of ${DEFAULTS.graphql.maxDepth} exceeded`, 'QUERY_TOO_DEEP');
   });
 
   it(`refuses more than GRAPHQL_MAX_ALIASES (${DEFAULTS.graphql.maxAliases}) aliases`, async () => {
     const aliased = (n: number) => `{ ${range(n).map((i) => `a${i}: viewer { id }`).join(' ')} }`;
-    await expectRefusedPast(aliased, DEFAULTS.graphql.maxAliases, `Aliases limit of ${DEFAULTS.graphql.maxAliases} exceeded`);
+    await expectRefusedPast(aliased, DEFAULTS.graphql.maxAliases, `Aliases limit of ${DEFAULTS.graphql.maxAliases} exceeded`, 'TOO_MANY_ALIASES');
   });
 
   it(`refuses more than GRAPHQL_MAX_DIRECTIVES (${DEFAULTS.graphql.maxDirectives}) directives`, async () => {
     const directed = (n: number) => `{ viewer { ${range(n).map(() => 'id @skip(if: false)').join(' ')} } }`;
-    await expectRefusedPast(directed, DEFAULTS.graphql.maxDirectives, `Directives limit of ${DEFAULTS.graphql.maxDirectives} exceeded`);
+    await expectRefusedPast(directed, DEFAULTS.graphql.maxDirectives, `Directives limit of ${DEFAULTS.graphql.maxDirectives} exceeded`, 'TOO_MANY_DIRECTIVES');
   });
 
   it(`refuses a document of more than GRAPHQL_MAX_TOKENS (${DEFAULTS.graphql.maxTokens}) tokens`, async () => {
@@ -98,14 +99,76 @@ describe('GraphQL document limits, at their defaults', () => {
       range(Math.floor(tokens / 8))
         .map((i) => `query Q${i} { viewer { id ${i === 0 ? 'id '.repeat(tokens % 8) : ''}} }`)
         .join('\n');
-    await expectRefusedPast(long, DEFAULTS.graphql.maxTokens, `Token limit of ${DEFAULTS.graphql.maxTokens} exceeded`, 'Q0');
+    await expectRefusedPast(long, DEFAULTS.graphql.maxTokens, `more than ${DEFAULTS.graphql.maxTokens} tokens`, 'QUERY_TOO_LARGE', 'Q0');
   });
 
-  it(`refuses a query costing more than GRAPHQL_MAX_COST (${DEFAULTS.graphql.maxCost}); a literal page size multiplies the cost`, async () => {
-    const page = (first: number) => `{ events(first: ${first}) { edges { node { ${'id title slug '.repeat(10)}} } } }`;
-    expect(messages((await postGraphQL(server, page(10))).body)).toEqual([]);
-    const refused = await postGraphQL(server, page(100));
-    expect(refused.body.errors?.[0]?.message).toContain(`Cost limit of ${DEFAULTS.graphql.maxCost} exceeded`);
+  /** A month view as the front end asks for it: a full page of events with their venues, organizers and terms. */
+  const MONTH_VIEW = (first: string) =>
+    `events(first: ${first}, filter: { startDate: "2030-01-01", endDate: "2030-01-31" }) { totalCount edges { node { title startsAt venues { name city } organizers { name } categories { name } tags { name } } } }`;
+  /** Categories, their children, theirs and theirs again, a full page of each: ten pages of 100 × 5 × 5 × 5 entries. */
+  const NESTED_PAGES = `{ ${range(10)
+    .map((i) => `c${i}: eventCategories(first: 100) { edges { node { name children { name children { name children { name } } } } } }`)
+    .join(' ')} }`;
+
+  it('admits a month view of 100 events with their relations, the page size written in the document or passed as a variable', async () => {
+    expect(messages((await postGraphQL(server, `{ ${MONTH_VIEW('100')} }`)).body)).toEqual([]);
+    expect(messages((await postGraphQL(server, `query ($first: Int) { ${MONTH_VIEW('$first')} }`, { variables: { first: 100 } })).body)).toEqual([]);
+  });
+
+  it(`refuses a query costing more than GRAPHQL_MAX_COST (${DEFAULTS.graphql.maxCost}) with 400 QUERY_TOO_COSTLY naming the cost and the limit`, async () => {
+    for (const accept of ['application/json', 'application/graphql-response+json']) {
+      const refused = await postGraphQL(server, NESTED_PAGES, { accept });
+      expect(refused.status).toBe(400);
+      expect(refused.body.data).toBeUndefined();
+      expect(refused.body.errors).toHaveLength(1);
+      expect(refused.body.errors?.[0]?.extensions).toMatchObject({ code: 'QUERY_TOO_COSTLY', maxCost: DEFAULTS.graphql.maxCost });
+      expect(refused.body.errors?.[0]?.message).toMatch(new RegExp(`estimated cost is \\d+, more than the limit of ${DEFAULTS.graphql.maxCost}`));
+    }
+  });
+
+  it('counts a page size passed as a variable as its value, and an absent one as the default page of 20', async () => {
+    const aliasedMonths = (first: string) => `${range(24).map((i) => `m${i}: ${MONTH_VIEW(first)}`).join(' ')}`;
+    const byVariable = `query ($first: Int) { ${aliasedMonths('$first')} }`;
+    expect(messages((await postGraphQL(server, byVariable, { variables: { first: 10 } })).body)).toEqual([]);
+    const refused = await postGraphQL(server, byVariable, { variables: { first: 100 } });
+    expect(refused.body.errors?.[0]?.extensions?.code).toBe('QUERY_TOO_COSTLY');
+    // Left out, the page is the default one (20 events), whose cost is a fifth of a full page's.
+    const defaultPage = (await postGraphQL(server, `query ($first: Int) { ${aliasedMonths('$first')} }`)).body;
+    expect(messages(defaultPage)).toEqual([]);
+  });
+
+  it('follows named and inline fragments, and counts only the operation executed', async () => {
+    const fragments = `fragment Children on EventCategory { children { name children { name ... on EventCategory { children { name } } } } }
+      query Costly { ${range(10).map((i) => `c${i}: eventCategories(first: 100) { edges { node { name ...Children } } }`).join(' ')} }
+      query Cheap { eventCategories(first: 1) { edges { node { name ...Children } } } }`;
+    expect((await postGraphQL(server, fragments, { operationName: 'Costly' })).body.errors?.[0]?.extensions?.code).toBe('QUERY_TOO_COSTLY');
+    expect(messages((await postGraphQL(server, fragments, { operationName: 'Cheap' })).body)).toEqual([]);
+  });
+
+  it('refuses over GraphQL over GET too', async () => {
+    const response = await fetch(`${server.url}/graphql?query=${encodeURIComponent(NESTED_PAGES)}`, { headers: { accept: 'application/json' } });
+    expect(response.status).toBe(400);
+    expect((await response.json()).errors[0].extensions.code).toBe('QUERY_TOO_COSTLY');
+  });
+
+  it('refuses a document nesting brackets thousands of levels deep with QUERY_TOO_DEEP, and a variable with BAD_USER_INPUT', async () => {
+    const literal = await postGraphQL(server, `{ events(filter: { categories: ${'['.repeat(5_000)}"a"${']'.repeat(5_000)} }) { totalCount } }`);
+    expect(literal.body.errors?.[0]?.extensions?.code).toBe('QUERY_TOO_DEEP');
+    const raw = `{"query": "query ($filter: EventsFilter) { events(filter: $filter) { totalCount } }", "variables": {"filter": {"categories": ${'['.repeat(5_000)}"a"${']'.repeat(5_000)}}}}`;
+    const response = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: raw });
+    expect(response.status).toBe(400);
+    const body = await response.json();
+    expect(body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(body.errors[0].message).toMatch(/^\$filter\.categories(\.0)+: values may be nested at most 32 levels deep\.$/);
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+
+  it('refuses a REST JSON body nested 5,000 levels deep with 400 rest_body_too_deep', async () => {
+    const rest = restClient(server);
+    const refused = await rest.post('/events', { raw: `{"title": ${'['.repeat(5_000)}${']'.repeat(5_000)}}`, headers: { 'content-type': 'application/json' } });
+    assertSchema('error', refused.body);
+    expect([refused.status, refused.body.code]).toEqual([400, 'rest_body_too_deep']);
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
 
   it('refuses a list of more than 100 items and text with a NUL character, in the variables and in the document', async () => {
@@ -128,7 +191,7 @@ describe('GraphQL document limits, at their defaults', () => {
       accept: 'application/graphql-response+json',
     });
     expect(refused.status).toBe(400);
-    expect(refused.body.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(refused.body.errors?.[0]?.extensions?.code).toBe('TOO_MANY_ALIASES');
   });
 
   it("admits every document the REST layer runs, sent to /graphql (as the benchmark does), and GraphiQL's introspection", async () => {
@@ -166,6 +229,81 @@ describe('GraphQL document limits, at their defaults', () => {
     const { body } = await postGraphQL(server, '{ __schema { queryType { name } } }');
     expect(body.data).toEqual({ __schema: { queryType: { name: 'Query' } } });
     expect(messages((await postGraphQL(server, '{ evnts { id } }')).body)[0]).toContain('Did you mean "events"');
+  });
+});
+
+describe('every error a client can cause carries extensions.code', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(() => server?.close());
+
+  const cursor = (text: string) => Buffer.from(text).toString('base64');
+  it.each([
+    ['a negative first', '{ events(first: -1) { totalCount } }', {}, undefined, 'BAD_USER_INPUT'],
+    ['a first above 100', '{ venues(first: 101) { totalCount } }', {}, undefined, 'BAD_USER_INPUT'],
+    ['a negative last', '{ organizers(last: -5) { totalCount } }', {}, undefined, 'BAD_USER_INPUT'],
+    ['a cursor that is not base64', '{ events(after: "not a cursor!") { totalCount } }', {}, undefined, 'BAD_USER_INPUT'],
+    ['a cursor of another kind', `{ eventTags(before: "${cursor('OffsetConnection:abc')}") { totalCount } }`, {}, undefined, 'BAD_USER_INPUT'],
+    ['a cursor with a negative offset', `{ venues(after: "${cursor('OffsetConnection:-4')}") { totalCount } }`, {}, undefined, 'BAD_USER_INPUT'],
+    ['a variable of the wrong type', 'query ($first: Int) { events(first: $first) { totalCount } }', { first: 'ten' }, undefined, 'BAD_USER_INPUT'],
+    ['a required variable left out', 'query ($id: Int!) { event(id: $id) { title } }', {}, undefined, 'BAD_USER_INPUT'],
+    ['nested lists where text goes', 'query ($filter: EventsFilter) { events(filter: $filter) { totalCount } }', { filter: { categories: [[['a']]] } }, undefined, 'BAD_USER_INPUT'],
+    ['orderBy: null on eventTags', '{ eventTags(orderBy: null) { totalCount } }', {}, undefined, 'BAD_USER_INPUT'],
+    ['order: null on eventCategories', '{ eventCategories(order: null) { totalCount } }', {}, undefined, 'BAD_USER_INPUT'],
+    ['orderBy: null as a variable', 'query ($by: TermOrderBy) { eventCategories(orderBy: $by) { totalCount } }', { by: null }, undefined, 'BAD_USER_INPUT'],
+    ['an unknown operation name', 'query A { viewer { login } }', {}, 'B', 'OPERATION_RESOLUTION_FAILURE'],
+    ['an unknown field', '{ events { nothing } }', {}, undefined, 'GRAPHQL_VALIDATION_FAILED'],
+    ['a document that does not parse', '{ events(first: ) }', {}, undefined, 'GRAPHQL_PARSE_FAILED'],
+  ] as const)('answers %s with its code', async (_, query, variables, operationName, code) => {
+    const { status, body } = await postGraphQL(server, query, { variables, operationName });
+    expect(status).toBeLessThan(500);
+    expect(body.errors?.length, JSON.stringify(body)).toBeGreaterThan(0);
+    expect(body.errors?.map((error) => error.extensions?.code)).toEqual(body.errors?.map(() => code));
+  });
+
+  it('names the argument or variable at fault', async () => {
+    const page = await postGraphQL(server, '{ events(first: -1, after: "x") { totalCount } }');
+    expect(page.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', fields: { first: expect.any(String), after: expect.any(String) } });
+    const variable = await postGraphQL(server, 'query ($first: Int) { events(first: $first) { totalCount } }', { variables: { first: 'ten' } });
+    expect(variable.body.errors?.[0]?.extensions).toEqual({ code: 'BAD_USER_INPUT', variable: 'first' });
+    const order = await postGraphQL(server, '{ eventTags(orderBy: null) { totalCount } }');
+    expect(order.body.errors?.[0]?.extensions).toMatchObject({ fields: { orderBy: expect.any(String) } });
+  });
+});
+
+describe('the response size guard', () => {
+  const MAX_FIELDS = 200;
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ GRAPHQL_MAX_RESPONSE_FIELDS: String(MAX_FIELDS) });
+    await Promise.all(range(30).map((i) => createEvent(server, { title: `Guarded ${i}`, tags: [`guard-${i}`, 'guarded'] })));
+  });
+  afterAll(() => server?.close());
+
+  const page = (first: number) => `{ events(first: ${first}) { edges { node { title startsAt tags { name slug } } } } }`;
+
+  it('answers a query whose answer stays within GRAPHQL_MAX_RESPONSE_FIELDS', async () => {
+    const data = await server.gqlOk(page(5));
+    expect(data.events.edges).toHaveLength(5);
+  });
+
+  it('stops a query whose answer grows past GRAPHQL_MAX_RESPONSE_FIELDS with 400 RESPONSE_TOO_LARGE, and keeps answering', async () => {
+    const refused = await postGraphQL(server, page(30));
+    expect(refused.status).toBe(400);
+    expect(refused.body.data).toBeUndefined();
+    expect(refused.body.errors).toEqual([
+      { message: `The answer would hold more than ${MAX_FIELDS} fields and was stopped: ask for smaller pages or fewer nested lists.`, extensions: { code: 'RESPONSE_TOO_LARGE', maxFields: MAX_FIELDS } },
+    ]);
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    expect((await server.gqlOk(page(5))).events.edges).toHaveLength(5);
+  });
+
+  it("leaves REST's in-process operations alone (their pages hold at most 50 records)", async () => {
+    const list = await restClient(server).get('/events', { query: { per_page: 30, start_date: '2030-01-01', end_date: '2030-12-31' } });
+    expect(list.status, list.text).toBe(200);
+    expect(list.body.events).toHaveLength(30);
   });
 });
 
@@ -221,7 +359,7 @@ describe('a server with low limits', () => {
   });
 
   it("applies the GraphQL limits to /graphql only: REST's in-process operations are never refused by them", async () => {
-    expect(messages((await postGraphQL(server, '{ events(first: 1) { edges { node { id } } } }')).body)[0]).toMatch(/limit of \d+ exceeded/);
+    expect(messages((await postGraphQL(server, '{ events(first: 1) { edges { node { id } } } }')).body)[0]).toMatch(/limit of \d+ exceeded|more than \d+ tokens/);
     const rest = restClient(server);
     const created = await rest.post('/events', {
       json: { title: 'Within limits', start_date: '2030-02-01 10:00:00', end_date: '2030-02-01 12:00:00', venue: { venue: 'Hall', city: 'Berlin' }, organizer: { organizer: 'Org' }, categories: ['Jazz'], tags: ['Loud'] },

@@ -96,6 +96,23 @@ describe('request logging', () => {
     }
   });
 
+  it('names the error codes of a refused GraphQL request on its line, with its request ID', async () => {
+    const cases: Array<[RequestInit, string[]]> = [
+      [graphqlInit('{ viewer { login'), ['GRAPHQL_PARSE_FAILED']],
+      [graphqlInit('{ events(first: -1) { totalCount } }'), ['BAD_USER_INPUT']],
+      [graphqlInit(`{ ${Array.from({ length: 10 }, (_, i) => `c${i}: eventCategories(first: 100) { edges { node { children { children { children { name } } } } } }`).join(' ')} }`), ['QUERY_TOO_COSTLY']],
+    ];
+    for (const [init, codes] of cases) {
+      const answer = await send(logged.server, '/graphql', { ...init, headers: { ...init.headers, 'x-request-id': `codes-${codes[0]}` } });
+      expect(answer.requestId).toBe(`codes-${codes[0]}`);
+      const lines = logged.linesOf(answer.requestId!);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatchObject({ level: 'info', msg: 'request', path: '/graphql', status: answer.status, errorCodes: codes });
+    }
+    const fine = await send(logged.server, '/graphql', graphqlInit('{ events(first: 1) { totalCount } }'));
+    expect(logged.linesOf(fine.requestId!)[0]!.errorCodes).toBeUndefined();
+  });
+
   it('logs the path without its query string', async () => {
     const answer = await send(logged.server, `${API}/events?search=quiet&password=query-string-secret-1234`);
     expect(logged.linesOf(answer.requestId!)[0]!.path).toBe(`${API}/events`);

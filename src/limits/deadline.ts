@@ -1,6 +1,5 @@
 import { GraphQLError } from 'graphql';
 import type { Db } from '../db/client.js';
-import { RestError } from '../rest/errors.js';
 
 export const TIMEOUT_CODE = 'REQUEST_TIMEOUT';
 const EXPIRED = Symbol('expired');
@@ -66,13 +65,4 @@ export function guardedDb(db: Db, deadline: Deadline): Db {
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
-}
-
-/** The answer to a request past its deadline: 503, shaped as the API it was for (GraphQL or REST). */
-export function timeoutResponse(request: Request, deadline: Deadline): Response {
-  const body =
-    new URL(request.url).pathname === '/graphql'
-      ? { errors: [{ message: new DeadlineExceededError(deadline.timeoutMs).message, extensions: { code: TIMEOUT_CODE } }] }
-      : RestError.of('rest_request_timeout', {}, deadline.timeoutMs).body();
-  return new Response(JSON.stringify(body), { status: 503, headers: { 'content-type': 'application/json; charset=UTF-8' } });
 }

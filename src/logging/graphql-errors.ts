@@ -34,6 +34,27 @@ export function reportUnexpectedErrors(reported: WeakSet<object>): Plugin<{ requ
   };
 }
 
+/** The codes of the errors in a GraphQL answer (a batch answers several results). */
+function errorCodesOf(result: unknown): string[] {
+  const results = Array.isArray(result) ? result : [result];
+  return results.flatMap((one: { errors?: readonly { extensions?: { code?: unknown } }[] } | null) =>
+    (one?.errors ?? []).map((error) => (typeof error.extensions?.code === 'string' ? error.extensions.code : 'NO_CODE')),
+  );
+}
+
+/**
+ * Puts the codes of the errors each GraphQL answer carries on its request's log line, whichever stage refused it
+ * (parsing, validation, the limits, execution).
+ */
+export function logErrorCodes(): Plugin<{ requestLog: RequestLog }> {
+  return {
+    onResultProcess({ result, serverContext }) {
+      const codes = errorCodesOf(result);
+      if (codes.length > 0) (serverContext as { requestLog?: RequestLog }).requestLog?.answeredWith(codes);
+    },
+  };
+}
+
 /**
  * GraphQL Yoga's own messages, through the service's logger. Yoga logs every error it masks; those already on their
  * request's line (`reported`) are not logged twice.

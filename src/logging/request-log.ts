@@ -8,6 +8,8 @@ export interface RequestLog {
   readonly id: string;
   /** Keeps an error nobody meant to answer with; the request's line carries it, with its stack and causes. */
   unexpected(error: unknown): void;
+  /** Notes the codes of the errors the request was answered with (GraphQL's `extensions.code`), for its line. */
+  answeredWith(codes: readonly string[]): void;
 }
 
 export const REQUEST_ID_HEADER = 'X-Request-ID';
@@ -54,7 +56,12 @@ export function withRequestLog(logger: Logger, handle: (request: Request, log: R
   return async (request: Request): Promise<Response> => {
     const started = performance.now();
     const errors: unknown[] = [];
-    const log: RequestLog = { id: requestIdOf(request), unexpected: (error) => void errors.push(error) };
+    const errorCodes = new Set<string>();
+    const log: RequestLog = {
+      id: requestIdOf(request),
+      unexpected: (error) => void errors.push(error),
+      answeredWith: (codes) => codes.forEach((code) => errorCodes.add(code)),
+    };
     let response: Response;
     try {
       response = await handle(request, log);
@@ -68,6 +75,7 @@ export function withRequestLog(logger: Logger, handle: (request: Request, log: R
       path: loggedPath(request),
       status: response.status,
       durationMs: Math.round((performance.now() - started) * 100) / 100,
+      ...(errorCodes.size > 0 ? { errorCodes: [...errorCodes] } : {}),
     };
     if (errors.length > 0 || response.status >= 500) {
       const [err, ...otherErrors] = errors;

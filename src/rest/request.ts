@@ -1,4 +1,5 @@
 import qs from 'qs';
+import { MAX_INPUT_DEPTH, nestedTooDeep } from '../limits/input.js';
 import { RestError } from './errors.js';
 
 export const NAMESPACE = 'calendar/events/v1';
@@ -85,6 +86,14 @@ async function boundedText(request: Request, maxBytes: number): Promise<string> 
   return Buffer.concat(chunks).toString('utf8');
 }
 
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw RestError.of('rest_invalid_json');
+  }
+}
+
 /** The body's parameters: JSON, or form-encoded (PHP style). Malformed JSON is refused as WordPress does. */
 export async function bodyParams(request: Request, maxBytes: number): Promise<Record<string, unknown>> {
   if (request.method === 'GET' || request.method === 'HEAD') return {};
@@ -92,12 +101,9 @@ export async function bodyParams(request: Request, maxBytes: number): Promise<Re
   const text = await boundedText(request, maxBytes);
   if (text.trim() === '') return {};
   if (type.includes('application/json')) {
-    try {
-      const parsed: unknown = JSON.parse(text);
-      return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
-    } catch {
-      throw RestError.of('rest_invalid_json');
-    }
+    const parsed = parseJson(text);
+    if (nestedTooDeep(parsed)) throw RestError.of('rest_body_too_deep', {}, MAX_INPUT_DEPTH);
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
   }
   if (type.includes('application/x-www-form-urlencoded') || type === '') {
     return qs.parse(text, QS_OPTIONS) as Record<string, unknown>;

@@ -56,6 +56,24 @@ export const anyValue: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
   object: fc.dictionary(fc.oneof(nastyString, fc.constantFrom('id', 'venue', 'organizer', 'name', '0', '1')), tie('value'), { maxKeys: 4 }),
 })).value;
 
+/** A value nested `depth` levels deep in lists or objects, around `leaf`. */
+const nested = (depth: number, shape: 'list' | 'object', leaf: unknown): unknown => {
+  let value = leaf;
+  for (let i = 0; i < depth; i++) value = shape === 'list' ? [value] : { a: value };
+  return value;
+};
+
+/**
+ * Values meant to break whatever reads them: nesting past any sane depth (and past the input limit), numbers beyond
+ * every integer type, NUL and lone surrogates, lists where scalars go and the other way round.
+ */
+export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
+  fc.tuple(fc.integer({ min: 2, max: 1_500 }), fc.constantFrom<'list' | 'object'>('list', 'object'), scalar).map(([depth, shape, leaf]) => nested(depth, shape, leaf)),
+  fc.constantFrom(2 ** 64, -(2 ** 63), 1e308, -1e308, Number.MAX_VALUE, Number.MIN_VALUE, '1e400', '\u0000', 'a\u0000', '\uD800', [[['a']]], [[1, [2]]], { '': null }, [{}], {}),
+  fc.array(fc.constantFrom(null, '\u0000', 1e308, [[]], { id: [1] }), { minLength: 1, maxLength: 3 }),
+  anyValue,
+);
+
 /** A very long list of distinct IDs (database drivers cap the parameters of one statement). */
 export const longIdList = fc.integer({ min: 1_000, max: 40_000 }).map((length) => Array.from({ length }, (_, i) => i + 1));
 
@@ -131,7 +149,6 @@ const connection = (kind: keyof typeof SNAPSHOT_KINDS, after: string) => {
 /** Every record as an administrator reads it over GraphQL, every status included: equal snapshots, equal data. */
 export async function snapshot(server: TestServer): Promise<Record<string, unknown[]>> {
   const kinds = Object.keys(SNAPSHOT_KINDS) as (keyof typeof SNAPSHOT_KINDS)[];
-  // The page size is a variable: graphql-armor multiplies the cost by a literal one only.
   const read = (selections: string) => server.gqlOk(`query ($first: Int) { ${selections} }`, { first: 100 }, ADMIN_AUTHORIZATION);
   const first: Record<string, Page> = await read(kinds.map((kind) => connection(kind, '')).join(' '));
   const records: Record<string, unknown[]> = {};

@@ -78,6 +78,18 @@ function termOrder(orderBy: Exclude<TermOrderBy, SortedHere>, order: SortOrder):
   return [{ [orderBy]: order }, { id: order }];
 }
 
+/**
+ * The list's order. `order` and `orderBy` have defaults, but a client may still send null for them explicitly
+ * (GraphQL applies a default only to an argument left out): refused, naming the argument.
+ */
+function termOrdering(args: { order?: unknown; orderBy?: unknown }): { order: SortOrder; orderBy: TermOrderBy } {
+  const errors = new FieldErrors();
+  if (args.order === null) errors.add('order', 'must be ASC or DESC, not null');
+  if (args.orderBy === null) errors.add('orderBy', 'must be one of the TermOrderBy values, not null');
+  errors.throwIfAny();
+  return { order: args.order as SortOrder, orderBy: args.orderBy as TermOrderBy };
+}
+
 /** The order SQL cannot give portably: `name`. */
 type SortedHere = 'name';
 const sortedHere = (orderBy: TermOrderBy): orderBy is SortedHere => orderBy === 'name';
@@ -133,9 +145,8 @@ function defineTermQueries(taxonomy: Taxonomy, typename: 'EventCategory' | 'Even
         slug: t.arg.string({ description: 'Exactly this slug.' }),
       },
       resolve: async (_root, args, ctx, info) => {
+        const { order, orderBy } = termOrdering(args);
         const where = await termListWhere(ctx, taxonomy, args as TermListFilter);
-        const orderBy = args.orderBy as TermOrderBy;
-        const order = args.order as SortOrder;
         const query = () => queryFromInfo({ context: ctx, info, path: ['edges', 'node'] });
         return offsetConnection(
           args,
