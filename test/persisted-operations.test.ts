@@ -9,6 +9,9 @@ import { ApolloClient, HttpLink, InMemoryCache, gql, type DocumentNode } from '@
 import { PersistedQueryLink } from '@apollo/client/link/persisted-queries';
 import { Kind, parse, print } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { schema } from '../src/graphql/schema.js';
+import { registeredOperations } from '../src/limits/persisted-operations.js';
 import { createEvent, unique } from './support/factories.js';
 import { restClient } from './support/rest.js';
 import { startServer, type TestServer } from './support/server.js';
@@ -243,5 +246,23 @@ describe('GRAPHQL_PERSISTED_ONLY=true: registered operations only', () => {
     expect(list.status).toBe(200);
     expect(list.body.events.map((event: { title: string }) => event.title)).toEqual([`${search} picnic`]);
     expect((await api.get('/categories')).status).toBe(200);
+  });
+});
+
+describe('persisted-operations settings', () => {
+  it('stops at start with a one-line reason for a bad switch or a manifest the schema refuses', () => {
+    expect(() => loadConfig({ GRAPHQL_PERSISTED_ONLY: 'yes' })).toThrow(new ConfigError('GRAPHQL_PERSISTED_ONLY must be true or false, got "yes"'));
+    expect(() => loadConfig({ GRAPHQL_APQ_STORE_KB: '0' })).toThrow(ConfigError);
+    const dir = mkdtempSync(join(tmpdir(), 'calendar-manifest-'));
+    try {
+      const file = join(dir, 'manifest.json');
+      writeFileSync(file, JSON.stringify({ abc: '{ noSuchField }' }));
+      const settings = { ...loadConfig({}).persistedOperations, manifestFile: file };
+      expect(() => registeredOperations(settings, schema)).toThrow(/^GRAPHQL_PERSISTED_OPERATIONS_FILE .*: the document of "abc" is refused: Cannot query field "noSuchField"/);
+      writeFileSync(file, '[1, 2');
+      expect(() => registeredOperations(settings, schema)).toThrow(ConfigError);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

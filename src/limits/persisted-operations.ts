@@ -111,5 +111,5 @@ export function persistedOperationsPlugin(settings: Settings, schema: GraphQLSch
     extractPersistedOperationId: operationId,
     getPersistedOperation: (id) => registered.get(id) ?? null,
     customErrors: { notFound: NOT_FOUND, persistedQueryOnly: ONLY_REGISTERED, keyNotFound: ONLY_REGISTERED },
-  }) as Plugin;
+  });
 }
