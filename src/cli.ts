@@ -12,6 +12,7 @@ const COMMAND_USAGE: Array<[string, string]> = [
   ['migrate', 'apply pending migrations'],
   ['seed [--force]', 'load the demo data'],
   ['import <rest-root> [options]', 'copy a The Events Calendar site in (options: import --help)'],
+  ['persisted-operations', 'print the registered /graphql operations as a JSON manifest { "<sha256>": "<document>" }'],
   ...ACCOUNT_USAGE,
 ];
 const WIDTH = Math.max(...COMMAND_USAGE.map(([usage]) => usage.length));
@@ -100,8 +101,13 @@ async function main(): Promise<void> {
     process.exitCode = await runImportCommand(config, args);
     return;
   }
+  if (command === 'persisted-operations') {
+    const [{ registeredOperations }, { schema }] = await Promise.all([import('./limits/persisted-operations.js'), import('./graphql/schema.js')]);
+    console.log(JSON.stringify(registeredOperations(config.persistedOperations, schema), null, 2));
+    return;
+  }
   if (ACCOUNT_GROUPS.includes(command)) return runAccountCommand(config, command, args);
-  throw new CliError(`unknown command "${command}" (serve, migrate, seed, import, users, passwords, tokens, help)`);
+  throw new CliError(`unknown command "${command}" (serve, migrate, seed, import, persisted-operations, users, passwords, tokens, help)`);
 }
 
 main().catch((error: unknown) => {

@@ -22,6 +22,15 @@ export interface Config {
   limits: Limits;
   /** RESPONSE_CACHE_MB (0: off) and RESPONSE_CACHE_TTL_MS: anonymous reads answered from memory (src/cache). */
   responseCache: { maxBytes: number; ttlMs: number };
+  /** Persisted operations on /graphql (README "Persisted operations"; src/limits/persisted-operations.ts). */
+  persistedOperations: {
+    /** GRAPHQL_PERSISTED_ONLY: `true` runs registered operations only, sent by hash; any other document is refused. */
+    only: boolean;
+    /** GRAPHQL_PERSISTED_OPERATIONS_FILE: a JSON manifest `{ "<id>": "<document>" }` registered besides REST's own. */
+    manifestFile: string | undefined;
+    /** GRAPHQL_APQ_STORE_KB: memory for the documents clients registered by automatic persisted queries. */
+    apqStoreBytes: number;
+  };
 }
 
 /** What one request may ask of the service (README "Limits"). */
@@ -157,6 +166,11 @@ export function loadConfig(env: Env = process.env): Config {
     responseCache: {
       maxBytes: readWholeNumber(env, 'RESPONSE_CACHE_MB', 32, 0) * 1024 * 1024,
       ttlMs: readWholeNumber(env, 'RESPONSE_CACHE_TTL_MS', 1000, 1),
+    },
+    persistedOperations: {
+      only: readSwitch(env, 'GRAPHQL_PERSISTED_ONLY', false),
+      manifestFile: env.GRAPHQL_PERSISTED_OPERATIONS_FILE || undefined,
+      apqStoreBytes: readWholeNumber(env, 'GRAPHQL_APQ_STORE_KB', 4096, 1) * 1024,
     },
   };
 }

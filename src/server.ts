@@ -13,6 +13,7 @@ import { createContext, type Context, type Viewer } from './graphql/context.js';
 import { schema } from './graphql/schema.js';
 import { Deadline, DeadlineExceededError, guardedDb, TIMEOUT_CODE } from './limits/deadline.js';
 import { graphqlLimitPlugins } from './limits/graphql.js';
+import { persistedOperationsPlugin } from './limits/persisted-operations.js';
 import { logErrorCodes, reportUnexpectedErrors, yogaLogger } from './logging/graphql-errors.js';
 import { createLogger, type Logger } from './logging/logger.js';
 import { withRequestLog, type RequestLog } from './logging/request-log.js';
@@ -76,7 +77,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     graphiql: { title: 'Calendar events service' },
     landingPage: false,
     logging: yogaLogger(logger, reported),
-    plugins: [reportUnexpectedErrors(reported), logErrorCodes(), ...graphqlLimitPlugins(config.limits.graphql)],
+    plugins: [
+      persistedOperationsPlugin(config.persistedOperations, schema),
+      reportUnexpectedErrors(reported),
+      logErrorCodes(),
+      ...graphqlLimitPlugins(config.limits.graphql),
+    ],
     maxRequestBodySize: config.limits.maxBodyBytes,
     context: ({ viewer, deadline }) => createContext(guardedDb(db, deadline), config, viewer, dataVersion),
   });
