@@ -8,11 +8,11 @@ type Bytes = Buffer<ArrayBuffer>;
 const asBytes = (buffer: Buffer) => buffer as Bytes;
 
 const compressors = {
-  // Quality 9 is within 10% of 11's size at a twentieth of its time (0.6 s instead of 11 s for GraphiQL's 5 MB).
+  // Quality 6: GraphiQL's 5 MB script in 0.25 s, 3% larger than at quality 9 (0.6 s) and 13% than at 11 (11 s).
   br: async (bytes: Bytes) =>
     asBytes(
       await promisify(brotliCompress)(bytes, {
-        params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 9, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: bytes.length },
+        params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 6, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: bytes.length },
       }),
     ),
   gzip: async (bytes: Bytes) => asBytes(await promisify(gzip)(bytes, { level: 9 })),
