@@ -19,6 +19,7 @@ import { createLogger, type Logger } from './logging/logger.js';
 import { withRequestLog, type RequestLog } from './logging/request-log.js';
 import { RestError } from './rest/errors.js';
 import { createRestHandler } from './rest/router.js';
+import { graphiql, GRAPHIQL_ASSETS_PATH } from './http/graphiql.js';
 
 export interface App {
   config: Config;
@@ -74,7 +75,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const yoga = createYoga<{ viewer: Viewer; requestLog: RequestLog; deadline: Deadline }, Context>({
     schema,
     graphqlEndpoint: '/graphql',
-    graphiql: { title: 'Calendar events service' },
+    graphiql: false, // served below, from this service's own assets (src/http/graphiql.ts)
     landingPage: false,
     logging: yogaLogger(logger, reported),
     plugins: [
@@ -89,6 +90,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   const responseCache = new ResponseCache(dataVersion, config.responseCache);
   const router = Router();
+  const browserIde = graphiql({ title: 'Calendar events service' });
+  router.get('/graphql', browserIde.page);
+  router.all(`${GRAPHIQL_ASSETS_PATH}*`, browserIde.assets);
   router.all('/graphql', (request: Request, requestLog: RequestLog, deadline: Deadline) =>
     responseCache.answer(request, async () => {
       const viewer = await viewerOf(request);
