@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { isValidTimeZone } from './time/dates.js';
+import { canonicalTimeZone } from './time/dates.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -148,8 +148,8 @@ function readRestRoot(env: Env): string {
 export function loadConfig(env: Env = process.env): Config {
   const port = readPort(env);
   const databaseUrl = env.DATABASE_URL ?? 'file:./data/calendar.db';
-  const siteTimezone = env.SITE_TIMEZONE ?? 'UTC';
-  if (!isValidTimeZone(siteTimezone)) throw new ConfigError(`SITE_TIMEZONE must be an IANA time zone such as "Europe/Berlin", got "${siteTimezone}"`);
+  const siteTimezone = canonicalTimeZone(env.SITE_TIMEZONE ?? 'UTC');
+  if (!siteTimezone) throw new ConfigError(`SITE_TIMEZONE must be an IANA time zone such as "Europe/Berlin", got "${env.SITE_TIMEZONE}"`);
   return {
     port,
     host: env.HOST ?? '0.0.0.0',

@@ -1,3 +1,4 @@
+import { htmlSafeJson } from '../content/safe-json.js';
 import type { RestReply } from './route.js';
 import type { RestUrls } from './urls.js';
 
@@ -88,7 +89,7 @@ export function finishResponse(request: Request, query: Record<string, unknown>,
   }
   if (reply.contentType !== undefined) return new Response(request.method === 'HEAD' ? null : String(body), { status, headers });
   if ('_envelope' in query) {
-    return new Response(JSON.stringify({ body, status, headers: reply.headers ?? {} }), { status: 200, headers });
+    return new Response(htmlSafeJson({ body, status, headers: reply.headers ?? {} }), { status: 200, headers });
   }
-  return new Response(request.method === 'HEAD' ? null : JSON.stringify(body), { status, headers });
+  return new Response(request.method === 'HEAD' ? null : htmlSafeJson(body), { status, headers });
 }

@@ -1,6 +1,6 @@
 // English only, as chrono's default parser is; the package's main entry loads every locale (~20 MB more memory).
 import * as chrono from 'chrono-node/en';
-import { DateTime, IANAZone } from 'luxon';
+import { DateTime, IANAZone, type DateObjectUnits } from 'luxon';
 
 /** The wall-clock format used in storage and by The Events Calendar: `Y-m-d H:i:s`. */
 export const WALL_CLOCK_FORMAT = 'yyyy-MM-dd HH:mm:ss';
@@ -11,13 +11,49 @@ const UNIX_TIMESTAMP = /^-?\d{9,11}$/;
 const RELATIVE_DURATION = /^\s*(now|[+-]?\s*\d+\s*(sec|second|min|minute|hour|day|week|fortnight|month|year)s?(\s+ago)?)\s*$/i;
 const IN_DURATION = /^\s*in\s+\d+\s*(sec|second|min|minute|hour|day|week|month|year)s?\s*$/i;
 
-/** An IANA zone (`Europe/Berlin`) or a fixed offset the way WordPress writes it (`UTC+2`, `UTC-5:30`), at most ±14:00. */
-export function isValidTimeZone(zone: string): boolean {
-  if (IANAZone.isValidZone(zone)) return true;
-  const offset = /^UTC[+-](\d{1,2})(?::([0-5]\d))?$/.exec(zone);
-  if (!offset) return false;
-  const minutes = Number(offset[1]) * 60 + Number(offset[2] ?? 0);
-  return minutes <= 14 * 60 && DateTime.now().setZone(zone).isValid;
+/** The years a date may have: four digits, as `Y-m-d` writes them and MySQL's DATETIME (WordPress's store) holds them. */
+export const YEARS = { first: 1000, last: 9999 } as const;
+
+/** What a date field answers when its text is no date, or a date outside YEARS. */
+export const NOT_A_DATE = `is not a date in the years ${YEARS.first} to ${YEARS.last}`;
+
+const withinYears = (moment: DateTime) => moment.isValid && moment.year >= YEARS.first && moment.year <= YEARS.last;
+
+let ianaSpellings: Map<string, string> | undefined;
+
+/** Zone names as ICU lists them, by their lower-case form. */
+function ianaSpelling(zone: string): string | undefined {
+  ianaSpellings ??= new Map(Intl.supportedValuesOf('timeZone').map((name) => [name.toLowerCase(), name]));
+  return ianaSpellings.get(zone.toLowerCase());
+}
+
+/**
+ * A zone's name as it is stored, or null when it names no zone. Zones are IANA zones (`Europe/Berlin`) or fixed
+ * offsets the way WordPress writes them (`UTC+2`, `UTC-5:30`), at most ±14:00. IANA names in their own spelling (`europe/berlin` →
+ * `Europe/Berlin`, `utc` → `UTC`), offsets as `UTC+2`. Links that ICU does not list (`Asia/Kolkata`, `US/Eastern`)
+ * keep the name sent: ICU's canonical form of a link can be an older name (`Asia/Calcutta`), so it is not used.
+ */
+export function canonicalTimeZone(zone: string): string | null {
+  const offset = /^UTC([+-])(\d{1,2})(?::([0-5]\d))?$/i.exec(zone);
+  if (offset) {
+    const minutes = Number(offset[2]) * 60 + Number(offset[3] ?? 0);
+    const name = `UTC${zone.slice(3)}`;
+    return minutes <= 14 * 60 && DateTime.now().setZone(name).isValid ? name : null;
+  }
+  if (!IANAZone.isValidZone(zone)) return null;
+  const resolved = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+  if (resolved.toLowerCase() === zone.toLowerCase()) return resolved;
+  return ianaSpelling(zone) ?? zone;
+}
+
+/** A date read from input, and how far the zone moved it forward when its wall-clock time does not exist there. */
+export interface ReadDate {
+  moment: DateTime;
+  /**
+   * Milliseconds a wall-clock time inside a daylight-saving gap was moved forward (`2027-03-28 02:30` in
+   * Europe/Berlin is read as 03:30, as PHP and luxon do); 0 for times that exist and for exact instants.
+   */
+  movedForward: number;
 }
 
 /**
@@ -26,20 +62,48 @@ export function isValidTimeZone(zone: string): boolean {
  * are read as wall-clock time in `zone`. Returns the moment in `zone`, or null when the text is not a date.
  */
 export function parseDateInput(text: string, zone: string, now: DateTime = DateTime.now()): DateTime | null {
-  const value = text.trim();
+  return readDateInput(text, zone, now)?.moment ?? null;
+}
+
+/** parseDateInput, telling also whether the time fell in a daylight-saving gap. Dates outside YEARS are no dates. */
+export function readDateInput(text: string, zone: string, now: DateTime = DateTime.now()): ReadDate | null {
+  const read = readAnyYear(text.trim(), zone, now);
+  return read && withinYears(read.moment) ? read : null;
+}
+
+const exact = (moment: DateTime): ReadDate | null => (moment.isValid ? { moment, movedForward: 0 } : null);
+
+/** A wall-clock time read in `zone`; luxon moves a time the zone skips forward by the gap. */
+function wallClockIn(fields: DateObjectUnits, zone: string): ReadDate | null {
+  const moment = DateTime.fromObject(fields, { zone });
+  if (!moment.isValid) return null;
+  const asTyped = DateTime.fromObject(fields, { zone: 'utc' });
+  return { moment, movedForward: moment.setZone('utc', { keepLocalTime: true }).toMillis() - asTyped.toMillis() };
+}
+
+function readAnyYear(value: string, zone: string, now: DateTime): ReadDate | null {
   if (value === '') return null;
-  if (UNIX_TIMESTAMP.test(value)) return DateTime.fromSeconds(Number(value), { zone });
+  if (UNIX_TIMESTAMP.test(value)) return exact(DateTime.fromSeconds(Number(value), { zone }));
   if (DATE_ONLY.test(value) || WALL_CLOCK.test(value)) {
-    const parsed = DateTime.fromISO(value.replace(' ', 'T'), { zone });
-    return parsed.isValid ? parsed : null;
+    const typed = DateTime.fromISO(value.replace(' ', 'T'), { zone: 'utc' });
+    return typed.isValid ? wallClockIn(wallFields(typed), zone) : null;
   }
   // ISO 8601, also with a space between date and time as `Y-m-d H:i:sP` writes it (`2025-03-01 18:00:00+01:00`).
   const iso = DateTime.fromISO(value.replace(/^(\d{4}-\d{2}-\d{2}) (?=\d)/, '$1T'), { zone, setZone: false });
-  if (iso.isValid) return iso.setZone(zone);
+  if (iso.isValid) return exact(iso.setZone(zone));
   return parseRelative(value, zone, now);
 }
 
-function parseRelative(value: string, zone: string, now: DateTime): DateTime | null {
+const wallFields = (moment: DateTime): DateObjectUnits => ({
+  year: moment.year,
+  month: moment.month,
+  day: moment.day,
+  hour: moment.hour,
+  minute: moment.minute,
+  second: moment.second,
+});
+
+function parseRelative(value: string, zone: string, now: DateTime): ReadDate | null {
   const wallNow = now.setZone(zone);
   // chrono reads components in the reference's zone; give it the wall clock as if it were UTC.
   const reference = new Date(Date.UTC(wallNow.year, wallNow.month - 1, wallNow.day, wallNow.hour, wallNow.minute, wallNow.second));
@@ -49,13 +113,10 @@ function parseRelative(value: string, zone: string, now: DateTime): DateTime | n
   // A text with its own offset or zone name (`… 12:00:00 GMT`, `… +0200`, `… EST`) names an exact instant. (Relative
   // forms also come back with a certain offset: the reference's, which is no offset of the text.)
   const relative = [...first.start.tags()].some((tag) => tag.startsWith('result/relativeDate') || tag.startsWith('casualReference/'));
-  if (first.start.isCertain('timezoneOffset') && !relative) {
-    const instant = DateTime.fromJSDate(first.start.date(), { zone });
-    return instant.isValid ? instant : null;
-  }
+  if (first.start.isCertain('timezoneOffset') && !relative) return exact(DateTime.fromJSDate(first.start.date(), { zone }));
   const keepsTime = RELATIVE_DURATION.test(value) || IN_DURATION.test(value) || first.start.isCertain('hour');
   const d = first.start.date();
-  const wall = DateTime.fromObject(
+  return wallClockIn(
     {
       year: d.getUTCFullYear(),
       month: d.getUTCMonth() + 1,
@@ -64,9 +125,8 @@ function parseRelative(value: string, zone: string, now: DateTime): DateTime | n
       minute: keepsTime ? d.getUTCMinutes() : 0,
       second: keepsTime ? d.getUTCSeconds() : 0,
     },
-    { zone },
+    zone,
   );
-  return wall.isValid ? wall : null;
 }
 
 export function toWallClock(moment: DateTime): string {

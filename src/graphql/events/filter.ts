@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import type { Prisma } from '../../db/generated/prisma/client.js';
-import { endOfDayWallClock, parseDateInput, startOfDayWallClock } from '../../time/dates.js';
+import { endOfDayWallClock, NOT_A_DATE, parseDateInput, startOfDayWallClock } from '../../time/dates.js';
 import { listVisibility } from '../access.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
@@ -84,7 +84,7 @@ function dateConditions(ctx: Context, filter: EventsFilter, errors: FieldErrors)
     if (raw == null) continue;
     const moment = parseDateInput(raw, ctx.config.siteTimezone, now);
     if (!moment) {
-      errors.add(field, 'is not a date');
+      errors.add(field, NOT_A_DATE);
       continue;
     }
     if (filter.strictDates) {

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import type { Event } from '../../db/generated/prisma/client.js';
-import { fromWallClock, isValidTimeZone, parseDateInput, toWallClock } from '../../time/dates.js';
+import { canonicalTimeZone, fromWallClock, NOT_A_DATE, readDateInput, toWallClock, type ReadDate } from '../../time/dates.js';
 import { canReadPost } from '../../auth/permissions.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
@@ -51,7 +51,7 @@ export const EventInput = builder.inputType('EventInput', {
     startDate: t.field({ type: 'DateInput', description: "Start, read in the event's time zone unless it has an offset." }),
     endDate: t.field({ type: 'DateInput', description: "End, read in the event's time zone unless it has an offset." }),
     allDay: t.boolean({ description: 'Start at the beginning of the start day, end at the end of the end day.' }),
-    cost: t.string(),
+    cost: t.field({ type: 'PlainText' }),
     currencySymbol: t.string({ description: 'Guessed from the cost text when absent.' }),
     currencyCode: t.string(),
     currencyPosition: t.string({ description: '`prefix` or `postfix`; guessed from the cost text when absent.' }),
@@ -132,27 +132,34 @@ function schedule(ctx: Context, input: EventFields, current: Event | null, error
     if (input.startDate == null) errors.add('startDate', 'is required');
     if (input.endDate == null) errors.add('endDate', 'is required');
   }
-  let timezone = input.timezone ?? current?.timezone ?? ctx.config.siteTimezone;
-  const zoneIsValid = isValidTimeZone(timezone);
-  if (!zoneIsValid) {
-    errors.add('timezone', 'must be an IANA time zone such as "Europe/Berlin" or an offset such as "UTC+2"');
-    timezone = 'UTC'; // only to tell which dates cannot be read at all
-  }
+  const zone = canonicalTimeZone(input.timezone ?? current?.timezone ?? ctx.config.siteTimezone);
+  if (!zone) errors.add('timezone', 'must be an IANA time zone such as "Europe/Berlin" or an offset such as "UTC+2"');
+  // An invalid zone still lets the dates be read in UTC, to tell which of them cannot be read at all.
+  const timezone = zone ?? 'UTC';
   const now = DateTime.fromJSDate(ctx.now);
-  const read = (field: 'startDate' | 'endDate', stored: string | undefined) => {
+  const read = (field: 'startDate' | 'endDate', stored: string | undefined): ReadDate | null => {
     const raw = input[field];
-    if (raw == null) return stored === undefined ? null : fromWallClock(stored, timezone);
-    const moment = parseDateInput(raw, timezone, now);
-    if (!moment) errors.add(field, 'is not a date');
-    return moment;
+    if (raw == null) return stored === undefined ? null : { moment: fromWallClock(stored, timezone), movedForward: 0 };
+    const date = readDateInput(raw, timezone, now);
+    if (!date) errors.add(field, NOT_A_DATE);
+    return date;
   };
-  let start = read('startDate', current?.startLocal);
-  let end = read('endDate', current?.endLocal);
-  if (!start || !end || !zoneIsValid) return undefined;
+  const startRead = read('startDate', current?.startLocal);
+  const endRead = read('endDate', current?.endLocal);
+  if (!startRead || !endRead || !zone) return undefined;
+  let start = startRead.moment;
+  // A start the zone skips (a daylight-saving gap) is moved forward, as PHP and luxon read it; an end sent with it
+  // moves as far, so the event keeps the length it was given rather than shrinking to nothing or ending first.
+  const endShift = input.endDate == null ? 0 : Math.max(0, startRead.movedForward - endRead.movedForward);
+  let end = endRead.moment.plus({ milliseconds: endShift });
   const allDay = input.allDay ?? current?.allDay ?? false;
   if (allDay) {
     start = start.startOf('day');
     end = end.endOf('day').set({ millisecond: 0 });
+  }
+  if (startRead.movedForward > 0 && !allDay && end <= start) {
+    errors.add('startDate', `does not exist in ${timezone} (the clocks skip it) and, moved forward, is not before endDate`);
+    return undefined;
   }
   if (end < start) {
     errors.add('endDate', 'must not be before startDate');

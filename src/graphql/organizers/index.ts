@@ -60,7 +60,7 @@ export const OrganizerInput = builder.inputType('OrganizerInput', {
     authorId: t.int(),
     date: t.field({ type: 'DateInput', description: 'Publication date in the site time zone.' }),
     dateUtc: t.field({ type: 'DateInput', description: 'Publication date in UTC.' }),
-    phone: t.string(),
+    phone: t.field({ type: 'PlainText' }),
     website: t.string(),
     email: t.string(),
     image: t.string({ description: 'The ID of a known image or an http(s) URL; empty to remove.' }),

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { PostStatus } from '../../db/generated/prisma/enums.js';
-import { parseDateInput, toWallClock } from '../../time/dates.js';
+import { NOT_A_DATE, parseDateInput, toWallClock } from '../../time/dates.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import type { FieldErrors } from '../errors.js';
@@ -38,10 +38,10 @@ export function publicationFromInput(ctx: Context, input: PublicationInput, erro
   let moment: DateTime | null | undefined;
   if (input.dateUtc) {
     moment = parseDateInput(input.dateUtc, 'UTC', now);
-    if (!moment) errors.add('dateUtc', 'is not a date');
+    if (!moment) errors.add('dateUtc', NOT_A_DATE);
   } else if (input.date) {
     moment = parseDateInput(input.date, zone, now);
-    if (!moment) errors.add('date', 'is not a date');
+    if (!moment) errors.add('date', NOT_A_DATE);
   }
   if (!moment) return undefined;
   return { publishedAt: moment.toJSDate(), publishedLocal: toWallClock(moment.setZone(zone)) };

@@ -1,3 +1,4 @@
+import { canManageTerms } from '../../auth/permissions.js';
 import type { DbTransaction } from '../../db/client.js';
 import type { Taxonomy } from '../../db/generated/prisma/enums.js';
 import type { Context } from '../context.js';
@@ -63,10 +64,21 @@ export async function readTermAssignment(ctx: Context, errors: FieldErrors, fiel
     if (match) assigned.add(match.id);
     else if (!namesToCreate.some((other) => other.toLowerCase() === name.toLowerCase())) namesToCreate.push(name);
   }
+  refuseCreationWithoutManageTerms(ctx, errors, field, taxonomy, namesToCreate);
   return { ids: [...assigned], namesToCreate };
 }
 
-/** Creates the missing terms of an assignment and answers every term ID to link. */
+/**
+ * A name that is not a term yet creates one, which needs what creating it directly needs (manage_terms, editors and
+ * up), for tags as for categories. WordPress lets anyone who may edit a post create tags by naming them in it, and
+ * the original creates any missing term; least privilege keeps one rule: writers assign existing terms only.
+ */
+function refuseCreationWithoutManageTerms(ctx: Context, errors: FieldErrors, field: string, taxonomy: Taxonomy, names: string[]): void {
+  if (names.length && !canManageTerms(ctx.viewer.user)) {
+    errors.add(field, `no ${taxonomy} ${names.map((name) => JSON.stringify(name)).join(', ')}; creating one needs the manage_terms capability`);
+  }
+}
+
 /**
  * Creates the missing terms of an assignment, inside the event's transaction, and answers every term ID to link.
  * A term of the same name found among the slug's clashes is reused. One created by another writer after that read
