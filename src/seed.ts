@@ -184,10 +184,20 @@ interface TermNode {
   parentId?: number | null;
 }
 
+/** Every term of the taxonomy, page by page. */
 async function existingTerms(run: Run, field: 'eventCategories' | 'eventTags'): Promise<TermNode[]> {
-  const select = field === 'eventCategories' ? 'id name parentId' : 'id name';
-  const data = await run(`query { terms: ${field}(first: 1000, hideEmpty: false) { edges { node { ${select} } } } }`);
-  return (data.terms as { edges: Array<{ node: TermNode }> }).edges.map((edge) => edge.node);
+  const select = field === 'eventCategories' ? 'id: databaseId name parentId' : 'id: databaseId name';
+  const terms: TermNode[] = [];
+  for (let after: string | null = null; ; ) {
+    const data = await run(
+      `query ($after: String) { terms: ${field}(first: 100, after: $after, hideEmpty: false) { pageInfo { hasNextPage endCursor } edges { node { ${select} } } } }`,
+      { after },
+    );
+    const page = data.terms as { pageInfo: { hasNextPage: boolean; endCursor: string }; edges: Array<{ node: TermNode }> };
+    terms.push(...page.edges.map((edge) => edge.node));
+    if (!page.pageInfo.hasNextPage) return terms;
+    after = page.pageInfo.endCursor;
+  }
 }
 
 /**

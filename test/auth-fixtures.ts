@@ -192,12 +192,12 @@ export async function createRecords(server: TestServer, people: People, specs: R
   const ids: number[] = [];
   for (let start = 0; start < specs.length; start += 80) {
     const batch = specs.slice(start, start + 80);
-    const fields = batch.map((spec, i) => `r${i}: ${MUTATION[spec.kind]}(input: ${recordInput(spec, people.idOf(spec.owner), start + i)}) { id: databaseId status authorId }`);
-    const data = await adminData<Record<string, { id: number; status: string; authorId: number }>>(server, `mutation { ${fields.join(' ')} }`);
+    const fields = batch.map((spec, i) => `r${i}: ${MUTATION[spec.kind]}(input: ${recordInput(spec, people.idOf(spec.owner), start + i)}) { databaseId status authorId }`);
+    const data = await adminData<Record<string, { databaseId: number; status: string; authorId: number }>>(server, `mutation { ${fields.join(' ')} }`);
     batch.forEach((spec, i) => {
       const record = data[`r${i}`]!;
       if (record.status !== spec.status.toUpperCase() || record.authorId !== people.idOf(spec.owner)) throw new Error(`fixture not as asked: ${JSON.stringify({ spec, record })}`);
-      ids.push(record.id);
+      ids.push(record.databaseId);
     });
   }
   return ids;

@@ -76,7 +76,9 @@ async function readNode(ctx: Context, info: GraphQLResolveInfo, globalId: string
   if (!read) throw invalidField(argument, `names a ${decoded.typename}, which is not a type of this API`);
   const query = queryFromInfo({ context: ctx, info, typeName: decoded.typename });
   const record = await read(ctx, checkedDatabaseId(decoded.id, argument), query);
-  return record ? brandWithType(record, decoded.typename as never) : null;
+  // The brand tells the Node interface which type the record is (Term rows are two types: categories and tags).
+  if (record) brandWithType(record, decoded.typename as never);
+  return record;
 }
 
 builder.queryFields((t) => ({
