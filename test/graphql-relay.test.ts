@@ -123,6 +123,26 @@ describe('connections everywhere a list grows with the data', () => {
     expect(parent, 'the demo data has nested categories').toBeDefined();
   });
 
+  it('orders the events, venues and organizers lists by orderBy and order, and offers the nodes shortcut', async () => {
+    const data = await server.gqlOk(`{
+      byTitle: events(first: 30, orderBy: TITLE, order: DESC) { nodes { title } edges { node { title } } }
+      byStart: events(first: 30) { nodes { startsAt } }
+      venues(first: 30, orderBy: NAME, order: ASC) { nodes { name } }
+      organizers(first: 30, orderBy: NAME, order: DESC) { nodes { name } }
+    }`);
+    const titles = data.byTitle.nodes.map((node: any) => node.title);
+    expect(titles).toEqual(data.byTitle.edges.map((edge: any) => edge.node.title));
+    const sorted = (values: string[], direction: 1 | -1) => [...values].sort((a, b) => direction * (a < b ? -1 : a > b ? 1 : 0));
+    expect(titles).toEqual(sorted(titles, -1));
+    const starts = data.byStart.nodes.map((node: any) => node.startsAt);
+    expect(starts).toEqual(sorted(starts, 1));
+    const venueNames = data.venues.nodes.map((node: any) => node.name);
+    expect(venueNames.length).toBeGreaterThan(5);
+    expect(venueNames).toEqual(sorted(venueNames, 1));
+    const organizerNames = data.organizers.nodes.map((node: any) => node.name);
+    expect(organizerNames).toEqual(sorted(organizerNames, -1));
+  });
+
   it('refuses a page larger than the maximum with a code naming the argument', async () => {
     const result = await server.gql(`{ venues(first: 1) { edges { node { events(first: 101) { totalCount } } } } }`);
     expect(result.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');

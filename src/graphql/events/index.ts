@@ -12,7 +12,8 @@ import { modifiedNow } from '../shared/posts.js';
 import { EventsFilterInput, eventsWhere } from './filter.js';
 import { eventsCalendar, EVENTS_ICAL_DESCRIPTION, ICalendarType } from './ical.js';
 import { checkEventInput, EventInput } from './input.js';
-import { EVENT_ORDER } from './order.js';
+import { eventOrder, EventOrderByEnum } from './order.js';
+import { SortOrderEnum } from '../shared/ordering.js';
 import { EventType } from './type.js';
 import { insertEvent, updateEvent } from './write.js';
 
@@ -57,7 +58,10 @@ builder.queryFields((t) => ({
     type: EventType,
     nullable: true,
     description: 'One event by slug, or null when there is none.',
-    args: { slug: t.arg.string({ required: true }), password: t.arg.string({ description: passwordArg }) },
+    args: {
+      slug: t.arg.string({ required: true, description: 'The event’s slug, as in its page URL (`/event/<slug>/`).' }),
+      password: t.arg.string({ description: passwordArg }),
+    },
     resolve: (query, _root, args, ctx) => {
       offerPassword(ctx, args.password);
       return readEvent(ctx, query, { slug: args.slug });
@@ -65,11 +69,17 @@ builder.queryFields((t) => ({
   }),
   events: t.connection({
     type: EventType,
-    description: 'Events by start, then ID. Events hidden from listings are left out.',
-    args: { filter: t.arg({ type: EventsFilterInput }), password: t.arg.string({ description: passwordArg }) },
+    description: 'Events by start, then ID, unless `orderBy` says otherwise. Events hidden from listings are left out.',
+    args: {
+      orderBy: t.arg({ type: EventOrderByEnum, description: 'What to sort by; START when left out.' }),
+      order: t.arg({ type: SortOrderEnum, description: 'The direction; ASC when left out.' }),
+      filter: t.arg({ type: EventsFilterInput, description: 'Which events to list; without it, every event the viewer may see, from any date.' }),
+      password: t.arg.string({ description: passwordArg }),
+    },
     resolve: async (_root, args, ctx, info) => {
       offerPassword(ctx, args.password);
       const where = await eventsWhere(ctx, args.filter ?? {});
+      const orderBy = eventOrder(args.orderBy, args.order);
       const connection = await offsetConnection(
         args,
         async () => listCounts.get(JSON.stringify(where), await ctx.dataVersion(), () => ctx.db.event.count({ where })),
@@ -77,25 +87,26 @@ builder.queryFields((t) => ({
           ctx.db.event.findMany({
             ...queryFromInfo({ context: ctx, info, path: ['edges', 'node'] }),
             where,
-            orderBy: EVENT_ORDER,
+            orderBy,
             skip: offset,
             take: limit,
           }),
       );
-      return { ...connection, list: { where, orderBy: EVENT_ORDER } };
+      return { ...connection, list: { where, orderBy } };
     },
   }, {
+    description: 'A page of events, with the number of all that match and the iCalendar feed of the list.',
     fields: (c) => ({
       ical: c.field({ type: ICalendarType, description: EVENTS_ICAL_DESCRIPTION, resolve: (connection, _args, ctx) => eventsCalendar(ctx, connection.list) }),
     }),
-  }),
+  }, { description: 'An event in a page of the list, with its cursor.' }),
 }));
 
 builder.mutationFields((t) => ({
   createEvent: t.prismaField({
     type: EventType,
     description: 'Creates an event, with new venues, organizers and terms it brings along.',
-    args: { input: t.arg({ type: EventInput, required: true }) },
+    args: { input: t.arg({ type: EventInput, required: true, description: 'The new event: `title`, `startDate` and `endDate` are required.' }) },
     resolve: async (query, _root, args, ctx) => {
       const checked = await checkEventInput(ctx, args.input, null);
       const stamp = authorizeCreate(ctx, args.input);
@@ -106,7 +117,10 @@ builder.mutationFields((t) => ({
   updateEvent: t.prismaField({
     type: EventType,
     description: 'Changes an event; fields left out keep their value.',
-    args: { id: t.arg.id({ required: true, description: idArg }), input: t.arg({ type: EventInput, required: true }) },
+    args: {
+      id: t.arg.id({ required: true, description: idArg }),
+      input: t.arg({ type: EventInput, required: true, description: 'The fields to change; those left out keep their value.' }),
+    },
     resolve: async (query, _root, args, ctx) => {
       const id = databaseIdOf('Event', args.id, 'id');
       const current = await existingEvent(ctx, id);

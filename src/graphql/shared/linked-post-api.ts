@@ -11,6 +11,7 @@ import { databaseIdOf, registerNodeReader } from './node.js';
 import { authorizeCreate, authorizeDelete, authorizeMissing, authorizeUpdate } from './post-permissions.js';
 import { trashOrDelete, updateWithSlug } from './post-writes.js';
 import { modifiedNow, newPostDates, PostStatusEnum, publicationFromInput, type PostStatusValue, type PublicationColumns } from './posts.js';
+import { listOrder, orderArgs, SortOrderEnum } from './ordering.js';
 import { literalTextSearch } from './search.js';
 import { slugClashFilter, slugFromText, withFreeSlugIn } from './slugs.js';
 import { checkNonEmpty, checkUrl, definedOnly, withoutNulls } from './validate.js';
@@ -154,6 +155,13 @@ async function existingLinkedPost(model: LinkedPostModel<LinkedPostFields>, ctx:
   return record;
 }
 
+const LinkedPostOrderByEnum = orderArgs('LinkedPostOrderBy', 'What a list of venues or organizers is sorted by (then by ID).', {
+  PUBLISHED: { value: 'publishedAt', description: 'The publication date (the default, newest first).' },
+  MODIFIED: { value: 'modifiedAt', description: 'The last change.' },
+  NAME: { value: 'name', description: 'The name (the database collation).' },
+  ID: { value: 'id', description: 'The database ID.' },
+});
+
 /** The root query and mutation fields of a linked post type, and its `node` reader. */
 export function defineLinkedPostApi<Fields extends LinkedPostFields>(model: LinkedPostModel<Fields>): void {
   const { typename, single, plural } = model;
@@ -180,7 +188,10 @@ export function defineLinkedPostApi<Fields extends LinkedPostFields>(model: Link
       type,
       nullable: true,
       description: `One ${single} by slug, or null when there is none.`,
-      args: { slug: t.arg.string({ required: true }), password: t.arg.string({ description: passwordArg }) },
+      args: {
+        slug: t.arg.string({ required: true, description: `The ${single}’s slug, as in its page URL (\`/${single}/<slug>/\`).` }),
+        password: t.arg.string({ description: passwordArg }),
+      },
       resolve: (query, _root, args, ctx) => {
         offerPassword(ctx, args.password);
         return readLinkedPost(delegate(ctx), ctx, query, { slug: args.slug }) as never;
@@ -196,6 +207,8 @@ export function defineLinkedPostApi<Fields extends LinkedPostFields>(model: Link
         onlyWithUpcoming: t.arg.boolean({ description: `Only ${plural} with events starting from now.` }),
         statuses: t.arg({ type: [PostStatusEnum], description: 'Defaults to published only for readers, every status but trash for writers.' }),
         password: t.arg.string({ description: passwordArg }),
+        orderBy: t.arg({ type: LinkedPostOrderByEnum, description: 'What to sort by; PUBLISHED when left out.' }),
+        order: t.arg({ type: SortOrderEnum, description: 'The direction; DESC when left out.' }),
       },
       resolve: async (_root, args, ctx, info) => {
         offerPassword(ctx, args.password);
@@ -208,13 +221,15 @@ export function defineLinkedPostApi<Fields extends LinkedPostFields>(model: Link
             delegate(ctx).findMany({
               ...queryFromInfo({ context: ctx, info, path: ['edges', 'node'] }),
               where,
-              orderBy: [{ publishedAt: 'desc' }, { id: 'desc' }],
+              orderBy: listOrder(args.orderBy ?? 'publishedAt', args.order ?? 'desc'),
               skip: offset,
               take: limit,
             }),
         ) as never;
       },
-    }),
+    },
+    { description: `A page of ${plural}, with the number of all that match.` },
+    { description: `A ${single} in a page of the list, with its cursor.` }),
   }));
 
   const create = `create${typename}`;
@@ -222,7 +237,7 @@ export function defineLinkedPostApi<Fields extends LinkedPostFields>(model: Link
     [create]: t.prismaField({
       type,
       description: `Creates a ${single}.`,
-      args: { input: t.arg({ type: model.input as never, required: true }) },
+      args: { input: t.arg({ type: model.input as never, required: true, description: `The new ${single}: \`name\` is required.` }) },
       resolve: async (query, _root, args, ctx) => {
         const input = args.input as Fields;
         const checked = await checkLinkedPostInput(model, ctx, input, true);
@@ -233,7 +248,10 @@ export function defineLinkedPostApi<Fields extends LinkedPostFields>(model: Link
     [`update${typename}`]: t.prismaField({
       type,
       description: `Changes a ${single}; fields left out keep their value.`,
-      args: { id: t.arg.id({ required: true, description: idArg }), input: t.arg({ type: model.input as never, required: true }) },
+      args: {
+        id: t.arg.id({ required: true, description: idArg }),
+        input: t.arg({ type: model.input as never, required: true, description: 'The fields to change; those left out keep their value.' }),
+      },
       resolve: async (query, _root, args, ctx) => {
         const id = databaseIdOf(typename, args.id, 'id');
         const input = args.input as Fields;

@@ -8,10 +8,13 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
 export type EventInput = {
   /** Start at the beginning of the start day, end at the end of the end day. */
   allDay?: boolean | null | undefined;
+  /** The database ID of the author user; the writer by default on create, and null on update removes the author. Another user’s ID needs an editor or administrator. */
   authorId?: number | null | undefined;
   /** Category IDs or names; names not known yet are created. */
   categories?: Array<string> | null | undefined;
+  /** The cost as people should read it: `10`, `$10 - $20`, `20€`, `Free`. Its amounts become `costDetails.values`. */
   cost?: string | null | undefined;
+  /** The ISO 4217 currency code (`USD`, `EUR`); stored as given. */
   currencyCode?: string | null | undefined;
   /** `prefix` or `postfix`; guessed from the cost text when absent. */
   currencyPosition?: string | null | undefined;
@@ -21,33 +24,47 @@ export type EventInput = {
   date?: string | null | undefined;
   /** Publication date in UTC. */
   dateUtc?: string | null | undefined;
+  /** The long description (HTML, reduced to what WordPress allows in post content). */
   description?: string | null | undefined;
   /** End, read in the event's time zone unless it has an offset. */
   endDate?: string | null | undefined;
+  /** The short description shown in lists (HTML, reduced like `description`). */
   excerpt?: string | null | undefined;
+  /** Mark the event as featured; false on create when left out. */
   featured?: boolean | null | undefined;
+  /** Leave the event out of the `events` list and its feeds; false on create when left out. */
   hideFromListings?: boolean | null | undefined;
   /** The ID of a known image or an http(s) URL; empty to remove. */
   image?: string | null | undefined;
+  /** The event’s organizers in display order, existing or new; replaces the current ones, an empty list removes them. */
   organizers?: Array<LinkedOrganizerInput> | null | undefined;
+  /** The database ID of the parent event of a recurring series; null removes the parent. */
   parentId?: number | null | undefined;
-  /** Protects the content; empty removes the protection. */
+  /** Protects the content (readers then need it as the `password` argument); empty removes the protection. */
   password?: string | null | undefined;
+  /** Show a map of the venue on the event page; true on create when left out. */
   showMap?: boolean | null | undefined;
+  /** Show a link to a map of the venue; true on create when left out. */
   showMapLink?: boolean | null | undefined;
   /** Generated from the title when absent; `-2`, `-3` … added on clashes. */
   slug?: string | null | undefined;
   /** Start, read in the event's time zone unless it has an offset. */
   startDate?: string | null | undefined;
+  /** The post status. On create it defaults to `PUBLISH` for users who may publish and to `DRAFT` for the others, whose `PUBLISH`, `FUTURE` or `PRIVATE` becomes `PENDING`. */
   status?: PostStatus | null | undefined;
+  /** Keep the event at the top of its day in month views; false on create when left out. */
   sticky?: boolean | null | undefined;
   /** Tag IDs or names; names not known yet are created. */
   tags?: Array<string> | null | undefined;
+  /** Whether the event has tickets (a flag only: nothing sells them here); false on create when left out. */
   ticketed?: boolean | null | undefined;
   /** IANA time zone (`Europe/Berlin`) or `UTC+2`. Defaults to the site time zone. */
   timezone?: string | null | undefined;
+  /** The event title; required on create, and never empty. */
   title?: string | null | undefined;
+  /** The event’s venues in display order, existing or new; replaces the current ones, an empty list removes them. */
   venues?: Array<LinkedVenueInput> | null | undefined;
+  /** An http(s) URL; empty to remove. */
   website?: string | null | undefined;
 };
 
@@ -57,8 +74,11 @@ export type EventsFilter = {
   categories?: Array<string> | null | undefined;
   /** Events ending on or before this. */
   endDate?: string | null | undefined;
+  /** Events ending after that day; with `strictDates`, after that instant. */
   endsAfter?: string | null | undefined;
+  /** Events ending on or before that day; with `strictDates`, before that instant. */
   endsBefore?: string | null | undefined;
+  /** true: only featured events; false: only the others; left out: both. */
   featured?: boolean | null | undefined;
   /** true: only events whose venue has coordinates; false: only without. */
   hasCoordinates?: boolean | null | undefined;
@@ -74,22 +94,29 @@ export type EventsFilter = {
   search?: string | null | undefined;
   /** Events starting on or after this. */
   startDate?: string | null | undefined;
+  /** Events starting after that day; with `strictDates`, after that instant. */
   startsAfter?: string | null | undefined;
+  /** Events starting on or before that day; with `strictDates`, before that instant. */
   startsBefore?: string | null | undefined;
   /** Defaults to published only for readers, and to every status but trash for users who write records. */
   statuses?: Array<PostStatus> | null | undefined;
+  /** Compare the dates as exact instants instead of whole days in each event’s time zone (see the type’s description). */
   strictDates?: boolean | null | undefined;
   /** Tag IDs or slugs; any of them. */
   tags?: Array<string> | null | undefined;
+  /** true: only events with tickets (`ticketed`); false: only those without; left out: both. */
   ticketed?: boolean | null | undefined;
   /** Venue IDs; any of them. */
   venues?: Array<number> | null | undefined;
 };
 
+/** A circle on the globe: a point in decimal degrees (WGS 84) and a radius around it (REST `geoloc_lat`, `geoloc_lng`). */
 export type GeoPointInput = {
+  /** Latitude of the centre in degrees, -90 (south) to 90 (north). */
   latitude: number;
+  /** Longitude of the centre in degrees, -180 (west) to 180 (east). */
   longitude: number;
-  /** Defaults to 25 km. */
+  /** The radius in kilometres, greater than 0 (great-circle distance). Defaults to 25 km. */
   radiusKm?: number | null | undefined;
 };
 
@@ -109,21 +136,31 @@ export type LinkedVenueInput =
 
 /** Fields of an organizer. On update, fields left out keep their value. */
 export type OrganizerInput = {
+  /** The database ID of the author user; the writer by default on create, and null on update removes the author. Another user’s ID needs an editor or administrator. */
   authorId?: number | null | undefined;
   /** Publication date in the site time zone. */
   date?: string | null | undefined;
   /** Publication date in UTC. */
   dateUtc?: string | null | undefined;
+  /** The long description (HTML, reduced to what WordPress allows in post content). */
   description?: string | null | undefined;
+  /** The contact e-mail address; empty to remove. */
   email?: string | null | undefined;
+  /** The short description shown in lists (HTML, reduced like `description`). */
   excerpt?: string | null | undefined;
   /** The ID of a known image or an http(s) URL; empty to remove. */
   image?: string | null | undefined;
+  /** The organizer name; required on create, and never empty. */
   name?: string | null | undefined;
+  /** Protects the content (readers then need it as the `password` argument); empty removes the protection. */
   password?: string | null | undefined;
+  /** The phone number, as people should read it. */
   phone?: string | null | undefined;
+  /** Generated from the name when absent; `-2`, `-3` … added on clashes. */
   slug?: string | null | undefined;
+  /** The post status. On create it defaults to `PUBLISH` for users who may publish and to `DRAFT` for the others, whose `PUBLISH`, `FUTURE` or `PRIVATE` becomes `PENDING`. */
   status?: PostStatus | null | undefined;
+  /** An http(s) URL; empty to remove. */
   website?: string | null | undefined;
 };
 
@@ -142,13 +179,18 @@ export type PostStatus =
   /** In the trash: gone for readers; a second delete (or `force`) removes it for good. */
   | 'TRASH';
 
+/** The direction of a list order (REST `order=asc|desc`). */
 export type SortOrder =
+  /** Ascending: A to Z, smallest first. */
   | 'ASC'
+  /** Descending: Z to A, largest first. */
   | 'DESC';
 
 /** Fields of a category or tag. On update, fields left out keep their value. */
 export type TermInput = {
+  /** A longer description (HTML), shown on the term’s archive page. */
   description?: string | null | undefined;
+  /** The name shown to people; required on create. No two categories under one parent (or two tags) may share it, ignoring case. */
   name?: string | null | undefined;
   /** Categories only: the parent category, or null for a top-level one. */
   parentId?: number | null | undefined;
@@ -156,41 +198,68 @@ export type TermInput = {
   slug?: string | null | undefined;
 };
 
+/** What a list of categories or tags is sorted by (REST `orderby`); ties are broken by database ID. */
 export type TermOrderBy =
+  /** How many published events carry the term (`count`). */
   | 'COUNT'
+  /** The description text (HTML as stored). */
   | 'DESCRIPTION'
+  /** The database ID. */
   | 'ID'
+  /** The name, ignoring case and accents, as WordPress sorts it. */
   | 'NAME'
+  /** The parent category’s database ID; top-level categories come first in either direction. */
   | 'PARENT'
+  /** The slug. */
   | 'SLUG';
 
 /** Fields of a venue. On update, fields left out keep their value. */
 export type VenueInput = {
+  /** The street address. */
   address?: string | null | undefined;
+  /** The database ID of the author user; the writer by default on create, and null on update removes the author. Another user’s ID needs an editor or administrator. */
   authorId?: number | null | undefined;
+  /** The city. */
   city?: string | null | undefined;
+  /** The country, as people should read it. */
   country?: string | null | undefined;
   /** Publication date in the site time zone. */
   date?: string | null | undefined;
   /** Publication date in UTC. */
   dateUtc?: string | null | undefined;
+  /** The long description (HTML, reduced to what WordPress allows in post content). */
   description?: string | null | undefined;
+  /** The short description shown in lists (HTML, reduced like `description`). */
   excerpt?: string | null | undefined;
   /** The ID of a known image or an http(s) URL; empty to remove. */
   image?: string | null | undefined;
+  /** Latitude in decimal degrees, -90 to 90; give it with `longitude`, or both null to remove the point. */
   latitude?: number | null | undefined;
+  /** Longitude in decimal degrees, -180 to 180; give it with `latitude`, or both null to remove the point. */
   longitude?: number | null | undefined;
+  /** The venue name; required on create, and never empty. */
   name?: string | null | undefined;
+  /** Protects the content (readers then need it as the `password` argument); empty removes the protection. */
   password?: string | null | undefined;
+  /** The phone number, as people should read it. */
   phone?: string | null | undefined;
+  /** The province or region, outside the United States. */
   province?: string | null | undefined;
+  /** Show a map of the venue with its events; true on create when left out. */
   showMap?: boolean | null | undefined;
+  /** Show a link to a map of the venue with its events; true on create when left out. */
   showMapLink?: boolean | null | undefined;
+  /** Generated from the name when absent; `-2`, `-3` … added on clashes. */
   slug?: string | null | undefined;
+  /** The US state (usually its two-letter code). */
   state?: string | null | undefined;
+  /** The state or province as one value (REST `stateprovince`). */
   stateProvince?: string | null | undefined;
+  /** The post status. On create it defaults to `PUBLISH` for users who may publish and to `DRAFT` for the others, whose `PUBLISH`, `FUTURE` or `PRIVATE` becomes `PENDING`. */
   status?: PostStatus | null | undefined;
+  /** An http(s) URL; empty to remove. */
   website?: string | null | undefined;
+  /** The postal code. */
   zip?: string | null | undefined;
 };
 
