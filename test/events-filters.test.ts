@@ -13,7 +13,7 @@ afterAll(() => Promise.all([server.close(), newYorkSite.close()]));
 const EVENTS = `query ($filter: EventsFilter, $first: Int, $after: String) {
   events(filter: $filter, first: $first, after: $after) {
     totalCount
-    edges { cursor node { id } }
+    edges { cursor node { id: databaseId } }
     pageInfo { hasNextPage hasPreviousPage endCursor }
   }
 }`;
@@ -355,23 +355,23 @@ describe('flag filters', () => {
   it('lists published events only to readers, every status but trash to writers by default, and the statuses asked for otherwise', async () => {
     const events = {
       published: await createEvent(server),
-      draft: await createEvent(server, { status: 'draft' }),
-      pending: await createEvent(server, { status: 'pending' }),
+      draft: await createEvent(server, { status: 'DRAFT' }),
+      pending: await createEvent(server, { status: 'PENDING' }),
       trashed: await createEvent(server),
     };
-    await server.gqlOk(`mutation ($id: Int!) { deleteEvent(id: $id) { id } }`, { id: events.trashed.id });
+    await server.gqlOk(`mutation ($id: ID!) { deleteEvent(id: $id) { id } }`, { id: events.trashed.id });
     expect(await listedNames({}, events)).toEqual(['published']);
-    expect(await listedNames({ statuses: ['publish'] }, events)).toEqual(['published']);
+    expect(await listedNames({ statuses: ['PUBLISH'] }, events)).toEqual(['published']);
     // Anonymous readers may not ask for other statuses.
-    expect(await refusedFields({ statuses: ['draft'], include: Object.values(events).map((event) => event.id) })).toEqual({
+    expect(await refusedFields({ statuses: ['DRAFT'], include: Object.values(events).map((event) => event.id) })).toEqual({
       statuses: 'not allowed to list draft records',
     });
     const asAdmin = (filter: Filter) => listedNames(filter, events, server, ADMIN_AUTHORIZATION);
     expect(await asAdmin({})).toEqual(['draft', 'pending', 'published']);
-    expect(await asAdmin({ statuses: ['publish'] })).toEqual(['published']);
-    expect(await asAdmin({ statuses: ['draft'] })).toEqual(['draft']);
-    expect(await asAdmin({ statuses: ['publish', 'draft', 'pending'] })).toEqual(['draft', 'pending', 'published']);
-    expect(await asAdmin({ statuses: ['trash'] })).toEqual(['trashed']);
+    expect(await asAdmin({ statuses: ['PUBLISH'] })).toEqual(['published']);
+    expect(await asAdmin({ statuses: ['DRAFT'] })).toEqual(['draft']);
+    expect(await asAdmin({ statuses: ['PUBLISH', 'DRAFT', 'PENDING'] })).toEqual(['draft', 'pending', 'published']);
+    expect(await asAdmin({ statuses: ['TRASH'] })).toEqual(['trashed']);
   });
 
   it('lists only the included events', async () => {
@@ -387,9 +387,9 @@ describe('flag filters', () => {
     const shown = await createEvent(server, { featured: true });
     const events = { hidden, shown };
     expect(await listedNames({}, events)).toEqual(['shown']);
-    expect(await listedNames({ featured: true, statuses: ['publish', 'draft'] }, events, server, ADMIN_AUTHORIZATION)).toEqual(['shown']);
+    expect(await listedNames({ featured: true, statuses: ['PUBLISH', 'DRAFT'] }, events, server, ADMIN_AUTHORIZATION)).toEqual(['shown']);
     expect(await listedNames({}, events, server, ADMIN_AUTHORIZATION)).toEqual(['shown']);
-    expect((await server.gqlOk(`query ($id: Int!) { event(id: $id) { id } }`, { id: hidden.id })).event).toEqual({ id: hidden.id });
+    expect((await server.gqlOk(`query ($id: ID!) { event(id: $id) { id: databaseId } }`, { id: hidden.id })).event).toEqual({ id: hidden.id });
   });
 });
 
@@ -489,7 +489,7 @@ describe('order and pages', () => {
     for (let i = 0; i < 5; i++) events.push(await createEvent(server, at(`2031-08-0${1 + i} 10:00:00`, `2031-08-0${1 + i} 11:00:00`)));
     const filter = { include: events.map((event) => event.id) };
     const query = `query ($filter: EventsFilter, $last: Int, $before: String) {
-      events(filter: $filter, last: $last, before: $before) { totalCount edges { node { id } } pageInfo { hasPreviousPage startCursor } }
+      events(filter: $filter, last: $last, before: $before) { totalCount edges { node { id: databaseId } } pageInfo { hasPreviousPage startCursor } }
     }`;
     const ids = (data: any) => data.events.edges.map((edge: { node: { id: number } }) => edge.node.id);
     const lastPage = await server.gqlOk(query, { filter, last: 2 });
@@ -502,7 +502,7 @@ describe('order and pages', () => {
   it('counts every match in totalCount, whatever the page size', async () => {
     const token = unique('counted');
     for (let i = 0; i < 4; i++) await createEvent(server, { title: `${token} ${i}` });
-    await createEvent(server, { title: `${token} draft`, status: 'draft' });
+    await createEvent(server, { title: `${token} draft`, status: 'DRAFT' });
     const data = await server.gqlOk(EVENTS, { filter: { search: token }, first: 2 });
     expect(data.events.totalCount).toBe(4);
     expect(data.events.edges).toHaveLength(2);
