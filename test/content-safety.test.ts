@@ -77,7 +77,7 @@ describe('descriptions and excerpts keep WordPress post markup only', () => {
       organizers: [{ new: { name: unique('Crew'), description: HTML_INPUT } }],
     });
     const read = await server.gqlOk(
-      `query ($id: Int!) { event(id: $id) { description excerpt venues { description excerpt } organizers { description } } }`,
+      `query ($id: ID!) { event(id: $id) { description excerpt venues { description excerpt } organizers { description } } }`,
       { id: event.id },
     );
     for (const html of [read.event.description, read.event.excerpt, read.event.venues[0].description, read.event.venues[0].excerpt, read.event.organizers[0].description]) {
@@ -98,7 +98,7 @@ describe('descriptions and excerpts keep WordPress post markup only', () => {
 
   it('cleans venue and organizer descriptions updated over GraphQL', async () => {
     const venue = await createVenue(server);
-    const updated = await server.gqlOk(`mutation ($id: Int!, $input: VenueInput!) { updateVenue(id: $id, input: $input) { description excerpt } }`, {
+    const updated = await server.gqlOk(`mutation ($id: ID!, $input: VenueInput!) { updateVenue(id: $id, input: $input) { description excerpt } }`, {
       id: venue.id,
       input: { description: HTML_INPUT, excerpt: HTML_INPUT },
     });
@@ -106,7 +106,7 @@ describe('descriptions and excerpts keep WordPress post markup only', () => {
     expectSafe(updated.updateVenue.excerpt);
 
     const organizer = await server.gqlOk(`mutation ($input: OrganizerInput!) { createOrganizer(input: $input) { id } }`, { input: { name: unique('Crew') } });
-    const organizerUpdate = await server.gqlOk(`mutation ($id: Int!, $input: OrganizerInput!) { updateOrganizer(id: $id, input: $input) { description } }`, {
+    const organizerUpdate = await server.gqlOk(`mutation ($id: ID!, $input: OrganizerInput!) { updateOrganizer(id: $id, input: $input) { description } }`, {
       id: organizer.createOrganizer.id,
       input: { description: HTML_INPUT },
     });
@@ -120,7 +120,7 @@ describe('descriptions and excerpts keep WordPress post markup only', () => {
 
     const tag = await server.gqlOk(`mutation { createEventTag(input: { name: "${unique('Tag')}", description: ${JSON.stringify(HTML_INPUT)} }) { id description } }`);
     expectSafe(tag.createEventTag.description);
-    const moved = await server.gqlOk(`mutation ($id: Int!, $input: TermInput!) { updateEventTag(id: $id, input: $input) { description } }`, {
+    const moved = await server.gqlOk(`mutation ($id: ID!, $input: TermInput!) { updateEventTag(id: $id, input: $input) { description } }`, {
       id: tag.createEventTag.id,
       input: { description: `<p>Updated</p>${HTML_INPUT}` },
     });
@@ -135,7 +135,7 @@ describe('titles and names are plain text', () => {
     expect(created.status, created.text).toBe(201);
     expect(created.body.title).toBe(`${token} Jazz & Blues`);
     expect(created.body.slug).toBe(`${token.toLowerCase()}-jazz-and-blues`);
-    const read = await server.gqlOk(`query ($id: Int!) { event(id: $id) { title } }`, { id: created.body.id });
+    const read = await server.gqlOk(`query ($id: ID!) { event(id: $id) { title } }`, { id: created.body.id });
     expect(read.event.title).toBe(`${token} Jazz & Blues`);
   });
 
@@ -168,7 +168,7 @@ describe('URL fields take http(s) only', () => {
   const BAD_URLS = ['javascript:alert(1)', 'data:text/html,<script>alert(1)</script>', 'ftp://example.org/file.png'];
 
   async function eventsTitled(title: string): Promise<number> {
-    const data = await server.gqlOk(`query ($search: String) { events(filter: { search: $search, statuses: [publish, draft, pending] }) { totalCount } }`, { search: title }, ADMIN_AUTHORIZATION);
+    const data = await server.gqlOk(`query ($search: String) { events(filter: { search: $search, statuses: [PUBLISH, DRAFT, PENDING] }) { totalCount } }`, { search: title }, ADMIN_AUTHORIZATION);
     return data.events.totalCount;
   }
 

@@ -194,7 +194,7 @@ describe('GET /events/<id>.ics', () => {
   });
 
   it('answers errors in the JSON shape of the event route: 404, 403 for drafts and protected events', async () => {
-    const draft = await createEvent(server, { status: 'draft' });
+    const draft = await createEvent(server, { status: 'DRAFT' });
     const locked = await createEvent(server, { password: 'open-sesame', description: '<p>The secret plan</p>' });
     const cases: [string, CallOptions, number, string][] = [
       ['/events/99999999.ics', {}, 404, 'rest-event-not-found'],
@@ -257,7 +257,7 @@ describe('what a feed carries', () => {
       await createOrganizer(server, { email: 'hidden@example.org' }),
     ];
     const common = { tags: [String(tag.id)], startDate: '2031-12-01 10:00:00', endDate: '2031-12-01 11:00:00' };
-    const draft = await createEvent(server, { ...common, title: 'Draft plan', status: 'draft' });
+    const draft = await createEvent(server, { ...common, title: 'Draft plan', status: 'DRAFT' });
     const locked = await createEvent(server, {
       ...common,
       title: 'Protected plan',
@@ -401,7 +401,7 @@ describe('entry forms and GraphQL', () => {
       (await createEvent(server, { tags: [String(tag.id)], allDay: true, startDate: '2031-08-06', endDate: '2031-08-07' })).id,
     ];
     const data = await server.gqlOk(
-      `query ($filter: EventsFilter, $id: Int!) {
+      `query ($filter: EventsFilter, $id: ID!) {
         events(filter: $filter) { ical { text lastModified } }
         event(id: $id) { ical { text lastModified } }
       }`,
