@@ -7,23 +7,22 @@ const docParams = {
 } satisfies ParamDeclaration;
 
 /**
- * GET /doc: the OpenAPI document of every route of the namespace, generated from the route declarations, in the
- * language of the URL's language segment. OpenAPI 3.0 by default, as the original; `?openapi=3.1` for 3.1.
+ * GET /doc: the OpenAPI document of every route of the namespace (`routes()`, the route table that holds this route
+ * too), generated from the route declarations, in the language of the URL's language segment. OpenAPI 3.0 by default,
+ * as the original; `?openapi=3.1` for 3.1.
  */
-export const docRoutes: RouteDefinition[] = [
-  {
+export function docRoute(routes: () => readonly RouteDefinition[]): RouteDefinition {
+  return {
     pattern: '/doc',
     endpoints: [
       endpoint({
         methods: READABLE,
         params: docParams,
         async handle(call) {
-          // Loaded when called: the route table imports this module, so a static import would be circular.
-          const { ROUTES } = await import('./table.js');
           const version = call.params.openapi?.startsWith('3.1') ? '3.1' : '3.0';
-          return { body: openApiDocument(ROUTES, { urls: call.urls, language: call.language, version }) };
+          return { body: openApiDocument([...routes()], { urls: call.urls, language: call.language, version }) };
         },
       }),
     ],
-  },
-];
+  };
+}
