@@ -11,10 +11,11 @@ import { termIdsForFilter } from '../terms/references.js';
 import { venueIdsNear, type GeoPoint } from '../venues/geo.js';
 
 const GeoPointInput = builder.inputType('GeoPointInput', {
+  description: 'A circle on the globe: a point in decimal degrees (WGS 84) and a radius around it (REST `geoloc_lat`, `geoloc_lng`).',
   fields: (t) => ({
-    latitude: t.float({ required: true }),
-    longitude: t.float({ required: true }),
-    radiusKm: t.float({ description: 'Defaults to 25 km.' }),
+    latitude: t.float({ required: true, description: 'Latitude of the centre in degrees, -90 (south) to 90 (north).' }),
+    longitude: t.float({ required: true, description: 'Longitude of the centre in degrees, -180 (west) to 180 (east).' }),
+    radiusKm: t.float({ description: 'The radius in kilometres, greater than 0 (great-circle distance). Defaults to 25 km.' }),
   }),
 });
 
@@ -27,24 +28,27 @@ export const EventsFilterInput = builder.inputType('EventsFilter', {
   fields: (t) => ({
     startDate: t.field({ type: 'DateInput', description: 'Events starting on or after this.' }),
     endDate: t.field({ type: 'DateInput', description: 'Events ending on or before this.' }),
-    startsBefore: t.field({ type: 'DateInput' }),
-    startsAfter: t.field({ type: 'DateInput' }),
-    endsBefore: t.field({ type: 'DateInput' }),
-    endsAfter: t.field({ type: 'DateInput' }),
-    strictDates: t.boolean({ defaultValue: false }),
+    startsBefore: t.field({ type: 'DateInput', description: 'Events starting on or before that day; with `strictDates`, before that instant.' }),
+    startsAfter: t.field({ type: 'DateInput', description: 'Events starting after that day; with `strictDates`, after that instant.' }),
+    endsBefore: t.field({ type: 'DateInput', description: 'Events ending on or before that day; with `strictDates`, before that instant.' }),
+    endsAfter: t.field({ type: 'DateInput', description: 'Events ending after that day; with `strictDates`, after that instant.' }),
+    strictDates: t.boolean({
+      defaultValue: false,
+      description: 'Compare the dates as exact instants instead of whole days in each event’s time zone (see the type’s description).',
+    }),
     search: t.string({ description: 'Part of the title, description or excerpt (case-insensitive).' }),
     categories: t.stringList({ description: 'Category IDs or slugs; any of them.' }),
     tags: t.stringList({ description: 'Tag IDs or slugs; any of them.' }),
     venues: t.intList({ description: 'Venue IDs; any of them.' }),
     organizers: t.intList({ description: 'Organizer IDs; any of them.' }),
-    featured: t.boolean(),
+    featured: t.boolean({ description: 'true: only featured events; false: only the others; left out: both.' }),
     statuses: t.field({
       type: [PostStatusEnum],
       description: 'Defaults to published only for readers, and to every status but trash for users who write records.',
     }),
     include: t.intList({ description: 'Only these event IDs.' }),
     parent: t.int({ description: 'Only the children of this event (a recurring series).' }),
-    ticketed: t.boolean(),
+    ticketed: t.boolean({ description: 'true: only events with tickets (`ticketed`); false: only those without; left out: both.' }),
     hasCoordinates: t.boolean({ description: 'true: only events whose venue has coordinates; false: only without.' }),
     near: t.field({ type: GeoPointInput, description: 'Only events whose venue lies within the radius of this point.' }),
   }),

@@ -9,7 +9,7 @@ import { readImageInput } from '../media/index.js';
 import { checkOrganizerInput, OrganizerInput } from '../organizers/index.js';
 import type { LinkedPostRow } from '../shared/linked-post-api.js';
 import { databaseIdOf } from '../shared/node.js';
-import { PostStatusEnum, publicationFromInput } from '../shared/posts.js';
+import { POST_INPUT_DESCRIPTIONS, PostStatusEnum, publicationFromInput } from '../shared/posts.js';
 import { checkNonEmpty, checkUrl, definedOnly } from '../shared/validate.js';
 import { guessCurrency } from './cost.js';
 import { readTermAssignment } from '../terms/references.js';
@@ -39,34 +39,43 @@ export const EventInput = builder.inputType('EventInput', {
     'Fields of an event. On create, `title`, `startDate` and `endDate` are required. On update, fields left out keep ' +
     'their value; a list given replaces the links (an empty list removes them all).',
   fields: (t) => ({
-    title: t.field({ type: 'PlainText' }),
-    description: t.field({ type: 'HTML' }),
-    excerpt: t.field({ type: 'HTML' }),
+    title: t.field({ type: 'PlainText', description: 'The event title; required on create, and never empty.' }),
+    description: t.field({ type: 'HTML', description: POST_INPUT_DESCRIPTIONS.description }),
+    excerpt: t.field({ type: 'HTML', description: POST_INPUT_DESCRIPTIONS.excerpt }),
     slug: t.string({ description: 'Generated from the title when absent; `-2`, `-3` … added on clashes.' }),
-    status: t.field({ type: PostStatusEnum }),
-    authorId: t.int(),
+    status: t.field({ type: PostStatusEnum, description: POST_INPUT_DESCRIPTIONS.status }),
+    authorId: t.int({ description: POST_INPUT_DESCRIPTIONS.authorId }),
     date: t.field({ type: 'DateInput', description: 'Publication date in the site time zone.' }),
     dateUtc: t.field({ type: 'DateInput', description: 'Publication date in UTC.' }),
     timezone: t.string({ description: 'IANA time zone (`Europe/Berlin`) or `UTC+2`. Defaults to the site time zone.' }),
     startDate: t.field({ type: 'DateInput', description: "Start, read in the event's time zone unless it has an offset." }),
     endDate: t.field({ type: 'DateInput', description: "End, read in the event's time zone unless it has an offset." }),
     allDay: t.boolean({ description: 'Start at the beginning of the start day, end at the end of the end day.' }),
-    cost: t.field({ type: 'PlainText' }),
+    cost: t.field({
+      type: 'PlainText',
+      description: 'The cost as people should read it: `10`, `$10 - $20`, `20€`, `Free`. Its amounts become `costDetails.values`.',
+    }),
     currencySymbol: t.string({ description: 'Guessed from the cost text when absent.' }),
-    currencyCode: t.string(),
+    currencyCode: t.string({ description: 'The ISO 4217 currency code (`USD`, `EUR`); stored as given.' }),
     currencyPosition: t.string({ description: '`prefix` or `postfix`; guessed from the cost text when absent.' }),
-    website: t.string(),
+    website: t.string({ description: POST_INPUT_DESCRIPTIONS.website }),
     image: t.string({ description: 'The ID of a known image or an http(s) URL; empty to remove.' }),
-    showMap: t.boolean(),
-    showMapLink: t.boolean(),
-    hideFromListings: t.boolean(),
-    sticky: t.boolean(),
-    featured: t.boolean(),
-    password: t.string({ description: 'Protects the content; empty removes the protection.' }),
-    parentId: t.int(),
-    ticketed: t.boolean(),
-    venues: t.field({ type: [LinkedVenueInput] }),
-    organizers: t.field({ type: [LinkedOrganizerInput] }),
+    showMap: t.boolean({ description: 'Show a map of the venue on the event page; true on create when left out.' }),
+    showMapLink: t.boolean({ description: 'Show a link to a map of the venue; true on create when left out.' }),
+    hideFromListings: t.boolean({ description: 'Leave the event out of the `events` list and its feeds; false on create when left out.' }),
+    sticky: t.boolean({ description: 'Keep the event at the top of its day in month views; false on create when left out.' }),
+    featured: t.boolean({ description: 'Mark the event as featured; false on create when left out.' }),
+    password: t.string({ description: POST_INPUT_DESCRIPTIONS.password }),
+    parentId: t.int({ description: 'The database ID of the parent event of a recurring series; null removes the parent.' }),
+    ticketed: t.boolean({ description: 'Whether the event has tickets (a flag only: nothing sells them here); false on create when left out.' }),
+    venues: t.field({
+      type: [LinkedVenueInput],
+      description: 'The event’s venues in display order, existing or new; replaces the current ones, an empty list removes them.',
+    }),
+    organizers: t.field({
+      type: [LinkedOrganizerInput],
+      description: 'The event’s organizers in display order, existing or new; replaces the current ones, an empty list removes them.',
+    }),
     categories: t.stringList({ description: 'Category IDs or names; names not known yet are created.' }),
     tags: t.stringList({ description: 'Tag IDs or names; names not known yet are created.' }),
   }),

@@ -1,12 +1,10 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { Prisma } from '../../db/generated/prisma/client.js';
-import { canReadPost } from '../../auth/permissions.js';
-import { isLocked, listVisibility } from '../access.js';
+import { isLocked, listVisibility, readableLinkedPosts } from '../access.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { offsetConnection, type PageArgs } from '../shared/connections.js';
-import type { LinkedPostRow } from '../shared/linked-post-api.js';
 import { OrganizerType } from '../organizers/index.js';
 import { VenueType } from '../venues/index.js';
 import { EVENT_ORDER } from './order.js';
@@ -15,22 +13,13 @@ import { EventType } from './type.js';
 // The fields that cross between events and their venues and organizers live here, so neither module imports the
 // other.
 
-/**
- * The linked venues or organizers of an event that the viewer may read. Embedding a record is reading it: a draft,
- * pending or private venue is left out for whoever could not read it by its own route, on every path (REST single
- * events and lists, feeds, GraphQL). Password-protected ones are shown with their content withheld (`isLocked`).
- */
-function readableLinks<P extends LinkedPostRow>(ctx: Context, linked: P[]): P[] {
-  return linked.filter((post) => post.status !== 'trash' && canReadPost(ctx.viewer.user, post));
-}
-
 // Each loads through the link table in the same planned query as its event (no N+1).
 builder.prismaObjectFields(EventType, (t) => ({
   venues: t.field({
     type: [VenueType],
     description: 'Where the event happens: its venues that the viewer may read, in the order they were given.',
     select: (_args, _ctx, nested) => ({ venues: { select: { venue: nested(true) }, orderBy: [{ position: 'asc' }, { venueId: 'asc' }] } }),
-    resolve: (event, _args, ctx) => (isLocked(ctx, event) ? [] : readableLinks(ctx, event.venues.map((link) => link.venue))),
+    resolve: (event, _args, ctx) => (isLocked(ctx, event) ? [] : readableLinkedPosts(ctx, event.venues.map((link) => link.venue))),
   }),
   organizers: t.field({
     type: [OrganizerType],
@@ -38,7 +27,7 @@ builder.prismaObjectFields(EventType, (t) => ({
     select: (_args, _ctx, nested) => ({
       organizers: { select: { organizer: nested(true) }, orderBy: [{ position: 'asc' }, { organizerId: 'asc' }] },
     }),
-    resolve: (event, _args, ctx) => (isLocked(ctx, event) ? [] : readableLinks(ctx, event.organizers.map((link) => link.organizer))),
+    resolve: (event, _args, ctx) => (isLocked(ctx, event) ? [] : readableLinkedPosts(ctx, event.organizers.map((link) => link.organizer))),
   }),
 }));
 
@@ -59,7 +48,9 @@ builder.prismaObjectField(VenueType, 'events', (t) =>
     type: EventType,
     description: 'Events held here that the viewer may see, by start.',
     resolve: (venue, args, ctx, info) => linkedEvents(ctx, args, info, { venues: { some: { venueId: venue.id } } }),
-  }),
+  },
+  { description: 'A page of the events at a venue, with the number of all of them.' },
+  { description: 'An event in a page of a venue’s events, with its cursor.' }),
 );
 
 builder.prismaObjectField(OrganizerType, 'events', (t) =>
@@ -67,5 +58,7 @@ builder.prismaObjectField(OrganizerType, 'events', (t) =>
     type: EventType,
     description: 'Events this organizer runs that the viewer may see, by start.',
     resolve: (organizer, args, ctx, info) => linkedEvents(ctx, args, info, { organizers: { some: { organizerId: organizer.id } } }),
-  }),
+  },
+  { description: 'A page of the events of an organizer, with the number of all of them.' },
+  { description: 'An event in a page of an organizer’s events, with its cursor.' }),
 );

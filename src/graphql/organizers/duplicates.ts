@@ -28,7 +28,7 @@ builder.queryFields((t) => ({
       'The existing organizer that creating one from this input would duplicate, or null. The input is checked as ' +
       'createOrganizer checks it. An organizer matches when it is not in the trash, has the same name and the same value ' +
       'of each of description, excerpt, phone, email and website the input gives. The oldest match wins.',
-    args: { input: t.arg({ type: OrganizerInput, required: true }) },
+    args: { input: t.arg({ type: OrganizerInput, required: true, description: 'The organizer you are about to create, as `createOrganizer` would take it.' }) },
     resolve: async (query, _root, args, ctx) => {
       await checkOrganizerInput(ctx, args.input, true);
       // Asking what a create would duplicate is part of creating: the same right is needed.

@@ -21,6 +21,40 @@ export const PostStatusEnum = builder.enumType('PostStatus', {
 
 export type PostStatusValue = (typeof PostStatus)[keyof typeof PostStatus];
 
+/** Descriptions of the fields venues and organizers share (events describe theirs in events/type.ts). */
+export function postFieldDescriptions(noun: 'venue' | 'organizer') {
+  const locked = `while the ${noun} is locked (\`isLocked\`)`;
+  return {
+    name: `The ${noun} name (plain text; REST \`${noun}\`); shown even ${locked}.`,
+    slug: `The name in URLs (\`/${noun}/<slug>/\`), unique among ${noun}s; see \`${noun}BySlug\`.`,
+    status: `The WordPress post status: who may see the ${noun}.`,
+    authorId: `The database ID of the user who wrote the ${noun}; null when there is none (REST \`author\`, \`"0"\` then).`,
+    author: `The user who wrote the ${noun}; null when there is none.`,
+    publishedAt: `The publication date (REST \`date_utc\`); a \`FUTURE\` ${noun} is published then.`,
+    modifiedAt: `When the ${noun} was last changed (REST \`modified_utc\`).`,
+    modifiedLocal: `When the ${noun} was last changed, in the site time zone (REST \`modified\`).`,
+    description: `The long description (HTML); empty when there is none or ${locked}.`,
+    excerpt: `The short description (HTML); empty when there is none or ${locked}.`,
+    website: `The ${noun}’s website URL; empty when there is none or ${locked}.`,
+    phone: `The phone number, as entered; empty when there is none or ${locked}.`,
+    image: `The featured image; null when there is none or ${locked}.`,
+    hasPassword: `Whether the ${noun} is password-protected (the password itself is never returned).`,
+  };
+}
+
+/** Descriptions of the input fields events, venues and organizers share. */
+export const POST_INPUT_DESCRIPTIONS = {
+  description: 'The long description (HTML, reduced to what WordPress allows in post content).',
+  excerpt: 'The short description shown in lists (HTML, reduced like `description`).',
+  status:
+    'The post status. On create it defaults to `PUBLISH` for users who may publish and to `DRAFT` for the others, ' +
+    'whose `PUBLISH`, `FUTURE` or `PRIVATE` becomes `PENDING`.',
+  authorId: 'The database ID of the author user; the writer by default on create, and null on update removes the author. Another ' +
+    'user’s ID needs an editor or administrator.',
+  website: 'An http(s) URL; empty to remove.',
+  password: 'Protects the content (readers then need it as the `password` argument); empty removes the protection.',
+} as const;
+
 export interface PublicationInput {
   date?: string | null;
   dateUtc?: string | null;

@@ -12,9 +12,12 @@ import { EventCategoryType, EventTagType } from './types.js';
 const TermInput = builder.inputType('TermInput', {
   description: 'Fields of a category or tag. On update, fields left out keep their value.',
   fields: (t) => ({
-    name: t.field({ type: 'PlainText' }),
+    name: t.field({
+      type: 'PlainText',
+      description: 'The name shown to people; required on create. No two categories under one parent (or two tags) may share it, ignoring case.',
+    }),
     slug: t.string({ description: 'Generated from the name when absent; `-2`, `-3` … added on clashes.' }),
-    description: t.field({ type: 'HTML' }),
+    description: t.field({ type: 'HTML', description: 'A longer description (HTML), shown on the term’s archive page.' }),
     parentId: t.int({ description: 'Categories only: the parent category, or null for a top-level one.' }),
   }),
 });
@@ -132,13 +135,16 @@ function defineTermMutations(taxonomy: Taxonomy, typeName: 'EventCategory' | 'Ev
     [`create${typeName}`]: t.field({
       type,
       description: `Creates a ${taxonomy}.`,
-      args: { input: t.arg({ type: TermInput, required: true }) },
+      args: { input: t.arg({ type: TermInput, required: true, description: `The new ${taxonomy}: \`name\` is required.` }) },
       resolve: (_root, args, ctx) => createTerm(ctx, taxonomy, args.input),
     }),
     [`update${typeName}`]: t.field({
       type,
       description: `Changes a ${taxonomy}; fields left out keep their value.`,
-      args: { id: t.arg.id({ required: true, description: idArg }), input: t.arg({ type: TermInput, required: true }) },
+      args: {
+        id: t.arg.id({ required: true, description: idArg }),
+        input: t.arg({ type: TermInput, required: true, description: 'The fields to change; those left out keep their value.' }),
+      },
       resolve: (_root, args, ctx) => updateTerm(ctx, taxonomy, databaseIdOf(typeName, args.id, 'id'), args.input),
     }),
     [`delete${typeName}`]: t.prismaField({

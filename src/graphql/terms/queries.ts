@@ -11,13 +11,14 @@ import { literalTextSearch } from '../shared/search.js';
 import { EventCategoryType, EventTagType } from './types.js';
 
 export const TermOrderByEnum = builder.enumType('TermOrderBy', {
+  description: 'What a list of categories or tags is sorted by (REST `orderby`); ties are broken by database ID.',
   values: {
-    ID: { value: 'id' },
-    NAME: { value: 'name' },
-    SLUG: { value: 'slug' },
-    DESCRIPTION: { value: 'description' },
-    PARENT: { value: 'parentId' },
-    COUNT: { value: 'count' },
+    ID: { value: 'id', description: 'The database ID.' },
+    NAME: { value: 'name', description: 'The name, ignoring case and accents, as WordPress sorts it.' },
+    SLUG: { value: 'slug', description: 'The slug.' },
+    DESCRIPTION: { value: 'description', description: 'The description text (HTML as stored).' },
+    PARENT: { value: 'parentId', description: 'The parent category’s database ID; top-level categories come first in either direction.' },
+    COUNT: { value: 'count', description: 'How many published events carry the term (`count`).' },
   } as const,
 });
 
@@ -137,8 +138,8 @@ function defineTermQueries(taxonomy: Taxonomy, typename: 'EventCategory' | 'Even
         search: t.arg.string({ description: 'Part of the name or slug (case-insensitive).' }),
         include: t.arg.intList({ description: 'Only these IDs; each must exist.' }),
         exclude: t.arg.intList({ description: 'Not these IDs; each must exist.' }),
-        order: t.arg({ type: SortOrderEnum, defaultValue: 'asc' }),
-        orderBy: t.arg({ type: TermOrderByEnum, defaultValue: 'name' }),
+        order: t.arg({ type: SortOrderEnum, defaultValue: 'asc', description: 'The direction of `orderBy`; null is refused.' }),
+        orderBy: t.arg({ type: TermOrderByEnum, defaultValue: 'name', description: 'What the list is sorted by; null is refused.' }),
         hideEmpty: t.arg.boolean({ defaultValue: true, description: 'Leave out terms no published event carries.' }),
         ...(taxonomy === 'category' ? { parent: t.arg.int({ description: 'Only the children of this category; 0 for top-level categories.' }) } : {}),
         event: t.arg.int({ description: 'Only the terms of this event.' }),
@@ -157,7 +158,9 @@ function defineTermQueries(taxonomy: Taxonomy, typename: 'EventCategory' | 'Even
               : ctx.db.term.findMany({ ...query(), where, orderBy: termOrder(orderBy, order), skip: offset, take: limit }),
         );
       },
-    }),
+    },
+    { description: `A page of ${taxonomy === 'category' ? 'event categories' : 'event tags'}, with the number of all that match.` },
+    { description: `A ${taxonomy} in a page of the list, with its cursor.` }),
   }));
 }
 

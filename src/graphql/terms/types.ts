@@ -21,7 +21,9 @@ export const EventCategoryType = builder.prismaObject('Term', {
       totalCount: true,
       description: 'The categories directly beneath this one, by name.',
       query: { orderBy: [{ name: 'asc' }, { id: 'asc' }] },
-    }),
+    },
+    { description: 'A page of the categories directly beneath a category, with their number.' },
+    { description: 'A child category in a page, with its cursor.' }),
   }),
 });
 

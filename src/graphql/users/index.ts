@@ -33,8 +33,8 @@ export const UserType = builder.prismaObject('User', {
   fields: (t) => ({
     id: t.globalID(globalIdField('User')),
     databaseId: t.exposeInt('id', databaseIdField('User')),
-    login: t.exposeString('login'),
-    displayName: t.exposeString('displayName'),
+    login: t.exposeString('login', { description: 'The name the user signs in with (HTTP Basic `login:password`); unique.' }),
+    displayName: t.exposeString('displayName', { description: 'The name shown to people as the author; the login unless another was given.' }),
     role: t.field({
       type: RoleEnum,
       nullable: true,
@@ -61,21 +61,21 @@ registerNodeReader('User', async (ctx, id, query) => {
 const CredentialType = builder.prismaObject('Credential', {
   description: 'An application password or bearer token (its secret is never shown again).',
   fields: (t) => ({
-    id: t.exposeInt('id'),
-    name: t.exposeString('name'),
-    kind: t.expose('kind', { type: CredentialKindEnum }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    lastUsedAt: t.expose('lastUsedAt', { type: 'DateTime', nullable: true }),
-    revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true }),
+    id: t.exposeInt('id', { description: 'The credential’s database ID, for `revokeCredential(id:)`.' }),
+    name: t.exposeString('name', { description: 'The label given at creation, to tell credentials apart (`phone app`).' }),
+    kind: t.expose('kind', { type: CredentialKindEnum, description: 'Application password or bearer token.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
+    lastUsedAt: t.expose('lastUsedAt', { type: 'DateTime', nullable: true, description: 'When a request last signed in with it; null if never.' }),
+    revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true, description: 'When it was revoked (it no longer works); null while it is valid.' }),
   }),
 });
 
 const IssuedCredentialType = builder.objectRef<IssuedCredential>('IssuedCredential').implement({
   description: 'A credential just created. `secret` is shown this once; only a slow hash of it is kept.',
   fields: (t) => ({
-    id: t.exposeInt('id'),
-    name: t.exposeString('name'),
-    kind: t.expose('kind', { type: CredentialKindEnum }),
+    id: t.exposeInt('id', { description: 'The credential’s database ID, as `Credential.id` shows it later.' }),
+    name: t.exposeString('name', { description: 'The label it was given.' }),
+    kind: t.expose('kind', { type: CredentialKindEnum, description: 'Application password or bearer token: how to send `secret`.' }),
     secret: t.exposeString('secret', { description: 'Application password (HTTP Basic) or bearer token.' }),
   }),
 });
@@ -118,19 +118,23 @@ builder.queryFields((t) => ({
 }));
 
 const UserInput = builder.inputType('UserInput', {
+  description: 'A new user. Its credentials are created afterwards (`createApplicationPassword`, `createBearerToken`).',
   fields: (t) => ({
-    login: t.string({ required: true }),
-    role: t.field({ type: RoleEnum, required: true }),
-    email: t.string(),
-    displayName: t.string(),
+    login: t.string({ required: true, description: `The sign-in name, unique: ${LOGIN_RULE}.` }),
+    role: t.field({ type: RoleEnum, required: true, description: 'What the user may do.' }),
+    email: t.string({ description: 'The user’s e-mail address (checked as WordPress’s `is_email` checks it); empty when left out.' }),
+    displayName: t.string({ description: 'The name shown as author; the login when left out.' }),
   }),
 });
+
+const credentialNameArg = 'A label to tell the credential apart later (`phone app`); not empty.';
+const credentialUserArg = 'The database ID of the user it is for; yourself when left out. Others need an administrator.';
 
 builder.mutationFields((t) => ({
   createUser: t.prismaField({
     type: UserType,
     description: 'Administrators only.',
-    args: { input: t.arg({ type: UserInput, required: true }) },
+    args: { input: t.arg({ type: UserInput, required: true, description: 'The new user’s login, role and names.' }) },
     resolve: async (query, _root, { input }, ctx) => {
       const errors = new FieldErrors();
       if (!LOGIN_PATTERN.test(input.login)) errors.add('login', LOGIN_RULE);
@@ -145,19 +149,19 @@ builder.mutationFields((t) => ({
   createApplicationPassword: t.field({
     type: IssuedCredentialType,
     description: 'For yourself, or (administrators) for `userId`. The password is shown once.',
-    args: { name: t.arg.string({ required: true }), userId: t.arg.int() },
+    args: { name: t.arg.string({ required: true, description: credentialNameArg }), userId: t.arg.int({ description: credentialUserArg }) },
     resolve: async (_root, args, ctx) => issue(ctx, args.userId, 'application_password', args.name),
   }),
   createBearerToken: t.field({
     type: IssuedCredentialType,
     description: 'For yourself, or (administrators) for `userId`. The token is shown once.',
-    args: { name: t.arg.string({ required: true }), userId: t.arg.int() },
+    args: { name: t.arg.string({ required: true, description: credentialNameArg }), userId: t.arg.int({ description: credentialUserArg }) },
     resolve: async (_root, args, ctx) => issue(ctx, args.userId, 'bearer_token', args.name),
   }),
   revokeCredential: t.prismaField({
     type: CredentialType,
     description: 'Revokes one of your credentials (administrators: anyone’s). It stops working at once.',
-    args: { id: t.arg.int({ required: true }) },
+    args: { id: t.arg.int({ required: true, description: 'The credential’s database ID (`Credential.id`).' }) },
     resolve: async (query, _root, args, ctx) => {
       const credential = await ctx.db.credential.findUnique({ where: { id: args.id }, select: { userId: true } });
       if (!credential) {

@@ -46,7 +46,7 @@ builder.queryFields((t) => ({
       'checks it. A venue matches when it is not in the trash, has the same name, the same value of each of description, ' +
       'excerpt, city, province, state, stateProvince, zip and phone the input gives, and an address that contains every ' +
       'word of the address the input gives (an empty address only matches an empty one). The oldest match wins.',
-    args: { input: t.arg({ type: VenueInput, required: true }) },
+    args: { input: t.arg({ type: VenueInput, required: true, description: 'The venue you are about to create, as `createVenue` would take it.' }) },
     resolve: async (query, _root, args, ctx) => {
       await checkVenueInput(ctx, args.input, true);
       // Asking what a create would duplicate is part of creating: the same right is needed.

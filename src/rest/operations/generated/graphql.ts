@@ -144,7 +144,7 @@ export type OrganizerInput = {
   dateUtc?: string | null | undefined;
   /** The long description (HTML, reduced to what WordPress allows in post content). */
   description?: string | null | undefined;
-  /** The contact e-mail address; empty to remove. */
+  /** The contact e-mail address (checked as WordPress’s `is_email` checks it); empty to remove. */
   email?: string | null | undefined;
   /** The short description shown in lists (HTML, reduced like `description`). */
   excerpt?: string | null | undefined;
