@@ -58,6 +58,16 @@ export function assertReadable(ctx: Context, post: PostLike): void {
   if (!canReadPost(ctx.viewer.user, post)) throw new ForbiddenError('NOT_ACCESSIBLE');
 }
 
+/**
+ * The linked venues or organizers of an event that the viewer may read. Embedding a record is reading it: a draft,
+ * pending or private one is left out for whoever could not read it by its own route, on every path that embeds one
+ * (REST single events and lists, the iCalendar feeds, GraphQL). Password-protected ones stay, their content withheld
+ * where they are shown (`isLocked`).
+ */
+export function readableLinkedPosts<P extends PostLike>(ctx: Context, linked: P[]): P[] {
+  return linked.filter((post) => post.status !== 'trash' && canReadPost(ctx.viewer.user, post));
+}
+
 /** Remembers a `password` argument for the fields resolved after it. */
 export function offerPassword(ctx: Context, password: string | null | undefined): void {
   if (password) ctx.offeredPasswords.push(password);

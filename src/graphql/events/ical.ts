@@ -1,7 +1,7 @@
 import type { Prisma } from '../../db/generated/prisma/client.js';
 import { renderCalendar, type FeedEvent } from '../../ical/calendar.js';
 import { htmlToPlainText } from '../../ical/plain-text.js';
-import { isLocked } from '../access.js';
+import { isLocked, readableLinkedPosts } from '../access.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { EventType } from './type.js';
@@ -90,10 +90,12 @@ function feedEvent(ctx: Context, row: FeedEventRow): FeedEvent {
     categories: [] as string[],
   };
   if (isLocked(ctx, row)) return { ...shown, revisedAt: row.modifiedAt };
-  const venue = row.venues[0]?.venue;
+  const venues = readableLinkedPosts(ctx, row.venues.map((link) => link.venue));
+  const organizers = readableLinkedPosts(ctx, row.organizers.map((link) => link.organizer));
+  const venue = venues[0];
   // ORGANIZER is a calendar address: the first organizer with an e-mail address (as The Events Calendar does).
-  const organizer = row.organizers.map((link) => link.organizer).find((linked) => !isLocked(ctx, linked) && linked.email !== '');
-  const linked = [...row.venues.map((link) => link.venue), ...row.organizers.map((link) => link.organizer)];
+  const organizer = organizers.find((linked) => !isLocked(ctx, linked) && linked.email !== '');
+  const linked = [...venues, ...organizers];
   return {
     ...shown,
     revisedAt: latest([row.modifiedAt, ...linked.map((post) => post.modifiedAt)]),
