@@ -10,20 +10,27 @@ import { checkEmail } from '../shared/validate.js';
 export const RoleEnum = builder.enumType(Role, { name: 'Role', description: 'WordPress role of a user.' });
 const CredentialKindEnum = builder.enumType(CredentialKind, { name: 'CredentialKind' });
 
+/** A user's login and role: for the user and for those who manage users. */
+function mayKnowPrivateDetails(ctx: Context, userId: number): boolean {
+  const viewer = ctx.viewer.user;
+  return !!viewer && (viewer.id === userId || roleCan(viewer.role, 'manage_users'));
+}
+
 export const UserType = builder.prismaObject('User', {
   description: 'A person who writes records (their author).',
   fields: (t) => ({
     id: t.exposeInt('id'),
-    login: t.exposeString('login'),
+    login: t.string({
+      nullable: true,
+      description: 'What the user signs in with: visible to the user and to administrators; null for others (as WordPress shows readers a display name).',
+      resolve: (user, _args, ctx) => (mayKnowPrivateDetails(ctx, user.id) ? user.login : null),
+    }),
     displayName: t.exposeString('displayName'),
     role: t.field({
       type: RoleEnum,
       nullable: true,
       description: 'Visible to the user and to administrators; null for others.',
-      resolve: (user, _args, ctx) => {
-        const viewer = ctx.viewer.user;
-        return viewer && (viewer.id === user.id || roleCan(viewer.role, 'manage_users')) ? user.role : null;
-      },
+      resolve: (user, _args, ctx) => (mayKnowPrivateDetails(ctx, user.id) ? user.role : null),
     }),
   }),
 });
@@ -41,7 +48,7 @@ const CredentialType = builder.prismaObject('Credential', {
 });
 
 const IssuedCredentialType = builder.objectRef<IssuedCredential>('IssuedCredential').implement({
-  description: 'A credential just created. `secret` is shown this once; only a slow hash of it is kept.',
+  description: 'A credential just created. `secret` is shown this once; only a keyed hash of it is kept.',
   fields: (t) => ({
     id: t.exposeInt('id'),
     name: t.exposeString('name'),
