@@ -87,7 +87,7 @@ export function createRestHandler<Scope>(config: Config, makeContext: (request: 
         return { ...reply, headers: { ...allow, ...reply.headers } };
       } catch (error) {
         // WordPress sends `Allow` on every response of a matched route, errors included.
-        if (error instanceof RestError) return { status: error.status, body: error.body(), headers: allow };
+        if (error instanceof RestError) return { status: error.status, body: error.body(), headers: { ...allow, ...error.headers } };
         throw error;
       }
     }
