@@ -132,11 +132,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     db,
     queries,
     logger,
-    fetch: (request, socketAddress) =>
-      withRequestLog(logger, (request, requestLog) => {
-        const scope: RequestScope = { deadline: new Deadline(config.limits.requestTimeoutMs), clientAddress: clientAddressOf(request, socketAddress, config.trustProxy) };
-        return scope.deadline.answer(router.fetch(request, requestLog, scope), () => timeoutResponse(request, scope.deadline));
-      })(request),
+    fetch: withRequestLog(logger, (request, requestLog, socketAddress?: string) => {
+      const scope: RequestScope = { deadline: new Deadline(config.limits.requestTimeoutMs), clientAddress: clientAddressOf(request, socketAddress, config.trustProxy) };
+      return scope.deadline.answer(router.fetch(request, requestLog, scope), () => timeoutResponse(request, scope.deadline));
+    }),
     close: () => db.$disconnect(),
   };
 }
