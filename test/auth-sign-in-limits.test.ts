@@ -56,7 +56,7 @@ describe('failed sign-ins for one login', () => {
 
     const refused = await restRead(behindProxy, wrong, '198.51.100.9');
     expect(refused.status).toBe(429);
-    expect(refused.body).toEqual({ code: 'rest_too_many_requests', message: expect.stringMatching(/^Too many failed sign-in attempts\. Try again in [12] seconds\.$/), data: { status: 429 } });
+    expect(refused.body).toEqual({ code: 'rest_too_many_requests', message: expect.stringMatching(/^Too many failed sign-in attempts\. Try again in [1-3] seconds\.$/), data: { status: 429 } });
     const retryAfter = Number(refused.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(WINDOW_MS / 1000);
