@@ -1,13 +1,13 @@
 import cluster from 'node:cluster';
 import type { Config } from './config.js';
-import { ensureAdmin } from './auth/credentials.js';
+import { bootstrapAdmin } from './auth/credentials.js';
 import { createDb } from './db/client.js';
 import { migrate } from './db/migrate.js';
 import type { Logger } from './logging/logger.js';
 
 /**
  * Runs `config.workers` server processes sharing one port (node:cluster). The primary migrates the database and
- * ensures the administrator once, then forks; workers serve. Stateless workers need nothing from each other: all
+ * bootstraps the administrator once, then forks; workers serve. Stateless workers need nothing from each other: all
  * state is in the database. A worker that dies is replaced; SIGTERM/SIGINT stops them all gracefully.
  */
 export async function runPrimary(config: Config, logger: Logger): Promise<void> {
@@ -15,7 +15,7 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   if (config.adminPassword) {
     const db = createDb(config);
     try {
-      await ensureAdmin(db, config.adminPassword);
+      await bootstrapAdmin(db, config.adminPassword, logger);
     } finally {
       await db.$disconnect();
     }

@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import type { SignInLimits } from './auth/sign-in-limits.js';
 import { canonicalTimeZone } from './time/dates.js';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -15,11 +16,15 @@ export interface Config {
   siteUrl: string;
   siteTimezone: string;
   restRoot: string;
-  /** CALENDAR_ADMIN_PASSWORD: when set, user `admin` (administrator) signs in with this application password. */
+  /** CALENDAR_ADMIN_PASSWORD: while the database has no administrator, creates `admin` with this application password. */
   adminPassword: string | undefined;
   /** LOG_LEVEL: the least severe log level written (pino's levels, or `silent`). */
   logLevel: LogLevel;
   limits: Limits;
+  /** Failed sign-ins allowed per client address and per login in a window (src/auth/sign-in-limits.ts). */
+  signInLimits: SignInLimits;
+  /** TRUST_PROXY: the client address is the last one in X-Forwarded-For (added by a proxy in front) instead of the socket's. */
+  trustProxy: boolean;
   /** RESPONSE_CACHE_MB (0: off) and RESPONSE_CACHE_TTL_MS: anonymous reads answered from memory (src/cache). */
   responseCache: { maxBytes: number; ttlMs: number };
   /** Persisted operations on /graphql (README "Persisted operations"; src/limits/persisted-operations.ts). */
@@ -163,6 +168,12 @@ export function loadConfig(env: Env = process.env): Config {
     adminPassword: env.CALENDAR_ADMIN_PASSWORD || undefined,
     logLevel: readLogLevel(env),
     limits: readLimits(env),
+    signInLimits: {
+      failuresPerAddress: readWholeNumber(env, 'SIGNIN_FAILURES_PER_ADDRESS', 30, 0),
+      failuresPerLogin: readWholeNumber(env, 'SIGNIN_FAILURES_PER_LOGIN', 10, 0),
+      windowMs: readWholeNumber(env, 'SIGNIN_WINDOW_MS', 15 * 60 * 1000, 1),
+    },
+    trustProxy: readSwitch(env, 'TRUST_PROXY', false),
     responseCache: {
       maxBytes: readWholeNumber(env, 'RESPONSE_CACHE_MB', 32, 0) * 1024 * 1024,
       ttlMs: readWholeNumber(env, 'RESPONSE_CACHE_TTL_MS', 1000, 1),

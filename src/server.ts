@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { createServerAdapter } from '@whatwg-node/server';
 import { createYoga } from 'graphql-yoga';
 import { Router } from 'itty-router';
@@ -7,8 +7,11 @@ import { ResponseCache } from './cache/response-cache.js';
 import { createDb, type Db, type QueryCounter } from './db/client.js';
 import { sharedDataVersion } from './db/data-version.js';
 import { migrate } from './db/migrate.js';
-import { authenticate } from './auth/authenticate.js';
-import { ensureAdmin } from './auth/credentials.js';
+import { authenticate, claimedLogin, parseAuthorization } from './auth/authenticate.js';
+import { clientAddressOf } from './auth/client-address.js';
+import { bootstrapAdmin } from './auth/credentials.js';
+import { credentialKey } from './auth/credential-key.js';
+import { SignInLimiter } from './auth/sign-in-limits.js';
 import { createContext, type Context, type Viewer } from './graphql/context.js';
 import { schema } from './graphql/schema.js';
 import { Deadline, DeadlineExceededError, guardedDb, TIMEOUT_CODE } from './limits/deadline.js';
@@ -27,7 +30,8 @@ export interface App {
   /** Statements sent to the database since start (only counted when asked for at creation). */
   queries: QueryCounter;
   logger: Logger;
-  fetch(request: Request): Promise<Response>;
+  /** `socketAddress`: the peer's address, for the sign-in limits (see clientAddressOf). */
+  fetch(request: Request, socketAddress?: string): Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -39,8 +43,28 @@ export interface AppOptions {
 
 const INVALID_CREDENTIALS = 'The credentials sent are not valid.';
 
-const json = (body: unknown, status = 200) =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=UTF-8' } });
+/** What a request brings besides itself, handed down the router. */
+interface RequestScope {
+  deadline: Deadline;
+  clientAddress: string;
+}
+
+/** A request's viewer, or why its credentials were refused. */
+type SignIn = { viewer: Viewer } | { refused: 'invalid' } | { refused: 'rate_limited'; retryAfter: number };
+
+const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=UTF-8', ...headers } });
+
+function graphqlRefusal(refusal: Exclude<SignIn, { viewer: Viewer }>): Response {
+  if (refusal.refused === 'invalid') return json({ errors: [{ message: INVALID_CREDENTIALS, extensions: { code: 'UNAUTHENTICATED' } }] }, 401);
+  const message = `Too many failed sign-in attempts. Try again in ${refusal.retryAfter} seconds.`;
+  return json({ errors: [{ message, extensions: { code: 'RATE_LIMITED', retryAfter: refusal.retryAfter } }] }, 429, { 'retry-after': String(refusal.retryAfter) });
+}
+
+function restRefusal(refusal: Exclude<SignIn, { viewer: Viewer }>): RestError {
+  if (refusal.refused === 'invalid') return RestError.of('incorrect_password');
+  return RestError.of('rest_too_many_requests', {}, refusal.retryAfter).withHeaders({ 'Retry-After': String(refusal.retryAfter) });
+}
 
 /** The answer to a request past its deadline: 503, shaped as the API it was for (GraphQL or REST). */
 function timeoutResponse(request: Request, deadline: Deadline): Response {
@@ -59,13 +83,21 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const db = createDb(config, options.countQueries ? queries : undefined);
   await db.$queryRawUnsafe('SELECT 1');
 
-  if (config.adminPassword) await ensureAdmin(db, config.adminPassword);
+  if (config.adminPassword) await bootstrapAdmin(db, config.adminPassword, logger);
+  await credentialKey(db);
 
-  /** The request's viewer, or null when it sent credentials that do not verify. */
-  const viewerOf = async (request: Request): Promise<Viewer | null> => {
-    const result = await authenticate(db, request.headers.get('authorization'));
-    if (result.kind === 'invalid') return null;
-    return { user: result.kind === 'user' ? result.user : null };
+  const signInLimiter = new SignInLimiter(config.signInLimits);
+  /** Checks the request's credentials, unless too many failed lately from its address or for its login. */
+  const signIn = async (request: Request, clientAddress: string): Promise<SignIn> => {
+    const claim = parseAuthorization(request.headers.get('authorization'));
+    if (!claim) return { viewer: { user: null } };
+    const attempt = { address: clientAddress, login: claimedLogin(claim) };
+    const retryAfter = signInLimiter.retryAfterSeconds(attempt);
+    if (retryAfter > 0) return { refused: 'rate_limited', retryAfter };
+    const result = await authenticate(db, claim);
+    if (result.kind === 'user') return { viewer: { user: result.user } };
+    signInLimiter.recordFailure(attempt);
+    return { refused: 'invalid' };
   };
 
   const dataVersion = sharedDataVersion(db);
@@ -93,25 +125,25 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const browserIde = graphiql({ title: 'Calendar events service' });
   router.get('/graphql', browserIde.page);
   router.all(`${GRAPHIQL_ASSETS_PATH}*`, browserIde.assets);
-  router.all('/graphql', (request: Request, requestLog: RequestLog, deadline: Deadline) =>
+  router.all('/graphql', (request: Request, requestLog: RequestLog, { deadline, clientAddress }: RequestScope) =>
     responseCache.answer(request, async () => {
-      const viewer = await viewerOf(request);
-      if (!viewer) return json({ errors: [{ message: INVALID_CREDENTIALS, extensions: { code: 'UNAUTHENTICATED' } }] }, 401);
-      return yoga.fetch(request, { viewer, requestLog, deadline });
+      const outcome = await signIn(request, clientAddress);
+      if (!('viewer' in outcome)) return graphqlRefusal(outcome);
+      return yoga.fetch(request, { viewer: outcome.viewer, requestLog, deadline });
     }),
   );
   router.get('/healthz', async () => {
     await db.$queryRawUnsafe('SELECT 1');
     return json({ status: 'ok' });
   });
-  const handleRest = createRestHandler(config, async (request, deadline) => {
-    const viewer = await viewerOf(request);
-    if (!viewer) throw RestError.of('incorrect_password');
-    return createContext(guardedDb(db, deadline), config, viewer, dataVersion);
+  const handleRest = createRestHandler(config, async (request, { deadline, clientAddress }: RequestScope) => {
+    const outcome = await signIn(request, clientAddress);
+    if (!('viewer' in outcome)) throw restRefusal(outcome);
+    return createContext(guardedDb(db, deadline), config, outcome.viewer, dataVersion);
   });
   const noRoute = () => json({ code: 'rest_no_route', message: 'No route was found matching the URL and request method.', data: { status: 404 } }, 404);
-  router.all('*', (request: Request, requestLog: RequestLog, deadline: Deadline) =>
-    responseCache.answer(request, async () => (await handleRest(request, requestLog, deadline)) ?? noRoute()),
+  router.all('*', (request: Request, requestLog: RequestLog, scope: RequestScope) =>
+    responseCache.answer(request, async () => (await handleRest(request, requestLog, scope)) ?? noRoute()),
   );
 
   return {
@@ -119,9 +151,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     db,
     queries,
     logger,
-    fetch: withRequestLog(logger, (request, requestLog) => {
-      const deadline = new Deadline(config.limits.requestTimeoutMs);
-      return deadline.answer(router.fetch(request, requestLog, deadline), () => timeoutResponse(request, deadline));
+    fetch: withRequestLog(logger, (request, requestLog, socketAddress?: string) => {
+      const scope: RequestScope = { deadline: new Deadline(config.limits.requestTimeoutMs), clientAddress: clientAddressOf(request, socketAddress, config.trustProxy) };
+      return scope.deadline.answer(router.fetch(request, requestLog, scope), () => timeoutResponse(request, scope.deadline));
     }),
     close: () => db.$disconnect(),
   };
@@ -129,7 +161,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
 /** Serves the app on node:http. Resolves once listening. */
 export function listen(app: App, port = app.config.port, host = app.config.host): Promise<Server> {
-  const server = createServer(createServerAdapter((request: Request) => app.fetch(request)));
+  const adapter = createServerAdapter<{ req: IncomingMessage }>((request, { req }) => app.fetch(request, req.socket.remoteAddress));
+  const server = createServer(adapter);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve(server));

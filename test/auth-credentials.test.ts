@@ -23,7 +23,7 @@ beforeAll(async () => {
   server = await startServer();
   const users = await adminData(
     server,
-    `mutation { editor: createUser(input: { login: "cred-editor", role: editor }) { id login } author: createUser(input: { login: "cred-author", role: author }) { id login } }`,
+    `mutation { editor: createUser(input: { login: "cred-editor", role: EDITOR }) { id: databaseId login } author: createUser(input: { login: "cred-author", role: AUTHOR }) { id: databaseId login } }`,
   );
   const secrets = await adminData(
     server,
@@ -84,7 +84,7 @@ describe('application passwords', () => {
     const created = await gql('mutation { p: createApplicationPassword(name: "phone") { id name kind secret } }', author.authorization);
     const { id, secret, kind } = created.body.data.p;
     issued.push(secret);
-    expect(kind).toBe('application_password');
+    expect(kind).toBe('APPLICATION_PASSWORD');
     const phone = basicAuthorization(author.login, secret);
     expect(await viewerLogin(phone)).toBe('cred-author');
     const revoked = await gql(`mutation { r: revokeCredential(id: ${id}) { id revokedAt } }`, phone);
@@ -100,7 +100,7 @@ describe('bearer tokens', () => {
     const created = await gql('mutation { t: createBearerToken(name: "ci") { id kind secret } }', editor.authorization);
     const token = created.body.data.t;
     issued.push(token.secret);
-    expect(token.kind).toBe('bearer_token');
+    expect(token.kind).toBe('BEARER_TOKEN');
     expect(token.secret).toMatch(new RegExp(`^${token.id}\\.\\S+$`));
     const bearer = `Bearer ${token.secret}`;
     expect(await viewerLogin(bearer)).toBe('cred-editor');
@@ -179,7 +179,7 @@ describe('credential records', () => {
   it('record when they were last used', async () => {
     const created = await adminData(server, `mutation { p: createApplicationPassword(name: "tablet", userId: ${author.id}) { id secret } }`);
     const lastUsed = async () => {
-      const data = await adminData(server, '{ users { id credentials { id createdAt lastUsedAt revokedAt } } }');
+      const data = await adminData(server, '{ users { id: databaseId credentials { id createdAt lastUsedAt revokedAt } } }');
       return data.users.find((user: { id: number }) => user.id === author.id).credentials.find((c: { id: number }) => c.id === created.p.id);
     };
     const before = await lastUsed();
@@ -192,7 +192,7 @@ describe('credential records', () => {
     expect(Date.parse(after.lastUsedAt)).toBeLessThanOrEqual(Date.now() + 1000);
   });
 
-  it('show a secret once: no query returns it, no field can, and only a scrypt hash is stored', async () => {
+  it('show a secret once: no query returns it, no field can, and only a keyed hash is stored', async () => {
     const created = await gql('mutation { p: createApplicationPassword(name: "once") { id secret } t: createBearerToken(name: "once") { id secret } }', editor.authorization);
     const secrets = [created.body.data.p.secret, created.body.data.t.secret];
     issued.push(...secrets);
@@ -208,7 +208,7 @@ describe('credential records', () => {
     const stored = await server.app.db.credential.findMany({ where: { id: { in: [created.body.data.p.id, created.body.data.t.id] } } });
     expect(stored).toHaveLength(2);
     for (const credential of stored) {
-      expect(credential.secretHash).toMatch(/^scrypt\$\d+\$\d+\$\d+\$[\w-]+\$[\w-]+$/);
+      expect(credential.secretHash).toMatch(/^hmac-sha256\$[\w-]{43}$/);
       for (const form of forms) expect(credential.secretHash).not.toContain(form);
     }
   });
@@ -230,7 +230,7 @@ describe('who manages credentials and users', () => {
       'mutation { r: createApplicationPassword(name: "x") { id } }',
       'mutation { r: createBearerToken(name: "x") { id } }',
       'mutation { r: revokeCredential(id: 1) { id } }',
-      'mutation { r: createUser(input: { login: "anon-made", role: administrator }) { id } }',
+      'mutation { r: createUser(input: { login: "anon-made", role: ADMINISTRATOR }) { id } }',
       '{ users { id } }',
     ]) {
       expect(code(await gql(operation, null)), operation).toBe('200 UNAUTHENTICATED');
@@ -244,7 +244,7 @@ describe('who manages credentials and users', () => {
     expect(code(await gql(`mutation { r: revokeCredential(id: ${forAuthor.p.id}) { id } }`, editor.authorization))).toBe('200 FORBIDDEN');
     expect(code(await gql(`mutation { r: createApplicationPassword(name: "x", userId: ${editor.id}) { id } }`, editor.authorization))).toBe('200 ok');
     expect(code(await gql('{ users { id } }', editor.authorization))).toBe('200 FORBIDDEN');
-    expect(code(await gql('mutation { r: createUser(input: { login: "editor-made", role: administrator }) { id } }', editor.authorization))).toBe('200 FORBIDDEN');
+    expect(code(await gql('mutation { r: createUser(input: { login: "editor-made", role: ADMINISTRATOR }) { id } }', editor.authorization))).toBe('200 FORBIDDEN');
     expect(code(await gql(`mutation { r: revokeCredential(id: ${forAuthor.p.id}) { id } }`, ADMIN_AUTHORIZATION))).toBe('200 ok');
   });
 });

@@ -1,79 +1,142 @@
 import type { Db } from '../db/client.js';
 import type { ViewerUser } from './permissions.js';
-import { verifyAgainstDecoy, verifySecret } from './secrets.js';
+import { ADMIN_CREDENTIAL_NAME } from './credentials.js';
+import { credentialKey } from './credential-key.js';
+import { isScryptHash, lookupOf, macMatches, macOf, normalizeApplicationPassword, verifyAgainstDecoy, verifyChosenSecret } from './secrets.js';
 
 export type Authentication = { kind: 'anonymous' } | { kind: 'user'; user: ViewerUser } | { kind: 'invalid' };
 
-/** Hash checks a failed sign-in costs, whoever the user (users rarely hold more application passwords). */
-const FAILED_CHECKS = 3;
-
-/** WordPress shows application passwords in groups and ignores the spaces when they come back. */
-export function normalizeApplicationPassword(secret: string): string {
-  return secret.replace(/\s+/g, '');
-}
+/** What an Authorization header claims, before anything is checked. */
+export type Claim =
+  | { scheme: 'basic'; login: string; secret: string }
+  | { scheme: 'bearer'; id: number | null; secret: string }
+  | { scheme: 'malformed' };
 
 const ANONYMOUS: Authentication = { kind: 'anonymous' };
 const INVALID: Authentication = { kind: 'invalid' };
+const USER_FIELDS = { id: true, login: true, role: true } as const;
 
-function decodeBasic(value: string): { login: string; secret: string } | null {
+function decodeBasic(value: string): Claim {
   const decoded = Buffer.from(value, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  if (colon <= 0) return null;
-  return { login: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
+  if (colon <= 0) return { scheme: 'malformed' };
+  return { scheme: 'basic', login: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
 }
 
-async function byApplicationPassword(db: Db, login: string, secret: string): Promise<Authentication> {
-  const user = await db.user.findUnique({
-    where: { login },
-    select: { id: true, login: true, role: true, credentials: { where: { kind: 'application_password', revokedAt: null }, select: { id: true, secretHash: true } } },
-  });
-  const normalized = normalizeApplicationPassword(secret);
-  const credentials = user?.credentials ?? [];
-  for (const credential of credentials) {
-    if (await verifySecret(normalized, credential.secretHash)) {
-      await db.credential.update({ where: { id: credential.id }, data: { lastUsedAt: new Date() } });
-      return { kind: 'user', user: { id: user!.id, login: user!.login, role: user!.role } };
-    }
-  }
-  // A failure always costs FAILED_CHECKS hash checks, so an unknown user and a wrong password take the same time.
-  for (let n = credentials.length; n < FAILED_CHECKS; n++) await verifyAgainstDecoy(normalized);
-  return INVALID;
+function decodeBearer(value: string): Claim {
+  const match = /^(\d{1,12})\.(.+)$/.exec(value.trim());
+  return { scheme: 'bearer', id: match ? Number(match[1]) : null, secret: match?.[2] ?? value };
 }
 
-async function byBearerToken(db: Db, token: string): Promise<Authentication> {
-  const match = /^(\d{1,12})\.(.+)$/.exec(token.trim());
-  const credential = match
-    ? await db.credential.findFirst({
-        where: { id: Number(match[1]), kind: 'bearer_token', revokedAt: null },
-        select: { id: true, secretHash: true, user: { select: { id: true, login: true, role: true } } },
-      })
-    : null;
-  const secret = match?.[2] ?? token;
-  if (!credential) {
-    for (let n = 0; n < FAILED_CHECKS; n++) await verifyAgainstDecoy(secret);
-    return INVALID;
+/** Reads the Authorization header: null when there is none (an anonymous reader). */
+export function parseAuthorization(authorization: string | null): Claim | null {
+  if (!authorization || authorization.trim() === '') return null;
+  const [scheme = '', value = ''] = authorization.trim().split(/\s+(.*)/s);
+  if (scheme.toLowerCase() === 'basic') return decodeBasic(value);
+  if (scheme.toLowerCase() === 'bearer') return decodeBearer(value);
+  return { scheme: 'malformed' };
+}
+
+/** The name failed attempts are counted under for this claim (src/auth/sign-in-limits.ts). */
+export function claimedLogin(claim: Claim): string | null {
+  if (claim.scheme === 'basic') return claim.login;
+  if (claim.scheme === 'bearer' && claim.id !== null) return `token:${claim.id}`;
+  return null;
+}
+
+async function signedIn(db: Db, credentialId: number, user: ViewerUser, upgrade: { lookup?: string | null; secretHash?: string } = {}): Promise<Authentication> {
+  const used = { lastUsedAt: new Date() };
+  try {
+    await db.credential.update({ where: { id: credentialId }, data: { ...used, ...upgrade } });
+  } catch (error) {
+    // An old row's public part taken by a newer credential (all but impossible): it stays scrypt, and works.
+    if ((error as { code?: string }).code !== 'P2002') throw error;
+    await db.credential.update({ where: { id: credentialId }, data: used });
   }
-  if (!(await verifySecret(secret, credential.secretHash))) {
-    for (let n = 1; n < FAILED_CHECKS; n++) await verifyAgainstDecoy(secret);
-    return INVALID;
-  }
-  await db.credential.update({ where: { id: credential.id }, data: { lastUsedAt: new Date() } });
-  return { kind: 'user', user: credential.user };
+  return { kind: 'user', user };
 }
 
 /**
- * Reads the Authorization header: HTTP Basic with an application password, or a Bearer token. No header means an
- * anonymous reader; anything that does not verify (unknown user, wrong or revoked secret, malformed header) is
- * `invalid`, the same answer after the same work.
+ * scrypt checks every failed sign-in with an application password costs: as many as the user with the most scrypt
+ * rows holds, whoever signs in, so neither time nor answer tells which logins exist. It falls as old rows are
+ * rewritten on use, to 1 or 0 (only CALENDAR_ADMIN_PASSWORD, a password a person chose, stays scrypt).
  */
-export async function authenticate(db: Db, authorization: string | null): Promise<Authentication> {
-  if (!authorization || authorization.trim() === '') return ANONYMOUS;
-  const [scheme = '', value = ''] = authorization.trim().split(/\s+(.*)/s);
-  if (scheme.toLowerCase() === 'basic') {
-    const credentials = decodeBasic(value);
-    if (!credentials) return byApplicationPassword(db, '', value);
-    return byApplicationPassword(db, credentials.login, credentials.secret);
+async function scryptChecksPerFailure(db: Db): Promise<number> {
+  const [most] = await db.credential.groupBy({
+    by: ['userId'],
+    where: { kind: 'application_password', lookup: null, revokedAt: null },
+    _count: { userId: true },
+    orderBy: { _count: { userId: 'desc' } },
+    take: 1,
+  });
+  return most?._count.userId ?? 0;
+}
+
+/** An old row of an issued password is rewritten to the keyed form when used; a chosen password stays scrypt. */
+function upgradeOf(key: Buffer, normalized: string, credentialName: string) {
+  const lookup = lookupOf(normalized);
+  return lookup && credentialName !== ADMIN_CREDENTIAL_NAME ? { lookup, secretHash: macOf(key, normalized) } : {};
+}
+
+/** The user's scrypt rows: passwords written before the keyed form, and CALENDAR_ADMIN_PASSWORD. */
+async function byScryptPassword(db: Db, key: Buffer, login: string, normalized: string): Promise<Authentication> {
+  const [rows, checks] = await Promise.all([
+    db.credential.findMany({
+      where: { user: { login }, kind: 'application_password', lookup: null, revokedAt: null },
+      select: { id: true, name: true, secretHash: true, user: { select: USER_FIELDS } },
+      orderBy: { id: 'asc' },
+    }),
+    scryptChecksPerFailure(db),
+  ]);
+  for (const row of rows) {
+    if (await verifyChosenSecret(normalized, row.secretHash)) return signedIn(db, row.id, row.user, upgradeOf(key, normalized, row.name));
   }
-  if (scheme.toLowerCase() === 'bearer') return byBearerToken(db, value);
-  return byApplicationPassword(db, '', value);
+  for (let n = rows.length; n < checks; n++) await verifyAgainstDecoy(normalized);
+  return INVALID;
+}
+
+/**
+ * One HMAC and one indexed read by the password's public part; when that fails, the scrypt rows (a fixed number of
+ * checks, see scryptChecksPerFailure).
+ */
+async function byApplicationPassword(db: Db, login: string, secret: string): Promise<Authentication> {
+  const normalized = normalizeApplicationPassword(secret);
+  const key = await credentialKey(db);
+  const mac = macOf(key, normalized);
+  const lookup = lookupOf(normalized);
+  const row = lookup
+    ? await db.credential.findUnique({ where: { lookup }, select: { id: true, kind: true, revokedAt: true, secretHash: true, user: { select: USER_FIELDS } } })
+    : null;
+  const verified = row !== null && macMatches(mac, row.secretHash);
+  if (verified && row.kind === 'application_password' && row.revokedAt === null && row.user.login === login) return signedIn(db, row.id, row.user);
+  return byScryptPassword(db, key, login, normalized);
+}
+
+/** Whether any bearer token is still a scrypt row: then every failure spends one scrypt check, as one on such a row does. */
+async function scryptTokensRemain(db: Db): Promise<boolean> {
+  return (await db.credential.findFirst({ where: { kind: 'bearer_token', revokedAt: null, secretHash: { startsWith: 'scrypt$' } }, select: { id: true } })) !== null;
+}
+
+/** Found by the ID it starts with, then one HMAC (or, for a token from before the keyed form, one scrypt check). */
+async function byBearerToken(db: Db, id: number | null, secret: string): Promise<Authentication> {
+  const key = await credentialKey(db);
+  const mac = macOf(key, secret);
+  const row = id === null ? null : await db.credential.findFirst({ where: { id, kind: 'bearer_token', revokedAt: null }, select: { id: true, secretHash: true, user: { select: USER_FIELDS } } });
+  const old = row !== null && isScryptHash(row.secretHash);
+  if (row && !old && macMatches(mac, row.secretHash)) return signedIn(db, row.id, row.user);
+  if (row && old && (await verifyChosenSecret(secret, row.secretHash))) return signedIn(db, row.id, row.user, { secretHash: mac });
+  if (!old && (await scryptTokensRemain(db))) await verifyAgainstDecoy(secret);
+  return INVALID;
+}
+
+/**
+ * Checks a claim: HTTP Basic with an application password, or a Bearer token. No claim means an anonymous reader;
+ * anything that does not verify (unknown user, wrong or revoked secret, malformed header) is `invalid`, the same
+ * answer after the same work.
+ */
+export async function authenticate(db: Db, claim: Claim | null): Promise<Authentication> {
+  if (!claim) return ANONYMOUS;
+  if (claim.scheme === 'basic') return byApplicationPassword(db, claim.login, claim.secret);
+  if (claim.scheme === 'bearer') return byBearerToken(db, claim.id, claim.secret);
+  return byApplicationPassword(db, '', '');
 }

@@ -1,7 +1,8 @@
 import type { DbTransaction } from '../db/client.js';
 import type { CredentialKind, Role } from '../db/generated/prisma/enums.js';
-import { normalizeApplicationPassword } from './authenticate.js';
-import { hashSecret, newSecret, verifySecret } from './secrets.js';
+import type { Logger } from '../logging/logger.js';
+import { credentialKey } from './credential-key.js';
+import { hashChosenSecret, lookupOf, macOf, newSecret, normalizeApplicationPassword } from './secrets.js';
 
 export interface IssuedCredential {
   id: number;
@@ -19,11 +20,16 @@ export async function createUser(db: DbTransaction, login: string, role: Role, e
   return db.user.create({ data: { login, role, email, displayName } });
 }
 
-/** Issues a credential for a user; the secret is returned once and only its hash is kept. */
-export async function issueCredential(db: DbTransaction, userId: number, kind: CredentialKind, name: string, chosenSecret?: string): Promise<IssuedCredential> {
-  const secret = chosenSecret ?? newSecret();
-  const stored = kind === 'application_password' ? normalizeApplicationPassword(secret) : secret.replace(/\s+/g, '');
-  const credential = await db.credential.create({ data: { userId, kind, name, secretHash: await hashSecret(stored) } });
+/**
+ * Issues a credential for a user; the secret is returned once and only its keyed hash is kept. An application
+ * password's first characters are its public lookup part; a bearer token is found by the ID it starts with.
+ */
+export async function issueCredential(db: DbTransaction, userId: number, kind: CredentialKind, name: string): Promise<IssuedCredential> {
+  const secret = newSecret();
+  const stored = normalizeApplicationPassword(secret);
+  const lookup = kind === 'application_password' ? lookupOf(stored) : null;
+  const secretHash = macOf(await credentialKey(db), stored);
+  const credential = await db.credential.create({ data: { userId, kind, name, lookup, secretHash } });
   const shown = kind === 'bearer_token' ? `${credential.id}.${stored}` : secret;
   return { id: credential.id, name, kind, secret: shown };
 }
@@ -42,32 +48,36 @@ export function listCredentials(db: DbTransaction, userId: number) {
 }
 
 export const ADMIN_LOGIN = 'admin';
-
-/** The `admin` user, created if missing. Processes starting together may race to create it; the loser reads it. */
-async function adminUser(db: DbTransaction) {
-  const existing = await db.user.findUnique({ where: { login: ADMIN_LOGIN } });
-  if (existing) return existing;
-  try {
-    return await createUser(db, ADMIN_LOGIN, 'administrator', '', 'Administrator');
-  } catch (error) {
-    if ((error as { code?: string }).code !== 'P2002') throw error;
-    return db.user.findUniqueOrThrow({ where: { login: ADMIN_LOGIN } });
-  }
-}
-const ADMIN_CREDENTIAL_NAME = 'CALENDAR_ADMIN_PASSWORD';
+/** The name of the application password CALENDAR_ADMIN_PASSWORD creates: the one secret a person chose (scrypt). */
+export const ADMIN_CREDENTIAL_NAME = 'CALENDAR_ADMIN_PASSWORD';
 
 /**
- * For automated deployments: makes sure `admin` exists as an administrator and that `password` is one of its
- * application passwords. Never logs the password.
+ * Makes `admin` the administrator, creating it when missing; false when another process starting at the same
+ * time got there first (or `admin` already is one), so that only one of them stores the password.
  */
-export async function ensureAdmin(db: DbTransaction, password: string): Promise<void> {
-  const user = await adminUser(db);
-  if (user.role !== 'administrator') await db.user.update({ where: { id: user.id }, data: { role: 'administrator' } });
-  const existing = await db.credential.findMany({ where: { userId: user.id, kind: 'application_password', revokedAt: null, name: ADMIN_CREDENTIAL_NAME } });
-  for (const credential of existing) {
-    if (await verifySecret(normalizeApplicationPassword(password), credential.secretHash)) return;
+async function claimAdminUser(db: DbTransaction): Promise<number | null> {
+  try {
+    return (await createUser(db, ADMIN_LOGIN, 'administrator', '', 'Administrator')).id;
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'P2002') throw error;
   }
-  // The value changed: the old one stops working, the new one starts.
-  await db.credential.updateMany({ where: { userId: user.id, name: ADMIN_CREDENTIAL_NAME, revokedAt: null }, data: { revokedAt: new Date() } });
-  await issueCredential(db, user.id, 'application_password', ADMIN_CREDENTIAL_NAME, password);
+  const promoted = await db.user.updateMany({ where: { login: ADMIN_LOGIN, role: { not: 'administrator' } }, data: { role: 'administrator' } });
+  return promoted.count > 0 ? (await db.user.findUniqueOrThrow({ where: { login: ADMIN_LOGIN } })).id : null;
+}
+
+const IGNORED_ADMIN_PASSWORD =
+  'CALENDAR_ADMIN_PASSWORD is set but ignored: the database already has an administrator (it only creates the first one). ' +
+  'Rotate passwords with the CLI: passwords create <login>, then passwords revoke <id>.';
+
+/**
+ * CALENDAR_ADMIN_PASSWORD bootstraps the first administrator: while the database has no administrator, `admin`
+ * becomes one with `password` as an application password. Once there is an administrator the value is ignored, with
+ * one warning, so a revoked or rotated password stays so. Never logs the password.
+ */
+export async function bootstrapAdmin(db: DbTransaction, password: string, logger: Pick<Logger, 'warn'>): Promise<void> {
+  if ((await db.user.count({ where: { role: 'administrator' } })) > 0) return void logger.warn(IGNORED_ADMIN_PASSWORD);
+  const userId = await claimAdminUser(db);
+  if (userId === null) return;
+  const secretHash = await hashChosenSecret(normalizeApplicationPassword(password));
+  await db.credential.create({ data: { userId, kind: 'application_password', name: ADMIN_CREDENTIAL_NAME, secretHash } });
 }

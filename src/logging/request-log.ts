@@ -52,8 +52,8 @@ const internalError = () =>
  * in `X-Request-ID`, and writes one line per request. A request that failed unexpectedly (an error thrown out of the
  * handler, or one a handler reported) is logged once, on that line, at level error with the error; others at info.
  */
-export function withRequestLog(logger: Logger, handle: (request: Request, log: RequestLog) => Promise<Response>) {
-  return async (request: Request): Promise<Response> => {
+export function withRequestLog<Rest extends unknown[]>(logger: Logger, handle: (request: Request, log: RequestLog, ...rest: Rest) => Promise<Response>) {
+  return async (request: Request, ...rest: Rest): Promise<Response> => {
     const started = performance.now();
     const errors: unknown[] = [];
     const errorCodes = new Set<string>();
@@ -64,7 +64,7 @@ export function withRequestLog(logger: Logger, handle: (request: Request, log: R
     };
     let response: Response;
     try {
-      response = await handle(request, log);
+      response = await handle(request, log, ...rest);
     } catch (error) {
       errors.push(error);
       response = internalError();

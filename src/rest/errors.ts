@@ -7,6 +7,8 @@ export const REST_ERRORS = {
   rest_forbidden: { status: 401, message: 'Sorry, you are not allowed to do that.' },
   // Unknown user and wrong password answer alike, so the answer does not tell which logins exist.
   incorrect_password: { status: 401, message: 'The credentials sent are not valid.' },
+  // Too many failed sign-ins from this address or for this login (README "Authentication"); with Retry-After.
+  rest_too_many_requests: { status: 429, message: 'Too many failed sign-in attempts. Try again in %d seconds.' },
   'rest-event-not-found': { status: 404, message: 'Event with ID %d does not exist.' },
   'event-no-longer-available': { status: 403, message: 'The requested event is no longer available' },
   'event-not-accessible': { status: 403, message: 'The requested event is not accessible' },
@@ -36,6 +38,8 @@ export class RestError extends Error {
     message: string,
     public readonly status: number,
     public readonly data: Record<string, unknown> = {},
+    /** Response headers the error comes with (Retry-After). */
+    public readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
@@ -49,6 +53,10 @@ export class RestError extends Error {
 
   body() {
     return { code: this.code, message: this.message, data: { status: this.status, ...this.data } };
+  }
+
+  withHeaders(headers: Record<string, string>): RestError {
+    return new RestError(this.code, this.message, this.status, this.data, { ...this.headers, ...headers });
   }
 }
 

@@ -2,7 +2,6 @@ import { execute, type GraphQLFormattedError } from 'graphql';
 import { DateTime } from 'luxon';
 import type { Config } from '../config.js';
 import type { Context } from '../graphql/context.js';
-import type { Deadline } from '../limits/deadline.js';
 import { schema } from '../graphql/schema.js';
 import { unexpectedCause } from '../logging/graphql-errors.js';
 import type { RequestLog } from '../logging/request-log.js';
@@ -59,11 +58,12 @@ function effectiveMethod(request: Request, query: Record<string, unknown>): stri
 }
 
 /** The REST face: finds the route, parses its parameters, runs its GraphQL operation, renders the original's JSON. */
-export function createRestHandler(config: Config, makeContext: (request: Request, deadline: Deadline) => Promise<Context>) {
+/** `Scope`: what the server hands each request besides itself (its deadline, client address), passed to makeContext. */
+export function createRestHandler<Scope>(config: Config, makeContext: (request: Request, scope: Scope) => Promise<Context>) {
   const routes = ROUTES.map(compile);
   const urls = restUrls(config);
 
-  async function dispatch(request: Request, target: RestTarget, query: Record<string, unknown>, log: RequestLog, deadline: Deadline): Promise<RestReply> {
+  async function dispatch(request: Request, target: RestTarget, query: Record<string, unknown>, log: RequestLog, scope: Scope): Promise<RestReply> {
     const method = effectiveMethod(request, query);
     if (target.siteIndex) return { body: siteIndex(urls, ROUTES) };
     if (target.route === '' || target.route === '/') {
@@ -83,11 +83,11 @@ export function createRestHandler(config: Config, makeContext: (request: Request
         const path = match.groups ?? {};
         refuseConflictsWithPath(path, [query, body]);
         const raw = { ...query, ...body, ...path };
-        const reply = await runEndpoint(found, raw, await makeContext(request, deadline), target, log);
+        const reply = await runEndpoint(found, raw, await makeContext(request, scope), target, log);
         return { ...reply, headers: { ...allow, ...reply.headers } };
       } catch (error) {
         // WordPress sends `Allow` on every response of a matched route, errors included.
-        if (error instanceof RestError) return { status: error.status, body: error.body(), headers: allow };
+        if (error instanceof RestError) return { status: error.status, body: error.body(), headers: { ...allow, ...error.headers } };
         throw error;
       }
     }
@@ -123,21 +123,21 @@ export function createRestHandler(config: Config, makeContext: (request: Request
   }
 
   /** Answers the request if it is for the REST API; null otherwise. */
-  return async function handleRest(request: Request, log: RequestLog, deadline: Deadline): Promise<Response | null> {
+  return async function handleRest(request: Request, log: RequestLog, scope: Scope): Promise<Response | null> {
     const url = new URL(request.url);
     const target = restTarget(url, config.restRoot);
     if (!target) return null;
     const query = queryParams(url);
     let reply: RestReply;
     try {
-      reply = await dispatch(request, target, query, log, deadline);
+      reply = await dispatch(request, target, query, log, scope);
     } catch (error) {
       if (!(error instanceof RestError)) {
         log.unexpected(error);
         error = RestError.of('rest_internal_error');
       }
       const restError = error as RestError;
-      reply = { status: restError.status, body: restError.body() };
+      reply = { status: restError.status, body: restError.body(), headers: restError.headers };
     }
     return finishResponse(request, query, reply, urls);
   };

@@ -59,6 +59,10 @@ export async function startServer(env: Record<string, string> = {}, options: Sta
     CALENDAR_ADMIN_PASSWORD: TEST_ADMIN_PASSWORD,
     // Request lines would drown the test report; failures (level error) still show.
     LOG_LEVEL: 'warn',
+    // Every test's requests come from 127.0.0.1, and many send wrong credentials on purpose; the limits on failed
+    // sign-ins are tested with their own settings (test/auth-sign-in-limits.test.ts).
+    SIGNIN_FAILURES_PER_ADDRESS: '1000',
+    SIGNIN_FAILURES_PER_LOGIN: '1000',
     ...env,
   });
   const logger = options.logTo ? createLogger(config.logLevel, options.logTo) : undefined;

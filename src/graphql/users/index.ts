@@ -27,22 +27,29 @@ const CredentialKindEnum = builder.enumType('CredentialKind', {
   }),
 });
 
+/** A user's login and role: for the user and for those who manage users. */
+function mayKnowPrivateDetails(ctx: Context, userId: number): boolean {
+  const viewer = ctx.viewer.user;
+  return !!viewer && (viewer.id === userId || roleCan(viewer.role, 'manage_users'));
+}
+
 export const UserType = builder.prismaObject('User', {
   description: 'A person who writes records (their author).',
   interfaces: [NodeInterface],
   fields: (t) => ({
     id: t.globalID(globalIdField('User')),
     databaseId: t.exposeInt('id', databaseIdField('User')),
-    login: t.exposeString('login', { description: 'The name the user signs in with (HTTP Basic `login:password`); unique.' }),
+    login: t.string({
+      nullable: true,
+      description: 'What the user signs in with (HTTP Basic `login:password`): visible to the user and to administrators; null for others (as WordPress shows readers a display name).',
+      resolve: (user, _args, ctx) => (mayKnowPrivateDetails(ctx, user.id) ? user.login : null),
+    }),
     displayName: t.exposeString('displayName', { description: 'The name shown to people as the author; the login unless another was given.' }),
     role: t.field({
       type: RoleEnum,
       nullable: true,
       description: 'Visible to the user and to administrators; null for others.',
-      resolve: (user, _args, ctx) => {
-        const viewer = ctx.viewer.user;
-        return viewer && (viewer.id === user.id || roleCan(viewer.role, 'manage_users')) ? user.role : null;
-      },
+      resolve: (user, _args, ctx) => (mayKnowPrivateDetails(ctx, user.id) ? user.role : null),
     }),
   }),
 });
@@ -71,7 +78,7 @@ const CredentialType = builder.prismaObject('Credential', {
 });
 
 const IssuedCredentialType = builder.objectRef<IssuedCredential>('IssuedCredential').implement({
-  description: 'A credential just created. `secret` is shown this once; only a slow hash of it is kept.',
+  description: 'A credential just created. `secret` is shown this once; only a keyed hash of it is kept.',
   fields: (t) => ({
     id: t.exposeInt('id', { description: 'The credential’s database ID, as `Credential.id` shows it later.' }),
     name: t.exposeString('name', { description: 'The label it was given.' }),
