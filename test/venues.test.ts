@@ -8,21 +8,21 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const VENUE_FIELDS = `id name slug description excerpt status authorId publishedAt publishedLocal modifiedAt modifiedLocal
+const VENUE_FIELDS = `id: databaseId name slug description excerpt status authorId publishedAt publishedLocal modifiedAt modifiedLocal
   address city country province state zip phone stateProvince website showMap showMapLink latitude longitude hasPassword
-  image { id url extension }`;
+  image { id: databaseId url extension }`;
 
 const CREATE = `mutation ($input: VenueInput!) { createVenue(input: $input) { ${VENUE_FIELDS} } }`;
-const UPDATE = `mutation ($id: Int!, $input: VenueInput!) { updateVenue(id: $id, input: $input) { ${VENUE_FIELDS} } }`;
-const DELETE = `mutation ($id: Int!, $force: Boolean) { deleteVenue(id: $id, force: $force) { id name status } }`;
-const BY_ID = `query ($id: Int!) { venue(id: $id) { ${VENUE_FIELDS} } }`;
+const UPDATE = `mutation ($id: ID!, $input: VenueInput!) { updateVenue(id: $id, input: $input) { ${VENUE_FIELDS} } }`;
+const DELETE = `mutation ($id: ID!, $force: Boolean) { deleteVenue(id: $id, force: $force) { id: databaseId name status } }`;
+const BY_ID = `query ($id: ID!) { venue(id: $id) { ${VENUE_FIELDS} } }`;
 const LIST = `query ($search: String, $event: Int, $hasEvents: Boolean, $onlyWithUpcoming: Boolean, $statuses: [PostStatus!],
   $first: Int, $after: String) {
   venues(search: $search, event: $event, hasEvents: $hasEvents, onlyWithUpcoming: $onlyWithUpcoming, statuses: $statuses,
     first: $first, after: $after) {
     totalCount
     pageInfo { hasNextPage hasPreviousPage endCursor }
-    edges { cursor node { id name status } }
+    edges { cursor node { id: databaseId name status } }
   }
 }`;
 
@@ -48,7 +48,7 @@ async function listIds(variables: Record<string, unknown>, as?: As): Promise<num
 
 /** The administrator's user ID: records it creates are its own. */
 async function adminId(): Promise<number> {
-  return (await server.gqlOk(`{ viewer { id } }`, {}, ADMIN_AUTHORIZATION)).viewer.id;
+  return (await server.gqlOk(`{ viewer { id: databaseId } }`, {}, ADMIN_AUTHORIZATION)).viewer.id;
 }
 
 describe('createVenue', () => {
@@ -79,7 +79,7 @@ describe('createVenue', () => {
       name,
       description: '<p>Big room</p>',
       excerpt: 'Big',
-      status: 'publish',
+      status: 'PUBLISH',
       authorId: await adminId(),
       address: '1 Main Street',
       city: 'Springfield',
@@ -118,9 +118,9 @@ describe('createVenue', () => {
     };
     const image = `https://img.example.com/${unique('locked')}.jpg`;
     const { id, slug } = await createVenue(server, { name, state: 'CA', ...content, image, password: 'letmein' });
-    const FIELDS = `id name slug status state showMap hasPassword isLocked description excerpt address city country province zip
+    const FIELDS = `id: databaseId name slug status state showMap hasPassword isLocked description excerpt address city country province zip
       phone stateProvince website latitude longitude image { url }`;
-    const READ = `query ($id: Int!, $slug: String!, $password: String) {
+    const READ = `query ($id: ID!, $slug: String!, $password: String) {
       byId: venue(id: $id, password: $password) { ${FIELDS} } bySlug: venueBySlug(slug: $slug, password: $password) { ${FIELDS} }
     }`;
     const blank = {
@@ -130,7 +130,7 @@ describe('createVenue', () => {
     for (const password of [undefined, 'nope']) {
       const data = await server.gqlOk(READ, { id, slug, password });
       for (const venue of [data.byId, data.bySlug]) {
-        expect(venue, String(password)).toEqual({ id, name, slug, status: 'publish', state: 'CA', showMap: true, hasPassword: true, isLocked: true, ...blank });
+        expect(venue, String(password)).toEqual({ id, name, slug, status: 'PUBLISH', state: 'CA', showMap: true, hasPassword: true, isLocked: true, ...blank });
       }
     }
     const listed = await server.gqlOk(`query ($search: String) { venues(search: $search) { edges { node { ${FIELDS} } } } }`, { search: name });
@@ -138,7 +138,7 @@ describe('createVenue', () => {
 
     const unlocked = await server.gqlOk(READ, { id, slug, password: 'letmein' });
     for (const venue of [unlocked.byId, unlocked.bySlug]) {
-      expect(venue).toEqual({ id, name, slug, status: 'publish', state: 'CA', showMap: true, hasPassword: true, isLocked: false, ...content, image: { url: image } });
+      expect(venue).toEqual({ id, name, slug, status: 'PUBLISH', state: 'CA', showMap: true, hasPassword: true, isLocked: false, ...content, image: { url: image } });
     }
     const asAdmin = await server.gqlOk(READ, { id, slug }, ADMIN_AUTHORIZATION);
     expect(asAdmin.byId).toEqual(unlocked.byId);
@@ -150,7 +150,7 @@ describe('createVenue', () => {
       description: '',
       address: '',
       website: '',
-      status: 'publish',
+      status: 'PUBLISH',
       showMap: true,
       showMapLink: true,
       latitude: null,
@@ -162,7 +162,7 @@ describe('createVenue', () => {
 
   it('answers null for an unknown ID or slug', async () => {
     expect((await server.gqlOk(BY_ID, { id: 999_999 })).venue).toBeNull();
-    expect((await server.gqlOk(`{ venueBySlug(slug: "no-such-venue-here") { id } }`)).venueBySlug).toBeNull();
+    expect((await server.gqlOk(`{ venueBySlug(slug: "no-such-venue-here") { id: databaseId } }`)).venueBySlug).toBeNull();
   });
 
   it('takes the publication date in the site time zone, or in UTC', async () => {
@@ -173,7 +173,7 @@ describe('createVenue', () => {
   });
 
   it('creates a draft when asked for that status', async () => {
-    expect(await createVenue(server, { status: 'draft' }, 'status')).toMatchObject({ status: 'draft' });
+    expect(await createVenue(server, { status: 'DRAFT' }, 'status')).toMatchObject({ status: 'DRAFT' });
   });
 
   describe('refuses bad input with BAD_USER_INPUT naming the field', () => {
@@ -227,18 +227,18 @@ describe('createVenue', () => {
         'latitude',
         'authorId',
       );
-      expect(await listIds({ search: name, statuses: ['publish', 'draft', 'trash'] }, ADMIN_AUTHORIZATION)).toEqual([]);
+      expect(await listIds({ search: name, statuses: ['PUBLISH', 'DRAFT', 'TRASH'] }, ADMIN_AUTHORIZATION)).toEqual([]);
     });
   });
 
   it('accepts the ID of a known user as author', async () => {
     const user = await server.app.db.user.create({ data: { login: unique('author'), displayName: 'Ada' } });
-    const venue = await createVenue(server, { authorId: user.id }, 'authorId author { id login displayName }');
+    const venue = await createVenue(server, { authorId: user.id }, 'authorId author { id: databaseId login displayName }');
     expect(venue).toMatchObject({ authorId: user.id, author: { id: user.id, login: user.login, displayName: 'Ada' } });
   });
 
   it('names the bad fields of a venue created along with an event by their path', async () => {
-    const result = await server.gql(`mutation ($input: EventInput!) { createEvent(input: $input) { id } }`, {
+    const result = await server.gql(`mutation ($input: EventInput!) { createEvent(input: $input) { id: databaseId } }`, {
       input: {
         title: unique('Event'),
         startDate: daysFromNow(1),
@@ -277,18 +277,18 @@ describe('createVenue', () => {
   describe('image', () => {
     it('keeps an image URL as a media record, reused for the same URL', async () => {
       const url = `https://img.example.com/${unique('photo')}.JPG`;
-      const first = await createVenue(server, { image: url }, 'image { id url extension }');
+      const first = await createVenue(server, { image: url }, 'image { id: databaseId url extension }');
       expect(first.image).toMatchObject({ url, extension: 'jpg' });
-      const second = await createVenue(server, { image: url }, 'image { id url }');
+      const second = await createVenue(server, { image: url }, 'image { id: databaseId url }');
       expect(second.image.id).toBe(first.image.id);
-      const other = await createVenue(server, { image: `https://img.example.com/${unique('other')}.png` }, 'image { id }');
+      const other = await createVenue(server, { image: `https://img.example.com/${unique('other')}.png` }, 'image { id: databaseId }');
       expect(other.image.id).not.toBe(first.image.id);
     });
 
     it('accepts the ID of a known image', async () => {
       const url = `https://img.example.com/${unique('known')}.png`;
-      const withUrl = await createVenue(server, { image: url }, 'image { id }');
-      const byId = await createVenue(server, { image: String(withUrl.image.id) }, 'image { id url }');
+      const withUrl = await createVenue(server, { image: url }, 'image { id: databaseId }');
+      const byId = await createVenue(server, { image: String(withUrl.image.id) }, 'image { id: databaseId url }');
       expect(byId.image).toEqual({ id: withUrl.image.id, url });
     });
   });
@@ -296,7 +296,7 @@ describe('createVenue', () => {
 
 describe('updateVenue', () => {
   it('changes only the fields given and the modification date', async () => {
-    const venue = await createVenue(server, { city: 'Old Town', zip: '111', date: '2020-01-01 10:00:00' }, VENUE_FIELDS);
+    const { globalId: _globalId, ...venue } = await createVenue(server, { city: 'Old Town', zip: '111', date: '2020-01-01 10:00:00' }, VENUE_FIELDS);
     const { updateVenue: updated } = await server.gqlOk(UPDATE, { id: venue.id, input: { city: 'New Town', showMap: false } });
     expect(updated).toMatchObject({ ...venue, city: 'New Town', showMap: false, modifiedAt: expect.any(String), modifiedLocal: expect.any(String) });
     expect(updated.zip).toBe('111');
@@ -305,7 +305,7 @@ describe('updateVenue', () => {
   });
 
   it('leaves a text field as it is when it is sent as null', async () => {
-    const venue = await createVenue(server, { city: 'Keep Me', phone: '123' }, 'id city phone');
+    const venue = await createVenue(server, { city: 'Keep Me', phone: '123' }, 'city phone');
     const { updateVenue: updated } = await server.gqlOk(UPDATE, { id: venue.id, input: { city: null, phone: null, showMap: null } });
     expect(updated).toMatchObject({ city: 'Keep Me', phone: '123', showMap: true });
   });
@@ -329,7 +329,7 @@ describe('updateVenue', () => {
     expect(same.slug).toBe(venue.slug);
     const { updateVenue: moved } = await server.gqlOk(UPDATE, { id: venue.id, input: { slug: taken.slug } });
     expect(moved.slug).toBe(`${taken.slug}-2`);
-    expect((await server.gqlOk(`query ($slug: String!) { venueBySlug(slug: $slug) { id } }`, { slug: moved.slug })).venueBySlug.id).toBe(venue.id);
+    expect((await server.gqlOk(`query ($slug: String!) { venueBySlug(slug: $slug) { id: databaseId } }`, { slug: moved.slug })).venueBySlug.id).toBe(venue.id);
   });
 
   it('sets, replaces and clears the image', async () => {
@@ -373,19 +373,19 @@ describe('deleteVenue', () => {
   it('moves the venue to the trash first, then refuses a second delete with ALREADY_TRASHED', async () => {
     const venue = await createVenue(server, {}, 'name');
     const { deleteVenue: trashed } = await server.gqlOk(DELETE, { id: venue.id });
-    expect(trashed).toEqual({ id: venue.id, name: venue.name, status: 'trash' });
-    expect((await server.gqlOk(BY_ID, { id: venue.id }, ADMIN_AUTHORIZATION)).venue.status).toBe('trash');
+    expect(trashed).toEqual({ id: venue.id, name: venue.name, status: 'TRASH' });
+    expect((await server.gqlOk(BY_ID, { id: venue.id }, ADMIN_AUTHORIZATION)).venue.status).toBe('TRASH');
     expect(onlyError(await server.gql(BY_ID, { id: venue.id })).extensions).toMatchObject({ code: 'FORBIDDEN', reason: 'NO_LONGER_AVAILABLE' });
 
     const error = onlyError(await server.gql(DELETE, { id: venue.id }));
     expect(error.extensions?.code).toBe('ALREADY_TRASHED');
-    expect((await server.gqlOk(BY_ID, { id: venue.id }, ADMIN_AUTHORIZATION)).venue.status).toBe('trash');
+    expect((await server.gqlOk(BY_ID, { id: venue.id }, ADMIN_AUTHORIZATION)).venue.status).toBe('TRASH');
   });
 
   it('deletes for good with force, answering the venue as it was', async () => {
     const venue = await createVenue(server, {}, 'name');
     const { deleteVenue: deleted } = await server.gqlOk(DELETE, { id: venue.id, force: true });
-    expect(deleted).toEqual({ id: venue.id, name: venue.name, status: 'publish' });
+    expect(deleted).toEqual({ id: venue.id, name: venue.name, status: 'PUBLISH' });
     expect((await server.gqlOk(BY_ID, { id: venue.id })).venue).toBeNull();
     expect(onlyError(await server.gql(DELETE, { id: venue.id })).extensions?.code).toBe('NOT_FOUND');
   });
@@ -394,7 +394,7 @@ describe('deleteVenue', () => {
     const venue = await createVenue(server);
     await server.gqlOk(DELETE, { id: venue.id });
     const { deleteVenue: deleted } = await server.gqlOk(DELETE, { id: venue.id, force: true });
-    expect(deleted.status).toBe('trash');
+    expect(deleted.status).toBe('TRASH');
     expect((await server.gqlOk(BY_ID, { id: venue.id }, ADMIN_AUTHORIZATION)).venue).toBeNull();
   });
 
@@ -403,7 +403,7 @@ describe('deleteVenue', () => {
     const other = await createVenue(server);
     const event = await createEvent(server, { venues: [{ id: venue.id }, { id: other.id }] });
     await server.gqlOk(DELETE, { id: venue.id });
-    const data = await server.gqlOk(`query ($id: Int!) { event(id: $id) { venues { id } } }`, { id: event.id });
+    const data = await server.gqlOk(`query ($id: ID!) { event(id: $id) { venues { id: databaseId } } }`, { id: event.id });
     expect(data.event.venues).toEqual([{ id: other.id }]);
   });
 
@@ -411,7 +411,7 @@ describe('deleteVenue', () => {
     const venue = await createVenue(server);
     const event = await createEvent(server, { venues: [{ id: venue.id }] });
     await server.gqlOk(DELETE, { id: venue.id, force: true });
-    const data = await server.gqlOk(`query ($id: Int!) { event(id: $id) { venues { id } } }`, { id: event.id });
+    const data = await server.gqlOk(`query ($id: ID!) { event(id: $id) { venues { id: databaseId } } }`, { id: event.id });
     expect(data.event.venues).toEqual([]);
   });
 
@@ -424,17 +424,17 @@ describe('venues (list)', () => {
   it('lists published venues only to readers, every status but trash to writers, unless other statuses are asked for', async () => {
     const token = unique('st');
     const published = await createVenue(server, { name: `${token} published` });
-    const draft = await createVenue(server, { name: `${token} draft`, status: 'draft' });
-    const pending = await createVenue(server, { name: `${token} pending`, status: 'pending' });
+    const draft = await createVenue(server, { name: `${token} draft`, status: 'DRAFT' });
+    const pending = await createVenue(server, { name: `${token} pending`, status: 'PENDING' });
     const trashed = await createVenue(server, { name: `${token} trashed` });
     await server.gqlOk(DELETE, { id: trashed.id });
 
     expect(await listIds({ search: token })).toEqual([published.id]);
-    expect(await listIds({ search: token, statuses: ['publish'] })).toEqual([published.id]);
-    expectInputError(await server.gql(LIST, { search: token, statuses: ['draft'] }), 'statuses');
+    expect(await listIds({ search: token, statuses: ['PUBLISH'] })).toEqual([published.id]);
+    expectInputError(await server.gql(LIST, { search: token, statuses: ['DRAFT'] }), 'statuses');
     expect((await listIds({ search: token }, ADMIN_AUTHORIZATION)).sort()).toEqual([published.id, draft.id, pending.id].sort());
-    expect(await listIds({ search: token, statuses: ['draft'] }, ADMIN_AUTHORIZATION)).toEqual([draft.id]);
-    expect((await listIds({ search: token, statuses: ['draft', 'pending', 'trash'] }, ADMIN_AUTHORIZATION)).sort()).toEqual(
+    expect(await listIds({ search: token, statuses: ['DRAFT'] }, ADMIN_AUTHORIZATION)).toEqual([draft.id]);
+    expect((await listIds({ search: token, statuses: ['DRAFT', 'PENDING', 'TRASH'] }, ADMIN_AUTHORIZATION)).sort()).toEqual(
       [draft.id, pending.id, trashed.id].sort(),
     );
   });
@@ -491,10 +491,10 @@ describe('venues (list)', () => {
     const withPending = await createVenue(server, { name: `${token} pending event` });
     const withNone = await createVenue(server, { name: `${token} no event` });
     await createEvent(server, { venues: [{ id: withPublished.id }] });
-    await createEvent(server, { venues: [{ id: withDraft.id }], status: 'draft' });
-    await createEvent(server, { venues: [{ id: withPending.id }], status: 'pending' });
+    await createEvent(server, { venues: [{ id: withDraft.id }], status: 'DRAFT' });
+    await createEvent(server, { venues: [{ id: withPending.id }], status: 'PENDING' });
     const trashedEvent = await createEvent(server, { venues: [{ id: withNone.id }] });
-    await server.gqlOk(`mutation ($id: Int!) { deleteEvent(id: $id) { id } }`, { id: trashedEvent.id });
+    await server.gqlOk(`mutation ($id: ID!) { deleteEvent(id: $id) { id: databaseId } }`, { id: trashedEvent.id });
 
     expect(await listIds({ search: token, hasEvents: true })).toEqual([withPublished.id]);
     expect((await listIds({ search: token, hasEvents: false })).sort()).toEqual([withDraft.id, withPending.id, withNone.id].sort());
@@ -517,16 +517,16 @@ describe('venues (list)', () => {
 
   it('finds draft venues with upcoming events when drafts are asked for', async () => {
     const token = unique('upd');
-    const draft = await createVenue(server, { name: `${token} draft`, status: 'draft' });
+    const draft = await createVenue(server, { name: `${token} draft`, status: 'DRAFT' });
     await createEvent(server, { venues: [{ id: draft.id }], startDate: daysFromNow(3), endDate: daysFromNow(4) });
-    expect(await listIds({ search: token, statuses: ['draft'], onlyWithUpcoming: true }, ADMIN_AUTHORIZATION)).toEqual([draft.id]);
+    expect(await listIds({ search: token, statuses: ['DRAFT'], onlyWithUpcoming: true }, ADMIN_AUTHORIZATION)).toEqual([draft.id]);
   });
 
   it('does not count a draft upcoming event for onlyWithUpcoming', async () => {
     const token = unique('upx');
     await createEvent(server, {
       venues: [{ new: { name: `${token} venue` } }],
-      status: 'draft',
+      status: 'DRAFT',
       startDate: daysFromNow(3),
       endDate: daysFromNow(4),
     });
@@ -570,8 +570,9 @@ describe('venue.events', () => {
     const earlier = await createEvent(server, { venues: [{ id: venue.id }], startDate: daysFromNow(-5), endDate: daysFromNow(-4) });
     const middle = await createEvent(server, { venues: [{ id: venue.id }], startDate: daysFromNow(2), endDate: daysFromNow(3) });
     await createEvent(server);
-    const data = await server.gqlOk(`query ($id: Int!) { venue(id: $id) { events { id } } }`, { id: venue.id });
-    expect(data.venue.events.map((event: any) => event.id)).toEqual([earlier.id, middle.id, later.id]);
+    const data = await server.gqlOk(`query ($id: ID!) { venue(id: $id) { events { totalCount edges { node { id: databaseId } } } } }`, { id: venue.id });
+    expect(data.venue.events.totalCount).toBe(3);
+    expect(data.venue.events.edges.map((edge: any) => edge.node.id)).toEqual([earlier.id, middle.id, later.id]);
   });
 
   it('loads the events of a page of venues without one query per venue', async () => {
@@ -580,7 +581,7 @@ describe('venue.events', () => {
       const venue = await createVenue(server, { name: `${token} ${i}` });
       await createEvent(server, { venues: [{ id: venue.id }] });
     }
-    const query = `query ($search: String) { venues(search: $search) { edges { node { id events { id title } } } } }`;
+    const query = `query ($search: String) { venues(search: $search) { edges { node { id: databaseId events { edges { node { id: databaseId title } } } } } } }`;
     const count = await server.countQueries(() => server.gqlOk(query, { search: token }));
     expect(count).toBeLessThanOrEqual(6);
   });
