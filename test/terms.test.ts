@@ -8,27 +8,29 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const CATEGORY_FIELDS = 'id name slug description count parentId parent { id name } children { id name }';
-const TAG_FIELDS = 'id name slug description count';
+const CATEGORY_FIELDS = 'id: databaseId name slug description count parentId parent { id: databaseId name } children { edges { node { id: databaseId name } } }';
+/** The `children` connection holding these nodes, in this order. */
+const childEdges = (...nodes: object[]) => ({ edges: nodes.map((node) => ({ node })) });
+const TAG_FIELDS = 'id: databaseId name slug description count';
 
 const CREATE_CATEGORY = `mutation ($input: TermInput!) { createEventCategory(input: $input) { ${CATEGORY_FIELDS} } }`;
-const UPDATE_CATEGORY = `mutation ($id: Int!, $input: TermInput!) { updateEventCategory(id: $id, input: $input) { ${CATEGORY_FIELDS} } }`;
-const DELETE_CATEGORY = `mutation ($id: Int!) { deleteEventCategory(id: $id) { id name slug description parentId count } }`;
-const CATEGORY = `query ($id: Int!) { eventCategory(id: $id) { ${CATEGORY_FIELDS} } }`;
+const UPDATE_CATEGORY = `mutation ($id: ID!, $input: TermInput!) { updateEventCategory(id: $id, input: $input) { ${CATEGORY_FIELDS} } }`;
+const DELETE_CATEGORY = `mutation ($id: ID!) { deleteEventCategory(id: $id) { id: databaseId name slug description parentId count } }`;
+const CATEGORY = `query ($id: ID!) { eventCategory(id: $id) { ${CATEGORY_FIELDS} } }`;
 const CREATE_TAG = `mutation ($input: TermInput!) { createEventTag(input: $input) { ${TAG_FIELDS} } }`;
-const UPDATE_TAG = `mutation ($id: Int!, $input: TermInput!) { updateEventTag(id: $id, input: $input) { ${TAG_FIELDS} } }`;
-const DELETE_TAG = `mutation ($id: Int!) { deleteEventTag(id: $id) { ${TAG_FIELDS} } }`;
-const TAG = `query ($id: Int!) { eventTag(id: $id) { ${TAG_FIELDS} } }`;
+const UPDATE_TAG = `mutation ($id: ID!, $input: TermInput!) { updateEventTag(id: $id, input: $input) { ${TAG_FIELDS} } }`;
+const DELETE_TAG = `mutation ($id: ID!) { deleteEventTag(id: $id) { ${TAG_FIELDS} } }`;
+const TAG = `query ($id: ID!) { eventTag(id: $id) { ${TAG_FIELDS} } }`;
 
 const LIST_ARGS = `$search: String, $include: [Int!], $exclude: [Int!], $order: SortOrder, $orderBy: TermOrderBy,
   $hideEmpty: Boolean, $event: Int, $slug: String, $first: Int, $after: String`;
 const LIST_PASS = `search: $search, include: $include, exclude: $exclude, order: $order, orderBy: $orderBy, hideEmpty: $hideEmpty,
   event: $event, slug: $slug, first: $first, after: $after`;
 const CATEGORIES = `query (${LIST_ARGS}, $parent: Int) {
-  eventCategories(${LIST_PASS}, parent: $parent) { totalCount pageInfo { hasNextPage endCursor } edges { node { id name count } } }
+  eventCategories(${LIST_PASS}, parent: $parent) { totalCount pageInfo { hasNextPage endCursor } edges { node { id: databaseId name count } } }
 }`;
 const TAGS = `query (${LIST_ARGS}) {
-  eventTags(${LIST_PASS}) { totalCount pageInfo { hasNextPage endCursor } edges { node { id name count } } }
+  eventTags(${LIST_PASS}) { totalCount pageInfo { hasNextPage endCursor } edges { node { id: databaseId name count } } }
 }`;
 
 function onlyError(result: GraphQLResult) {
@@ -73,7 +75,7 @@ describe('createEventCategory and createEventTag', () => {
       count: 0,
       parentId: null,
       parent: null,
-      children: [],
+      children: childEdges(),
     });
     expect((await server.gqlOk(CATEGORY, { id: category.id })).eventCategory).toEqual(category);
   });
@@ -147,7 +149,7 @@ describe('createEventCategory and createEventTag', () => {
     const parent = await createCategory(server, {}, 'name');
     const { createEventCategory: child } = await server.gqlOk(CREATE_CATEGORY, { input: { name: unique('Child'), parentId: parent.id } });
     expect(child).toMatchObject({ parentId: parent.id, parent: { id: parent.id, name: parent.name } });
-    expect((await server.gqlOk(CATEGORY, { id: parent.id })).eventCategory.children).toEqual([{ id: child.id, name: child.name }]);
+    expect((await server.gqlOk(CATEGORY, { id: parent.id })).eventCategory.children).toEqual(childEdges({ id: child.id, name: child.name }));
   });
 
   it('refuses a parent that does not exist or is a tag', async () => {
@@ -214,7 +216,7 @@ describe('updateEventCategory and updateEventTag', () => {
     expect(moved).toMatchObject({ parentId: parent.id, parent: { id: parent.id } });
     const { updateEventCategory: top } = await server.gqlOk(UPDATE_CATEGORY, { id: category.id, input: { parentId: null } });
     expect(top).toMatchObject({ parentId: null, parent: null });
-    expect((await server.gqlOk(CATEGORY, { id: parent.id })).eventCategory.children).toEqual([]);
+    expect((await server.gqlOk(CATEGORY, { id: parent.id })).eventCategory.children).toEqual(childEdges());
   });
 
   it('keeps the parent when parentId is left out', async () => {
@@ -274,7 +276,7 @@ describe('deleteEventCategory and deleteEventTag', () => {
     const kept = await createCategory(server);
     const event = await eventWith({ categories: [category.id, kept.id] });
     await server.gqlOk(DELETE_CATEGORY, { id: category.id });
-    const data = await server.gqlOk(`query ($id: Int!) { event(id: $id) { categories { id } } }`, { id: event.id });
+    const data = await server.gqlOk(`query ($id: ID!) { event(id: $id) { categories { id: databaseId } } }`, { id: event.id });
     expect(data.event.categories).toEqual([{ id: kept.id }]);
   });
 
@@ -286,14 +288,14 @@ describe('deleteEventCategory and deleteEventTag', () => {
     const grandchild = await createCategory(server, { parentId: first.id });
 
     const { deleteEventCategory: deleted } = await server.gqlOk(
-      `mutation ($id: Int!) { deleteEventCategory(id: $id) { id parentId parent { id } children { id } } }`,
+      `mutation ($id: ID!) { deleteEventCategory(id: $id) { id: databaseId parentId parent { id: databaseId } children { edges { node { id: databaseId } } } } }`,
       { id: parent.id },
     );
-    expect(deleted).toEqual({ id: parent.id, parentId: grandparent.id, parent: { id: grandparent.id }, children: [{ id: first.id }, { id: second.id }] });
+    expect(deleted).toEqual({ id: parent.id, parentId: grandparent.id, parent: { id: grandparent.id }, children: childEdges({ id: first.id }, { id: second.id }) });
 
     const data = await server.gqlOk(CATEGORY, { id: grandparent.id });
-    expect(data.eventCategory.children.map((child: any) => child.id)).toEqual([first.id, second.id]);
-    expect((await server.gqlOk(CATEGORY, { id: first.id })).eventCategory).toMatchObject({ parentId: grandparent.id, children: [{ id: grandchild.id }] });
+    expect(data.eventCategory.children.edges.map((edge: any) => edge.node.id)).toEqual([first.id, second.id]);
+    expect((await server.gqlOk(CATEGORY, { id: first.id })).eventCategory).toMatchObject({ parentId: grandparent.id, children: childEdges({ id: grandchild.id }) });
   });
 
   it('makes the children of a deleted top-level category top-level', async () => {
@@ -317,10 +319,10 @@ describe('count', () => {
     const terms = { categories: [category.id], tags: [tag.id] };
     await eventWith(terms);
     await eventWith(terms);
-    await eventWith(terms, { status: 'draft' });
-    await eventWith(terms, { status: 'pending' });
+    await eventWith(terms, { status: 'DRAFT' });
+    await eventWith(terms, { status: 'PENDING' });
     const trashed = await eventWith(terms);
-    await server.gqlOk(`mutation ($id: Int!) { deleteEvent(id: $id) { id } }`, { id: trashed.id });
+    await server.gqlOk(`mutation ($id: ID!) { deleteEvent(id: $id) { id: databaseId } }`, { id: trashed.id });
     expect((await server.gqlOk(CATEGORY, { id: category.id })).eventCategory.count).toBe(2);
     expect((await server.gqlOk(TAG, { id: tag.id })).eventTag.count).toBe(2);
   });
@@ -333,7 +335,7 @@ describe('eventCategories and eventTags (lists)', () => {
     const draftOnly = await createCategory(server, { name: `${token} draft only` });
     const unused = await createCategory(server, { name: `${token} unused` });
     await eventWith({ categories: [used.id] });
-    await eventWith({ categories: [draftOnly.id] }, { status: 'draft' });
+    await eventWith({ categories: [draftOnly.id] }, { status: 'DRAFT' });
     expect(await categoryIds({ search: token })).toEqual([used.id]);
     expect((await categoryIds({ search: token, hideEmpty: false })).sort()).toEqual([used.id, draftOnly.id, unused.id].sort());
 
@@ -391,7 +393,7 @@ describe('eventCategories and eventTags (lists)', () => {
     await eventWith({ tags: [a.id] });
     await eventWith({ tags: [a.id, b.id] });
     // Unpublished events do not count: b would lead by count if they did.
-    for (let i = 0; i < 3; i++) await eventWith({ tags: [b.id] }, { status: 'draft' });
+    for (let i = 0; i < 3; i++) await eventWith({ tags: [b.id] }, { status: 'DRAFT' });
 
     const ids = (variables: Record<string, unknown>) => tagIds({ search: token, ...variables });
     expect(await ids({})).toEqual([a.id, b.id, c.id]);
@@ -500,10 +502,10 @@ describe('category relations', () => {
     const zed = await createCategory(server, { name: `Zed ${unique('z')}`, parentId: parent.id }, 'name');
     const alpha = await createCategory(server, { name: `Alpha ${unique('a')}`, parentId: parent.id }, 'name');
     const data = await server.gqlOk(CATEGORY, { id: parent.id });
-    expect(data.eventCategory.children).toEqual([
+    expect(data.eventCategory.children).toEqual(childEdges(
       { id: alpha.id, name: alpha.name },
       { id: zed.id, name: zed.name },
-    ]);
+    ));
     expect((await server.gqlOk(CATEGORY, { id: zed.id })).eventCategory.parent).toEqual({ id: parent.id, name: parent.name });
   });
 });
