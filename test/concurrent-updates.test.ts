@@ -34,9 +34,9 @@ interface EventState {
 async function createMany(mutation: string, inputType: string, count: number, input: (n: number) => Record<string, unknown>): Promise<number[]> {
   const variables = Object.fromEntries(Array.from({ length: count }, (_, n) => [`i${n}`, input(n)]));
   const definitions = Object.keys(variables).map((name) => `$${name}: ${inputType}!`).join(', ');
-  const fields = Object.keys(variables).map((name) => `${name}: ${mutation}(input: $${name}) { id }`).join(' ');
+  const fields = Object.keys(variables).map((name) => `${name}: ${mutation}(input: $${name}) { databaseId }`).join(' ');
   const data = await server.gqlOk(`mutation (${definitions}) { ${fields} }`, variables);
-  return Object.keys(variables).map((name) => data[name].id as number);
+  return Object.keys(variables).map((name) => data[name].databaseId as number);
 }
 
 /** One coherent update per client: every field and every link distinct from the other clients'. */
@@ -62,7 +62,7 @@ async function plannedUpdates(token: string): Promise<EventState[]> {
   });
 }
 
-const UPDATE_EVENT = `mutation ($id: Int!, $input: EventInput!) { updateEvent(id: $id, input: $input) { id } }`;
+const UPDATE_EVENT = `mutation ($id: ID!, $input: EventInput!) { updateEvent(id: $id, input: $input) { id } }`;
 
 /** Sends one planned update: even clients over REST (POST, PUT and PATCH in turn), odd ones over GraphQL. */
 async function sendUpdate(eventId: number, update: EventState, n: number): Promise<number> {
@@ -100,16 +100,24 @@ async function sendUpdate(eventId: number, update: EventState, n: number): Promi
   return response.status;
 }
 
-const EVENT_STATE = `query ($id: Int!) { event(id: $id) {
+const EVENT_STATE = `query ($id: ID!) { event(id: $id) {
   title description startsAtLocal endsAtLocal timezone cost
-  venues { id } organizers { id } categories { id } tags { id }
+  venues { databaseId } organizers { databaseId } categories { databaseId } tags { databaseId }
 } }`;
 
 const ids = (records: Array<{ id: number }>) => records.map((record) => Number(record.id)).sort((a, b) => a - b);
+// GraphQL links are read by `databaseId` without an alias: aliases count against the limit per document (100).
+const databaseIds = (records: Array<{ databaseId: number }>) => records.map((record) => record.databaseId).sort((a, b) => a - b);
 
 async function graphqlState(eventId: number): Promise<EventState> {
   const { event } = await server.gqlOk(EVENT_STATE, { id: eventId }, ADMIN_AUTHORIZATION);
-  return { ...event, venues: ids(event.venues), organizers: ids(event.organizers), categories: ids(event.categories), tags: ids(event.tags) };
+  return {
+    ...event,
+    venues: databaseIds(event.venues),
+    organizers: databaseIds(event.organizers),
+    categories: databaseIds(event.categories),
+    tags: databaseIds(event.tags),
+  };
 }
 
 async function restState(eventId: number): Promise<EventState> {

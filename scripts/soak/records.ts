@@ -32,7 +32,8 @@ interface KindSpec {
   stateOf(read: Fields): Fields;
 }
 
-const sortedIds = (records: Array<{ id: number }>) => records.map((record) => Number(record.id)).sort((a, b) => a - b);
+// Linked records are read by `databaseId` without an alias: aliases count against the limit per document (100).
+const sortedIds = (records: Array<{ databaseId: number }>) => records.map((record) => record.databaseId).sort((a, b) => a - b);
 const ids = (values: unknown) => values as number[];
 
 const EVENT: KindSpec = {
@@ -40,7 +41,8 @@ const EVENT: KindSpec = {
   typeName: 'Event',
   query: 'event',
   inputType: 'EventInput',
-  selection: 'status title description cost startsAtLocal endsAtLocal timezone venues { id } organizers { id } categories { id } tags { id }',
+  selection:
+    'status title description cost startsAtLocal endsAtLocal timezone venues { databaseId } organizers { databaseId } categories { databaseId } tags { databaseId }',
   hasTrash: true,
   restBody: (f) => ({
     title: f.title,
@@ -154,14 +156,14 @@ export function newFields(kind: Kind, label: string, links: LinkTargets): Fields
   }
 }
 
-/** The state a record has after a successful create or update with `fields`. */
+/** The state a record has after a successful create or update with `fields` (statuses as GraphQL answers them). */
 export function writtenState(kind: Kind, fields: Fields): Fields {
-  return KINDS[kind].hasTrash ? { ...fields, status: 'publish' } : { ...fields };
+  return KINDS[kind].hasTrash ? { ...fields, status: 'PUBLISH' } : { ...fields };
 }
 
 /** The state after a delete: trashed (fields kept) or gone. */
 export function deletedState(kind: Kind, before: State, force: boolean): State {
-  return KINDS[kind].hasTrash && !force && before ? { ...before, status: 'trash' } : null;
+  return KINDS[kind].hasTrash && !force && before ? { ...before, status: 'TRASH' } : null;
 }
 
 export function hasTrash(kind: Kind): boolean {
@@ -171,13 +173,13 @@ export function hasTrash(kind: Kind): boolean {
 /** The status that acknowledges a write: 201 for a REST create, 200 for everything else. */
 export const acknowledgedStatus = (action: 'create' | 'update' | 'delete', via: Via) => (action === 'create' && via === 'rest' ? 201 : 200);
 
-/** The ID a create answered (REST record, or the GraphQL `result` alias). */
+/** The database ID a create answered (REST record, or the GraphQL `result` alias). */
 export const createdId = (reply: Reply): number => Number(reply.body?.result?.id ?? reply.body?.id);
 
 export async function createRecord(api: Api, kind: Kind, fields: Fields, via: Via): Promise<Reply> {
   const spec = KINDS[kind];
   if (via === 'rest') return api.rest('POST', spec.route, spec.restBody(fields));
-  return api.graphql(`mutation ($input: ${spec.inputType}!) { result: create${spec.typeName}(input: $input) { id } }`, {
+  return api.graphql(`mutation ($input: ${spec.inputType}!) { result: create${spec.typeName}(input: $input) { id: databaseId } }`, {
     input: spec.graphqlInput(fields),
   });
 }
@@ -187,7 +189,7 @@ const EDIT_METHODS = ['POST', 'PUT', 'PATCH'];
 export async function updateRecord(api: Api, kind: Kind, id: number, fields: Fields, via: Via): Promise<Reply> {
   const spec = KINDS[kind];
   if (via === 'rest') return api.rest(pick(EDIT_METHODS), `${spec.route}/${id}`, spec.restBody(fields));
-  return api.graphql(`mutation ($id: Int!, $input: ${spec.inputType}!) { result: update${spec.typeName}(id: $id, input: $input) { id } }`, {
+  return api.graphql(`mutation ($id: ID!, $input: ${spec.inputType}!) { result: update${spec.typeName}(id: $id, input: $input) { id } }`, {
     id,
     input: spec.graphqlInput(fields),
   });

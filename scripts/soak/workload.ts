@@ -91,7 +91,7 @@ async function measured(client: Client, operation: string, expected: number, req
 }
 
 const EVENTS_LIST = `{ events(first: 10) { totalCount edges { node { id title startsAt venues { name } organizers { name } categories { name } tags { name } } } } }`;
-const EVENT_BY_ID = `query ($id: Int!) { event(id: $id) { id title description startsAtLocal timezone cost venues { name city } organizers { name } categories { name } tags { name } } }`;
+const EVENT_BY_ID = `query ($id: ID!) { event(id: $id) { id title description startsAtLocal timezone cost venues { name city } organizers { name } categories { name } tags { name } } }`;
 const VENUES_LIST = `{ venues(first: 10) { totalCount edges { node { id name city } } } }`;
 
 const LIST_ROUTES = ['venues', 'organizers', 'categories', 'tags'];
