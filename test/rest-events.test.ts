@@ -440,7 +440,7 @@ describe('POST /events (create)', () => {
     const event = response.body;
     expectEventShape(event);
     // The creator (the administrator) is the author.
-    const { viewer } = await server.gqlOk(`{ viewer { id } }`, {}, ADMIN_AUTHORIZATION);
+    const { viewer } = await server.gqlOk(`{ viewer { id: databaseId } }`, {}, ADMIN_AUTHORIZATION);
     expect(event).toMatchObject({
       author: String(viewer.id),
       status: 'publish',
@@ -571,10 +571,10 @@ describe('POST /events (create)', () => {
     }
     const data = await server.gqlOk(
       `query ($title: String!, $category: String!, $tag: String!, $organizer: String!) {
-        events(filter: { search: $title, statuses: [publish, draft, pending, private, future, trash] }) { totalCount }
+        events(filter: { search: $title, statuses: [PUBLISH, DRAFT, PENDING, PRIVATE, FUTURE, TRASH] }) { totalCount }
         eventCategories(search: $category, hideEmpty: false) { totalCount }
         eventTags(search: $tag, hideEmpty: false) { totalCount }
-        organizers(search: $organizer, statuses: [publish, draft, pending, private, future, trash]) { totalCount }
+        organizers(search: $organizer, statuses: [PUBLISH, DRAFT, PENDING, PRIVATE, FUTURE, TRASH]) { totalCount }
       }`,
       { title, category, tag, organizer },
       ADMIN_AUTHORIZATION,
@@ -701,7 +701,7 @@ describe('GET /events/{id} and /events/by-slug/{slug}', () => {
   it('shuts a password-protected event: 403 event-password-protected on single reads, blanked in lists (decision 3)', async () => {
     const scope = await isolatedCategory();
     const { result } = await server.gqlOk(
-      `mutation ($input: EventInput!) { result: createEvent(input: $input) { id slug } }`,
+      `mutation ($input: EventInput!) { result: createEvent(input: $input) { id: databaseId slug } }`,
       {
         input: {
           title: 'Secret event', description: '<p>Members only details.</p>', excerpt: 'secret', password: 'letmein', cost: '$5',
@@ -732,7 +732,7 @@ describe('GET /events/{id} and /events/by-slug/{slug}', () => {
   it('unlocks a protected event with ?password=<the password>, and shows it whole to a user who may edit it (decision 3)', async () => {
     const scope = await isolatedCategory();
     const { result } = await server.gqlOk(
-      `mutation ($input: EventInput!) { result: createEvent(input: $input) { id slug } }`,
+      `mutation ($input: EventInput!) { result: createEvent(input: $input) { id: databaseId slug } }`,
       {
         input: {
           title: unique('Unlockable'), description: '<p>Members only details.</p>', excerpt: 'secret', password: 'letmein', cost: '$5',

@@ -104,7 +104,7 @@ describe('GET /venues', () => {
     const gqlEvent = (input: Record<string, unknown>) => createEvent(list, input);
     pastEvent = (await gqlEvent({ startDate: '2020-01-15 10:00:00', endDate: '2020-01-15 12:00:00', venues: [{ id: ids.harbor }] })).id;
     futureEvent = (await gqlEvent({ venues: [{ id: ids.loft }] })).id;
-    draftEvent = (await gqlEvent({ status: 'draft', venues: [{ id: ids.pavilion }] })).id;
+    draftEvent = (await gqlEvent({ status: 'DRAFT', venues: [{ id: ids.pavilion }] })).id;
   });
   afterAll(() => list.close());
 
