@@ -98,7 +98,7 @@ describe('GET /organizers', () => {
     await create('idle', { organizer: 'Idle Person' });
     sharedEvent = (await createEvent(list, { organizers: [{ id: ids.acme }, { id: ids.jane }] })).id;
     pastEvent = (await createEvent(list, { startDate: '2021-03-01 09:00:00', endDate: '2021-03-01 10:00:00', organizers: [{ id: ids.arts }] })).id;
-    await createEvent(list, { status: 'draft', organizers: [{ id: ids.idle }] });
+    await createEvent(list, { status: 'DRAFT', organizers: [{ id: ids.idle }] });
   });
   afterAll(() => list.close());
 
