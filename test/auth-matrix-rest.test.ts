@@ -292,7 +292,7 @@ describe.each(KINDS)('REST matrix: %s records', (kind) => {
     expect(tableDiff(expected, actual)).toEqual([]);
     // A refused delete changed nothing.
     const data = await adminData(server, `{ ${refused.map((id) => `r${id}: ${kind}(id: ${id}) { status }`).join(' ')} }`);
-    expect(refused.filter((id) => data[`r${id}`].status === 'trash')).toEqual([]);
+    expect(refused.filter((id) => data[`r${id}`].status === 'TRASH')).toEqual([]);
   });
 
   it('create: users with edit_posts → 201 (status scaled back without publish_posts), else 401/403 rest_forbidden', async () => {
@@ -371,7 +371,7 @@ describe.each(['categories', 'tags'] as const)('REST matrix: %s', (route) => {
 
   beforeAll(async () => {
     const fields = VIEWERS.flatMap((viewer) =>
-      (['update', 'remove'] as const).map((use) => `${viewer}_${use}: ${mutation}(input: { name: "${unique(`${route} ${viewer} ${use}`)}" }) { id }`),
+      (['update', 'remove'] as const).map((use) => `${viewer}_${use}: ${mutation}(input: { name: "${unique(`${route} ${viewer} ${use}`)}" }) { id: databaseId }`),
     );
     const data = await adminData(server, `mutation { ${fields.join(' ')} }`);
     targets = Object.fromEntries(VIEWERS.map((viewer) => [viewer, { update: data[`${viewer}_update`].id, remove: data[`${viewer}_remove`].id }])) as typeof targets;
