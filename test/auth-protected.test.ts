@@ -37,7 +37,7 @@ beforeAll(async () => {
   server = await startServer({ SITE_URL: 'http://calendar.test' });
   people = await createPeople(server, 'prot');
   const event = (title: string, password: string, authorId: number, extra = '') =>
-    `{ title: "${TOKEN} ${title}", startDate: "${dayAt(8)}", endDate: "${dayAt(8, '12:00:00')}", timezone: "UTC", status: publish,
+    `{ title: "${TOKEN} ${title}", startDate: "${dayAt(8)}", endDate: "${dayAt(8, '12:00:00')}", timezone: "UTC", status: PUBLISH,
        authorId: ${authorId}, password: "${password}", description: ${JSON.stringify(CONTENT.description)}, excerpt: "${CONTENT.excerpt}",
        cost: "${CONTENT.cost}", website: "${CONTENT.website}", featured: true, sticky: true, ticketed: true, image: "https://example.com/secret.jpg",
        categories: ["Protected category"], tags: ["Protected tag"], venues: [{ new: { name: "${TOKEN} hall", city: "Berlin" } }],
@@ -48,11 +48,11 @@ beforeAll(async () => {
   const data = await adminData(
     server,
     `mutation {
-      main: createEvent(input: ${event('main', RIGHT, other)}) { id slug }
-      second: createEvent(input: ${event('second', OTHER_PASSWORD, other)}) { id }
-      plain: createEvent(input: { title: "${TOKEN} plain", startDate: "${dayAt(8)}", endDate: "${dayAt(8, '13:00:00')}", description: "Open to all" }) { id }
-      venue: createVenue(input: { name: "${TOKEN} protected venue", city: "Hamburg", address: "Secret street 1", phone: "555-0123", password: "${VENUE_PASSWORD}" }) { id }
-      ${owners.map(([owner, id]) => `owned_${owner}: createEvent(input: ${event(`owned by ${owner}`, RIGHT, id)}) { id }`).join('\n')}
+      main: createEvent(input: ${event('main', RIGHT, other)}) { id: databaseId slug }
+      second: createEvent(input: ${event('second', OTHER_PASSWORD, other)}) { id: databaseId }
+      plain: createEvent(input: { title: "${TOKEN} plain", startDate: "${dayAt(8)}", endDate: "${dayAt(8, '13:00:00')}", description: "Open to all" }) { id: databaseId }
+      venue: createVenue(input: { name: "${TOKEN} protected venue", city: "Hamburg", address: "Secret street 1", phone: "555-0123", password: "${VENUE_PASSWORD}" }) { id: databaseId }
+      ${owners.map(([owner, id]) => `owned_${owner}: createEvent(input: ${event(`owned by ${owner}`, RIGHT, id)}) { id: databaseId }`).join('\n')}
     }`,
   );
   protectedEvent = data.main;
@@ -224,7 +224,7 @@ describe('protected venues in GraphQL and embedded in events', () => {
   it('an event embedding a protected venue does not show its content', async () => {
     const { e } = await adminData(
       server,
-      `mutation { e: createEvent(input: { title: "${TOKEN} at protected venue", startDate: "${dayAt(8)}", endDate: "${dayAt(8, '12:00:00')}", venues: [{ id: ${protectedVenue} }] }) { id } }`,
+      `mutation { e: createEvent(input: { title: "${TOKEN} at protected venue", startDate: "${dayAt(8)}", endDate: "${dayAt(8, '12:00:00')}", venues: [{ id: ${protectedVenue} }] }) { id: databaseId } }`,
     );
     const response = await rest('anonymous', `/events/${e.id}`);
     expect(response.status, response.text).toBe(200);
@@ -234,7 +234,7 @@ describe('protected venues in GraphQL and embedded in events', () => {
 });
 
 describe('GraphQL', () => {
-  const FIELDS = `id title slug status hasPassword isLocked description excerpt cost website featured
+  const FIELDS = `id: databaseId title slug status hasPassword isLocked description excerpt cost website featured
     costDetails { currencySymbol values } image { url } categories { name } tags { name } venues { city } organizers { name }`;
   const LOCKED = {
     hasPassword: true,
@@ -260,19 +260,19 @@ describe('GraphQL', () => {
     for (const password of [null, 'not-it', OTHER_PASSWORD]) {
       const result = await gql(
         'anonymous',
-        `query ($id: Int!, $slug: String!, $password: String) { byId: event(id: $id, password: $password) { ${FIELDS} } bySlug: eventBySlug(slug: $slug, password: $password) { ${FIELDS} } }`,
+        `query ($id: ID!, $slug: String!, $password: String) { byId: event(id: $id, password: $password) { ${FIELDS} } bySlug: eventBySlug(slug: $slug, password: $password) { ${FIELDS} } }`,
         { id: protectedEvent.id, slug: protectedEvent.slug, password },
       );
       expect(result.status).toBe(200);
       expect(result.body.errors).toBeUndefined();
       for (const event of [result.body.data.byId, result.body.data.bySlug]) {
-        expect(event, String(password)).toMatchObject({ ...LOCKED, id: protectedEvent.id, title: `${TOKEN} main`, status: 'publish' });
+        expect(event, String(password)).toMatchObject({ ...LOCKED, id: protectedEvent.id, title: `${TOKEN} main`, status: 'PUBLISH' });
       }
     }
   });
 
   it('with the right password: isLocked false and the full content', async () => {
-    const result = await gql('anonymous', `query ($id: Int!, $password: String) { event(id: $id, password: $password) { ${FIELDS} } }`, {
+    const result = await gql('anonymous', `query ($id: ID!, $password: String) { event(id: $id, password: $password) { ${FIELDS} } }`, {
       id: protectedEvent.id,
       password: RIGHT,
     });
@@ -299,7 +299,7 @@ describe('GraphQL', () => {
   });
 
   it('updating the password does not echo it, and an empty password removes the protection', async () => {
-    const created = await gql('administrator', `mutation { e: createEvent(input: { title: "${TOKEN} temp2", startDate: "${dayAt(8)}", endDate: "${dayAt(8, '12:00:00')}", password: "${RIGHT}" }) { id hasPassword } }`);
+    const created = await gql('administrator', `mutation { e: createEvent(input: { title: "${TOKEN} temp2", startDate: "${dayAt(8)}", endDate: "${dayAt(8, '12:00:00')}", password: "${RIGHT}" }) { id: databaseId hasPassword } }`);
     expect(created.body.data.e.hasPassword).toBe(true);
     const cleared = await gql('administrator', `mutation { e: updateEvent(id: ${created.body.data.e.id}, input: { password: "" }) { hasPassword } }`);
     expect(cleared.body.data.e.hasPassword).toBe(false);

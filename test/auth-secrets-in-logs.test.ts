@@ -95,8 +95,8 @@ describe('secrets stay out of logs and answers', () => {
     // The administrator from CALENDAR_ADMIN_PASSWORD creates users and their credentials over GraphQL.
     const created = await graphql(
       `mutation {
-        editor: createUser(input: { login: "edith", role: editor }) { id }
-        contributor: createUser(input: { login: "carl", role: contributor }) { id }
+        editor: createUser(input: { login: "edith", role: EDITOR }) { id: databaseId }
+        contributor: createUser(input: { login: "carl", role: CONTRIBUTOR }) { id: databaseId }
       }`,
       admin,
     );
@@ -150,7 +150,7 @@ describe('secrets stay out of logs and answers', () => {
     expect((await rest('POST', '/categories', editor, { name: '' })).status).toBe(400);
     expect((await rest('POST', '/categories', editor, '{"name": ')).status).toBe(400);
     expect((await rest('GET', '/events?per_page=-1', bearer)).status).toBe(400);
-    expect((await graphql('mutation { createUser(input: { login: "b b", role: editor }) { id } }', admin)).body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect((await graphql('mutation { createUser(input: { login: "b b", role: EDITOR }) { id } }', admin)).body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
     expect((await graphql('{ viewer { login', bearer)).body.errors[0].message).toMatch(/Syntax Error/);
     expect((await graphql('{ viewer { password } }', admin)).body.errors[0].message).toMatch(/Cannot query field "password"/);
     expect((await request('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query": ', authorization: admin })).status).toBeGreaterThanOrEqual(400);
