@@ -105,9 +105,11 @@ describe('GraphQL document limits, at their defaults', () => {
   /** A month view as the front end asks for it: a full page of events with their venues, organizers and terms. */
   const MONTH_VIEW = (first: string) =>
     `events(first: ${first}, filter: { startDate: "2030-01-01", endDate: "2030-01-31" }) { totalCount edges { node { title startsAt venues { name city } organizers { name } categories { name } tags { name } } } }`;
-  /** Categories, their children, theirs and theirs again, a full page of each: ten pages of 100 × 5 × 5 × 5 entries. */
+  /** `children` pages of five categories each, nested `levels` deep. */
+  const CHILDREN = (levels: number): string => (levels === 0 ? '' : `children(first: 5) { edges { node { name ${CHILDREN(levels - 1)}} } }`);
+  /** Categories, their children, theirs and theirs again: ten pages of 100 × 5 × 5 × 5 entries. */
   const NESTED_PAGES = `{ ${range(10)
-    .map((i) => `c${i}: eventCategories(first: 100) { edges { node { name children { name children { name children { name } } } } } }`)
+    .map((i) => `c${i}: eventCategories(first: 100) { edges { node { name ${CHILDREN(3)}} } }`)
     .join(' ')} }`;
 
   it('admits a month view of 100 events with their relations, the page size written in the document or passed as a variable', async () => {
@@ -138,7 +140,10 @@ describe('GraphQL document limits, at their defaults', () => {
   });
 
   it('follows named and inline fragments, and counts only the operation executed', async () => {
-    const fragments = `fragment Children on EventCategory { children { name children { name ... on EventCategory { children { name } } } } }
+    // Two levels of pages of ten children (a third level would pass GRAPHQL_MAX_DEPTH: each connection is three levels).
+    const fragments = `fragment Children on EventCategory {
+        children(first: 10) { edges { node { name ... on EventCategory { children(first: 10) { edges { node { name } } } } } } }
+      }
       query Costly { ${range(10).map((i) => `c${i}: eventCategories(first: 100) { edges { node { name ...Children } } }`).join(' ')} }
       query Cheap { eventCategories(first: 1) { edges { node { name ...Children } } } }`;
     expect((await postGraphQL(server, fragments, { operationName: 'Costly' })).body.errors?.[0]?.extensions?.code).toBe('QUERY_TOO_COSTLY');
@@ -248,7 +253,7 @@ describe('every error a client can cause carries extensions.code', () => {
     ['a cursor of another kind', `{ eventTags(before: "${cursor('OffsetConnection:abc')}") { totalCount } }`, {}, undefined, 'BAD_USER_INPUT'],
     ['a cursor with a negative offset', `{ venues(after: "${cursor('OffsetConnection:-4')}") { totalCount } }`, {}, undefined, 'BAD_USER_INPUT'],
     ['a variable of the wrong type', 'query ($first: Int) { events(first: $first) { totalCount } }', { first: 'ten' }, undefined, 'BAD_USER_INPUT'],
-    ['a required variable left out', 'query ($id: Int!) { event(id: $id) { title } }', {}, undefined, 'BAD_USER_INPUT'],
+    ['a required variable left out', 'query ($id: ID!) { event(id: $id) { title } }', {}, undefined, 'BAD_USER_INPUT'],
     ['nested lists where text goes', 'query ($filter: EventsFilter) { events(filter: $filter) { totalCount } }', { filter: { categories: [[['a']]] } }, undefined, 'BAD_USER_INPUT'],
     ['orderBy: null on eventTags', '{ eventTags(orderBy: null) { totalCount } }', {}, undefined, 'BAD_USER_INPUT'],
     ['order: null on eventCategories', '{ eventCategories(order: null) { totalCount } }', {}, undefined, 'BAD_USER_INPUT'],
