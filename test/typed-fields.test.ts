@@ -53,7 +53,7 @@ describe('addresses, phones and the cost are plain text', () => {
     for (const field of fields) expect(created.createVenue[field], field).toBe(STRIPPED(field));
 
     const venue = (await rest.get(`/venues/by-slug/${created.createVenue.slug}`)).body;
-    const updated = await server.gqlOk(`mutation ($id: Int!, $input: VenueInput!) { updateVenue(id: $id, input: $input) { city phone } }`, {
+    const updated = await server.gqlOk(`mutation ($id: ID!, $input: VenueInput!) { updateVenue(id: $id, input: $input) { city phone } }`, {
       id: venue.id,
       input: { city: '<em>Berlin</em>', phone: '<a href="tel:1">+49 30 1234</a>' },
     });
