@@ -48,7 +48,7 @@ const PAGE = `query ($filter: EventsFilter, $first: Int) {
         parent { id title }
         venues { id name latitude image { url } }
         organizers { id name email }
-        categories { id name slug count parent { id name count } children { id } }
+        categories { id name slug count parent { id name count } children { edges { node { id } } } }
         tags { id name slug count }
       }
     }
@@ -94,7 +94,7 @@ describe('SQL statements per page of events', () => {
   it('loads one event with every relation in a handful of statements', async () => {
     const { data } = await pageCost(1);
     const id = data.events.edges[0].node.id;
-    const one = PAGE.replace(/query \([^)]*\) \{\s*events\([^)]*\) \{[\s\S]*?node \{/, 'query ($id: Int!) { event(id: $id) {').replace(/\}\s*\}\s*\}\s*\}\s*$/, '}}');
+    const one = PAGE.replace(/query \([^)]*\) \{\s*events\([^)]*\) \{[\s\S]*?node \{/, 'query ($id: ID!) { event(id: $id) {').replace(/\}\s*\}\s*\}\s*\}\s*$/, '}}');
     const statements = await server.countQueries(() => server.gqlOk(one, { id }));
     // The page's statements less the filter lookup and totalCount.
     expect(statements).toBeLessThanOrEqual(14);
@@ -102,8 +102,8 @@ describe('SQL statements per page of events', () => {
 
   it('lists the events of venues and the children of categories without a statement per record', async () => {
     const query = `query ($first: Int) {
-      eventCategories(first: $first, hideEmpty: false) { edges { node { id count parent { id } children { id count } } } }
-      venues(first: $first) { edges { node { id events { id categories { id count } venues { id } } } } }
+      eventCategories(first: $first, hideEmpty: false) { edges { node { id count parent { id } children { edges { node { id count } } } } } }
+      venues(first: $first) { edges { node { id events { edges { node { id categories { id count } venues { id } } } } } } }
     }`;
     const few = await server.countQueries(() => server.gqlOk(query, { first: 1 }));
     const many = await server.countQueries(() => server.gqlOk(query, { first: 100 }));
