@@ -188,7 +188,7 @@ describe('GraphQL fuzzing: bad variables never yield a 5xx or an unexpected erro
     const category = await createCategory(server);
     const tag = await createTag(server);
     await createEvent(server, { venues: [{ id: venue.id }], organizers: [{ id: organizer.id }], categories: [category.slug], tags: [tag.slug], cost: '5 - 10 €' });
-    await createEvent(server, { status: 'draft', password: 'secret' });
+    await createEvent(server, { status: 'DRAFT', password: 'secret' });
   });
   afterAll(() => server?.close());
 

@@ -71,7 +71,7 @@ describe('REST fuzzing: bad input never yields a 5xx', () => {
     const tag = await createTag(server);
     const events = [
       await createEvent(server, { venues: [{ id: venue.id }], organizers: [{ id: organizer.id }], categories: [category.slug], tags: [tag.slug] }),
-      await createEvent(server, { status: 'draft', startDate: '2030-03-01 09:00:00', endDate: '2030-03-01 10:00:00' }),
+      await createEvent(server, { status: 'DRAFT', startDate: '2030-03-01 09:00:00', endDate: '2030-03-01 10:00:00' }),
       await createEvent(server, { password: 'secret', allDay: true }),
     ];
     const record = (list: { id: number; slug: string }[]) => ({ ids: list.map((item) => String(item.id)), slugs: list.map((item) => item.slug) });
