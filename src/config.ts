@@ -44,6 +44,10 @@ export interface Limits {
   maxBodyBytes: number;
   /** REQUEST_TIMEOUT_MS: longest a request may take before it is answered with a timeout error; 0: no limit. */
   requestTimeoutMs: number;
+  /** MAX_IN_FLIGHT: requests one process works on at once; more are answered 503 with Retry-After at once. 0: no limit. */
+  maxInFlight: number;
+  /** MAX_EVENT_LOOP_LAG_MS: while the event loop is this late, new requests are answered 503 with Retry-After. 0: off. */
+  maxEventLoopLagMs: number;
   /** GraphQL documents sent to /graphql (REST's own operations are not limited). */
   graphql: {
     /** GRAPHQL_MAX_DEPTH: nesting of selections (a fragment spread counts as a level). */
@@ -112,6 +116,8 @@ function readLimits(env: Env): Limits {
   return {
     maxBodyBytes: readWholeNumber(env, 'MAX_BODY_BYTES', 1_048_576, 1),
     requestTimeoutMs: readWholeNumber(env, 'REQUEST_TIMEOUT_MS', 30_000, 0),
+    maxInFlight: readWholeNumber(env, 'MAX_IN_FLIGHT', 64, 0),
+    maxEventLoopLagMs: readWholeNumber(env, 'MAX_EVENT_LOOP_LAG_MS', 1000, 0),
     graphql: {
       maxDepth: readWholeNumber(env, 'GRAPHQL_MAX_DEPTH', 15, 1),
       maxAliases: readWholeNumber(env, 'GRAPHQL_MAX_ALIASES', 100, 0),

@@ -16,6 +16,7 @@ import { createContext, type Context, type Viewer } from './graphql/context.js';
 import { schema } from './graphql/schema.js';
 import { Deadline, DeadlineExceededError, guardedDb, TIMEOUT_CODE } from './limits/deadline.js';
 import { graphqlLimitPlugins } from './limits/graphql.js';
+import { HEALTH_PATH, LoadShedder, overloadedAnswer } from './limits/load-shedding.js';
 import { persistedOperationsPlugin } from './limits/persisted-operations.js';
 import { logErrorCodes, reportUnexpectedErrors, yogaLogger } from './logging/graphql-errors.js';
 import { createLogger, type Logger } from './logging/logger.js';
@@ -30,6 +31,8 @@ export interface App {
   /** Statements sent to the database since start (only counted when asked for at creation). */
   queries: QueryCounter;
   logger: Logger;
+  /** Whether the process is too far behind to take another request (src/limits/load-shedding.ts). */
+  isBehind(): boolean;
   /** `socketAddress`: the peer's address, for the sign-in limits (see clientAddressOf). */
   fetch(request: Request, socketAddress?: string): Promise<Response>;
   close(): Promise<void>;
@@ -121,6 +124,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   });
 
   const responseCache = new ResponseCache(dataVersion, config.responseCache);
+  const shedder = new LoadShedder(config.limits.maxInFlight, config.limits.maxEventLoopLagMs);
   const router = Router();
   const browserIde = graphiql({ title: 'Calendar events service' });
   router.get('/graphql', browserIde.page);
@@ -132,7 +136,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       return yoga.fetch(request, { viewer: outcome.viewer, requestLog, deadline });
     }),
   );
-  router.get('/healthz', async () => {
+  router.get(HEALTH_PATH, async () => {
     await db.$queryRawUnsafe('SELECT 1');
     return json({ status: 'ok' });
   });
@@ -151,18 +155,40 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     db,
     queries,
     logger,
+    isBehind: () => shedder.isBehind(),
     fetch: withRequestLog(logger, (request, requestLog, socketAddress?: string) => {
-      const scope: RequestScope = { deadline: new Deadline(config.limits.requestTimeoutMs), clientAddress: clientAddressOf(request, socketAddress, config.trustProxy) };
-      return scope.deadline.answer(router.fetch(request, requestLog, scope), () => timeoutResponse(request, scope.deadline));
+      const serve = () => {
+        const scope: RequestScope = { deadline: new Deadline(config.limits.requestTimeoutMs), clientAddress: clientAddressOf(request, socketAddress, config.trustProxy) };
+        return scope.deadline.answer(router.fetch(request, requestLog, scope), () => timeoutResponse(request, scope.deadline));
+      };
+      // The health check is never shed: it must tell a load balancer the process is alive while it sheds.
+      const { pathname } = new URL(request.url);
+      if (pathname === HEALTH_PATH) return serve();
+      return shedder.run(serve, () => {
+        const answer = overloadedAnswer(pathname, shedBody);
+        return new Response(answer.body, answer);
+      });
     }),
-    close: () => db.$disconnect(),
+    close: () => {
+      shedder.close();
+      return db.$disconnect();
+    },
   };
 }
+
+const shedBody = () => RestError.of('rest_service_overloaded').body();
 
 /** Serves the app on node:http. Resolves once listening. */
 export function listen(app: App, port = app.config.port, host = app.config.host): Promise<Server> {
   const adapter = createServerAdapter<{ req: IncomingMessage }>((request, { req }) => app.fetch(request, req.socket.remoteAddress));
-  const server = createServer(adapter);
+  // A request that would be shed is answered here, before a Fetch Request is built for it: shedding must cost next to
+  // nothing, or a flood of shed requests keeps the process as far behind as the flood it sheds.
+  const server = createServer((req, res) => {
+    if (req.url?.startsWith(HEALTH_PATH) || !app.isBehind()) return void adapter(req, res);
+    const answer = overloadedAnswer(new URL(req.url ?? '/', 'http://x').pathname, shedBody);
+    req.resume();
+    res.writeHead(answer.status, answer.headers).end(answer.body);
+  });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve(server));

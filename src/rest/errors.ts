@@ -26,6 +26,7 @@ export const REST_ERRORS = {
   // The service's limits (README "Limits"); WordPress leaves these to PHP and the web server.
   rest_request_too_large: { status: 413, message: 'The request body is larger than the limit of %d bytes.' },
   rest_request_timeout: { status: 503, message: 'The request took longer than %d ms and was stopped.' },
+  rest_service_overloaded: { status: 503, message: 'The service is busy; try again shortly.' },
   rest_body_too_deep: { status: 400, message: 'The request body is nested more than %d levels deep.' },
 } as const;
 

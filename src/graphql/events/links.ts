@@ -1,13 +1,9 @@
-import { queryFromInfo } from '@pothos/plugin-prisma';
-import type { GraphQLResolveInfo } from 'graphql';
-import type { Prisma } from '../../db/generated/prisma/client.js';
 import { isLocked, listVisibility, readableLinkedPosts } from '../access.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
-import { offsetConnection, type PageArgs } from '../shared/connections.js';
+import { connectionNodes, loadedConnection, nonEmptySelection, plannedRelation, type PageArgs } from '../shared/connections.js';
 import { OrganizerType } from '../organizers/index.js';
 import { VenueType } from '../venues/index.js';
-import { EVENT_ORDER } from './order.js';
 import { EventType } from './type.js';
 
 // The fields that cross between events and their venues and organizers live here, so neither module imports the
@@ -31,34 +27,51 @@ builder.prismaObjectFields(EventType, (t) => ({
   }),
 }));
 
-/** The events of one venue or organizer that a list would show this viewer (trash never), as a Relay connection. */
-async function linkedEvents(ctx: Context, args: PageArgs, info: GraphQLResolveInfo, linked: Prisma.EventWhereInput) {
+/** The link rows of one venue or organizer to the events a list would show this viewer (trash never). */
+function linkedEventsWhere(ctx: Context) {
   const { statuses, condition } = listVisibility(ctx, undefined, 'events');
-  const where: Prisma.EventWhereInput = { AND: [linked, { status: { in: statuses } }, condition] };
-  return offsetConnection(
-    args,
-    () => ctx.db.event.count({ where }),
-    ({ offset, limit }) =>
-      ctx.db.event.findMany({ ...queryFromInfo({ context: ctx, info, path: ['edges', 'node'] }), where, orderBy: EVENT_ORDER, skip: offset, take: limit }),
-  );
+  return { event: { AND: [{ status: { in: statuses } }, condition] } };
 }
 
+const LINKED_EVENT_ORDER = [{ event: { startsAt: 'asc' as const } }, { eventId: 'asc' as const }];
+
+/** The page of link rows (with the events' planned selection) and their count, for the parent's query. */
+function linkedEventsSelect(args: PageArgs, ctx: Context, eventSelection: () => unknown) {
+  const where = linkedEventsWhere(ctx);
+  const page = plannedRelation(args, { select: { event: nonEmptySelection(eventSelection()) } }, { where, orderBy: LINKED_EVENT_ORDER });
+  return {
+    events: page,
+    _count: { select: { events: { where } } },
+  } as const;
+}
+
+/** What linkedEventsSelect loaded on the parent row. */
+interface LoadedLinks {
+  events: Array<{ event: unknown }>;
+  _count: { events: number };
+}
+
+const linkedEventsConnection = (args: PageArgs, parent: LoadedLinks) =>
+  loadedConnection(args, parent.events.map((link) => link.event), parent._count.events);
+
+// A venue's or organizer's events are a connection planned into the parent's own query, a page per parent (and its
+// count), so a list of venues with their events costs the same statements whatever its length.
 builder.prismaObjectField(VenueType, 'events', (t) =>
   t.connection({
     type: EventType,
     description: 'Events held here that the viewer may see, by start.',
-    resolve: (venue, args, ctx, info) => linkedEvents(ctx, args, info, { venues: { some: { venueId: venue.id } } }),
-  },
-  { description: 'A page of the events at a venue, with the number of all of them.' },
-  { description: 'An event in a page of a venue’s events, with its cursor.' }),
+    select: ((args: PageArgs, ctx: Context, nested: (selection: true, path: unknown) => unknown) =>
+      linkedEventsSelect(args, ctx, () => nested(true, connectionNodes('Event')))) as never,
+    resolve: (venue, args) => linkedEventsConnection(args, venue as unknown as LoadedLinks) as never,
+  }, { description: 'A page of the events held at a venue, with their number.' }, { description: 'An event in a page, with its cursor.' }),
 );
 
 builder.prismaObjectField(OrganizerType, 'events', (t) =>
   t.connection({
     type: EventType,
     description: 'Events this organizer runs that the viewer may see, by start.',
-    resolve: (organizer, args, ctx, info) => linkedEvents(ctx, args, info, { organizers: { some: { organizerId: organizer.id } } }),
-  },
-  { description: 'A page of the events of an organizer, with the number of all of them.' },
-  { description: 'An event in a page of an organizer’s events, with its cursor.' }),
+    select: ((args: PageArgs, ctx: Context, nested: (selection: true, path: unknown) => unknown) =>
+      linkedEventsSelect(args, ctx, () => nested(true, connectionNodes('Event')))) as never,
+    resolve: (organizer, args) => linkedEventsConnection(args, organizer as unknown as LoadedLinks) as never,
+  }, { description: 'A page of the events an organizer runs, with their number.' }, { description: 'An event in a page, with its cursor.' }),
 );

@@ -1,5 +1,5 @@
-import { offsetToCursor, resolveOffsetConnection } from '@pothos/plugin-relay';
-import { FieldErrors } from '../errors.js';
+import { offsetForArgs, offsetToCursor, resolveOffsetConnection } from '@pothos/plugin-relay';
+import { FieldErrors, invalidField } from '../errors.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './page-size.js';
 
 export interface PageArgs {
@@ -51,4 +51,57 @@ export async function offsetConnection<T>(
   const total = args.last != null && args.before == null ? await totalCount() : undefined;
   const connection = await resolveOffsetConnection({ args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE, totalCount: total }, load);
   return { ...connection, totalCount };
+}
+
+/**
+ * The rows to load for a connection planned into its parent's query (a venue's events): the same page as
+ * offsetConnection's, or null when the arguments are wrong (the resolver then refuses them: see loadedConnection).
+ * `last` needs `before` here, since the total is not known while the page is planned.
+ */
+export function plannedPage(args: PageArgs): { skip: number; take: number } | null {
+  try {
+    checkPageArgs(args);
+    if (args.last != null && args.before == null) return null;
+    const page = offsetForArgs({ args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE });
+    return { skip: page.offset, take: page.limit };
+  } catch {
+    return null;
+  }
+}
+
+/** Where a connection's records are in its selection (`nodes`, and `edges { node }`), for a nested Prisma selection. */
+export const connectionNodes = (typename: string) => ({ getType: () => typename, paths: [[{ name: 'nodes' }], [{ name: 'edges' }, { name: 'node' }]] });
+
+/**
+ * A relation's page for the parent's query: the records' planned selection (`nested(true, connectionNodes(…))`), in
+ * `orderBy`, in plannedPage's window. Asked for `totalCount` alone, the selection is empty, which Prisma refuses.
+ */
+export function plannedRelation(args: PageArgs, selected: unknown, extra: { where?: object; orderBy: object[] }) {
+  return { ...nonEmptySelection(selected), ...extra, ...(plannedPage(args) ?? { skip: 0, take: 0 }) };
+}
+
+/** A planned selection Prisma accepts: asked for nothing but `totalCount`, the records' selection is empty. */
+export function nonEmptySelection(selected: unknown): object {
+  const { select } = selected as { select?: object };
+  return select && Object.keys(select).length === 0 ? { select: { id: true } } : (selected as object);
+}
+
+/** The connection over rows loaded with the parent by plannedPage's window, and their total. */
+export function loadedConnection<T>(args: PageArgs, rows: T[], total: number) {
+  checkPageArgs(args);
+  if (args.last != null && args.before == null) {
+    throw invalidField('last', 'needs `before` on this connection (or page forwards with `first`)');
+  }
+  const { offset, expectedSize, hasPreviousPage, hasNextPage } = offsetForArgs({ args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE });
+  const edges = rows.slice(0, expectedSize).map((node, index) => ({ cursor: offsetToCursor(offset + index), node }));
+  return {
+    edges,
+    pageInfo: {
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+      hasPreviousPage,
+      hasNextPage: hasNextPage(rows.length),
+    },
+    totalCount: () => Promise.resolve(total),
+  };
 }

@@ -1,0 +1,94 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshDatabase, type TestDatabase } from './support/database.js';
+import { rest, startInstance, stop, type Instance } from './support/processes.js';
+
+// A process that cannot keep up sheds load (503 + Retry-After at once) instead of timing everyone out, and its health
+// check keeps answering. The server runs as `npm start` runs it, in a process of its own, with the default limits.
+
+const API = '/wp-json/calendar/events/v1';
+let dir: string;
+let database: TestDatabase;
+let instance: Instance;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'calendar-shedding-'));
+  database = await freshDatabase(dir);
+  instance = await startInstance(database.url);
+  for (let n = 0; n < 40; n++) {
+    const created = await rest(instance, 'POST', '/events', {
+      title: `Load ${n}`,
+      description: 'x'.repeat(2000),
+      start_date: `2031-02-${String((n % 27) + 1).padStart(2, '0')} 10:00:00`,
+      end_date: `2031-02-${String((n % 27) + 1).padStart(2, '0')} 12:00:00`,
+      venue: { venue: `Hall ${n}`, city: 'Oslo' },
+    });
+    expect(created.status).toBe(201);
+  }
+}, 120_000);
+
+afterAll(async () => {
+  if (instance) await stop(instance);
+  await database?.drop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('under 500 connections of cache-busting reads', () => {
+  it('answers /healthz within 3 s throughout, sheds REST and GraphQL with 503 + Retry-After in their shapes, and serves normally afterwards', async () => {
+    const healthLatencies: number[] = [];
+    let loading = true;
+    const probe = (async () => {
+      while (loading) {
+        const started = performance.now();
+        const response = await fetch(`${instance.base}/healthz`);
+        expect(response.status).toBe(200);
+        healthLatencies.push(performance.now() - started);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    })();
+    const statuses = new Map<number, number>();
+    const shed: { rest?: { body: string; retryAfter: string }; graphql?: string } = {};
+    let n = 0;
+    const flood = (connections: number, request: autocannon.Request) =>
+      autocannon({ url: instance.base, connections, duration: 6, timeout: 20, requests: [request] });
+    const count = (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1);
+    // A new query every time: the response cache cannot answer, every request does the real work.
+    const [restRun, graphqlRun] = await Promise.all([
+      flood(400, {
+        method: 'GET',
+        setupRequest: (request) => ({ ...request, path: `${API}/events?per_page=50&start_date=2031-01-01&search=Load&cb=${++n}` }),
+        onResponse: (status, body, _context, headers) => {
+          count(status);
+          if (status === 503) shed.rest ??= { body: String(body), retryAfter: (headers as Record<string, string>)['retry-after']! };
+        },
+      }),
+      flood(100, {
+        method: 'GET',
+        headers: { accept: 'application/json' },
+        setupRequest: (request) => ({ ...request, path: `/graphql?query=${encodeURIComponent(`{ events(first: 20) { totalCount edges { node { title } } } } # ${++n}`)}` }),
+        onResponse: (status, body) => {
+          count(status);
+          if (status === 503) shed.graphql ??= String(body);
+        },
+      }),
+    ]);
+    loading = false;
+    await probe;
+    for (const run of [restRun, graphqlRun]) {
+      expect(run.errors, 'no connection errors').toBe(0);
+      expect(run.timeouts, 'no timeouts').toBe(0);
+    }
+    expect(statuses.get(200) ?? 0, 'some reads were served').toBeGreaterThan(0);
+    expect([...statuses.keys()].sort(), 'served or shed, nothing else').toEqual([200, 503]);
+    expect(shed.rest?.retryAfter).toBe('1');
+    expect(JSON.parse(shed.rest!.body)).toEqual({ code: 'rest_service_overloaded', message: 'The service is busy; try again shortly.', data: { status: 503 } });
+    expect(JSON.parse(shed.graphql!).errors[0].extensions.code).toBe('SERVICE_OVERLOADED');
+    expect(healthLatencies.length).toBeGreaterThanOrEqual(3);
+    expect(Math.max(...healthLatencies), `health latencies ${healthLatencies.map(Math.round).join(', ')} ms`).toBeLessThan(3000);
+    const after = await fetch(`${instance.base}${API}/events?per_page=5&start_date=2031-01-01`);
+    expect(after.status).toBe(200);
+  }, 60_000);
+});
