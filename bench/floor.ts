@@ -1,7 +1,7 @@
 /**
  * The floor of the benchmark: the least a server can do to answer the default REST events list (page 1, per_page
  * 10, every relation) with the same bytes as the service. node:http, better-sqlite3 with hand-written prepared
- * statements on the same database file, the service's own serializers (src/rest/serialize) and JSON.stringify; no
+ * statements on the same database file, the service's own serializers (src/rest/serialize) and JSON encoder (src/content/safe-json.ts); no
  * GraphQL, no Prisma, no router. What the service's list costs beyond this is the price of its layers.
  *
  * Answers GET /<REST_ROOT>/calendar/events/v1/events with `page` and `per_page` (the default date window, published
@@ -9,6 +9,7 @@
  *
  *   DATABASE_URL=file:bench.db SITE_URL=http://calendar.bench PORT=0 npx tsx bench/floor.ts
  */
+import { htmlSafeJson } from '../src/content/safe-json.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
@@ -271,7 +272,7 @@ export function createFloor(options: FloorOptions) {
           'X-TEC-Total': String(list.total),
           'X-TEC-TotalPages': String(list.pages),
         })
-        .end(JSON.stringify(list.body));
+        .end(htmlSafeJson(list.body));
     } catch (error) {
       console.error('floor: request failed:', error);
       response.writeHead(500, { 'Content-Type': 'application/json; charset=UTF-8' }).end('{"code":"rest_internal_error"}');

@@ -125,6 +125,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   const responseCache = new ResponseCache(dataVersion, config.responseCache);
   const shedder = new LoadShedder(config.limits.maxInFlight, config.limits.maxEventLoopLagMs);
+  // PostgreSQL: the health check has a connection of its own, so that it never waits behind requests for the pool.
+  const healthDb = config.engine === 'postgres' ? createDb({ ...config, databasePoolSize: 1 }) : db;
   const router = Router();
   const browserIde = graphiql({ title: 'Calendar events service' });
   router.get('/graphql', browserIde.page);
@@ -137,7 +139,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     }),
   );
   router.get(HEALTH_PATH, async () => {
-    await db.$queryRawUnsafe('SELECT 1');
+    await healthDb.$queryRawUnsafe('SELECT 1');
     return json({ status: 'ok' });
   });
   const handleRest = createRestHandler(config, async (request, { deadline, clientAddress }: RequestScope) => {
@@ -169,9 +171,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         return new Response(answer.body, answer);
       });
     }),
-    close: () => {
+    close: async () => {
       shedder.close();
-      return db.$disconnect();
+      if (healthDb !== db) await healthDb.$disconnect();
+      await db.$disconnect();
     },
   };
 }

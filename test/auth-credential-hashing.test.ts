@@ -26,7 +26,7 @@ const oldStyleSecret = () => randomBytes(18).toString('base64url').replace(/[-_]
 
 async function newUser(role = 'author'): Promise<{ id: number; login: string }> {
   const login = unique('hash');
-  await adminData(server, `mutation { u: createUser(input: { login: "${login}", role: ${role} }) { login } }`);
+  await adminData(server, `mutation { u: createUser(input: { login: "${login}", role: ${role.toUpperCase()} }) { login } }`);
   return server.app.db.user.findUniqueOrThrow({ where: { login }, select: { id: true, login: true } });
 }
 

@@ -25,7 +25,7 @@ afterAll(async () => {
 
 async function userWithPassword(server: TestServer): Promise<{ login: string; authorization: string }> {
   const login = unique('limited');
-  await adminData(server, `mutation { u: createUser(input: { login: "${login}", role: author }) { login } }`);
+  await adminData(server, `mutation { u: createUser(input: { login: "${login}", role: AUTHOR }) { login } }`);
   const { id } = await server.app.db.user.findUniqueOrThrow({ where: { login } });
   const issued = await adminData(server, `mutation { p: createApplicationPassword(name: "x", userId: ${id}) { secret } }`);
   return { login, authorization: basicAuthorization(login, issued.p.secret) };

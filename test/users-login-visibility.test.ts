@@ -12,7 +12,7 @@ const author = { login: unique('vis-author'), displayName: 'Ada Author', authori
 const subscriber = { login: unique('vis-subscriber'), authorization: '' };
 
 async function userWithPassword(login: string, role: string, displayName = login): Promise<{ id: number; authorization: string }> {
-  await adminData(server, `mutation { u: createUser(input: { login: "${login}", role: ${role}, displayName: "${displayName}" }) { login } }`);
+  await adminData(server, `mutation { u: createUser(input: { login: "${login}", role: ${role.toUpperCase()}, displayName: "${displayName}" }) { login } }`);
   const { id } = await server.app.db.user.findUniqueOrThrow({ where: { login } });
   const issued = await adminData(server, `mutation { p: createApplicationPassword(name: "x", userId: ${id}) { secret } }`);
   return { id, authorization: basicAuthorization(login, issued.p.secret) };
