@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import type { Db } from './client.js';
+import type { Db, DbTransaction } from './client.js';
 
 /**
  * The database's data version: a counter every write to a record readers can see increases in the writing
@@ -11,6 +11,15 @@ export async function readDataVersion(db: Db): Promise<bigint> {
   const row = await db.dataVersion.findUnique({ where: { id: 1 }, select: { version: true } });
   if (!row) throw new Error('DataVersion row 1 is missing: the database was not migrated by this service');
   return row.version;
+}
+
+/**
+ * Takes the data-version row's write lock for the rest of the transaction, without changing it: writers on the same
+ * database (in any process) then wait for this transaction to end. A check-then-write (is there a duplicate? is the
+ * record already in the trash?) is then atomic. PostgreSQL locks the row; SQLite takes the database's write lock.
+ */
+export async function lockForWriting(tx: DbTransaction): Promise<void> {
+  await tx.dataVersion.update({ where: { id: 1 }, data: { version: { increment: 0 } }, select: { id: true } });
 }
 
 /**

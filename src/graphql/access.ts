@@ -68,6 +68,38 @@ export function readableLinkedPosts<P extends PostLike>(ctx: Context, linked: P[
   return linked.filter((post) => post.status !== 'trash' && canReadPost(ctx.viewer.user, post));
 }
 
+const PUBLISHED_STATUSES: PostStatusValue[] = ['publish', 'future', 'private'];
+
+/**
+ * canEditPost as database conditions, all of which a record the viewer may edit meets: none when the viewer may edit
+ * every record, null when none.
+ */
+function editableConditions(user: ViewerUser | null): object[] | null {
+  if (!user || !roleCan(user.role, 'edit_posts')) return null;
+  const conditions: object[] = [];
+  if (!roleCan(user.role, 'edit_others_posts')) conditions.push({ authorId: user.id });
+  if (!roleCan(user.role, 'edit_published_posts')) conditions.push({ status: { notIn: PUBLISHED_STATUSES } });
+  return conditions;
+}
+
+/**
+ * isLocked as a database condition: the records whose protected content this request may read (no password, the
+ * right password offered, or editable by the viewer). A search over protected fields is limited to these, so that
+ * matching is no oracle on content the viewer is not shown.
+ */
+export function unlockedWhere(ctx: Context): object {
+  const editable = editableConditions(ctx.viewer.user);
+  // (An empty AND inside an OR is false to Prisma: a viewer who may edit everything gets no condition at all.)
+  if (editable?.length === 0) return {};
+  return {
+    OR: [
+      { password: '' },
+      ...(ctx.offeredPasswords.length ? [{ password: { in: ctx.offeredPasswords } }] : []),
+      ...(editable ? [{ AND: editable }] : []),
+    ],
+  };
+}
+
 /** Remembers a `password` argument for the fields resolved after it. */
 export function offerPassword(ctx: Context, password: string | null | undefined): void {
   if (password) ctx.offeredPasswords.push(password);

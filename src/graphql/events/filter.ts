@@ -1,12 +1,12 @@
 import { DateTime } from 'luxon';
 import type { Prisma } from '../../db/generated/prisma/client.js';
 import { endOfDayWallClock, NOT_A_DATE, parseDateInput, startOfDayWallClock } from '../../time/dates.js';
-import { listVisibility } from '../access.js';
+import { listVisibility, unlockedWhere } from '../access.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { FieldErrors } from '../errors.js';
 import { PostStatusEnum, type PostStatusValue } from '../shared/posts.js';
-import { literalTextSearch } from '../shared/search.js';
+import { readableTextSearch } from '../shared/search.js';
 import { termIdsForFilter } from '../terms/references.js';
 import { venueIdsNear, type GeoPoint } from '../venues/geo.js';
 
@@ -173,7 +173,8 @@ export async function eventsWhere(ctx: Context, filter: EventsFilter): Promise<P
   errors.throwIfAny();
   if (filter.search != null) {
     const others = [...conditions];
-    const match = await literalTextSearch(ctx.config.engine, filter.search.trim(), ['title', 'description', 'excerpt'], (narrow, select) =>
+    const fields = { open: ['title'], withheld: ['description', 'excerpt'] };
+    const match = await readableTextSearch(ctx.config.engine, filter.search.trim(), fields, unlockedWhere(ctx), (narrow, select) =>
       ctx.db.event.findMany({ where: { AND: [...others, narrow as Prisma.EventWhereInput] }, select }),
     );
     conditions.push(match as Prisma.EventWhereInput);

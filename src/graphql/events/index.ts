@@ -7,7 +7,7 @@ import { NotFoundError } from '../errors.js';
 import { offsetConnection } from '../shared/connections.js';
 import { databaseIdOf, registerNodeReader } from '../shared/node.js';
 import { authorizeCreate, authorizeDelete, authorizeUpdate, authorizeMissing } from '../shared/post-permissions.js';
-import { trashOrDelete } from '../shared/post-writes.js';
+import { notInTrash, trashOrDelete } from '../shared/post-writes.js';
 import { modifiedNow } from '../shared/posts.js';
 import { EventsFilterInput, eventsWhere } from './filter.js';
 import { eventsCalendar, EVENTS_ICAL_DESCRIPTION, ICalendarType } from './ical.js';
@@ -148,8 +148,11 @@ builder.mutationFields((t) => ({
         status: current.status,
         force: args.force ?? false,
         snapshot: () => ctx.db.event.findUniqueOrThrow({ ...query, where: { id } }),
-        remove: () => ctx.db.event.delete({ where: { id } }),
-        trash: () => ctx.db.event.update({ ...query, where: { id }, data: { status: 'trash', ...modifiedNow(ctx) } }),
+        remove: async () => (await ctx.db.event.deleteMany({ where: { id } })).count,
+        trash: async () => {
+          const { count } = await ctx.db.event.updateMany({ where: notInTrash(id), data: { status: 'trash', ...modifiedNow(ctx) } });
+          return count === 0 ? null : ctx.db.event.findUniqueOrThrow({ ...query, where: { id } });
+        },
       });
     },
   }),

@@ -1,7 +1,9 @@
 import { listVisibility } from '../access.js';
 import { authorizeCreate } from '../shared/post-permissions.js';
 import type { Prisma } from '../../db/generated/prisma/client.js';
+import type { DbTransaction } from '../../db/client.js';
 import { builder } from '../builder.js';
+import type { Context } from '../context.js';
 import { checkOrganizerInput, OrganizerInput, OrganizerType, type OrganizerFields } from './index.js';
 
 /** Fields compared for equality when they are given (the name always is). */
@@ -20,6 +22,14 @@ export function duplicateOrganizerWhere(input: OrganizerFields): Prisma.Organize
   return where;
 }
 
+/** The ID of the oldest organizer the viewer may read that one created from `input` would duplicate, or null. */
+export async function duplicateOrganizerId(ctx: Context, db: DbTransaction, input: OrganizerFields): Promise<number | null> {
+  // Only records the viewer may read count: others' unpublished ones must not be answered to those who may not see them.
+  const { condition } = listVisibility(ctx, undefined, 'input');
+  const found = await db.organizer.findFirst({ where: { AND: [duplicateOrganizerWhere(input), condition] }, orderBy: { id: 'asc' }, select: { id: true } });
+  return found?.id ?? null;
+}
+
 builder.queryFields((t) => ({
   matchingOrganizer: t.prismaField({
     type: OrganizerType,
@@ -33,9 +43,8 @@ builder.queryFields((t) => ({
       await checkOrganizerInput(ctx, args.input, true);
       // Asking what a create would duplicate is part of creating: the same right is needed.
       authorizeCreate(ctx, args.input);
-      // Only records the viewer may read count: others' unpublished ones must not be answered to those who may not see them.
-      const { condition } = listVisibility(ctx, undefined, 'input');
-      return ctx.db.organizer.findFirst({ ...query, where: { AND: [duplicateOrganizerWhere(args.input), condition] }, orderBy: { id: 'asc' } });
+      const id = await duplicateOrganizerId(ctx, ctx.db, args.input);
+      return id === null ? null : ctx.db.organizer.findUnique({ ...query, where: { id } });
     },
   }),
 }));

@@ -14,6 +14,7 @@ import { databaseIdField, globalIdField, NodeInterface } from '../shared/node.js
 import { POST_INPUT_DESCRIPTIONS, PostStatusEnum, postFieldDescriptions } from '../shared/posts.js';
 import { checkEmail } from '../shared/validate.js';
 import { UserType } from '../users/index.js';
+import { duplicateOrganizerId } from './duplicates.js';
 
 const d = postFieldDescriptions('organizer');
 
@@ -84,9 +85,10 @@ export const organizerModel: LinkedPostModel<OrganizerFields> = {
   plural: 'organizers',
   delegate: (db) => db.organizer as never,
   unlinkEvents: (db, id) => db.eventOrganizer.deleteMany({ where: { organizerId: id } }) as never,
-  searchFields: ['name', 'description', 'excerpt', 'phone', 'email', 'website'],
+  searchFields: { open: ['name'], withheld: ['description', 'excerpt', 'phone', 'email', 'website'] },
   searchDescription: 'Part of the name, description, excerpt, phone, e-mail or website.',
   nullableColumns: ['authorId'],
+  findDuplicate: (ctx, db, input) => duplicateOrganizerId(ctx, db, input),
   checkOwnFields(errors, field, input) {
     checkEmail(errors, field('email'), input.email);
   },

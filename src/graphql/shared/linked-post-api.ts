@@ -1,6 +1,7 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { Db, DbTransaction } from '../../db/client.js';
-import { assertReadable, offerPassword } from '../access.js';
+import { lockForWriting } from '../../db/data-version.js';
+import { assertReadable, offerPassword, unlockedWhere } from '../access.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { FieldErrors, NotFoundError } from '../errors.js';
@@ -9,10 +10,10 @@ import { offsetConnection } from './connections.js';
 import { checkLinkedPostFilter, linkedPostConditions, withFieldNames } from './linked-posts.js';
 import { databaseIdOf, registerNodeReader } from './node.js';
 import { authorizeCreate, authorizeDelete, authorizeMissing, authorizeUpdate } from './post-permissions.js';
-import { trashOrDelete, updateWithSlug } from './post-writes.js';
+import { notInTrash, trashOrDelete, updateWithSlug } from './post-writes.js';
 import { modifiedNow, newPostDates, PostStatusEnum, publicationFromInput, type PostStatusValue, type PublicationColumns } from './posts.js';
 import { listOrder, orderArgs, SortOrderEnum } from './ordering.js';
-import { literalTextSearch } from './search.js';
+import { readableTextSearch, type SearchedFields } from './search.js';
 import { slugClashFilter, slugFromText, withFreeSlugIn } from './slugs.js';
 import { checkNonEmpty, checkUrl, definedOnly, withoutNulls } from './validate.js';
 
@@ -56,7 +57,8 @@ interface LinkedPostDelegate {
   count(args: object): Promise<number>;
   create(args: object): Promise<LinkedPostRow>;
   update(args: object): Promise<LinkedPostRow>;
-  delete(args: object): Promise<unknown>;
+  updateMany(args: object): Promise<{ count: number }>;
+  deleteMany(args: object): Promise<{ count: number }>;
 }
 
 export interface LinkedPostModel<Fields extends LinkedPostFields> {
@@ -71,11 +73,14 @@ export interface LinkedPostModel<Fields extends LinkedPostFields> {
   plural: string;
   delegate: (db: Db | DbTransaction) => LinkedPostDelegate;
   /** Deletes the record's links to events (when it goes to the trash). */
-  unlinkEvents: (db: Db, id: number) => ReturnType<Db['eventVenue']['deleteMany']>;
-  searchFields: readonly string[];
+  unlinkEvents: (db: DbTransaction, id: number) => Promise<unknown>;
+  /** The fields `search` looks in: the name for everyone, the rest only where the viewer may read the content. */
+  searchFields: SearchedFields;
   searchDescription: string;
   /** Columns that a null clears (the others keep their value on null). */
   nullableColumns: readonly string[];
+  /** The ID of an existing record a new one from `input` would duplicate (The Events Calendar's rule), or null. */
+  findDuplicate: (ctx: Context, db: DbTransaction, input: Fields) => Promise<number | null>;
   /** The type's own checks, beyond those every linked post has. */
   checkOwnFields: (errors: FieldErrors, field: (name: string) => string, input: Fields) => void;
 }
@@ -237,12 +242,20 @@ export function defineLinkedPostApi<Fields extends LinkedPostFields>(model: Link
     [create]: t.prismaField({
       type,
       description: `Creates a ${single}.`,
-      args: { input: t.arg({ type: model.input as never, required: true, description: `The new ${single}: \`name\` is required.` }) },
+      args: {
+        input: t.arg({ type: model.input as never, required: true, description: `The new ${single}: \`name\` is required.` }),
+        reuseDuplicate: t.arg.boolean({
+          defaultValue: false,
+          description: `Answer the existing ${single} this one would duplicate (see \`matching${typename}\`) instead of creating another, as the REST API does. Atomic: concurrent identical creates make one ${single}.`,
+        }),
+      },
       resolve: async (query, _root, args, ctx) => {
         const input = args.input as Fields;
         const checked = await checkLinkedPostInput(model, ctx, input, true);
-        const record = await insertLinkedPost(model, ctx, ctx.db, input, checked);
-        return delegate(ctx).findUniqueOrThrow({ ...query, where: { id: record.id } }) as never;
+        const id = args.reuseDuplicate
+          ? await createUnlessDuplicate(model, ctx, input, checked)
+          : (await insertLinkedPost(model, ctx, ctx.db, input, checked)).id;
+        return delegate(ctx).findUniqueOrThrow({ ...query, where: { id } }) as never;
       },
     }),
     [`update${typename}`]: t.prismaField({
@@ -283,18 +296,32 @@ export function defineLinkedPostApi<Fields extends LinkedPostFields>(model: Link
           status: current.status,
           force: args.force ?? false,
           snapshot: () => delegate(ctx).findUniqueOrThrow({ ...query, where: { id } }),
-          remove: () => delegate(ctx).delete({ where: { id } }),
-          trash: async () => {
-            const [, record] = await ctx.db.$transaction([
-              model.unlinkEvents(ctx.db, id),
-              delegate(ctx).update({ ...query, where: { id }, data: { status: 'trash', ...modifiedNow(ctx) } }) as never,
-            ]);
-            return record as LinkedPostRow;
-          },
+          remove: async () => (await delegate(ctx).deleteMany({ where: { id } })).count,
+          trash: () =>
+            ctx.db.$transaction(async (tx) => {
+              const { count } = await model.delegate(tx).updateMany({ where: notInTrash(id), data: { status: 'trash', ...modifiedNow(ctx) } });
+              if (count === 0) return null;
+              await model.unlinkEvents(tx, id);
+              return model.delegate(tx).findUniqueOrThrow({ ...query, where: { id } });
+            }),
         }) as never;
       },
     }),
   }));
+}
+
+/**
+ * Creates a linked post unless it duplicates one, as one step: the transaction first takes the data-version row's
+ * write lock (every writing transaction takes it, see db/data-version.ts), so concurrent creates, in this process or
+ * another on the same database, look for a duplicate one after the other and the second finds the first's record.
+ */
+async function createUnlessDuplicate<Fields extends LinkedPostFields>(model: LinkedPostModel<Fields>, ctx: Context, input: Fields, checked: CheckedLinkedPost) {
+  authorizeCreate(ctx, input);
+  return ctx.db.$transaction(async (tx) => {
+    await lockForWriting(tx);
+    const existing = await model.findDuplicate(ctx, tx, input);
+    return existing ?? (await insertLinkedPost(model, ctx, tx, input, checked)).id;
+  });
 }
 
 /** The list's condition: status and link filters, and the search over the type's searched fields. */
@@ -303,7 +330,7 @@ async function linkedPostListWhere(model: LinkedPostModel<LinkedPostFields>, ctx
   if (args.search) {
     const others = [...conditions];
     conditions.push(
-      await literalTextSearch(ctx.config.engine, args.search, model.searchFields, (match, select) =>
+      await readableTextSearch(ctx.config.engine, args.search, model.searchFields, unlockedWhere(ctx), (match, select) =>
         model.delegate(ctx.db).findMany({ where: { AND: [...others, match] }, select }),
       ),
     );

@@ -1,4 +1,4 @@
-import { AlreadyTrashedError } from '../errors.js';
+import { AlreadyTrashedError, NotFoundError } from '../errors.js';
 import { slugFromText, withFreeSlug } from './slugs.js';
 
 /**
@@ -17,7 +17,9 @@ export function updateWithSlug<T>(
 
 /**
  * DELETE semantics of WordPress posts: the first delete moves to the trash, a second one is refused; `force`
- * deletes for good and answers the record as it was.
+ * deletes for good and answers the record as it was. Both are decided by the database, not by what was read before:
+ * `trash` moves the record only if it is not in the trash yet and answers null otherwise, `remove` answers how many
+ * rows it deleted. Of concurrent deletes (from any process), exactly one succeeds.
  */
 export async function trashOrDelete<T>(options: {
   recordType: string;
@@ -25,14 +27,19 @@ export async function trashOrDelete<T>(options: {
   status: string;
   force: boolean;
   snapshot: () => Promise<T>;
-  remove: () => Promise<unknown>;
-  trash: () => Promise<T>;
+  remove: () => Promise<number>;
+  trash: () => Promise<T | null>;
 }): Promise<T> {
   if (options.force) {
     const snapshot = await options.snapshot();
-    await options.remove();
+    if ((await options.remove()) === 0) throw new NotFoundError(options.recordType, options.id);
     return snapshot;
   }
   if (options.status === 'trash') throw new AlreadyTrashedError(options.recordType, options.id);
-  return options.trash();
+  const trashed = await options.trash();
+  if (trashed === null) throw new AlreadyTrashedError(options.recordType, options.id);
+  return trashed;
 }
+
+/** The condition of a move to the trash that only one of concurrent deletes may make. */
+export const notInTrash = (id: number) => ({ id, status: { not: 'trash' as const } });

@@ -45,3 +45,25 @@ export async function literalTextSearch(
 function foldAsciiCase(value: string): string {
   return value.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
 }
+
+/** Text fields of a record type: those anyone who sees the record reads, and those withheld while it is locked. */
+export interface SearchedFields {
+  open: readonly string[];
+  withheld: readonly string[];
+}
+
+/**
+ * literalTextSearch over what the viewer can read: the open fields of every record, the withheld fields only of
+ * records whose content the request may read (`unlocked`: see access.ts unlockedWhere).
+ */
+export async function readableTextSearch(
+  engine: Engine,
+  text: string,
+  fields: SearchedFields,
+  unlocked: object,
+  candidates: (where: object, select: Record<string, true>) => Promise<Array<Record<string, unknown>>>,
+): Promise<object> {
+  const open = await literalTextSearch(engine, text, fields.open, candidates);
+  const withheld = await literalTextSearch(engine, text, fields.withheld, (where, select) => candidates({ AND: [where, unlocked] }, select));
+  return { OR: [open, { AND: [withheld, unlocked] }] };
+}

@@ -1,7 +1,9 @@
 import { listVisibility } from '../access.js';
 import { authorizeCreate } from '../shared/post-permissions.js';
 import type { Prisma } from '../../db/generated/prisma/client.js';
+import type { DbTransaction } from '../../db/client.js';
 import { builder } from '../builder.js';
+import type { Context } from '../context.js';
 import { checkVenueInput, VenueInput, VenueType, type VenueFields } from './index.js';
 
 /** Fields compared for equality when they are given (the name always is). */
@@ -37,6 +39,18 @@ export function duplicateVenueWhere(input: VenueFields): Prisma.VenueWhereInput 
   return where;
 }
 
+/** The ID of the oldest venue the viewer may read that a venue created from `input` would duplicate, or null. */
+export async function duplicateVenueId(ctx: Context, db: DbTransaction, input: VenueFields): Promise<number | null> {
+  const candidates = await db.venue.findMany({
+    // Only records the viewer may read count: others' unpublished ones must not be answered to those who may not see them.
+    where: { AND: [duplicateVenueWhere(input), listVisibility(ctx, undefined, 'input').condition] },
+    select: { id: true, address: true },
+    orderBy: { id: 'asc' },
+  });
+  const wanted = input.address;
+  return candidates.find((venue) => wanted == null || addressLike(venue.address, wanted))?.id ?? null;
+}
+
 builder.queryFields((t) => ({
   matchingVenue: t.prismaField({
     type: VenueType,
@@ -51,15 +65,8 @@ builder.queryFields((t) => ({
       await checkVenueInput(ctx, args.input, true);
       // Asking what a create would duplicate is part of creating: the same right is needed.
       authorizeCreate(ctx, args.input);
-      const candidates = await ctx.db.venue.findMany({
-        // Only records the viewer may read count: others' unpublished ones must not be answered to those who may not see them.
-        where: { AND: [duplicateVenueWhere(args.input), listVisibility(ctx, undefined, 'input').condition] },
-        select: { id: true, address: true },
-        orderBy: { id: 'asc' },
-      });
-      const wanted = args.input.address;
-      const ids = candidates.filter((venue) => wanted == null || addressLike(venue.address, wanted)).map((venue) => venue.id);
-      return ctx.db.venue.findFirst({ ...query, where: { id: { in: ids.slice(0, 1) } } });
+      const id = await duplicateVenueId(ctx, ctx.db, args.input);
+      return id === null ? null : ctx.db.venue.findUnique({ ...query, where: { id } });
     },
   }),
 }));

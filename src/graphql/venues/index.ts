@@ -14,6 +14,7 @@ import { databaseIdField, globalIdField, NodeInterface } from '../shared/node.js
 import { POST_INPUT_DESCRIPTIONS, PostStatusEnum, postFieldDescriptions } from '../shared/posts.js';
 import { checkLatitude, checkLongitude } from '../shared/validate.js';
 import { UserType } from '../users/index.js';
+import { duplicateVenueId } from './duplicates.js';
 
 const d = postFieldDescriptions('venue');
 const LOCKED = 'empty when there is none or while the venue is locked (`isLocked`)';
@@ -116,9 +117,11 @@ export const venueModel: LinkedPostModel<VenueFields> = {
   plural: 'venues',
   delegate: (db) => db.venue as never,
   unlinkEvents: (db, id) => db.eventVenue.deleteMany({ where: { venueId: id } }),
-  searchFields: ['name', 'description', 'excerpt', 'address', 'city', 'province', 'state', 'stateProvince', 'zip', 'phone'],
+  // `state` stays shown on a locked venue (as in the original's REST shape); the rest is withheld.
+  searchFields: { open: ['name', 'state'], withheld: ['description', 'excerpt', 'address', 'city', 'province', 'stateProvince', 'zip', 'phone'] },
   searchDescription: 'Part of the name, description, excerpt, address, city, province, state, zip or phone.',
   nullableColumns: ['authorId', 'latitude', 'longitude'],
+  findDuplicate: (ctx, db, input) => duplicateVenueId(ctx, db, input),
   checkOwnFields(errors, field, input) {
     checkLatitude(errors, field('latitude'), input.latitude);
     checkLongitude(errors, field('longitude'), input.longitude);

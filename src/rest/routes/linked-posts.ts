@@ -28,7 +28,6 @@ export interface LinkedOperations<R> {
   byId(call: AnyCall, id: number, password: string | undefined, errors: ErrorMapping): Promise<R | null>;
   bySlug(call: AnyCall, slug: string, password: string | undefined, errors: ErrorMapping): Promise<R | null>;
   /** The existing record a create from this input would duplicate (input checked as create checks it). */
-  matching(call: AnyCall, input: Record<string, unknown>, errors: ErrorMapping): Promise<R | null>;
   create(call: AnyCall, input: Record<string, unknown>, errors: ErrorMapping): Promise<R>;
   update(call: AnyCall, id: number, input: Record<string, unknown>, errors: ErrorMapping): Promise<R>;
   remove(call: AnyCall, id: number, force: boolean, errors: ErrorMapping): Promise<R>;
@@ -205,12 +204,11 @@ export function linkedPostRoutes<R extends LinkedRecord>(kind: LinkedPostKind<R>
           params: createParams,
           async handle(call) {
             const input = kind.fields.input(call.params, call.sent);
-            // Duplicate avoidance, as TEC does by default: an existing match is answered instead, still with 201.
-            // The match is answered as this viewer sees it: a password-protected one stays blanked unless they may edit it.
-            const existing = await operations.matching(call, input, writeErrors);
-            if (existing) return { status: 201, body: forReaders(call.urls, existing) };
+            // Duplicate avoidance, as TEC does by default: an existing match is answered instead, still with 201 (the
+            // create document asks for it: atomic, so concurrent identical creates make one record). The match is
+            // answered as this viewer sees it: a password-protected one stays blanked unless they may edit it.
             const created = await operations.create(call, input, writeErrors);
-            return { status: 201, body: kind.serialize(call.urls, created) };
+            return { status: 201, body: forReaders(call.urls, created) };
           },
         }),
       ],

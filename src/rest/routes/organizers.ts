@@ -1,7 +1,6 @@
 import {
   RestCreateOrganizerDocument,
   RestDeleteOrganizerDocument,
-  RestMatchingOrganizerDocument,
   RestOrganizerByIdDocument,
   RestOrganizerBySlugDocument,
   RestOrganizerListDocument,
@@ -44,9 +43,6 @@ const organizerOperations: LinkedOperations<RestOrganizerFragment> = {
   },
   async bySlug(call, slug, password, errors) {
     return (await call.run(RestOrganizerBySlugDocument, { slug, password }, errors)).organizerBySlug;
-  },
-  async matching(call, input, errors) {
-    return (await call.run(RestMatchingOrganizerDocument, { input: input as OrganizerInput }, errors)).matchingOrganizer;
   },
   async create(call, input, errors) {
     return (await call.run(RestCreateOrganizerDocument, { input: input as OrganizerInput }, errors)).createOrganizer;

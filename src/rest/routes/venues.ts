@@ -1,7 +1,6 @@
 import {
   RestCreateVenueDocument,
   RestDeleteVenueDocument,
-  RestMatchingVenueDocument,
   RestUpdateVenueDocument,
   RestVenueByIdDocument,
   RestVenueBySlugDocument,
@@ -54,9 +53,6 @@ const venueOperations: LinkedOperations<RestVenueFragment> = {
   },
   async bySlug(call, slug, password, errors) {
     return (await call.run(RestVenueBySlugDocument, { slug, password }, errors)).venueBySlug;
-  },
-  async matching(call, input, errors) {
-    return (await call.run(RestMatchingVenueDocument, { input: input as VenueInput }, errors)).matchingVenue;
   },
   async create(call, input, errors) {
     return (await call.run(RestCreateVenueDocument, { input: input as VenueInput }, errors)).createVenue;
