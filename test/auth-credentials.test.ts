@@ -179,8 +179,8 @@ describe('credential records', () => {
   it('record when they were last used', async () => {
     const created = await adminData(server, `mutation { p: createApplicationPassword(name: "tablet", userId: ${author.id}) { id secret } }`);
     const lastUsed = async () => {
-      const data = await adminData(server, '{ users { id: databaseId credentials { id createdAt lastUsedAt revokedAt } } }');
-      return data.users.find((user: { id: number }) => user.id === author.id).credentials.find((c: { id: number }) => c.id === created.p.id);
+      const data = await adminData(server, '{ users { nodes { id: databaseId credentials { nodes { id createdAt lastUsedAt revokedAt } } } } }');
+      return data.users.nodes.find((user: { id: number }) => user.id === author.id).credentials.nodes.find((c: { id: number }) => c.id === created.p.id);
     };
     const before = await lastUsed();
     expect(before.lastUsedAt).toBeNull();
@@ -198,8 +198,8 @@ describe('credential records', () => {
     issued.push(...secrets);
     const forms = secrets.flatMap((secret: string) => [secret, secret.replace(/ /g, ''), secret.split('.').pop()!]);
     const responses = [
-      await gql('{ viewer { id login credentials { id name kind createdAt lastUsedAt revokedAt } } }', editor.authorization),
-      await gql('{ users { id login credentials { id name kind createdAt lastUsedAt revokedAt } } }', ADMIN_AUTHORIZATION),
+      await gql('{ viewer { id login credentials { nodes { id name kind createdAt lastUsedAt revokedAt } } } }', editor.authorization),
+      await gql('{ users { nodes { id login credentials { nodes { id name kind createdAt lastUsedAt revokedAt } } } } }', ADMIN_AUTHORIZATION),
       await gql('{ __type(name: "Credential") { fields { name } } }', null),
     ];
     for (const response of responses) for (const form of forms) expect(response.text).not.toContain(form);
@@ -231,7 +231,7 @@ describe('who manages credentials and users', () => {
       'mutation { r: createBearerToken(name: "x") { id } }',
       'mutation { r: revokeCredential(id: 1) { id } }',
       'mutation { r: createUser(input: { login: "anon-made", role: ADMINISTRATOR }) { id } }',
-      '{ users { id } }',
+      '{ users { nodes { id } } }',
     ]) {
       expect(code(await gql(operation, null)), operation).toBe('200 UNAUTHENTICATED');
     }
@@ -243,7 +243,7 @@ describe('who manages credentials and users', () => {
     expect(code(await gql(`mutation { r: createBearerToken(name: "x", userId: ${author.id}) { id } }`, editor.authorization))).toBe('200 FORBIDDEN');
     expect(code(await gql(`mutation { r: revokeCredential(id: ${forAuthor.p.id}) { id } }`, editor.authorization))).toBe('200 FORBIDDEN');
     expect(code(await gql(`mutation { r: createApplicationPassword(name: "x", userId: ${editor.id}) { id } }`, editor.authorization))).toBe('200 ok');
-    expect(code(await gql('{ users { id } }', editor.authorization))).toBe('200 FORBIDDEN');
+    expect(code(await gql('{ users { nodes { id } } }', editor.authorization))).toBe('200 FORBIDDEN');
     expect(code(await gql('mutation { r: createUser(input: { login: "editor-made", role: ADMINISTRATOR }) { id } }', editor.authorization))).toBe('200 FORBIDDEN');
     expect(code(await gql(`mutation { r: revokeCredential(id: ${forAuthor.p.id}) { id } }`, ADMIN_AUTHORIZATION))).toBe('200 ok');
   });

@@ -117,10 +117,10 @@ describe('secrets stay out of logs and answers', () => {
     const contributor = `Bearer ${contributorToken.secret}`;
 
     // Successes, with each kind of credential.
-    expect((await graphql('{ viewer { login credentials { id name lastUsedAt } } }', admin)).body.data.viewer.login).toBe('admin');
+    expect((await graphql('{ viewer { login credentials { nodes { id name lastUsedAt } } } }', admin)).body.data.viewer.login).toBe('admin');
     expect((await rest('POST', '/categories', editor, { name: 'Jazz' })).status).toBe(201);
     expect((await rest('POST', '/tags', bearer, { name: 'Outdoor' })).status).toBe(201);
-    expect((await graphql('{ users { login credentials { id name kind lastUsedAt revokedAt } } }', admin)).status).toBe(200);
+    expect((await graphql('{ users { nodes { login credentials { nodes { id name kind lastUsedAt revokedAt } } } } }', admin)).status).toBe(200);
     expect((await graphql('mutation($id: Int!) { revokeCredential(id: $id) { id revokedAt } }', admin, { id: revokedPassword.id })).status).toBe(200);
 
     // 401: wrong password, unknown user, revoked password, a token with a wrong secret, a token sent as Basic,
@@ -142,7 +142,7 @@ describe('secrets stay out of logs and answers', () => {
 
     // 403: signed in without the capability.
     expect((await rest('POST', '/categories', contributor, { name: 'Folk' })).status).toBe(403);
-    const forbidden = await graphql('{ users { login } }', contributor);
+    const forbidden = await graphql('{ users { nodes { login } } }', contributor);
     expect(forbidden.body.errors[0].extensions.code).toBe('FORBIDDEN');
     expect((await graphql('mutation { createApplicationPassword(name: "x", userId: 1) { secret } }', contributor)).body.errors[0].extensions.code).toBe('FORBIDDEN');
 

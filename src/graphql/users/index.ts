@@ -1,3 +1,4 @@
+import { queryFromInfo } from '@pothos/plugin-prisma';
 import { CredentialKind, Role } from '../../db/generated/prisma/enums.js';
 import { createUser, issueCredential, LOGIN_PATTERN, LOGIN_RULE, revokeCredential, type IssuedCredential } from '../../auth/credentials.js';
 import { roleCan } from '../../auth/capabilities.js';
@@ -7,6 +8,7 @@ import type { Context } from '../context.js';
 import { FieldErrors, NotFoundError } from '../errors.js';
 import { databaseIdField, globalIdField, NodeInterface, registerNodeReader } from '../shared/node.js';
 import { checkEmail } from '../shared/validate.js';
+import { offsetConnection } from '../shared/connections.js';
 import { screamingCaseValues } from '../shared/enums.js';
 
 export const RoleEnum = builder.enumType('Role', {
@@ -97,14 +99,23 @@ function credentialOwner(ctx: Context, userId: number | null | undefined): numbe
 }
 
 builder.prismaObjectField(UserType, 'credentials', (t) =>
-  t.field({
-    type: [CredentialType],
-    description: "The user's application passwords and tokens; visible to the user and to administrators.",
-    resolve: (user, _args, ctx) => {
-      credentialOwner(ctx, user.id);
-      return ctx.db.credential.findMany({ where: { userId: user.id }, orderBy: { id: 'asc' } });
+  t.connection(
+    {
+      type: CredentialType,
+      description: "The user's application passwords and tokens, oldest first; visible to the user and to administrators.",
+      resolve: (user, args, ctx) => {
+        credentialOwner(ctx, user.id);
+        const where = { userId: user.id };
+        return offsetConnection(
+          args,
+          () => ctx.db.credential.count({ where }),
+          ({ offset, limit }) => ctx.db.credential.findMany({ where, orderBy: { id: 'asc' }, skip: offset, take: limit }),
+        );
+      },
     },
-  }),
+    { description: "A page of a user's credentials, with their number." },
+    { description: 'A credential in a page, with its cursor.' },
+  ),
 );
 
 builder.queryFields((t) => ({
@@ -114,14 +125,23 @@ builder.queryFields((t) => ({
     description: 'The signed-in user, or null for an anonymous request.',
     resolve: (query, _root, _args, ctx) => (ctx.viewer.user ? ctx.db.user.findUnique({ ...query, where: { id: ctx.viewer.user.id } }) : null),
   }),
-  users: t.prismaField({
-    type: [UserType],
-    description: 'Every user (administrators only).',
-    resolve: (query, _root, _args, ctx) => {
-      requireCapability(ctx, 'manage_users');
-      return ctx.db.user.findMany({ ...query, orderBy: { id: 'asc' } });
+  users: t.connection(
+    {
+      type: UserType,
+      description: 'Every user, oldest first (administrators only).',
+      resolve: (_root, args, ctx, info) => {
+        requireCapability(ctx, 'manage_users');
+        return offsetConnection(
+          args,
+          () => ctx.db.user.count(),
+          ({ offset, limit }) =>
+            ctx.db.user.findMany({ ...queryFromInfo({ context: ctx, info, path: ['edges', 'node'] }), orderBy: { id: 'asc' }, skip: offset, take: limit }),
+        );
+      },
     },
-  }),
+    { description: 'A page of users, with their number.' },
+    { description: 'A user in a page, with its cursor.' },
+  ),
 }));
 
 const UserInput = builder.inputType('UserInput', {
