@@ -1,8 +1,5 @@
 import { listOrder, orderArgs, type SortOrder } from '../shared/ordering.js';
 
-/** The order of every list of events unless asked otherwise: by start, then ID. The iCalendar feed keeps it. */
-export const EVENT_ORDER = [{ startsAt: 'asc' as const }, { id: 'asc' as const }];
-
 export const EventOrderByEnum = orderArgs('EventOrderBy', 'What a list of events is sorted by (then by ID).', {
   START: { value: 'startsAt', description: 'The start instant (the default; the listing index walks it).' },
   END: { value: 'endsAt', description: 'The end instant.' },
@@ -11,6 +8,7 @@ export const EventOrderByEnum = orderArgs('EventOrderBy', 'What a list of events
   MODIFIED: { value: 'modifiedAt', description: 'The last change.' },
 });
 
+/** The order of a list of events: by start unless asked otherwise, then by ID. The iCalendar feed keeps it. */
 export function eventOrder(orderBy: string | null | undefined, order: SortOrder | null | undefined) {
   return listOrder(orderBy ?? 'startsAt', order ?? 'asc');
 }

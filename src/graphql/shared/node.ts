@@ -1,6 +1,6 @@
 import { brandWithType } from '@pothos/core';
 import { queryFromInfo } from '@pothos/plugin-prisma';
-import { decodeGlobalID, encodeGlobalID } from '@pothos/plugin-relay';
+import { decodeGlobalID } from '@pothos/plugin-relay';
 import type { GraphQLResolveInfo } from 'graphql';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
@@ -24,8 +24,6 @@ export const NodeInterface = builder.nodeInterfaceRef();
 export function registerNodeReader(typename: NodeTypeName, read: NodeReader): void {
   readers.set(typename, read);
 }
-
-export const globalIdOf = (typename: NodeTypeName, id: number): string => encodeGlobalID(typename, id);
 
 /** Options of a node type's `id` field: `id: t.globalID(globalIdField('Event'))`. */
 export const globalIdField = (typename: NodeTypeName) => ({
