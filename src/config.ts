@@ -27,6 +27,13 @@ export interface Config {
   trustProxy: boolean;
   /** RESPONSE_CACHE_MB (0: off) and RESPONSE_CACHE_TTL_MS: anonymous reads answered from memory (src/cache). */
   responseCache: { maxBytes: number; ttlMs: number };
+  /** How a process learns that the data changed in another process (README "Response cache"; src/db/data-version-watch.ts). */
+  dataVersion: {
+    /** DATA_VERSION_POLL_MS: PostgreSQL, while no LISTEN connection is up, the version is read this often. */
+    pollMs: number;
+    /** DATA_VERSION_LISTEN_URL: PostgreSQL, a direct connection for LISTEN when DATABASE_URL goes through a pooler. */
+    listenUrl: string | undefined;
+  };
   /** Persisted operations on /graphql (README "Persisted operations"; src/limits/persisted-operations.ts). */
   persistedOperations: {
     /** GRAPHQL_PERSISTED_ONLY: `true` runs registered operations only, sent by hash; any other document is refused. */
@@ -183,6 +190,10 @@ export function loadConfig(env: Env = process.env): Config {
     responseCache: {
       maxBytes: readWholeNumber(env, 'RESPONSE_CACHE_MB', 32, 0) * 1024 * 1024,
       ttlMs: readWholeNumber(env, 'RESPONSE_CACHE_TTL_MS', 1000, 1),
+    },
+    dataVersion: {
+      pollMs: readWholeNumber(env, 'DATA_VERSION_POLL_MS', 1000, 1),
+      listenUrl: env.DATA_VERSION_LISTEN_URL || undefined,
     },
     persistedOperations: {
       only: readSwitch(env, 'GRAPHQL_PERSISTED_ONLY', false),

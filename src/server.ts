@@ -5,7 +5,8 @@ import { Router } from 'itty-router';
 import type { Config } from './config.js';
 import { ResponseCache } from './cache/response-cache.js';
 import { createDb, type Db, type QueryCounter } from './db/client.js';
-import { sharedDataVersion } from './db/data-version.js';
+import { readDataVersion } from './db/data-version.js';
+import { watchDataVersion, type DataVersionWatch } from './db/data-version-watch.js';
 import { migrate } from './db/migrate.js';
 import { authenticate, claimedLogin, parseAuthorization } from './auth/authenticate.js';
 import { clientAddressOf } from './auth/client-address.js';
@@ -83,8 +84,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const logger = options.logger ?? createLogger(config.logLevel);
   await migrate(config);
   const queries: QueryCounter = { count: 0 };
-  const db = createDb(config, options.countQueries ? queries : undefined);
+  // The watch is told of this process's writes by the client it reads the version through: made together.
+  let watch: DataVersionWatch | undefined;
+  const db = createDb(config, { counter: options.countQueries ? queries : undefined, writeCommitted: () => watch?.writeCommitted() });
   await db.$queryRawUnsafe('SELECT 1');
+  watch = await watchDataVersion(config, () => readDataVersion(db), logger);
+  const dataVersion = () => watch.current();
 
   if (config.adminPassword) await bootstrapAdmin(db, config.adminPassword, logger);
   await credentialKey(db);
@@ -102,8 +107,6 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     signInLimiter.recordFailure(attempt);
     return { refused: 'invalid' };
   };
-
-  const dataVersion = sharedDataVersion(db);
 
   // Errors already on their request's log line, so that GraphQL Yoga's own error logging skips them.
   const reported = new WeakSet<object>();
@@ -173,6 +176,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     }),
     close: async () => {
       shedder.close();
+      await watch.close();
       if (healthDb !== db) await healthDb.$disconnect();
       await db.$disconnect();
     },

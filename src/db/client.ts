@@ -5,6 +5,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import type { Config } from '../config.js';
 import { PrismaClient } from './generated/prisma/client.js';
 import { PrismaClient as PostgresPrismaClient } from './generated/prisma-postgres/client.js';
+import { reportingCommittedWrites } from './committed-writes.js';
 import { serializedSqlite } from './sqlite-adapter.js';
 
 /**
@@ -41,7 +42,13 @@ function logOptions(counter?: QueryCounter) {
   return counter ? [{ emit: 'event' as const, level: 'query' as const }] : [];
 }
 
-export function createDb(config: Config, counter?: QueryCounter): Db {
+export interface DbOptions {
+  counter?: QueryCounter;
+  /** Called once each write of this client is committed (PostgreSQL; src/db/committed-writes.ts). */
+  writeCommitted?: () => void;
+}
+
+export function createDb(config: Config, { counter, writeCommitted }: DbOptions = {}): Db {
   let db: Db;
   if (config.engine === 'sqlite') {
     const path = sqlitePath(config.databaseUrl);
@@ -50,10 +57,11 @@ export function createDb(config: Config, counter?: QueryCounter): Db {
     db = new PrismaClient({ adapter, log: logOptions(counter) });
   } else {
     const schema = postgresSchema(config.databaseUrl);
-    const adapter = new PrismaPg(
+    const pgAdapter = new PrismaPg(
       { connectionString: postgresConnectionString(config.databaseUrl), max: config.databasePoolSize },
       { schema },
     );
+    const adapter = writeCommitted ? reportingCommittedWrites(pgAdapter, writeCommitted) : pgAdapter;
     db = new PostgresPrismaClient({ adapter, log: logOptions(counter) }) as unknown as Db;
   }
   if (counter) db.$on('query' as never, () => void counter.count++);

@@ -1,11 +1,10 @@
-import DataLoader from 'dataloader';
 import type { Db, DbTransaction } from './client.js';
 
 /**
  * The database's data version: a counter every write to a record readers can see increases in the writing
  * transaction (database triggers, see the `data_version` migration). Whatever a process remembers about the data is
  * current while the version it was computed at is still the version in the database, in whichever process the
- * writes happened.
+ * writes happened. A server process learns of changes without asking each time: src/db/data-version-watch.ts.
  */
 export async function readDataVersion(db: Db): Promise<bigint> {
   const row = await db.dataVersion.findUnique({ where: { id: 1 }, select: { version: true } });
@@ -20,19 +19,6 @@ export async function readDataVersion(db: Db): Promise<bigint> {
  */
 export async function lockForWriting(tx: DbTransaction): Promise<void> {
   await tx.dataVersion.update({ where: { id: 1 }, data: { version: { increment: 0 } }, select: { id: true } });
-}
-
-/**
- * Reads the data version for many callers at once: every caller in the same tick (concurrent requests, and a
- * request's cache check and list count) shares one statement, run after all of them asked, so each gets a version at
- * least as new as the moment it asked.
- */
-export function sharedDataVersion(db: Db): () => Promise<bigint> {
-  const loader = new DataLoader<'version', bigint>(async (keys) => {
-    const version = await readDataVersion(db);
-    return keys.map(() => version);
-  }, { cache: false });
-  return () => loader.load('version');
 }
 
 /**
