@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCategory, createEvent, createOrganizer, createTag, createVenue } from './support/factories.js';
+import { TEST_ENGINE } from './support/database.js';
 import { startServer, type TestServer } from './support/server.js';
 
 // The cost of a page of events must not depend on its size: relations load in planned joins or batched loaders,
@@ -65,11 +66,13 @@ async function pageCost(first: number) {
 
 describe('SQL statements per page of events', () => {
   it('loads a page of 50 events with every relation in as many statements as a page of 5', async () => {
-    // The list total is remembered per filter until the next write: a first read counts, later ones do not.
+    // The list total is remembered per filter until the next write: a first read counts, later ones do not. After
+    // this process's own writes (the fixtures) PostgreSQL reads the data version once; SQLite reads it on a connection
+    // of its own, outside Prisma (src/db/data-version-watch.ts).
     const first = await pageCost(5);
     const small = await pageCost(5);
     const large = await pageCost(EVENTS_ON_PAGE);
-    expect(first.statements).toBe(small.statements + 1);
+    expect(first.statements).toBe(small.statements + 1 + (TEST_ENGINE === 'postgres' ? 1 : 0));
 
     // The page really holds what it claims, so the count measures real work.
     expect(large.data.events.totalCount).toBe(EVENTS_ON_PAGE);
@@ -85,10 +88,10 @@ describe('SQL statements per page of events', () => {
     expect(large.data.events.edges[0].node.categories[0].count).toBeGreaterThanOrEqual(EVENTS_ON_PAGE / 4);
 
     expect(large.statements).toBe(small.statements);
-    // One statement per kind of thing, whatever the page size: the tag lookup of the filter, the page, the data
-    // version (is the remembered total current?), author, image, parent, the three link tables, venues, organizers,
-    // terms, venue images, category parents and category children. Term counts are a column.
-    expect(large.statements).toBeLessThanOrEqual(15);
+    // One statement per kind of thing, whatever the page size: the tag lookup of the filter, the page, author,
+    // image, parent, the three link tables, venues, organizers, terms, venue images, category parents and category
+    // children. Term counts are a column; whether the remembered total is current costs no statement.
+    expect(large.statements).toBeLessThanOrEqual(14);
   });
 
   it('loads one event with every relation in a handful of statements', async () => {

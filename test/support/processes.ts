@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { TEST_ENGINE } from './database.js';
 
 // Server child processes, started as `npm start` starts them, for tests about several processes on one database.
 
@@ -69,4 +70,20 @@ export async function rest(instance: Instance, method: string, route: string, bo
     body: body ? JSON.stringify(body) : undefined,
   });
   return { status: response.status, headers: response.headers, body: (await response.json()) as any };
+}
+
+/**
+ * How long after a write in one process another process may still answer from what it remembers (README "Response
+ * cache"): never on SQLite; on PostgreSQL the delay of the change notification, taken generously on a loaded machine.
+ */
+export const STALENESS_BOUND_MS = TEST_ENGINE === 'sqlite' ? 0 : 2000;
+
+/** Reads until `fresh` holds of the answer or `withinMs` passed (a single read when 0); answers the last read. */
+export async function readUntil<T>(read: () => Promise<T>, fresh: (answer: T) => boolean, withinMs = STALENESS_BOUND_MS): Promise<T> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const answer = await read();
+    if (fresh(answer) || Date.now() >= deadline) return answer;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
