@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresSchema } from '../src/db/client.js';
+import { listenerName } from '../src/db/data-version-watch.js';
 import { TEST_POSTGRES_URL } from './support/database.js';
 import { readUntil, startInstance, stop, type Instance } from './support/processes.js';
 import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
@@ -15,9 +16,10 @@ const POLL_BOUND_MS = POLL_MS * 5;
 let reader: TestServer;
 let writer: Instance;
 let admin: pg.Client;
+const log: string[] = [];
 
 beforeAll(async () => {
-  reader = await startServer({ RESPONSE_CACHE_TTL_MS: '600000', DATA_VERSION_POLL_MS: String(POLL_MS) });
+  reader = await startServer({ RESPONSE_CACHE_TTL_MS: '600000', DATA_VERSION_POLL_MS: String(POLL_MS) }, { logTo: { write: (line) => void log.push(line) } });
   writer = await startInstance(reader.app.config.databaseUrl, { RESPONSE_CACHE_TTL_MS: '600000' });
   admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
   await admin.connect();
@@ -29,11 +31,11 @@ afterAll(async () => {
   await reader?.close();
 });
 
-/** The backends LISTENing for the reader's schema (the watch names its connection after the schema). */
+/** The backends LISTENing for the reader (in this process) on its schema. */
 async function listeners(): Promise<number[]> {
   const { rows } = await admin.query<{ pid: number }>(
     `SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND query = 'LISTEN data_version'`,
-    [`data-version ${postgresSchema(reader.app.config.databaseUrl)}`],
+    [listenerName(postgresSchema(reader.app.config.databaseUrl))],
   );
   return rows.map((row) => row.pid);
 }
@@ -64,6 +66,7 @@ describe('the data version on PostgreSQL when the LISTEN connection is lost', ()
 
     const { rows } = await admin.query<{ done: boolean }>('SELECT pg_terminate_backend($1) AS done', [listening]);
     expect(rows[0]!.done).toBe(true);
+    expect(await readUntil(async () => log.join(''), (lines) => lines.includes('not listening'), POLL_BOUND_MS)).toContain('"level":"warn"');
     await createOrganizer('Dock choir');
     expect(await readUntil(organizers, (names) => names.length > 0, POLL_BOUND_MS)).toEqual(['Dock choir']);
 

@@ -58,6 +58,11 @@ export interface PostgresWatchSettings {
   pollMs: number;
 }
 
+/** The LISTEN connection's name in pg_stat_activity: this process's, for this schema. */
+export function listenerName(schema: string): string {
+  return `data-version ${process.pid} ${schema}`.slice(0, 63);
+}
+
 /** Splits a notification's `<schema> <version>` (the schema name may hold spaces, the version not). */
 function parsePayload(payload: string | undefined): { schema: string; version: bigint } | undefined {
   const space = payload?.lastIndexOf(' ') ?? -1;
@@ -146,8 +151,7 @@ export class PostgresDataVersionWatch implements DataVersionWatch {
     const client = new pg.Client({
       connectionString: this.settings.listenUrl,
       keepAlive: true,
-      // Names the connection in pg_stat_activity, per schema.
-      application_name: `data-version ${this.settings.schema}`.slice(0, 63),
+      application_name: listenerName(this.settings.schema),
     });
     client.on('notification', ({ channel, payload }) => {
       const notice = parsePayload(payload);
