@@ -12,7 +12,7 @@ import type { Scenario } from './scenarios.js';
 
 const scenarios = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as Scenario[];
 // Request lines stay out of stdout, whose last line is the answer.
-// Without the response cache: the statements a request really needs (a cached answer costs one, the data version).
+// Without the response cache: the statements a request really needs (a cached answer costs none).
 const config = loadConfig({
   DATABASE_URL: process.env.DATABASE_URL,
   SITE_URL: process.env.SITE_URL,
