@@ -27,7 +27,7 @@ export interface Config {
   trustProxy: boolean;
   /** RESPONSE_CACHE_MB (0: off) and RESPONSE_CACHE_TTL_MS: anonymous reads answered from memory (src/cache). */
   responseCache: { maxBytes: number; ttlMs: number };
-  /** How a process learns that the data changed in another process (README "Response cache"; src/db/data-version-watch.ts). */
+  /** How a process learns that the data changed in another process (README "What keeps reads fast"; src/db/data-version-watch.ts). */
   dataVersion: {
     /** DATA_VERSION_POLL_MS: PostgreSQL, while no LISTEN connection is up, the version is read this often. */
     pollMs: number;

@@ -22,7 +22,7 @@ const PER_RESPONSE = new Set(['x-request-id', 'date', 'set-cookie']);
 /**
  * Answers repeated anonymous reads from memory. An answer is reused only while the database's data version
  * (src/db/data-version.ts) is the one it was computed at, so a write made by any process on the same database is
- * visible within the staleness bound of src/db/data-version-watch.ts (README "Response cache"); a hit costs no
+ * visible within the staleness bound of src/db/data-version-watch.ts (README "What keeps reads fast"); a hit costs no
  * statement. Answers also expire after `ttlMs`, because some
  * depend on the clock (the events list starts today by default). Only GETs without credentials or conditional headers
  * are considered, and only 200 answers are kept; the least recently used go first beyond `maxBytes`.
