@@ -113,11 +113,6 @@ export class PostgresDataVersionWatch implements DataVersionWatch {
     this.ownWrites++;
   }
 
-  /** Whether the LISTEN connection is up (for tests and health). */
-  get listening(): boolean {
-    return this.listener !== undefined;
-  }
-
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.poller);
@@ -174,6 +169,7 @@ export class PostgresDataVersionWatch implements DataVersionWatch {
     // Changes made while nobody listened: read once, then stop polling.
     if (recovering) {
       await this.readVersion().then((read) => this.learn(read), () => undefined);
+      if (this.listener !== client) return; // lost again meanwhile: still polling
       clearInterval(this.poller);
       this.poller = undefined;
       this.logger.info('data version: listening for changes again');
