@@ -80,3 +80,27 @@ describe('the data version on PostgreSQL when the LISTEN connection is lost', ()
     expect(await readUntil(organizers, (names) => names.length > 1)).toEqual(['Dock choir', 'Pier band']);
   });
 });
+
+describe('the data version on PostgreSQL with no LISTEN connection at all', () => {
+  // The LISTEN address refuses connections and polling is rare: only the process's own commits can tell it of a change.
+  let alone: TestServer;
+  beforeAll(async () => {
+    alone = await startServer(
+      { RESPONSE_CACHE_TTL_MS: '600000', DATA_VERSION_POLL_MS: '600000', DATA_VERSION_LISTEN_URL: 'postgresql://postgres@127.0.0.1:1/test' },
+      { logTo: { write: () => undefined } },
+    );
+  }, 120_000);
+  afterAll(() => alone?.close());
+
+  const names = async () => {
+    const response = await fetch(`${alone.url}/wp-json/calendar/events/v1/organizers?per_page=50`);
+    return ((await response.json()) as { organizers: { organizer: string }[] }).organizers.map((one) => one.organizer);
+  };
+
+  it('still sees its own writes at the very next read', async () => {
+    expect(await names()).toEqual([]);
+    expect(await alone.countQueries(async () => expect(await names()).toEqual([]))).toBe(0);
+    await alone.gqlOk(`mutation($input: OrganizerInput!) { createOrganizer(input: $input) { id } }`, { input: { name: 'Ferry fiddlers' } });
+    expect(await names()).toEqual(['Ferry fiddlers']);
+  });
+});
