@@ -14,6 +14,7 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    globalSetup: ['test/support/build.ts'],
     projects: engines.map((engine) => ({
       extends: true,
       test: {

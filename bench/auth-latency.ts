@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runLoad, type LoadRequest } from './load.js';
-import { PROJECT_ROOT, startService } from './processes.js';
+import { buildServer, PROJECT_ROOT, startService } from './processes.js';
 
 const DURATION = Number(process.env.AUTH_BENCH_DURATION ?? 5);
 const basic = (login: string, password: string) => `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
@@ -20,6 +20,7 @@ function cli(databaseUrl: string, ...args: string[]): string {
 }
 
 async function main(): Promise<void> {
+  buildServer();
   const dir = mkdtempSync(join(tmpdir(), 'auth-latency-'));
   const databaseUrl = `file:${join(dir, 'calendar.db')}`;
   cli(databaseUrl, 'users', 'create', 'reader', '--role', 'editor');

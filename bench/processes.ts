@@ -2,7 +2,7 @@
  * Servers under test run as child processes of the harness (so the load generator does not share their event loop
  * or heap): started, watched through /proc (resident memory, CPU time) and stopped with SIGTERM.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
@@ -36,6 +36,10 @@ function cpuTicks(pid: number): number | null {
 export interface ChildServer {
   pid: number;
   url: string;
+  /** From spawn to the first 200 from /healthz (to the ready line for a process without it), ms. */
+  startupMs: number;
+  /** Resident memory once started, before any other request (MB). */
+  startupRssMb: number;
   /** Highest VmRSS sampled since the last `resetWindow` (MB). */
   windowPeakMb(): number;
   resetWindow(): void;
@@ -54,29 +58,53 @@ export interface ChildServer {
 }
 
 export interface StartOptions {
-  /** Arguments after `node --import tsx`. */
+  /** The script and its arguments: a `.ts` script runs through tsx (`node --import tsx`), a `.js` one as it is. */
   args: string[];
   env: Record<string, string>;
   /** The line that tells the server listens, with its base URL as the first group. */
   ready: RegExp;
+  /** The process serves /healthz: it has started when that answers 200, not at the ready line. */
+  healthz?: boolean;
   timeoutMs?: number;
   /** V8 flags before the script, e.g. the heap settings `npm start` uses. */
   nodeFlags?: string[];
 }
 
-/** The V8 flags `npm start` gives the server (package.json `config.node_flags`). */
-function startScriptNodeFlags(): string[] {
-  const manifest = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { config?: { node_flags?: string } };
-  return (manifest.config?.node_flags ?? '').split(/\s+/).filter(Boolean);
+/** What `npm start` gives the server from package.json `config`: V8 flags and glibc's malloc arena limit. */
+function startScriptSettings(): { nodeFlags: string[]; env: Record<string, string> } {
+  const manifest = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { config?: { node_flags?: string; malloc_arena_max?: string } };
+  const nodeFlags = (manifest.config?.node_flags ?? '').split(/\s+/).filter(Boolean);
+  return { nodeFlags, env: manifest.config?.malloc_arena_max ? { MALLOC_ARENA_MAX: manifest.config.malloc_arena_max } : {} };
+}
+
+/** The compiled server `npm start` runs; built (or found up to date) by `npm run build` before a harness starts it. */
+export const COMPILED_CLI = 'dist/cli.js';
+
+/** `npm run build`: compiles src/ to dist/ unless it is up to date (about a second then). */
+export function buildServer(): void {
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: PROJECT_ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+}
+
+/** Polls `url`/healthz until it answers 200. */
+async function untilHealthy(url: string, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const healthy = await fetch(`${url}/healthz`).then((response) => response.ok, () => false);
+    if (healthy) return;
+    if (Date.now() >= until) throw new Error(`${url}/healthz did not answer 200 within ${timeoutMs} ms`);
+    await sleep(10);
+  }
 }
 
 const OUTPUT_KEPT = 64 * 1024;
 
-/** Starts `node --import tsx <args>` in the project folder and resolves once it prints its ready line. */
+/** Starts `node <args>` in the project folder (through tsx for a `.ts` script) and resolves once it has started. */
 export async function startChild(options: StartOptions): Promise<ChildServer> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined && key !== 'CALENDAR_ADMIN_PASSWORD') env[key] = value;
-  const child: ChildProcess = spawn(process.execPath, [...(options.nodeFlags ?? []), '--import', 'tsx', ...options.args], {
+  const loader = options.args[0]?.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const spawnedAt = performance.now();
+  const child: ChildProcess = spawn(process.execPath, [...(options.nodeFlags ?? []), ...loader, ...options.args], {
     cwd: PROJECT_ROOT,
     env: { ...env, NODE_ENV: 'production', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -118,10 +146,15 @@ export async function startChild(options: StartOptions): Promise<ChildServer> {
     });
   });
 
+  if (options.healthz) await untilHealthy(url, options.timeoutMs ?? 60_000);
+  const startupMs = performance.now() - spawnedAt;
   const pid = child.pid!;
+  const startupRssMb = memoryOf(pid)?.rssMb ?? Number.NaN;
   return {
     pid,
     url,
+    startupMs,
+    startupRssMb,
     windowPeakMb: () => (sample(), windowPeak),
     resetWindow: () => {
       windowPeak = 0;
@@ -162,14 +195,18 @@ export async function startChild(options: StartOptions): Promise<ChildServer> {
   };
 }
 
-/** The service, exactly as deployed: `node --import tsx src/cli.ts serve`. */
-/** The service as `npm start` runs it (request log lines included), with the response cache on or off. */
+/**
+ * The service as `npm start` runs it (`node <config.node_flags> dist/cli.js serve` with MALLOC_ARENA_MAX, request log
+ * lines included), with the response cache on or off. Needs `buildServer()` first.
+ */
 export function startService(databaseUrl: string, siteUrl: string, setting: { responseCache: boolean; workers: number }): Promise<ChildServer> {
+  const { nodeFlags, env } = startScriptSettings();
   return startChild({
-    args: ['src/cli.ts', 'serve'],
-    nodeFlags: startScriptNodeFlags(),
-    env: { DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', SITE_URL: siteUrl, WORKERS: String(setting.workers), RESPONSE_CACHE_MB: setting.responseCache ? '32' : '0' },
+    args: [COMPILED_CLI, 'serve'],
+    nodeFlags,
+    env: { ...env, DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', SITE_URL: siteUrl, WORKERS: String(setting.workers), RESPONSE_CACHE_MB: setting.responseCache ? '32' : '0' },
     ready: /REST: (http:\/\/[^/\s]+)\//,
+    healthz: true,
   });
 }
 

@@ -2,8 +2,8 @@
  * `npm run bench`: the performance measurement of the service.
  *
  * For each data size: generate a SQLite database (bench/generate.ts), count the SQL statements of one request of each
- * scenario in process, start the real server as a child process (`node --import tsx src/cli.ts serve`, embedded SQLite
- * default), check every scenario answers 200 and that the floor (bench/floor.ts) answers the same bytes for the events
+ * scenario in process, start the real server as a child process as `npm start` does (`node dist/cli.js serve`, built
+ * first by `npm run build`; embedded SQLite default), timing its start-up to a healthy /healthz, check every scenario answers 200 and that the floor (bench/floor.ts) answers the same bytes for the events
  * list, then load each scenario with autocannon over loopback at each concurrency (warm-up, then measured), sampling
  * the server's resident memory from /proc; then the floor alone, the same way. Results: bench/results.json and
  * bench/results.md, and the README's Performance section (between its bench markers).
@@ -25,7 +25,7 @@ import { arch, cpus, loadavg, release, tmpdir, totalmem, type as osType } from '
 import { join, resolve } from 'node:path';
 import { generateDatabase } from './generate.js';
 import { runLoad, type LoadResult } from './load.js';
-import { PROJECT_ROOT, startFloorProcess, startService, type ChildServer } from './processes.js';
+import { buildServer, PROJECT_ROOT, startFloorProcess, startService, type ChildServer } from './processes.js';
 import { judge, machineLine, resultsMarkdown, resultTables, type Machine, type Results, type RunResult, type SizeResult } from './report.js';
 import { checkResponse, firstDifference, FLOOR_SCENARIO, REST, scenariosFor, type Scenario } from './scenarios.js';
 
@@ -155,6 +155,11 @@ class ManagedServer {
     return this.current.url;
   }
 
+  /** The current process's start-up: spawn to a healthy /healthz, and its resident memory then. */
+  startup() {
+    return { seconds: this.current.startupMs / 1000, rssMb: this.current.startupRssMb };
+  }
+
   async measure(scenario: Scenario, connections: number): Promise<LoadResult & { peakRssMb: number }> {
     await this.current.waitIdle(5_000);
     this.current.resetWindow();
@@ -197,9 +202,9 @@ async function benchSize(events: number, dir: string): Promise<SizeResult> {
   log(`  SQL statements per request: ${Object.entries(queries).map(([id, count]) => `${id} ${count}`).join(', ')}`);
 
   // The service and the floor side by side once: same bytes for the events list, and every scenario answers.
-  const started = performance.now();
   const server = await new ManagedServer(() => startService(databaseUrl, SITE_URL, { responseCache: false, workers: 1 })).begin();
-  const startupSeconds = (performance.now() - started) / 1000;
+  const startup = server.startup();
+  log(`  server started in ${fmt(startup.seconds, 2)} s (spawn to a healthy /healthz), RSS ${fmt(startup.rssMb, 0)} MB`);
   const floorCheck = await startFloorProcess(databaseUrl, SITE_URL);
   const byteCheck: SizeResult['byteCheck'] = [];
   try {
@@ -276,7 +281,7 @@ async function benchSize(events: number, dir: string): Promise<SizeResult> {
     queries,
     floorQueries: FLOOR_QUERIES,
     byteCheck,
-    server: { startupSeconds, peakRssMb: serverPeak, restarts: server.restarts },
+    server: { startupSeconds: startup.seconds, startupRssMb: startup.rssMb, peakRssMb: serverPeak, restarts: server.restarts },
     floor: { peakRssMb: floor.peakMb(), runs: floorRuns, restarts: floor.restarts },
     runs,
   };
@@ -313,6 +318,8 @@ function updateReadme(results: Results) {
 async function main() {
   const info = machine();
   log(`Benchmark on ${machineLine(info)}`);
+  log('npm run build (the server runs compiled, as npm start runs it)');
+  buildServer();
   const busyBefore = await quietMachine();
   const loadBefore = loadavg()[0]!;
   const startedAt = performance.now();

@@ -15,7 +15,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Engine } from '../src/config.js';
-import { MIGRATIONS_DIR, POSTGRES_SCHEMA_PATH, PROJECT_ROOT, SCHEMA_PATHS, schemaSource } from '../src/db/provider-schemas.js';
+import { MIGRATIONS_DIR, POSTGRES_SCHEMA_PATH, SCHEMA_PATHS, schemaSource } from '../src/db/provider-schemas.js';
+import { PROJECT_ROOT } from '../src/project-files.js';
 import { diffMigrationsAgainstSchema } from '../src/db/schema-diff.js';
 
 const STAND_IN = fileURLToPath(new URL('./schema-engine-stand-in.sh', import.meta.url));

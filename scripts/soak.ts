@@ -15,6 +15,7 @@ import type { Api } from './soak/api.js';
 import { Ledger, type Mismatch } from './soak/ledger.js';
 import { judgeMemory, RssSampler, type MemoryVerdict } from './soak/memory.js';
 import { createdId, createRecord, newFields, type Kind, type LinkTargets } from './soak/records.js';
+import { buildServer } from '../bench/processes.js';
 import { errorLines, scratchPostgres, scratchSqlite, startService, type ScratchDatabase, type ServiceUnderTest } from './soak/server.js';
 import { runClient, Stats, type Failure } from './soak/workload.js';
 
@@ -168,6 +169,7 @@ function resultFigures({ latencies: _l, failureSamples: _f, serverErrors: _e, me
 
 async function main(): Promise<void> {
   const settings = readSettings(process.env);
+  buildServer();
   const databases = [scratchSqlite(), ...(settings.postgresUrl ? [scratchPostgres(settings.postgresUrl)] : [])];
   const results: EngineResult[] = [];
   for (const database of databases) {

@@ -1,4 +1,4 @@
-// The server as it runs in production (`tsx src/cli.ts serve`, a child process) never writes a secret to its output
+// The server as it runs in production (`node dist/cli.js serve`, a child process) never writes a secret to its output
 // and never answers with one, except in the answer that creates it: not CALENDAR_ADMIN_PASSWORD, not application
 // passwords or bearer tokens, not wrong passwords clients send, in successful and failed requests alike.
 import { randomBytes } from 'node:crypto';

@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { startChild, type ChildServer } from '../../bench/processes.js';
+import { COMPILED_CLI, startChild, type ChildServer } from '../../bench/processes.js';
 import { Api, basicAuthorization } from './api.js';
 
-/** The service as deployed (`node --import tsx src/cli.ts serve`, one process) on `databaseUrl`, with an administrator. */
+/** The service as deployed (`node dist/cli.js serve`, one process; `buildServer()` first) on `databaseUrl`, with an administrator. */
 export interface ServiceUnderTest {
   child: ChildServer;
   admin: Api;
@@ -15,9 +15,10 @@ export interface ServiceUnderTest {
 
 export async function startService(databaseUrl: string, adminPassword: string): Promise<ServiceUnderTest> {
   const child = await startChild({
-    args: ['src/cli.ts', 'serve'],
+    args: [COMPILED_CLI, 'serve'],
     env: { DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', WORKERS: '1', CALENDAR_ADMIN_PASSWORD: adminPassword },
     ready: /REST: (http:\/\/[^/\s]+)\//,
+    healthz: true,
   });
   return { child, admin: new Api(child.url, basicAuthorization('admin', adminPassword)), anonymous: new Api(child.url, null) };
 }

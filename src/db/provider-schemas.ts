@@ -1,12 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Engine } from '../config.js';
+import { PROJECT_ROOT } from '../project-files.js';
 
 // prisma/schema.prisma is the one data model. Prisma needs the provider written in the schema, so the PostgreSQL
 // copy is derived from it here, by rule, and never edited by hand.
 
-export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const SCHEMA_PATH = join(PROJECT_ROOT, 'prisma/schema.prisma');
 export const POSTGRES_SCHEMA_PATH = join(PROJECT_ROOT, 'prisma/postgres/schema.prisma');
 
@@ -22,7 +21,7 @@ export function derivePostgresSchema(source: string): string {
   const withoutPothos = source.replace(/generator pothos \{[^}]*\}\n\n?/, '');
   const derived = withoutPothos
     .replace(/provider = "sqlite"/, 'provider = "postgresql"')
-    .replace('output       = "../src/db/generated/prisma"', 'output       = "../../src/db/generated/prisma-postgres"');
+    .replace(/(output\s*=\s*)"\.\.\/src\/db\/generated\/prisma"/, '$1"../../src/db/generated/prisma-postgres"');
   if (derived === withoutPothos) throw new Error('prisma/schema.prisma no longer has the expected datasource/generator lines');
   return `// GENERATED from prisma/schema.prisma by scripts/prisma-offline.ts generate. Do not edit.\n\n${derived}`;
 }

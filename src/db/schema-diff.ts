@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import type { Engine } from '../config.js';
 import { MIGRATIONS_DIR, schemaSource } from './provider-schemas.js';
 
-export { MIGRATIONS_DIR, PROJECT_ROOT } from './provider-schemas.js';
+export { MIGRATIONS_DIR } from './provider-schemas.js';
+export { PROJECT_ROOT } from '../project-files.js';
 
 export interface MigrationFolder {
   name: string;

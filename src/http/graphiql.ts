@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { shouldRenderGraphiQL } from 'graphql-yoga';
+import { sourceFile } from '../project-files.js';
 import { StaticFile, type StaticFileOptions } from './precompressed.js';
 
 // GraphiQL served by this service alone: the page, its script, stylesheet, icon and Monaco's editor workers all come
@@ -15,7 +16,7 @@ type Bundle = typeof import('@graphql-yoga/render-graphiql/graphiql');
 
 const JAVASCRIPT = 'text/javascript; charset=utf-8';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
-const START_SCRIPT = readFileSync(new URL('./graphiql-start.js', import.meta.url), 'utf8');
+const START_SCRIPT = readFileSync(sourceFile('http/graphiql-start.js'), 'utf8');
 
 // Monaco's worker labels (what `getWorkerUrl` is asked for) → the bundle's export holding that worker.
 const WORKERS = { editorWorkerService: 'editorWorkerService', json: 'jsonWorker', graphql: 'graphqlWorker' } as const;

@@ -1,18 +1,20 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { useAPQ, type APQStore } from '@graphql-yoga/plugin-apq';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import { Kind, parse, print, separateOperations, validate, type DefinitionNode, type DocumentNode, type GraphQLSchema } from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { ConfigError, type Config } from '../config.js';
+import { sourceFile } from '../project-files.js';
 
 /** Registered operations: the ID a client sends (for Apollo's links, the SHA-256 of the text) → the document's text. */
 export type Manifest = Record<string, string>;
 
 type Settings = Config['persistedOperations'];
 
-const REST_OPERATIONS = new URL('../rest/operations/', import.meta.url);
+const REST_OPERATIONS = sourceFile('rest/operations');
 
 /** Persisted operations answer these errors; Apollo's link retries with the full text on PERSISTED_QUERY_NOT_FOUND. */
 const NOT_FOUND = { message: 'PersistedQueryNotFound', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND', http: { status: 404 } } };
@@ -41,7 +43,7 @@ function canonicalText(document: DocumentNode): string {
  */
 export function restOperationsManifest(): Manifest {
   const files = readdirSync(REST_OPERATIONS).filter((name) => name.endsWith('.graphql')).sort();
-  const source = files.map((name) => readFileSync(new URL(name, REST_OPERATIONS), 'utf8')).join('\n');
+  const source = files.map((name) => readFileSync(join(REST_OPERATIONS, name), 'utf8')).join('\n');
   const texts = Object.values(separateOperations(parse(source))).map(canonicalText);
   return Object.fromEntries(texts.map((text) => [sha256Hex(text), text]));
 }

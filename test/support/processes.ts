@@ -1,9 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { COMPILED_CLI } from '../../bench/processes.js';
 import { TEST_ENGINE } from './database.js';
 
-// Server child processes, started as `npm start` starts them, for tests about several processes on one database.
+// Server child processes, started as `npm start` starts them (the compiled dist/cli.js, built by test/support/build.ts),
+// for tests about several processes on one database.
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const PROCESS_ADMIN_PASSWORD = 'multi-process-admin-pw';
@@ -29,7 +31,7 @@ export interface Instance {
 
 export async function startInstance(databaseUrl: string, env: Record<string, string> = {}): Promise<Instance> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
+  const child = spawn(process.execPath, [COMPILED_CLI, 'serve'], {
     cwd: ROOT,
     env: {
       ...process.env,

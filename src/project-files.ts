@@ -1,0 +1,11 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+// The server runs compiled (dist/, mirroring src/) or from the sources (tsx in tests and scripts). Files it reads at
+// run time that are not TypeScript (GraphQL documents, GraphiQL's start script, the data model, migrations) stay in
+// the project and are found from its root, whichever of the two is running: this module is one level below it either way.
+
+export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** A file of src/, e.g. `sourceFile('rest/operations')`, read from the sources even when the code runs from dist/. */
+export const sourceFile = (relative: string) => join(PROJECT_ROOT, 'src', relative);
