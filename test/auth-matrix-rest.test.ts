@@ -125,7 +125,7 @@ describe('spot checks named by the issue (REST)', () => {
   it('contributor editing own draft → 200, own published → 403 rest_forbidden', async () => {
     const draft = await send('contributor', 'POST', `/events/${shared.id('event', 'draft', 'contributor')}`, { json: { description: 'Own draft, edited' } });
     expect(draft.status, draft.text).toBe(200);
-    expect(draft.body.description).toBe('Own draft, edited');
+    expect(draft.body.description).toBe('<p>Own draft, edited</p>');
     expect(draft.body.status).toBe('draft');
     const published = await send('contributor', 'POST', `/events/${shared.id('event', 'publish', 'contributor')}`, { json: { title: 'nope' } });
     expect(errorOutcome(published)).toBe('403 rest_forbidden');

@@ -234,7 +234,7 @@ describe('protected venues in GraphQL and embedded in events', () => {
 });
 
 describe('GraphQL', () => {
-  const FIELDS = `id: databaseId title slug status hasPassword isLocked description excerpt cost website featured
+  const FIELDS = `id: databaseId title slug status hasPassword isLocked description(format: RAW) excerpt(format: RAW) cost website featured
     costDetails { currencySymbol values } image { url } categories { name } tags { name } venues { city } organizers { name }`;
   const LOCKED = {
     hasPassword: true,

@@ -46,6 +46,19 @@ function expectSafe(stored: string): void {
   }
 }
 
+/** What is stored, as GraphQL returns it unformatted (REST shows it through wpautop, see content-formatting.test.ts). */
+async function storedContent(type: 'event' | 'venue' | 'organizer', id: number): Promise<{ description: string; excerpt: string }> {
+  const data = await server.gqlOk(`query ($id: ID!) { record: ${type}(id: $id) { description(format: RAW) excerpt(format: RAW) } }`, { id: String(id) });
+  return data.record;
+}
+
+/** REST answers the stored content formatted: every allowed piece is still there, inside paragraphs or not. */
+function expectFormattedSafe(shown: string): void {
+  const text = shown.replace(/<\/?p>|<br \/>|\n/g, '');
+  for (const piece of ALLOWED) expect(text).toContain(piece.replace(/<\/?p>/g, ''));
+  for (const gone of [/<script/i, /onerror/i, /onclick/i, /javascript:/i, /data:/i, /<style/i, /<iframe/i, /style=/i]) expect(shown).not.toMatch(gone);
+}
+
 function expectInvalidParam(response: RestResponse, param: string): void {
   expect(response.status, response.text).toBe(400);
   expect(response.body.code).toBe('rest_invalid_param');
@@ -58,12 +71,13 @@ describe('descriptions and excerpts keep WordPress post markup only', () => {
   it('cleans an event description and excerpt written over REST, on create and on update', async () => {
     const created = await rest.post('/events', { json: { title: unique('Safe event'), ...future(1), description: HTML_INPUT, excerpt: HTML_INPUT } });
     expect(created.status, created.text).toBe(201);
-    expectSafe(created.body.description);
-    expectSafe(created.body.excerpt);
+    expectFormattedSafe(created.body.description);
+    expectFormattedSafe(created.body.excerpt);
 
     const updated = await rest.post(`/events/${created.body.id}`, { json: { description: `<p>New</p>${HTML_INPUT}` } });
     expect(updated.status, updated.text).toBe(200);
-    const stored = (await rest.get(`/events/${created.body.id}`)).body;
+    expectFormattedSafe(updated.body.description);
+    const stored = await storedContent('event', created.body.id);
     expect(stored.description.startsWith('<p>New</p>')).toBe(true);
     expectSafe(stored.description);
     expectSafe(stored.excerpt);
@@ -77,7 +91,7 @@ describe('descriptions and excerpts keep WordPress post markup only', () => {
       organizers: [{ new: { name: unique('Crew'), description: HTML_INPUT } }],
     });
     const read = await server.gqlOk(
-      `query ($id: ID!) { event(id: $id) { description excerpt venues { description excerpt } organizers { description } } }`,
+      `query ($id: ID!) { event(id: $id) { description(format: RAW) excerpt(format: RAW) venues { description(format: RAW) excerpt(format: RAW) } organizers { description(format: RAW) } } }`,
       { id: event.id },
     );
     for (const html of [read.event.description, read.event.excerpt, read.event.venues[0].description, read.event.venues[0].excerpt, read.event.organizers[0].description]) {
@@ -88,17 +102,20 @@ describe('descriptions and excerpts keep WordPress post markup only', () => {
   it('cleans venue and organizer descriptions written over REST', async () => {
     const venue = await rest.post('/venues', { json: { venue: unique('REST hall'), description: HTML_INPUT, excerpt: HTML_INPUT } });
     expect(venue.status, venue.text).toBe(201);
-    expectSafe((await rest.get(`/venues/${venue.body.id}`)).body.description);
-    expectSafe((await rest.get(`/venues/${venue.body.id}`)).body.excerpt);
+    expectFormattedSafe((await rest.get(`/venues/${venue.body.id}`)).body.description);
+    const storedVenue = await storedContent('venue', venue.body.id);
+    expectSafe(storedVenue.description);
+    expectSafe(storedVenue.excerpt);
 
     const organizer = await rest.post('/organizers', { json: { organizer: unique('REST crew'), description: HTML_INPUT } });
     expect(organizer.status, organizer.text).toBe(201);
-    expectSafe((await rest.get(`/organizers/${organizer.body.id}`)).body.description);
+    expectFormattedSafe((await rest.get(`/organizers/${organizer.body.id}`)).body.description);
+    expectSafe((await storedContent('organizer', organizer.body.id)).description);
   });
 
   it('cleans venue and organizer descriptions updated over GraphQL', async () => {
     const venue = await createVenue(server);
-    const updated = await server.gqlOk(`mutation ($id: ID!, $input: VenueInput!) { updateVenue(id: $id, input: $input) { description excerpt } }`, {
+    const updated = await server.gqlOk(`mutation ($id: ID!, $input: VenueInput!) { updateVenue(id: $id, input: $input) { description(format: RAW) excerpt(format: RAW) } }`, {
       id: venue.id,
       input: { description: HTML_INPUT, excerpt: HTML_INPUT },
     });
@@ -106,7 +123,7 @@ describe('descriptions and excerpts keep WordPress post markup only', () => {
     expectSafe(updated.updateVenue.excerpt);
 
     const organizer = await server.gqlOk(`mutation ($input: OrganizerInput!) { createOrganizer(input: $input) { id } }`, { input: { name: unique('Crew') } });
-    const organizerUpdate = await server.gqlOk(`mutation ($id: ID!, $input: OrganizerInput!) { updateOrganizer(id: $id, input: $input) { description } }`, {
+    const organizerUpdate = await server.gqlOk(`mutation ($id: ID!, $input: OrganizerInput!) { updateOrganizer(id: $id, input: $input) { description(format: RAW) } }`, {
       id: organizer.createOrganizer.id,
       input: { description: HTML_INPUT },
     });

@@ -9,7 +9,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const EVENT_FIELDS = `
-  id: databaseId title description excerpt slug status timezone startsAt endsAt startsAtLocal endsAtLocal allDay cost website
+  id: databaseId title description(format: RAW) excerpt(format: RAW) slug status timezone startsAt endsAt startsAtLocal endsAtLocal allDay cost website
   showMap showMapLink hideFromListings sticky featured hasPassword ticketed parentId
   costDetails { currencySymbol currencyPosition values }
   image { id: databaseId url }

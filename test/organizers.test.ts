@@ -8,7 +8,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const ORGANIZER_FIELDS = `id: databaseId name slug description excerpt status authorId publishedAt publishedLocal modifiedAt modifiedLocal
+const ORGANIZER_FIELDS = `id: databaseId name slug description(format: RAW) excerpt(format: RAW) status authorId publishedAt publishedLocal modifiedAt modifiedLocal
   phone website email hasPassword image { id: databaseId url extension }`;
 
 const CREATE = `mutation ($input: OrganizerInput!) { createOrganizer(input: $input) { ${ORGANIZER_FIELDS} } }`;
@@ -92,7 +92,7 @@ describe('createOrganizer', () => {
     const content = { description: '<p>Hidden</p>', excerpt: 'Psst', phone: '555', website: 'https://secret.example', email: 'secret@example.com' };
     const image = `https://img.example.com/${unique('locked')}.jpg`;
     const { id, slug } = await createOrganizer(server, { name, ...content, image, password: 'letmein' });
-    const FIELDS = 'id: databaseId name slug status hasPassword isLocked description excerpt phone website email image { url }';
+    const FIELDS = 'id: databaseId name slug status hasPassword isLocked description(format: RAW) excerpt(format: RAW) phone website email image { url }';
     const READ = `query ($id: ID!, $slug: String!, $password: String) {
       byId: organizer(id: $id, password: $password) { ${FIELDS} } bySlug: organizerBySlug(slug: $slug, password: $password) { ${FIELDS} }
     }`;

@@ -741,7 +741,7 @@ describe('GET /events/{id} and /events/by-slug/{slug}', () => {
         },
       },
     );
-    const whole = { description: '<p>Members only details.</p>', excerpt: 'secret', cost: '$5', website: 'https://example.com/unlockable', featured: true };
+    const whole = { description: '<p>Members only details.</p>', excerpt: '<p>secret</p>', cost: '$5', website: 'https://example.com/unlockable', featured: true };
     const unlocked = await rest.get(`/events/${result.id}`, { query: { password: 'letmein' } });
     expect(unlocked.status, unlocked.text).toBe(200);
     expectEventShape(unlocked.body, true);

@@ -224,7 +224,7 @@ describe('POST /organizers', () => {
     ]);
     expect(organizer).toMatchObject({
       author: await adminAuthor(server), status: 'publish', date: '2024-02-03 04:05:06', date_utc: '2024-02-03 04:05:06', organizer: 'Acme Create',
-      description: '<p>We run things</p>', excerpt: 'Runs', slug: 'acme-create', phone: '+1 555 0200',
+      description: '<p>We run things</p>', excerpt: '<p>Runs</p>', slug: 'acme-create', phone: '+1 555 0200',
       website: 'https://example.com/org', email: 'acme@example.com',
     });
     expect(organizer.image).toMatchObject({ url: 'https://example.com/logo.png', extension: 'png' });
@@ -300,7 +300,7 @@ describe('GET /organizers/{id} and /organizers/by-slug/{slug}', () => {
     expectSampleOrder(organizer.json_ld, sample.json_ld);
     expect(Object.keys(organizer.json_ld)).toEqual(Object.keys(sample.json_ld));
     expect(organizer.json_ld).toMatchObject({
-      '@type': 'Person', name: created.organizer, description: 'Short', url: 'https://example.com/org', telephone: '+1 555 0200',
+      '@type': 'Person', name: created.organizer, description: '<p>Short</p>', url: 'https://example.com/org', telephone: '+1 555 0200',
       sameAs: 'https://example.com/org',
     });
     const { json_ld: _jsonLd, ...plain } = organizer;
@@ -346,7 +346,7 @@ describe('GET /organizers/{id} and /organizers/by-slug/{slug}', () => {
     const { json_ld: _jsonLd, ...withoutJsonLd } = single.body;
     expect(listed.body.organizers).toEqual([withoutJsonLd]);
     // The password unlocks it for anyone; the administrator, who may edit it, sees it whole without one.
-    const whole = { id, organizer: name, description: 'Hidden', excerpt: 'Psst', phone: '555', email: 'secret@example.com', website: 'https://secret.example' };
+    const whole = { id, organizer: name, description: '<p>Hidden</p>', excerpt: '<p>Psst</p>', phone: '555', email: 'secret@example.com', website: 'https://secret.example' };
     const unlocked = await rest.get(`/organizers/${id}`, { query: { password: 'letmein' } });
     expect(unlocked.status).toBe(200);
     expect(unlocked.body).toMatchObject(whole);

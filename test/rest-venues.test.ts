@@ -277,7 +277,7 @@ describe('POST /venues', () => {
     ]);
     expect(venue).toMatchObject({
       author: await adminAuthor(server), status: 'publish', date: '2024-05-01 10:00:00', date_utc: '2024-05-01 10:00:00', venue: 'Harbor Hall Create',
-      description: '<p>By the sea</p>', excerpt: 'Sea', slug: 'harbor-hall-create', province: 'Maine',
+      description: '<p>By the sea</p>', excerpt: '<p>Sea</p>', slug: 'harbor-hall-create', province: 'Maine',
       geo_lat: 43.6591, geo_lng: -70.2568, show_map: false, show_map_link: true,
     });
     expect(venue.image).toMatchObject({ url: 'https://example.com/hall.jpg', extension: 'jpg' });
@@ -458,7 +458,7 @@ describe('GET /venues/{id} and /venues/by-slug/{slug}', () => {
     const unlocked = await rest.get(`/venues/${id}`, { query: { password: 'letmein' } });
     expect(unlocked.status).toBe(200);
     expect(unlocked.body).toMatchObject({
-      id, venue: name, description: 'Hidden', address: '1 Secret St', city: 'Hush', state: 'CA', zip: '90000', phone: '555',
+      id, venue: name, description: '<p>Hidden</p>', address: '1 Secret St', city: 'Hush', state: 'CA', zip: '90000', phone: '555',
       website: 'https://secret.example', geo_lat: 1.5, geo_lng: 2.5, show_map: true, show_map_link: true,
     });
     expect(inOrder(Object.keys(unlocked.body), VENUE_KEY_ORDER)).toBe(true);

@@ -8,7 +8,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const VENUE_FIELDS = `id: databaseId name slug description excerpt status authorId publishedAt publishedLocal modifiedAt modifiedLocal
+const VENUE_FIELDS = `id: databaseId name slug description(format: RAW) excerpt(format: RAW) status authorId publishedAt publishedLocal modifiedAt modifiedLocal
   address city country province state zip phone stateProvince website showMap showMapLink latitude longitude hasPassword
   image { id: databaseId url extension }`;
 
@@ -118,7 +118,7 @@ describe('createVenue', () => {
     };
     const image = `https://img.example.com/${unique('locked')}.jpg`;
     const { id, slug } = await createVenue(server, { name, state: 'CA', ...content, image, password: 'letmein' });
-    const FIELDS = `id: databaseId name slug status state showMap hasPassword isLocked description excerpt address city country province zip
+    const FIELDS = `id: databaseId name slug status state showMap hasPassword isLocked description(format: RAW) excerpt(format: RAW) address city country province zip
       phone stateProvince website latitude longitude image { url }`;
     const READ = `query ($id: ID!, $slug: String!, $password: String) {
       byId: venue(id: $id, password: $password) { ${FIELDS} } bySlug: venueBySlug(slug: $slug, password: $password) { ${FIELDS} }

@@ -1,6 +1,7 @@
 // English only, as chrono's default parser is; the package's main entry loads every locale (~20 MB more memory).
 import * as chrono from 'chrono-node/en';
 import { DateTime, IANAZone, type DateObjectUnits } from 'luxon';
+import { isRelativeDate, resolveRelativeDate, type WallClock } from './relative-dates.js';
 
 /** The wall-clock format used in storage and by The Events Calendar: `Y-m-d H:i:s`. */
 export const WALL_CLOCK_FORMAT = 'yyyy-MM-dd HH:mm:ss';
@@ -8,8 +9,6 @@ export const WALL_CLOCK_FORMAT = 'yyyy-MM-dd HH:mm:ss';
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const WALL_CLOCK = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2})?$/;
 const UNIX_TIMESTAMP = /^-?\d{9,11}$/;
-const RELATIVE_DURATION = /^\s*(now|[+-]?\s*\d+\s*(sec|second|min|minute|hour|day|week|fortnight|month|year)s?(\s+ago)?)\s*$/i;
-const IN_DURATION = /^\s*in\s+\d+\s*(sec|second|min|minute|hour|day|week|month|year)s?\s*$/i;
 
 /** The years a date may have: four digits, as `Y-m-d` writes them and MySQL's DATETIME (WordPress's store) holds them. */
 export const YEARS = { first: 1000, last: 9999 } as const;
@@ -58,7 +57,8 @@ export interface ReadDate {
 
 /**
  * Parses what integrations send as a date: `Y-m-d`, `Y-m-d H:i:s`, ISO 8601 with or without offset, Unix
- * timestamps, and relative forms (`now`, `tomorrow 9am`, `next wednesday 4pm`, `+1 day`). Forms without an offset
+ * timestamps, dates written out (`March 5 2027`), and PHP's relative forms (`now`, `tomorrow 9am`, `next wednesday 4pm`,
+ * `+1 day`; src/time/relative-dates.ts). Forms without an offset
  * are read as wall-clock time in `zone`. Returns the moment in `zone`, or null when the text is not a date.
  */
 export function parseDateInput(text: string, zone: string, now: DateTime = DateTime.now()): DateTime | null {
@@ -88,10 +88,12 @@ function readAnyYear(value: string, zone: string, now: DateTime): ReadDate | nul
     const typed = DateTime.fromISO(value.replace(' ', 'T'), { zone: 'utc' });
     return typed.isValid ? wallClockIn(wallFields(typed), zone) : null;
   }
+  // Before ISO 8601, which would read a bare time (`16:00`) on the real clock's day rather than `now`'s.
+  if (isRelativeDate(value)) return relativeIn(value, zone, now);
   // ISO 8601, also with a space between date and time as `Y-m-d H:i:sP` writes it (`2025-03-01 18:00:00+01:00`).
   const iso = DateTime.fromISO(value.replace(/^(\d{4}-\d{2}-\d{2}) (?=\d)/, '$1T'), { zone, setZone: false });
   if (iso.isValid) return exact(iso.setZone(zone));
-  return parseRelative(value, zone, now);
+  return parseTextualDate(value, zone, now.setZone(zone));
 }
 
 const wallFields = (moment: DateTime): DateObjectUnits => ({
@@ -103,18 +105,26 @@ const wallFields = (moment: DateTime): DateObjectUnits => ({
   second: moment.second,
 });
 
-function parseRelative(value: string, zone: string, now: DateTime): ReadDate | null {
-  const wallNow = now.setZone(zone);
+function relativeIn(value: string, zone: string, now: DateTime): ReadDate | null {
+  const resolved = resolveRelativeDate(value, wallFields(now.setZone(zone)) as WallClock);
+  return resolved && wallClockIn(resolved, zone);
+}
+
+/**
+ * Absolute dates written out (`March 5 2027 18:00`, `Sat, 01 Mar 2025 18:00:00 GMT`), read by chrono. Relative forms
+ * chrono knows but PHP's strtotime does not (`in 3 days`, `next week friday`) are no dates, as in the original.
+ */
+function parseTextualDate(value: string, zone: string, wallNow: DateTime): ReadDate | null {
   // chrono reads components in the reference's zone; give it the wall clock as if it were UTC.
   const reference = new Date(Date.UTC(wallNow.year, wallNow.month - 1, wallNow.day, wallNow.hour, wallNow.minute, wallNow.second));
   const results = chrono.parse(value, { instant: reference, timezone: 0 });
   const first = results[0];
   if (!first || first.text.trim().length !== value.length || results.length > 1) return null;
-  // A text with its own offset or zone name (`… 12:00:00 GMT`, `… +0200`, `… EST`) names an exact instant. (Relative
-  // forms also come back with a certain offset: the reference's, which is no offset of the text.)
   const relative = [...first.start.tags()].some((tag) => tag.startsWith('result/relativeDate') || tag.startsWith('casualReference/'));
-  if (first.start.isCertain('timezoneOffset') && !relative) return exact(DateTime.fromJSDate(first.start.date(), { zone }));
-  const keepsTime = RELATIVE_DURATION.test(value) || IN_DURATION.test(value) || first.start.isCertain('hour');
+  if (relative || !first.start.isCertain('year') && !first.start.isCertain('month')) return null;
+  // A text with its own offset or zone name (`… 12:00:00 GMT`, `… +0200`, `… EST`) names an exact instant.
+  if (first.start.isCertain('timezoneOffset')) return exact(DateTime.fromJSDate(first.start.date(), { zone }));
+  const keepsTime = first.start.isCertain('hour');
   const d = first.start.date();
   return wallClockIn(
     {

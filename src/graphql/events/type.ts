@@ -2,6 +2,7 @@ import { abbreviationAt } from '../../time/dates.js';
 import { isLocked } from '../access.js';
 import { builder } from '../builder.js';
 import { MediaType } from '../media/index.js';
+import { contentArgs, shownContent } from '../shared/content.js';
 import { databaseIdField, globalIdField, NodeInterface } from '../shared/node.js';
 import { PostStatusEnum } from '../shared/posts.js';
 import { EventCategoryType, EventTagType } from '../terms/types.js';
@@ -27,10 +28,15 @@ export const EventType = builder.prismaObject('Event', {
     id: t.globalID(globalIdField('Event')),
     databaseId: t.exposeInt('id', databaseIdField('Event')),
     title: t.exposeString('title', { description: 'The event title (plain text); shown even while the event is locked.' }),
-    description: t.string({ description: 'HTML; empty while password-protected.', resolve: (e, _a, ctx) => (isLocked(ctx, e) ? '' : e.description) }),
+    description: t.string({
+      description: 'The long description (HTML); empty while the event is locked.',
+      args: contentArgs,
+      resolve: (event, { format }, ctx) => (isLocked(ctx, event) ? '' : shownContent(event.description, format)),
+    }),
     excerpt: t.string({
       description: 'The short description (HTML); empty when there is none or while the event is locked.',
-      resolve: (event, _args, ctx) => (isLocked(ctx, event) ? '' : event.excerpt),
+      args: contentArgs,
+      resolve: (event, { format }, ctx) => (isLocked(ctx, event) ? '' : shownContent(event.excerpt, format)),
     }),
     slug: t.exposeString('slug', { description: 'The name in URLs (`/event/<slug>/`), unique among events; see `eventBySlug`.' }),
     status: t.expose('status', { type: PostStatusEnum, description: 'The WordPress post status: who may see the event.' }),

@@ -1,5 +1,6 @@
 import type { DbTransaction } from '../../db/client.js';
 import { isLocked } from '../access.js';
+import { contentArgs, shownContent } from '../shared/content.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { MediaType } from '../media/index.js';
@@ -26,8 +27,16 @@ export const OrganizerType = builder.prismaObject('Organizer', {
     databaseId: t.exposeInt('id', databaseIdField('Organizer')),
     name: t.exposeString('name', { description: d.name }),
     slug: t.exposeString('slug', { description: d.slug }),
-    description: t.string({ description: d.description, resolve: (organizer, _args, ctx) => (isLocked(ctx, organizer) ? '' : organizer.description) }),
-    excerpt: t.string({ description: d.excerpt, resolve: (organizer, _args, ctx) => (isLocked(ctx, organizer) ? '' : organizer.excerpt) }),
+    description: t.string({
+      description: d.description,
+      args: contentArgs,
+      resolve: (organizer, { format }, ctx) => (isLocked(ctx, organizer) ? '' : shownContent(organizer.description, format)),
+    }),
+    excerpt: t.string({
+      description: d.excerpt,
+      args: contentArgs,
+      resolve: (organizer, { format }, ctx) => (isLocked(ctx, organizer) ? '' : shownContent(organizer.excerpt, format)),
+    }),
     status: t.expose('status', { type: PostStatusEnum, description: d.status }),
     authorId: t.exposeInt('authorId', { nullable: true, description: d.authorId }),
     author: t.relation('author', { type: UserType, nullable: true, description: d.author }),

@@ -1,5 +1,6 @@
 import type { DbTransaction } from '../../db/client.js';
 import { isLocked } from '../access.js';
+import { contentArgs, shownContent } from '../shared/content.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { MediaType } from '../media/index.js';
@@ -27,8 +28,16 @@ export const VenueType = builder.prismaObject('Venue', {
     databaseId: t.exposeInt('id', databaseIdField('Venue')),
     name: t.exposeString('name', { description: d.name }),
     slug: t.exposeString('slug', { description: d.slug }),
-    description: t.string({ description: d.description, resolve: (venue, _args, ctx) => (isLocked(ctx, venue) ? '' : venue.description) }),
-    excerpt: t.string({ description: d.excerpt, resolve: (venue, _args, ctx) => (isLocked(ctx, venue) ? '' : venue.excerpt) }),
+    description: t.string({
+      description: d.description,
+      args: contentArgs,
+      resolve: (venue, { format }, ctx) => (isLocked(ctx, venue) ? '' : shownContent(venue.description, format)),
+    }),
+    excerpt: t.string({
+      description: d.excerpt,
+      args: contentArgs,
+      resolve: (venue, { format }, ctx) => (isLocked(ctx, venue) ? '' : shownContent(venue.excerpt, format)),
+    }),
     status: t.expose('status', { type: PostStatusEnum, description: d.status }),
     authorId: t.exposeInt('authorId', { nullable: true, description: d.authorId }),
     author: t.relation('author', { type: UserType, nullable: true, description: d.author }),
