@@ -131,7 +131,7 @@ describe('CORS with the default CORS_ORIGINS (any origin)', () => {
   });
 
   it('puts CORS headers on errors and 304s, so a page can read them', async () => {
-    const notFound = await fetch(`${open.url}${REST}/venues/999999`, { headers: { origin: PAGE } });
+    const notFound = await fetch(`${open.url}${REST}/events/999999`, { headers: { origin: PAGE } });
     expect(notFound.status).toBe(404);
     expectReflected(notFound, PAGE);
     const noRoute = await fetch(`${open.url}/nowhere`, { headers: { origin: PAGE } });
@@ -140,7 +140,7 @@ describe('CORS with the default CORS_ORIGINS (any origin)', () => {
     const badCredentials = await fetch(`${open.url}${REST}/venues`, { headers: { origin: PAGE, authorization: 'Basic bm9ib2R5Om5vdGhpbmc=' } });
     expect(badCredentials.status).toBe(401);
     expectReflected(badCredentials, PAGE);
-    const badQuery = await graphqlPost(open, { origin: PAGE }, '{ nope');
+    const badQuery = await graphqlPost(open, { origin: PAGE, accept: 'application/graphql-response+json' }, '{ nope');
     expect(badQuery.status).toBe(400);
     expectReflected(badQuery, PAGE);
     const first = await fetch(`${open.url}${REST}/venues`, { headers: { origin: PAGE } });
@@ -205,7 +205,7 @@ describe('CORS with CORS_ORIGINS listing origins', () => {
 describe('CORS on an unexpected error', () => {
   let broken: TestServer;
   beforeAll(async () => {
-    broken = await startServer();
+    broken = await startServer({}, { logTo: { write: () => {} } });
   }, 60_000);
   afterAll(async () => {
     await broken?.close();
