@@ -102,6 +102,23 @@ describe('compression', () => {
     expect(JSON.parse(gunzipSync(signedIn.body).toString()).venues.length).toBe(12);
   });
 
+  it('compresses a large GraphQL answer over POST too, without validators', async () => {
+    const response = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'accept-encoding': 'br' },
+      body: JSON.stringify({ query: '{ venues(first: 20) { edges { node { id name slug address city country } } } }' }),
+    });
+    expect(response.headers.get('content-encoding')).toBe('br');
+    expect(response.headers.get('etag')).toBeNull();
+    expect(((await response.json()) as any).data.venues.edges.length).toBe(12);
+    const small = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'accept-encoding': 'br' },
+      body: JSON.stringify({ query: '{ venues(first: 1) { totalCount } }' }),
+    });
+    expect(small.headers.get('content-encoding')).toBeNull();
+  });
+
   it('sends no body for HEAD and never compresses an error or an event stream', async () => {
     const head = await get(LARGE, { 'accept-encoding': 'br' }, 'HEAD');
     expect([head.status, head.body.length]).toEqual([200, 0]);

@@ -18,7 +18,7 @@ export const isCredentialed = (request: Request) => request.headers.has('authori
 const cacheControlFor = (request: Request) => (isCredentialed(request) ? 'private, no-cache' : 'public, no-cache');
 
 /**
- * A successful GET answer as bytes: its strong ETag (a hash of the body unless the route chose one), its Cache-Control,
+ * A successful answer as bytes (a GET's, or a POST's to be compressed): its strong ETag (a hash of the body unless the route chose one), its Cache-Control,
  * its compressed copies (computed on first use and kept with it, so a remembered answer is compressed once per
  * coding) and the 304 answer to a request that already holds it.
  */
@@ -47,15 +47,20 @@ export class Representation {
     return this.body.byteLength * (this.body.byteLength >= COMPRESSION_THRESHOLD_BYTES ? 2 : 1);
   }
 
-  /** The answer to `request`: 304 when it holds this representation (in any coding), else the body in its best coding. */
-  async respond(request: Request): Promise<Response> {
+  /**
+   * The answer to `request`: 304 when it holds this representation (in any coding), else the body in its best coding.
+   * Without `validators` (the answer to a POST, which no cache keeps) it is only compressed.
+   */
+  async respond(request: Request, { validators = true } = {}): Promise<Response> {
     const coding = this.codingFor(request);
     const etag = coding === 'identity' ? this.etag : codedEntityTag(this.etag, coding);
     const headers = new Headers(this.headers as [string, string][]);
-    headers.set('etag', etag);
-    headers.set('cache-control', cacheControlFor(request));
+    if (validators) {
+      headers.set('etag', etag);
+      headers.set('cache-control', cacheControlFor(request));
+    }
     addVary(headers, 'Accept-Encoding');
-    const held = this.heldBy(request, etag);
+    const held = validators ? this.heldBy(request, etag) : null;
     if (held) {
       headers.set('etag', held);
       headers.delete('content-type');
@@ -104,13 +109,11 @@ const strongTag = (tag: string | null) => (tag && /^"[^"]*"$/.test(tag) ? tag : 
 
 /**
  * Finishes an answer to a read or write of the API: a successful GET as its representation (ETag, Cache-Control,
- * compression, 304); an error is never stored by any cache.
+ * compression, 304), another success (GraphQL over POST) compressed; an error is never stored by any cache.
  */
 export async function finishAnswer(request: Request, response: Response): Promise<Response> {
-  if (request.method === 'GET') {
-    const representation = await Representation.of(response);
-    if (representation) return representation.respond(request);
-  }
+  const representation = await Representation.of(response);
+  if (representation) return representation.respond(request, { validators: request.method === 'GET' });
   if (response.status < 400) return response;
   const finished = withMutableHeaders(response);
   finished.headers.set('cache-control', 'no-store');
