@@ -213,7 +213,8 @@ describe('CORS on an unexpected error', () => {
 
   it('answers 500 with CORS headers, so that a page can read the error', async () => {
     // A table the queries need is gone: every read of venues fails unexpectedly, in REST and GraphQL.
-    await broken.app.db.$executeRawUnsafe('ALTER TABLE "Venue" RENAME TO "VenueGone"');
+    const schema = broken.app.config.engine === 'postgres' ? `"${new URL(broken.app.config.databaseUrl).searchParams.get('schema') ?? 'public'}".` : '';
+    await broken.app.db.$executeRawUnsafe(`ALTER TABLE ${schema}"Venue" RENAME TO "VenueGone"`);
     const rest = await fetch(`${broken.url}${REST}/venues`, { headers: { origin: PAGE } });
     expect(rest.status).toBe(500);
     expect(((await rest.json()) as { code: string }).code).toBe('rest_internal_error');
