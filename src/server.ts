@@ -202,7 +202,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       if (pathname === HEALTH_PATH) return headless();
       return shedder.run(headless, () => {
         const answer = overloadedAnswer(pathname, shedBody);
-        return new Response(answer.body, answer);
+        const response = new Response(answer.body, answer);
+        return takesCors(pathname) ? cors.decorate(request, response) : response;
       });
     }),
     close: async () => {

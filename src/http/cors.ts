@@ -46,7 +46,10 @@ export interface Cors {
   isPreflight(request: Request): boolean;
   /** The answer to a preflight: 204 with what may be sent, or `refusal()` (no CORS headers) for an origin not allowed. */
   preflight(request: Request, refusal: (origin: string) => Response): Response;
-  /** `response` with the CORS headers its request's origin may have (none for an origin not allowed). */
+  /**
+   * `response` with the CORS headers its request's origin may have: none for an origin not allowed; without an
+   * Origin (not a cross-origin browser request), WordPress's Expose-Headers and Allow-Headers and no origin.
+   */
   decorate(request: Request, response: Response): Response;
 }
 
@@ -76,11 +79,18 @@ export function createCors(origins: CorsOrigins): Cors {
     decorate(request, response) {
       const decorated = withoutCors(response);
       addVary(decorated.headers, 'Origin');
+      if (!request.headers.has('origin')) {
+        // As WordPress: what may be sent and read is said on every answer; who may read it only to an origin.
+        decorated.headers.set('access-control-expose-headers', EXPOSED_HEADERS);
+        decorated.headers.set('access-control-allow-headers', ALLOWED_HEADERS.join(', '));
+        return decorated;
+      }
       const origin = allowedOrigin(request);
       if (origin === null) return decorated;
       decorated.headers.set('access-control-allow-origin', origin);
       decorated.headers.set('access-control-allow-credentials', 'true');
       decorated.headers.set('access-control-expose-headers', EXPOSED_HEADERS);
+      decorated.headers.set('access-control-allow-headers', ALLOWED_HEADERS.join(', '));
       return decorated;
     },
   };
