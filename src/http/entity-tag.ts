@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { CONTENT_CODINGS } from './content-coding.js';
 
 /** A strong entity tag naming `body`: equal bytes give equal tags, whatever request produced them. */
 export function entityTagOf(body: Uint8Array): string {
@@ -9,6 +10,9 @@ export function entityTagOf(body: Uint8Array): string {
 export function codedEntityTag(tag: string, coding: string): string {
   return `${tag.slice(0, -1)}-${coding}"`;
 }
+
+/** The tags of one content in every coding: a client holding any of them holds the same content. */
+export const tagsOfEveryCoding = (tag: string) => [tag, ...CONTENT_CODINGS.map((coding) => codedEntityTag(tag, coding))];
 
 const opaque = (tag: string) => tag.replace(/^W\//, '');
 

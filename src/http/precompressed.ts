@@ -1,5 +1,5 @@
-import { encode, negotiateCoding, CONTENT_CODINGS, type Bytes, type Coding } from './content-coding.js';
-import { codedEntityTag, matchedEntityTag } from './entity-tag.js';
+import { encode, negotiateCoding, type Bytes, type Coding } from './content-coding.js';
+import { codedEntityTag, matchedEntityTag, tagsOfEveryCoding } from './entity-tag.js';
 
 export interface StaticFileOptions {
   contentType: string;
@@ -28,8 +28,7 @@ export class StaticFile {
     const etag = encoding === 'identity' ? identityTag : codedEntityTag(identityTag, encoding);
     const validators = { etag, 'cache-control': this.options.cacheControl, vary: 'Accept-Encoding' };
     const ifNoneMatch = request.headers.get('if-none-match');
-    const ours = [etag, identityTag, ...CONTENT_CODINGS.map((coding) => codedEntityTag(identityTag, coding))];
-    const held = ifNoneMatch === null ? null : matchedEntityTag(ifNoneMatch, ours);
+    const held = ifNoneMatch === null ? null : matchedEntityTag(ifNoneMatch, [etag, ...tagsOfEveryCoding(identityTag)]);
     if (held) return new Response(null, { status: 304, headers: { ...validators, etag: held } });
     const body = await this.bytes(encoding);
     const headers = {

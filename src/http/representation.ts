@@ -1,5 +1,5 @@
-import { CONTENT_CODINGS, encode, negotiateCoding, type Bytes, type Coding, type ContentCoding } from './content-coding.js';
-import { codedEntityTag, entityTagOf, matchedEntityTag } from './entity-tag.js';
+import { encode, negotiateCoding, type Bytes, type Coding, type ContentCoding } from './content-coding.js';
+import { codedEntityTag, entityTagOf, matchedEntityTag, tagsOfEveryCoding } from './entity-tag.js';
 import { addVary, withMutableHeaders } from './vary.js';
 
 /** Bodies smaller than this are sent as they are: compressing them saves less than its headers and time cost. */
@@ -86,8 +86,7 @@ export class Representation {
   private heldBy(request: Request, negotiated: string): string | null {
     const ifNoneMatch = request.headers.get('if-none-match');
     if (ifNoneMatch !== null) {
-      const ours = [negotiated, this.etag, ...CONTENT_CODINGS.map((coding) => codedEntityTag(this.etag, coding))];
-      return matchedEntityTag(ifNoneMatch, ours);
+      return matchedEntityTag(ifNoneMatch, [negotiated, ...tagsOfEveryCoding(this.etag)]);
     }
     const since = Date.parse(request.headers.get('if-modified-since') ?? '');
     const modified = Date.parse(this.headers.find(([name]) => name === 'last-modified')?.[1] ?? '');
