@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { SignInLimits } from './auth/sign-in-limits.js';
+import { parseCorsOrigins, type CorsOrigins } from './http/cors.js';
 import { canonicalTimeZone } from './time/dates.js';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -25,6 +26,8 @@ export interface Config {
   signInLimits: SignInLimits;
   /** TRUST_PROXY: the client address is the last one in X-Forwarded-For (added by a proxy in front) instead of the socket's. */
   trustProxy: boolean;
+  /** CORS_ORIGINS: the origins whose pages may read REST and GraphQL answers (`any`, or a list; README "CORS"). */
+  corsOrigins: CorsOrigins;
   /** RESPONSE_CACHE_MB (0: off) and RESPONSE_CACHE_TTL_MS: anonymous reads answered from memory (src/cache). */
   responseCache: { maxBytes: number; ttlMs: number };
   /** How a process learns that the data changed in another process (README "What keeps reads fast"; src/db/data-version-watch.ts). */
@@ -137,6 +140,12 @@ function readLimits(env: Env): Limits {
   };
 }
 
+function readCorsOrigins(env: Env): CorsOrigins {
+  const origins = parseCorsOrigins(env.CORS_ORIGINS ?? 'any');
+  if (typeof origins === 'object' && 'invalid' in origins) throw new ConfigError(`CORS_ORIGINS must be "any" or a comma-separated list of origins such as "https://example.com", got "${origins.invalid}"`);
+  return origins;
+}
+
 function engineOf(url: string): Engine {
   if (url.startsWith('file:')) return 'sqlite';
   if (/^postgres(ql)?:\/\//.test(url)) return 'postgres';
@@ -187,6 +196,7 @@ export function loadConfig(env: Env = process.env): Config {
       windowMs: readWholeNumber(env, 'SIGNIN_WINDOW_MS', 15 * 60 * 1000, 1),
     },
     trustProxy: readSwitch(env, 'TRUST_PROXY', false),
+    corsOrigins: readCorsOrigins(env),
     responseCache: {
       maxBytes: readWholeNumber(env, 'RESPONSE_CACHE_MB', 32, 0) * 1024 * 1024,
       ttlMs: readWholeNumber(env, 'RESPONSE_CACHE_TTL_MS', 1000, 1),

@@ -24,6 +24,7 @@ import { createLogger, type Logger } from './logging/logger.js';
 import { withRequestLog, type RequestLog } from './logging/request-log.js';
 import { RestError } from './rest/errors.js';
 import { createRestHandler } from './rest/router.js';
+import { createCors } from './http/cors.js';
 import { graphiql, GRAPHIQL_ASSETS_PATH } from './http/graphiql.js';
 
 export interface App {
@@ -73,11 +74,36 @@ function restRefusal(refusal: Exclude<SignIn, { viewer: Viewer }>): RestError {
 /** The answer to a request past its deadline: 503, shaped as the API it was for (GraphQL or REST). */
 function timeoutResponse(request: Request, deadline: Deadline): Response {
   const body =
-    new URL(request.url).pathname === '/graphql'
+    isGraphQL(request)
       ? { errors: [{ message: new DeadlineExceededError(deadline.timeoutMs).message, extensions: { code: TIMEOUT_CODE } }] }
       : RestError.of('rest_request_timeout', {}, deadline.timeoutMs).body();
-  return json(body, 503);
+  return json(body, 503, { 'cache-control': 'no-store' });
 }
+
+const isGraphQL = (request: Request) => new URL(request.url).pathname === '/graphql';
+
+/** A preflight refused by CORS_ORIGINS, shaped as the API it was for. */
+function corsRefusal(request: Request, origin: string): Response {
+  const error = RestError.of('rest_cors_origin_not_allowed', {}, origin);
+  if (isGraphQL(request)) return json({ errors: [{ message: error.message, extensions: { code: 'FORBIDDEN' } }] }, 403);
+  return json(error.body(), error.status);
+}
+
+/** An error thrown out of the router: logged on the request's line, answered as the API's 500 (which CORS lets a page read). */
+function unexpectedAnswer(request: Request, requestLog: RequestLog, error: unknown): Response {
+  requestLog.unexpected(error);
+  const restError = RestError.of('rest_internal_error');
+  const body = isGraphQL(request) ? { errors: [{ message: restError.message, extensions: { code: 'INTERNAL_SERVER_ERROR' } }] } : restError.body();
+  return json(body, 500, { 'cache-control': 'no-store' });
+}
+
+/** HEAD is answered as GET without the body (the headers, Content-Length and ETag included, are the same). */
+const asGet = (request: Request) =>
+  request.method === 'HEAD' ? new Request(request.url, { method: 'GET', headers: request.headers, signal: request.signal }) : request;
+const withoutBody = (response: Response) => new Response(null, { status: response.status, statusText: response.statusText, headers: response.headers });
+
+/** Answers with CORS headers: the APIs (and their errors); not GraphiQL's assets, nor the health check. */
+const takesCors = (pathname: string) => pathname !== HEALTH_PATH && !pathname.startsWith(GRAPHIQL_ASSETS_PATH);
 
 /** Migrates the database and composes the one fetch handler: GraphQL, health, and the REST root. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
@@ -115,6 +141,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     graphqlEndpoint: '/graphql',
     graphiql: false, // served below, from this service's own assets (src/http/graphiql.ts)
     landingPage: false,
+    cors: false, // decided for REST and GraphQL alike (src/http/cors.ts)
     logging: yogaLogger(logger, reported),
     plugins: [
       persistedOperationsPlugin(config.persistedOperations, schema),
@@ -127,6 +154,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   });
 
   const responseCache = new ResponseCache(dataVersion, config.responseCache);
+  const cors = createCors(config.corsOrigins);
   const shedder = new LoadShedder(config.limits.maxInFlight, config.limits.maxEventLoopLagMs);
   // PostgreSQL: the health check has a connection of its own, so that it never waits behind requests for the pool.
   const healthDb = config.engine === 'postgres' ? createDb({ ...config, databasePoolSize: 1 }) : db;
@@ -162,16 +190,23 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     logger,
     isBehind: () => shedder.isBehind(),
     fetch: withRequestLog(logger, (request, requestLog, socketAddress?: string) => {
-      const serve = () => {
-        const scope: RequestScope = { deadline: new Deadline(config.limits.requestTimeoutMs), clientAddress: clientAddressOf(request, socketAddress, config.trustProxy) };
-        return scope.deadline.answer(router.fetch(request, requestLog, scope), () => timeoutResponse(request, scope.deadline));
-      };
-      // The health check is never shed: it must tell a load balancer the process is alive while it sheds.
       const { pathname } = new URL(request.url);
-      if (pathname === HEALTH_PATH) return serve();
-      return shedder.run(serve, () => {
+      const route = () => {
+        const scope: RequestScope = { deadline: new Deadline(config.limits.requestTimeoutMs), clientAddress: clientAddressOf(request, socketAddress, config.trustProxy) };
+        return scope.deadline.answer(router.fetch(asGet(request), requestLog, scope), () => timeoutResponse(request, scope.deadline));
+      };
+      const serve = async () => {
+        if (!takesCors(pathname)) return route();
+        if (cors.isPreflight(request)) return cors.preflight(request, (origin) => corsRefusal(request, origin));
+        return cors.decorate(request, await route().catch((error: unknown) => unexpectedAnswer(request, requestLog, error)));
+      };
+      const headless = async () => (request.method === 'HEAD' ? withoutBody(await serve()) : serve());
+      // The health check is never shed: it must tell a load balancer the process is alive while it sheds.
+      if (pathname === HEALTH_PATH) return headless();
+      return shedder.run(headless, () => {
         const answer = overloadedAnswer(pathname, shedBody);
-        return new Response(answer.body, answer);
+        const response = new Response(answer.body, answer);
+        return takesCors(pathname) ? cors.decorate(request, response) : response;
       });
     }),
     close: async () => {

@@ -116,7 +116,8 @@ describe('GET /events on an empty database', () => {
   });
 
   it('sends the headers WordPress REST clients expect, X-TEC-* exposed to browsers (decision 5)', async () => {
-    const response = await client.get('/events');
+    // A browser sends its page's origin; CORS headers answer only that (test/cors.test.ts).
+    const response = await client.get('/events', { headers: { origin: 'https://app.example' } });
     expect(response.headers.get('content-type')).toBe('application/json; charset=UTF-8');
     expect(response.headers.get('allow')).toBe('GET, POST');
     expect(response.headers.get('link')).toBe(`<${SITE}/wp-json/>; rel="https://api.w.org/"`);

@@ -27,6 +27,8 @@ export const REST_ERRORS = {
   rest_request_too_large: { status: 413, message: 'The request body is larger than the limit of %d bytes.' },
   rest_request_timeout: { status: 503, message: 'The request took longer than %d ms and was stopped.' },
   rest_service_overloaded: { status: 503, message: 'The service is busy; try again shortly.' },
+  // CORS_ORIGINS does not list the page's origin (README "CORS"): the answer to its preflight.
+  rest_cors_origin_not_allowed: { status: 403, message: 'Requests from the origin %s are not allowed.' },
   rest_body_too_deep: { status: 400, message: 'The request body is nested more than %d levels deep.' },
 } as const;
 

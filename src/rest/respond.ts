@@ -2,9 +2,6 @@ import { htmlSafeJson } from '../content/safe-json.js';
 import type { RestReply } from './route.js';
 import type { RestUrls } from './urls.js';
 
-const EXPOSED_HEADERS = 'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages';
-const ALLOWED_HEADERS = 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, X-HTTP-Method-Override';
-
 /** `a,b.c,b.d` → `{a: true, b: {c: true, d: true}}`; a sub-field of a field already kept whole is ignored. */
 type FieldTree = { [key: string]: true | FieldTree };
 
@@ -47,28 +44,11 @@ function fieldsParam(query: Record<string, unknown>): string[] | null {
   return list.map((field) => field.trim()).filter((field) => field !== '');
 }
 
-/** Whether If-None-Match lists the entity tag (or is `*`), compared weakly as RFC 9110 §13.1.2 asks for GET. */
-function listsEntityTag(ifNoneMatch: string, etag: string): boolean {
-  if (ifNoneMatch.trim() === '*') return true;
-  const opaque = (tag: string) => tag.replace(/^W\//, '');
-  return (ifNoneMatch.match(/(?:W\/)?"[^"]*"/g) ?? []).some((tag) => opaque(tag) === opaque(etag));
-}
-
-/** RFC 9110 §13.2.2: the client's copy of a GET or HEAD answer is current (If-None-Match decides when it is sent). */
-function isNotModified(request: Request, headers: Record<string, string>): boolean {
-  if (request.method !== 'GET' && request.method !== 'HEAD') return false;
-  const ifNoneMatch = request.headers.get('if-none-match');
-  if (ifNoneMatch !== null) return headers.ETag !== undefined && listsEntityTag(ifNoneMatch, headers.ETag);
-  const since = Date.parse(request.headers.get('if-modified-since') ?? '');
-  const modified = Date.parse(headers['Last-Modified'] ?? '');
-  return !Number.isNaN(since) && !Number.isNaN(modified) && modified <= since;
-}
-
 /**
- * Applies `_fields` and `_envelope`, and the headers WordPress REST clients expect. A reply with validators (ETag,
- * Last-Modified) answers 304 to a conditional request it still satisfies; a text reply is sent as it is.
+ * Applies `_fields` and `_envelope`, and the headers WordPress REST clients expect; a text reply is sent as it is.
+ * ETag, Cache-Control, 304, HEAD, compression and CORS are the HTTP layer's (src/http/representation.ts, cors.ts).
  */
-export function finishResponse(request: Request, query: Record<string, unknown>, reply: RestReply, urls: RestUrls): Response {
+export function finishResponse(query: Record<string, unknown>, reply: RestReply, urls: RestUrls): Response {
   const status = reply.status ?? 200;
   const fields = fieldsParam(query);
   let body = reply.body;
@@ -77,19 +57,12 @@ export function finishResponse(request: Request, query: Record<string, unknown>,
   const headers: Record<string, string> = {
     'Content-Type': reply.contentType ?? 'application/json; charset=UTF-8',
     'X-Content-Type-Options': 'nosniff',
-    'Access-Control-Expose-Headers': EXPOSED_HEADERS,
-    'Access-Control-Allow-Headers': ALLOWED_HEADERS,
     Link: `<${urls.root}>; rel="https://api.w.org/"`,
-    Vary: 'Origin',
     ...reply.headers,
   };
-  if (status === 200 && isNotModified(request, headers)) {
-    const { 'Content-Type': _representation, ...validators } = headers;
-    return new Response(null, { status: 304, headers: validators });
-  }
-  if (reply.contentType !== undefined) return new Response(request.method === 'HEAD' ? null : String(body), { status, headers });
+  if (reply.contentType !== undefined) return new Response(String(body), { status, headers });
   if ('_envelope' in query) {
     return new Response(htmlSafeJson({ body, status, headers: reply.headers ?? {} }), { status: 200, headers });
   }
-  return new Response(request.method === 'HEAD' ? null : htmlSafeJson(body), { status, headers });
+  return new Response(htmlSafeJson(body), { status, headers });
 }

@@ -139,6 +139,6 @@ export function createRestHandler<Scope>(config: Config, makeContext: (request: 
       const restError = error as RestError;
       reply = { status: restError.status, body: restError.body(), headers: restError.headers };
     }
-    return finishResponse(request, query, reply, urls);
+    return finishResponse(query, reply, urls);
   };
 }

@@ -23,7 +23,7 @@ function entityTag(call: RestCall<ParamDeclaration>, text: string): string {
   return `"${createHash('sha256').update(JSON.stringify(chosen)).update('\n').update(text).digest('base64url')}"`;
 }
 
-/** The feed with its validators; subscribers revalidate every time (no-cache), which a 304 makes cheap. */
+/** The feed with its validators; subscribers revalidate every time (Cache-Control no-cache), which a 304 makes cheap. */
 function feedReply<D extends ParamDeclaration>(call: RestCall<D>, ical: ICalendar, headers: Record<string, string> = {}): RestReply {
   return {
     body: ical.text,
@@ -31,7 +31,6 @@ function feedReply<D extends ParamDeclaration>(call: RestCall<D>, ical: ICalenda
     headers: {
       ETag: entityTag(call, ical.text),
       ...(ical.lastModified ? { 'Last-Modified': new Date(ical.lastModified).toUTCString() } : {}),
-      'Cache-Control': 'no-cache',
       ...headers,
     },
   };

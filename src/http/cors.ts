@@ -1,0 +1,113 @@
+import { addVary, withMutableHeaders } from './vary.js';
+
+// Cross-origin access to the REST and GraphQL APIs, as WordPress answers it for its REST API: the request's origin is
+// reflected with credentials allowed, unless CORS_ORIGINS lists the origins allowed. One module decides, for both
+// APIs and every answer (errors and 304s included), after the response cache, which never sees these headers.
+
+/** CORS_ORIGINS: `any`, or the exact origins (`scheme://host[:port]`) whose pages may read the APIs' answers. */
+export type CorsOrigins = 'any' | readonly string[];
+
+const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
+/** Always allowed: what WordPress allows, what browsers' API clients send, and revalidation. */
+const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'X-WP-Nonce', 'X-Requested-With', 'If-None-Match', 'Content-Disposition', 'Content-MD5'];
+/** The response headers a page may read besides the CORS-safelisted ones: paging, links, validators, back-off. */
+const EXPOSED_HEADERS = 'X-WP-Total, X-WP-TotalPages, X-TEC-Total, X-TEC-TotalPages, Link, ETag, Allow, Retry-After';
+const MAX_AGE_SECONDS = '600';
+
+/**
+ * Request headers never allowed even when a preflight asks: those the service (or a proxy in front) trusts to
+ * describe the connection (TRUST_PROXY reads X-Forwarded-For), and those only a browser may set.
+ */
+const NEVER_ALLOWED = /^(forwarded|x-forwarded-.*|x-real-ip|x-client-ip|true-client-ip|cf-connecting-ip|cookie|cookie2|host|proxy-.*|sec-.*)$/i;
+/** An HTTP field name (RFC 9110 §5.1). */
+const FIELD_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** `scheme://host[:port]` as a browser serializes an origin: no path, query, user information or trailing slash. */
+const ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/(?:\[[0-9a-f:.]+\]|[a-z0-9-]+(?:\.[a-z0-9-]+)*)(?::(\d{1,5}))?$/i;
+
+/** The Origin header's value when it is a well-formed origin (`null` and anything else are not). */
+export function wellFormedOrigin(value: string | null): string | null {
+  if (value === null || value.length > 512) return null;
+  const match = ORIGIN.exec(value);
+  if (!match || (match[1] !== undefined && Number(match[1]) > 65535)) return null;
+  return value;
+}
+
+/** Reads CORS_ORIGINS: `any` (the default) or a comma-separated list of origins; `invalid` names an entry that is not one. */
+export function parseCorsOrigins(raw: string): CorsOrigins | { invalid: string } {
+  if (raw.trim() === 'any') return 'any';
+  const origins = raw.split(',').map((origin) => origin.trim()).filter(Boolean);
+  const invalid = origins.find((origin) => wellFormedOrigin(origin) === null);
+  return invalid === undefined && origins.length ? origins : { invalid: invalid ?? raw };
+}
+
+export interface Cors {
+  /** Whether `request` is a CORS preflight (OPTIONS with Origin and Access-Control-Request-Method). */
+  isPreflight(request: Request): boolean;
+  /** The answer to a preflight: 204 with what may be sent, or `refusal()` (no CORS headers) for an origin not allowed. */
+  preflight(request: Request, refusal: (origin: string) => Response): Response;
+  /**
+   * `response` with the CORS headers its request's origin may have: none for an origin not allowed; without an
+   * Origin (not a cross-origin browser request), WordPress's Expose-Headers and Allow-Headers and no origin.
+   */
+  decorate(request: Request, response: Response): Response;
+}
+
+export function createCors(origins: CorsOrigins): Cors {
+  const allowed = origins === 'any' ? null : new Set(origins);
+  const allowedOrigin = (request: Request) => {
+    const origin = wellFormedOrigin(request.headers.get('origin'));
+    return origin !== null && (allowed === null || allowed.has(origin)) ? origin : null;
+  };
+  return {
+    isPreflight: (request) => request.method === 'OPTIONS' && request.headers.has('origin') && request.headers.has('access-control-request-method'),
+    preflight(request, refusal) {
+      const origin = allowedOrigin(request);
+      const headers = new Headers({ vary: 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers' });
+      if (origin === null) {
+        const refused = withoutCors(refusal(String(request.headers.get('origin')).slice(0, 100)));
+        addVary(refused.headers, 'Origin');
+        return refused;
+      }
+      headers.set('access-control-allow-origin', origin);
+      headers.set('access-control-allow-credentials', 'true');
+      headers.set('access-control-allow-methods', ALLOWED_METHODS);
+      headers.set('access-control-allow-headers', allowedHeaders(request.headers.get('access-control-request-headers')));
+      headers.set('access-control-max-age', MAX_AGE_SECONDS);
+      return new Response(null, { status: 204, headers });
+    },
+    decorate(request, response) {
+      const decorated = withoutCors(response);
+      addVary(decorated.headers, 'Origin');
+      if (!request.headers.has('origin')) {
+        // As WordPress: what may be sent and read is said on every answer; who may read it only to an origin.
+        decorated.headers.set('access-control-expose-headers', EXPOSED_HEADERS);
+        decorated.headers.set('access-control-allow-headers', ALLOWED_HEADERS.join(', '));
+        return decorated;
+      }
+      const origin = allowedOrigin(request);
+      if (origin === null) return decorated;
+      decorated.headers.set('access-control-allow-origin', origin);
+      decorated.headers.set('access-control-allow-credentials', 'true');
+      decorated.headers.set('access-control-expose-headers', EXPOSED_HEADERS);
+      decorated.headers.set('access-control-allow-headers', ALLOWED_HEADERS.join(', '));
+      return decorated;
+    },
+  };
+}
+
+/** The always-allowed headers, and those the preflight asks for that are field names the service does not trust. */
+function allowedHeaders(requested: string | null): string {
+  const names = new Map(ALLOWED_HEADERS.map((name) => [name.toLowerCase(), name]));
+  for (const name of (requested ?? '').split(',').map((part) => part.trim())) {
+    if (FIELD_NAME.test(name) && !NEVER_ALLOWED.test(name) && names.size < 64) names.set(name.toLowerCase(), name);
+  }
+  return [...names.values()].join(', ');
+}
+
+/** `response` with no CORS headers: this module alone decides them. */
+function withoutCors(response: Response): Response {
+  const mutable = withMutableHeaders(response);
+  for (const name of [...mutable.headers.keys()]) if (name.startsWith('access-control-')) mutable.headers.delete(name);
+  return mutable;
+}
