@@ -17,6 +17,7 @@ import { schema } from './graphql/schema.js';
 import { Deadline, DeadlineExceededError, guardedDb, TIMEOUT_CODE } from './limits/deadline.js';
 import { graphqlLimitPlugins } from './limits/graphql.js';
 import { HEALTH_PATH, LoadShedder, overloadedAnswer } from './limits/load-shedding.js';
+import { StartPacing } from './limits/start-pacing.js';
 import { persistedOperationsPlugin } from './limits/persisted-operations.js';
 import { logErrorCodes, reportUnexpectedErrors, yogaLogger } from './logging/graphql-errors.js';
 import { createLogger, type Logger } from './logging/logger.js';
@@ -125,6 +126,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   const responseCache = new ResponseCache(dataVersion, config.responseCache);
   const shedder = new LoadShedder(config.limits.maxInFlight, config.limits.maxEventLoopLagMs);
+  const pacing = config.engine === 'sqlite' ? new StartPacing() : null;
   // PostgreSQL: the health check has a connection of its own, so that it never waits behind requests for the pool.
   const healthDb = config.engine === 'postgres' ? createDb({ ...config, databasePoolSize: 1 }) : db;
   const router = Router();
@@ -166,7 +168,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       // The health check is never shed: it must tell a load balancer the process is alive while it sheds.
       const { pathname } = new URL(request.url);
       if (pathname === HEALTH_PATH) return serve();
-      return shedder.run(serve, () => {
+      return shedder.run(pacing ? () => pacing.run(serve) : serve, () => {
         const answer = overloadedAnswer(pathname, shedBody);
         return new Response(answer.body, answer);
       });

@@ -64,6 +64,17 @@ describe('the SQLite statement cache', () => {
     expect(prepared).toHaveLength(2);
   });
 
+  it('runs a statement prepared without arguments, as the adapter begins a transaction', () => {
+    const cached = reusingStatements(counted);
+    for (const name of ['p', 'q']) {
+      cached.prepare('BEGIN').run();
+      query(cached, 'INSERT INTO item (name) VALUES (?)', [name]);
+      cached.prepare('ROLLBACK').run();
+    }
+    expect(query(cached, 'SELECT count(*) FROM item', [])).toEqual({ columns: ['count(*)'], rows: [[0n]] });
+    expect(prepared.filter((sql) => sql === 'BEGIN')).toHaveLength(1);
+  });
+
   it('a statement run without rows (a write) and with rows share the cache without changing each other', () => {
     const cached = reusingStatements(counted);
     query(cached, 'INSERT INTO item (name) VALUES (?)', ['x']);

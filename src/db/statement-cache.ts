@@ -43,7 +43,8 @@ export function reusingStatements(database: StatementSource, capacity = STATEMEN
       kept.set(sql, statement);
     }
     const shared = statement;
-    return { reader: shared.reader, bind: (args: unknown[]) => bound(shared, args) };
+    // The adapter also runs a statement without binding it (`prepare('BEGIN').run()`).
+    return { ...bound(shared, []), bind: (args: unknown[]) => bound(shared, args) };
   };
   return {
     prepare: prepare as unknown as Database['prepare'],
