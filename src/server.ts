@@ -18,6 +18,7 @@ import { schema } from './graphql/schema.js';
 import { Deadline, DeadlineExceededError, guardedDb, TIMEOUT_CODE } from './limits/deadline.js';
 import { graphqlLimitPlugins } from './limits/graphql.js';
 import { HEALTH_PATH, LoadShedder, overloadedAnswer } from './limits/load-shedding.js';
+import { StartPacing } from './limits/start-pacing.js';
 import { persistedOperationsPlugin } from './limits/persisted-operations.js';
 import { logErrorCodes, reportUnexpectedErrors, yogaLogger } from './logging/graphql-errors.js';
 import { createLogger, type Logger } from './logging/logger.js';
@@ -156,6 +157,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const responseCache = new ResponseCache(dataVersion, config.responseCache);
   const cors = createCors(config.corsOrigins);
   const shedder = new LoadShedder(config.limits.maxInFlight, config.limits.maxEventLoopLagMs);
+  const pacing = config.engine === 'sqlite' ? new StartPacing() : null;
   // PostgreSQL: the health check has a connection of its own, so that it never waits behind requests for the pool.
   const healthDb = config.engine === 'postgres' ? createDb({ ...config, databasePoolSize: 1 }) : db;
   const router = Router();
@@ -203,7 +205,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       const headless = async () => (request.method === 'HEAD' ? withoutBody(await serve()) : serve());
       // The health check is never shed: it must tell a load balancer the process is alive while it sheds.
       if (pathname === HEALTH_PATH) return headless();
-      return shedder.run(headless, () => {
+      return shedder.run(pacing ? () => pacing.run(headless) : headless, () => {
         const answer = overloadedAnswer(pathname, shedBody);
         const response = new Response(answer.body, answer);
         return takesCors(pathname) ? cors.decorate(request, response) : response;

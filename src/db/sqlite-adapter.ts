@@ -1,4 +1,5 @@
 import type { IsolationLevel, SqlDriverAdapter, SqlDriverAdapterFactory, Transaction } from '@prisma/driver-adapter-utils';
+import { reusePreparedStatements } from './statement-cache.js';
 
 /**
  * The better-sqlite3 adapter gives Prisma one connection. Its transactions take turns, but a query outside a
@@ -82,13 +83,17 @@ function takingTurns(adapter: SqlDriverAdapter): SqlDriverAdapter {
   };
 }
 
-/** Wraps the better-sqlite3 adapter factory: durable commits, and no statement slipping into another's transaction. */
+/**
+ * Wraps the better-sqlite3 adapter factory: durable commits, no statement slipping into another's transaction, and
+ * prepared statements reused (src/db/statement-cache.ts).
+ */
 export function serializedSqlite(factory: SqlDriverAdapterFactory): SqlDriverAdapterFactory {
   return {
     provider: factory.provider,
     adapterName: factory.adapterName,
     async connect() {
       const adapter = await factory.connect();
+      reusePreparedStatements(adapter);
       await adapter.executeScript(CONNECTION_SETUP);
       return takingTurns(adapter);
     },

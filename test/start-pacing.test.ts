@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { StartPacing } from '../src/limits/start-pacing.js';
+
+const nextTurn = () => new Promise<void>((done) => setImmediate(done));
+
+describe('start pacing (SQLite)', () => {
+  it('starts a lone request at once, in the same tick', () => {
+    const pacing = new StartPacing();
+    let started = false;
+    void pacing.run(async () => void (started = true));
+    expect(started).toBe(true);
+  });
+
+  it('starts requests that arrive together one per turn of the event loop, in arrival order', async () => {
+    const pacing = new StartPacing();
+    const starts: [number, number][] = [];
+    let turn = 0;
+    const counter = (async () => {
+      for (let i = 0; i < 50; i++) {
+        await nextTurn();
+        turn++;
+      }
+    })();
+    const done = [0, 1, 2, 3].map((id) => pacing.run(async () => void starts.push([id, turn])));
+    await Promise.all(done);
+    await counter;
+    expect(starts.map(([id]) => id)).toEqual([0, 1, 2, 3]);
+    const turns = starts.map(([, at]) => at);
+    for (let i = 1; i < turns.length; i++) expect(turns[i]!).toBeGreaterThan(turns[i - 1]!);
+  });
+
+  it('answers what the work answers, and passes its failure on without stopping later starts', async () => {
+    const pacing = new StartPacing();
+    const failing = pacing.run(async () => {
+      throw new Error('boom');
+    });
+    const next = pacing.run(async () => 42);
+    await expect(failing).rejects.toThrow('boom');
+    await expect(next).resolves.toBe(42);
+  });
+
+  it('a request after a quiet turn starts at once again', async () => {
+    const pacing = new StartPacing();
+    await Promise.all([pacing.run(async () => 1), pacing.run(async () => 2)]);
+    await nextTurn();
+    await nextTurn();
+    let started = false;
+    void pacing.run(async () => void (started = true));
+    expect(started).toBe(true);
+  });
+});
