@@ -414,3 +414,72 @@ describe('entry forms and GraphQL', () => {
     expect(data.event.ical.text).toBe((await rest.get(`/events/${ids[0]}.ics`)).text);
   });
 });
+
+describe('subscriptions that outlive changes', () => {
+  it('ends the file, like every line, with CRLF and has no bare line feed', async () => {
+    await createEvent(server, { title: 'Line ends', startDate: '2031-09-01 10:00:00', endDate: '2031-09-01 11:00:00' });
+    for (const route of ['/events.ics', `/events/${(await createEvent(server)).id}.ics`]) {
+      const response = await rest.get(route, { query: route === '/events.ics' ? WINDOW : {} });
+      expect(response.text.endsWith('END:VCALENDAR\r\n'), route).toBe(true);
+      expect(/[^\r]\n/.test(response.text), route).toBe(false);
+    }
+  });
+
+  it('answers a filter naming an unknown category or tag with fewer events, not a 400', async () => {
+    const tag = await createTag(server);
+    const tagged = await createEvent(server, { tags: [String(tag.id)], startDate: '2031-09-02 10:00:00', endDate: '2031-09-02 11:00:00' });
+    const unknownOnly = await feed('/events.ics', { query: { ...WINDOW, categories: 'no-such-category-anywhere' } });
+    expect(unknownOnly.events).toHaveLength(0);
+    expect(unknownOnly.response.headers.get('x-tec-total')).toBe('0');
+    const unknownTag = await feed('/events.ics', { query: { ...WINDOW, tags: '987654321' } });
+    expect(unknownTag.events).toHaveLength(0);
+    // Any of them: the known tag still brings its event.
+    const mixed = await feed('/events.ics', { query: { ...WINDOW, tags: `${tag.slug},gone-tag` } });
+    expect(uids(mixed)).toEqual([uidOf(tagged.id)]);
+    // The JSON list still tells a client that the term does not exist.
+    const json = await rest.get('/events', { query: { ...WINDOW, categories: 'no-such-category-anywhere' } });
+    expect(json.status).toBe(400);
+    expect(json.body.code).toBe('rest_invalid_param');
+    // Other malformed parameters are still refused in the feed.
+    expect((await rest.get('/events.ics', { query: { ...WINDOW, venue: 'abc' } })).status).toBe(400);
+  });
+
+  it('keeps UIDs when SITE_URL changes: a second server on the same database with another URL', async () => {
+    const event = await createEvent(server, { startDate: '2031-09-03 10:00:00', endDate: '2031-09-03 11:00:00' });
+    const moved = await startServer({ SITE_URL: 'https://events.moved.example' }, { databaseOf: server });
+    try {
+      const before = await rest.get(`/events/${event.id}.ics`);
+      const after = await fetch(`${moved.url}${API}/events/${event.id}.ics`);
+      const afterText = await after.text();
+      const uidIn = (text: string) => parseCalendar(text).getFirstSubcomponent('vevent')!.getFirstPropertyValue('uid');
+      expect(uidIn(afterText)).toBe(uidIn(before.text));
+      expect(uidIn(afterText)).toBe(uidOf(event.id));
+      // The page link follows the new URL; only the identity stays.
+      expect(afterText).toContain('events.moved.example');
+    } finally {
+      await moved.close();
+    }
+  });
+
+  it('gives a new database UIDs of its own, not of its site URL, which stay once events exist', async () => {
+    const fresh = await startServer({ SITE_URL: 'https://fresh.example' });
+    try {
+      const freshRest = restClient(fresh);
+      const empty = await freshRest.get('/events.ics', { query: WINDOW });
+      expect(empty.status).toBe(200);
+      const event = await createEvent(fresh, { startDate: '2031-09-04 10:00:00', endDate: '2031-09-04 11:00:00' });
+      const uid = String(parseCalendar((await freshRest.get(`/events/${event.id}.ics`)).text).getFirstSubcomponent('vevent')!.getFirstPropertyValue('uid'));
+      expect(uid).toMatch(new RegExp(`^${event.id}@[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`));
+      expect(uid).not.toContain('fresh.example');
+      const again = await startServer({ SITE_URL: 'https://other.example' }, { databaseOf: fresh });
+      try {
+        const text = await (await fetch(`${again.url}${API}/events/${event.id}.ics`)).text();
+        expect(parseCalendar(text).getFirstSubcomponent('vevent')!.getFirstPropertyValue('uid')).toBe(uid);
+      } finally {
+        await again.close();
+      }
+    } finally {
+      await fresh.close();
+    }
+  });
+});

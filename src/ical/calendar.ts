@@ -26,8 +26,10 @@ export interface FeedEvent {
 }
 
 export interface SiteIdentity {
-  /** Host (and path) of the site, e.g. `calendar.example`: the domain of UIDs and the calendar's name. */
+  /** Host (and path) of the site, e.g. `calendar.example`: the calendar's name. */
   domain: string;
+  /** What follows an event's ID in its UID (`@…`): fixed per database, so UIDs outlive a change of the site's URL. */
+  uidSuffix: string;
 }
 
 /** Subscribers are asked to refresh hourly (REFRESH-INTERVAL, X-PUBLISHED-TTL). */
@@ -67,7 +69,7 @@ const parameterText = (text: string) => text.replace(/\^/g, '^^').replace(/"/g, 
 
 function vevent(event: FeedEvent, site: SiteIdentity): ICalEventData {
   return {
-    id: `${event.id}@${site.domain}`,
+    id: `${event.id}${site.uidSuffix}`,
     sequence: Math.floor((event.revisedAt.getTime() - SEQUENCE_EPOCH) / 1000),
     // Without METHOD, DTSTAMP is when the event was last revised (RFC 5545 §3.8.7.2), which keeps the feed's bytes
     // (and so its ETag) the same until something changes.
@@ -107,5 +109,6 @@ export function renderCalendar(events: FeedEvent[], site: SiteIdentity): string 
     },
   });
   for (const event of events) calendar.createEvent(vevent(event, site));
-  return calendar.toString();
+  // RFC 5545 §3.1: every content line ends with CRLF, the last one included.
+  return `${calendar.toString().replace(/\r\n$/, '')}\r\n`;
 }

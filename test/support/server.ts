@@ -29,6 +29,8 @@ export type As = string | null | undefined;
 
 export interface TestServer {
   url: string;
+  /** The DATABASE_URL it serves (for a second server on the same database: StartOptions.databaseOf). */
+  databaseUrl: string;
   app: App;
   /** Runs a GraphQL operation over HTTP. */
   gql<T = any>(query: string, variables?: Record<string, unknown>, as?: As): Promise<GraphQLResult<T>>;
@@ -42,6 +44,8 @@ export interface TestServer {
 export interface StartOptions {
   /** Where the server's log lines go (at LOG_LEVEL, which test servers default to `warn`); stdout when left out. */
   logTo?: { write(line: string): void };
+  /** Serve the database of this (running) test server instead of a fresh one; it stays its owner's to drop. */
+  databaseOf?: TestServer;
 }
 
 /**
@@ -51,7 +55,7 @@ export interface StartOptions {
  */
 export async function startServer(env: Record<string, string> = {}, options: StartOptions = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'calendar-test-'));
-  const database = await freshDatabase(dir);
+  const database = options.databaseOf ? { url: options.databaseOf.databaseUrl, drop: async () => {} } : await freshDatabase(dir);
   const config = loadConfig({
     DATABASE_URL: database.url,
     PORT: '0',
@@ -86,6 +90,7 @@ export async function startServer(env: Record<string, string> = {}, options: Sta
 
   return {
     url,
+    databaseUrl: database.url,
     app,
     gql,
     async gqlOk(query, variables, as) {

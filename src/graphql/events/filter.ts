@@ -39,6 +39,12 @@ export const EventsFilterInput = builder.inputType('EventsFilter', {
     search: t.string({ description: 'Part of the title, description or excerpt (case-insensitive).' }),
     categories: t.stringList({ description: 'Category IDs or slugs; any of them.' }),
     tags: t.stringList({ description: 'Tag IDs or slugs; any of them.' }),
+    unknownTermsMatchNothing: t.boolean({
+      defaultValue: false,
+      description:
+        'false (the default): a category or tag in `categories`/`tags` that does not exist is an error. true: it matches ' +
+        'no event (calendar subscriptions keep working, with fewer or no events, after a term is deleted).',
+    }),
     venues: t.intList({ description: 'Venue IDs; any of them.' }),
     organizers: t.intList({ description: 'Organizer IDs; any of them.' }),
     featured: t.boolean({ description: 'true: only featured events; false: only the others; left out: both.' }),
@@ -147,7 +153,7 @@ export async function eventsWhere(ctx: Context, filter: EventsFilter): Promise<P
   for (const [field, taxonomy] of [['categories', 'category'], ['tags', 'tag']] as const) {
     const refs = filter[field];
     if (!refs?.length) continue;
-    const ids = await termIdsForFilter(ctx, errors, field, taxonomy, refs);
+    const ids = await termIdsForFilter(ctx, filter.unknownTermsMatchNothing ? new FieldErrors() : errors, field, taxonomy, refs);
     conditions.push({ terms: { some: { termId: { in: ids } } } });
   }
   await checkIdsExist(errors, 'venues', 'venue', filter.venues, (ids) => ctx.db.venue.findMany({ where: { id: { in: ids } }, select: { id: true } }));

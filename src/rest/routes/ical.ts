@@ -37,7 +37,10 @@ function feedReply<D extends ParamDeclaration>(call: RestCall<D>, ical: ICalenda
 }
 
 async function eventsFeed(call: RestCall<typeof eventFilterParams>): Promise<RestReply> {
-  const data = await call.run(RestEventsIcalDocument, { filter: listFilter(call), password: call.params.password }, listErrors);
+  // A subscription naming a category or tag that no longer exists gets fewer (or no) events, not an error that
+  // calendar applications would show as a broken subscription.
+  const filter = { ...listFilter(call), unknownTermsMatchNothing: true };
+  const data = await call.run(RestEventsIcalDocument, { filter, password: call.params.password }, listErrors);
   return feedReply(call, data.events.ical, { 'X-TEC-Total': String(data.events.totalCount) });
 }
 

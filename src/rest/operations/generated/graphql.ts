@@ -106,6 +106,8 @@ export type EventsFilter = {
   tags?: Array<string> | null | undefined;
   /** true: only events with tickets (`ticketed`); false: only those without; left out: both. */
   ticketed?: boolean | null | undefined;
+  /** false (the default): a category or tag in `categories`/`tags` that does not exist is an error. true: it matches no event (calendar subscriptions keep working, with fewer or no events, after a term is deleted). */
+  unknownTermsMatchNothing?: boolean | null | undefined;
   /** Venue IDs; any of them. */
   venues?: Array<number> | null | undefined;
 };
