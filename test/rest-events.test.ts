@@ -691,12 +691,29 @@ describe('GET /events/{id} and /events/by-slug/{slug}', () => {
     });
   });
 
-  it('answers a draft with 403 event-not-accessible', async () => {
+  it('answers GET /events/0 with 404, as any unknown ID', async () => {
+    const response = await rest.get('/events/0');
+    expectError(response, 404, 'rest-event-not-found');
+    expect(response.body.message).toBe('Event with ID 0 does not exist.');
+    expectError(await rest.get('/events/0.ics'), 404, 'rest-event-not-found');
+    expectError(await rest.get('/events/-1'), 404, 'rest_no_route');
+  });
+
+  it('answers a draft by ID with 403 event-not-accessible, and by slug like an unknown slug', async () => {
     const draft = await newEvent({ status: 'draft' });
     const response = await rest.get(`/events/${draft.id}`);
     expectError(response, 403, 'event-not-accessible');
     expect(response.body.message).toBe('The requested event is not accessible');
-    expectError(await rest.get(`/events/by-slug/${draft.slug}`), 403, 'event-not-accessible');
+    // By slug the answer must not tell a draft from a slug nobody uses.
+    const bySlug = await rest.get(`/events/by-slug/${draft.slug}`);
+    const unknown = await rest.get('/events/by-slug/no-such-event');
+    expect(bySlug.status).toBe(400);
+    expect(bySlug.body).toEqual(unknown.body);
+    // A write is refused before the slug is looked at, as WordPress checks permissions first.
+    expectError(await rest.post(`/events/by-slug/${draft.slug}`, { json: { title: 'x' }, headers: { authorization: '' } }), 401, 'rest_forbidden');
+    // Who may read it gets it.
+    const asAdmin = await rest.get(`/events/by-slug/${draft.slug}`, { headers: { authorization: ADMIN_AUTHORIZATION } });
+    expect(asAdmin.status, asAdmin.text).toBe(200);
   });
 
   it('shuts a password-protected event: 403 event-password-protected on single reads, blanked in lists (decision 3)', async () => {
@@ -900,7 +917,7 @@ describe('DELETE /events/{id}', () => {
 
     const read = await rest.get(`/events/${created.id}`);
     expectError(read, 403, 'event-no-longer-available');
-    expect(read.body.message).toBe('The requested event is no longer available');
+    expect(read.body.message).toBe('This event is no longer available');
     expect(ids(await rest.get('/events', { query: `include=${created.id}` }))).toEqual([]);
   });
 

@@ -555,7 +555,7 @@ describe('write samples (09–13) in sequence', () => {
   it('13 GET /events/79 after trash: 403 event-no-longer-available (decision 3; 6.0.5 said event-not-accessible)', async () => {
     const response = await rest.get(`/events/${created.id}`);
     expect(response.status).toBe(sampleHeaders('13-event-get-after-trash-anon').status);
-    expect(response.body).toEqual({ code: 'event-no-longer-available', message: 'The requested event is no longer available', data: { status: 403 } });
+    expect(response.body).toEqual({ code: 'event-no-longer-available', message: 'This event is no longer available', data: { status: 403 } });
   });
 });
 

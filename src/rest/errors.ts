@@ -10,7 +10,7 @@ export const REST_ERRORS = {
   // Too many failed sign-ins from this address or for this login (README "Authentication"); with Retry-After.
   rest_too_many_requests: { status: 429, message: 'Too many failed sign-in attempts. Try again in %d seconds.' },
   'rest-event-not-found': { status: 404, message: 'Event with ID %d does not exist.' },
-  'event-no-longer-available': { status: 403, message: 'The requested event is no longer available' },
+  'event-no-longer-available': { status: 403, message: 'This event is no longer available' },
   'event-not-accessible': { status: 403, message: 'The requested event is not accessible' },
   'event-password-protected': { status: 403, message: 'The requested event is password protected' },
   'venue-not-accessible': { status: 403, message: 'The requested venue is not accessible' },

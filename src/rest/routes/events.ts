@@ -247,6 +247,13 @@ export const readErrors: ErrorMapping = {
     reason === 'NO_LONGER_AVAILABLE' ? RestError.of('event-no-longer-available') : reason === 'NOT_ACCESSIBLE' ? RestError.of('event-not-accessible') : undefined,
 };
 
+const unknownSlug = () => invalidParams({ slug: 'Invalid parameter.' });
+
+/** Read by slug, an event the viewer may not read is an unknown slug: a slug must not tell that a draft exists. */
+const slugReadErrors: ErrorMapping = {
+  forbidden: (reason) => (reason === 'NOT_ACCESSIBLE' ? unknownSlug() : readErrors.forbidden!(reason)),
+};
+
 /** A single read of an event the viewer may read but not be shown. */
 export function assertShowable(event: { status: string; isLocked: boolean }): void {
   // TEC answers a trashed event as gone even to those who may still edit it.
@@ -264,7 +271,7 @@ async function addressedEvent(call: RestCall<ParamDeclaration>, by: Address, err
   const params = call.params as { id?: number; slug?: string; password?: string };
   if (by === 'slug') {
     const data = await call.run(RestEventBySlugDocument, { slug: params.slug!, password: params.password }, errors);
-    if (!data.eventBySlug) throw invalidParams({ slug: 'Invalid parameter.' });
+    if (!data.eventBySlug) throw unknownSlug();
     return data.eventBySlug;
   }
   const data = await call.run(RestEventByIdDocument, { id: params.id!, password: params.password }, errors);
@@ -285,7 +292,7 @@ function singleEventEndpoints(by: Address, addressParam: ParamDeclaration) {
       methods: READABLE,
       params: { ...addressParam },
       async handle(call) {
-        const event = await addressedEvent(call, by, readErrors);
+        const event = await addressedEvent(call, by, by === 'slug' ? slugReadErrors : readErrors);
         assertShowable(event);
         return { body: eventToTec(call.urls, event, { single: true }) };
       },

@@ -10,7 +10,8 @@ import { graphqlStatus, POST_STATUSES } from '../statuses.js';
 export const pageParam = { type: 'integer', min: 1, default: 1, description: 'page' } satisfies Param;
 export const MAX_PER_PAGE = 50;
 export const perPageParam = { type: 'integer', min: 1, clampTo: MAX_PER_PAGE, default: 10, description: 'per_page' } satisfies Param;
-export const idPathParam = { type: 'integer', min: 1, required: true, in: 'path', description: 'id' } satisfies Param;
+/** A record's ID in a path. WordPress's `\d+` takes 0 too, which names no record: 404, like any unknown ID. */
+export const idPathParam = { type: 'integer', min: 0, required: true, in: 'path', description: 'id' } satisfies Param;
 export const slugPathParam = { type: 'string', nonEmpty: true, required: true, in: 'path', description: 'slug' } satisfies Param;
 
 export { POST_STATUSES, type RestPostStatus } from '../statuses.js';
