@@ -234,6 +234,22 @@ describe('GET /events: default window, ordering and paging', () => {
     expect(relative.body.rest_url).not.toContain('start_date=');
   });
 
+  it('repeats the filters in rest_url and the page links as the original prints them', async () => {
+    const listed = await client.get('/events', { query: 'featured=1&ticketed=0&starts_after=2031-03-10&ends_before=2031-03-12 18:30&per_page=1&geoloc=yes&include[]=1&include[]=2' });
+    expect(listed.status, listed.text).toBe(200);
+    const url = listed.body.rest_url as string;
+    expect(url).toContain('&featured=1&');
+    expect(url).toContain('&geoloc=yes&');
+    expect(url).toContain('&ticketed=0');
+    expect(url).toContain('&include=1,2&');
+    expect(url).toContain('&starts_after=2031-03-10 00:00:00&');
+    expect(url).toContain('&ends_before=2031-03-12 18:30:00&');
+    expect(url).not.toContain('true');
+    // A relative date is repeated resolved, so the link keeps naming the same window later.
+    const relative = await client.get('/events', { query: 'starts_after=tomorrow' });
+    expect(/&starts_after=\d{4}-\d{2}-\d{2} 00:00:00(&|$)/.test(relative.body.rest_url)).toBe(true);
+  });
+
   it('supports HEAD with the same status and headers and no body', async () => {
     const response = await client.head('/events');
     expect(response.status).toBe(200);
@@ -285,7 +301,7 @@ describe('GET /events filters', () => {
     // An explicit start_date is kept beside a relative bound.
     expect(await list('start_date=2001-05-02&starts_before=2001-05-03')).toEqual([d2.id, d3.id]);
     const response = await rest.get('/events', { query: `categories=${scope.slug}&starts_after=2001-05-01` });
-    expect(response.body.rest_url).toBe(`${API}/events/?page=1&per_page=10&categories=${scope.slug}&status=publish&starts_after=2001-05-01`);
+    expect(response.body.rest_url).toBe(`${API}/events/?page=1&per_page=10&categories=${scope.slug}&status=publish&starts_after=2001-05-01 00:00:00`);
   });
 
   it.each(['start_date', 'end_date', 'starts_before', 'starts_after', 'ends_before', 'ends_after'])(
@@ -369,7 +385,7 @@ describe('GET /events filters', () => {
     expectError(await rest.get('/events', { query: 'featured=maybe' }), 400, 'rest_invalid_param', 'featured');
     expectError(await rest.get('/events', { query: 'ticketed=2' }), 400, 'rest_invalid_param', 'ticketed');
     const response = await rest.get('/events', { query: `categories=${scope.slug}&featured=yes&ticketed=no` });
-    expect(response.body.rest_url).toContain('&featured=true&status=publish&ticketed=false');
+    expect(response.body.rest_url).toContain('&featured=yes&status=publish&ticketed=no');
   });
 
   it('lets anonymous callers ask for status=publish only (§5)', async () => {

@@ -193,11 +193,13 @@ export interface ParseOutcome {
   invalid: Record<string, string>;
   /** Names the request actually sent (defaults excluded). */
   sent: Set<string>;
+  /** What the request sent for each of them, before coercion (`featured=1` stays `'1'`), for links that repeat it. */
+  sentAs: Record<string, unknown>;
 }
 
 /** Applies a declaration to the request's raw parameters, in WordPress's order: missing first, then invalid. */
 export function parseParams(declaration: ParamDeclaration, raw: Record<string, unknown>, context: DefaultContext): ParseOutcome {
-  const outcome: ParseOutcome = { values: {}, missing: [], invalid: {}, sent: new Set() };
+  const outcome: ParseOutcome = { values: {}, missing: [], invalid: {}, sent: new Set(), sentAs: {} };
   for (const [name, param] of Object.entries(declaration)) {
     const value = raw[name];
     if (value === undefined) {
@@ -206,6 +208,7 @@ export function parseParams(declaration: ParamDeclaration, raw: Record<string, u
       continue;
     }
     outcome.sent.add(name);
+    outcome.sentAs[name] = value;
     const result = coerceParam(param, value, context);
     if (result.ok) outcome.values[name] = result.value;
     else outcome.invalid[name] = result.message;

@@ -24,6 +24,8 @@ export interface RestCall<D extends ParamDeclaration> {
   params: ParamValues<D>;
   /** Parameters the client actually sent (defaults excluded). */
   sent: ReadonlySet<string>;
+  /** The sent parameters' values before coercion. */
+  sentAs: Readonly<Record<string, unknown>>;
   context: Context;
   urls: RestUrls;
   language: Language;

@@ -102,6 +102,7 @@ export function createRestHandler<Scope>(config: Config, makeContext: (request: 
     const call: RestCall<typeof found.params> = {
       params: outcome.values as RestCall<typeof found.params>['params'],
       sent: outcome.sent,
+      sentAs: outcome.sentAs,
       context,
       urls,
       language: target.language,

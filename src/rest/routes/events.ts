@@ -204,13 +204,9 @@ async function listEvents(call: RestCall<typeof eventListParams>) {
     ['per_page', perPage],
     ...(filter.startDate ? [['start_date', displayedDate(call, filter.startDate, 'start')] as [string, unknown]] : []),
     ...(filter.endDate ? [['end_date', displayedDate(call, filter.endDate, 'end')] as [string, unknown]] : []),
-    ...(['search', 'categories', 'tags', 'featured', 'geoloc', 'geoloc_lat', 'geoloc_lng'] as const)
-      .filter((name) => call.sent.has(name))
-      .map((name) => [name, csv(params[name])] as [string, unknown]),
+    ...repeated(call, ['search', 'categories', 'tags', 'featured', 'geoloc', 'geoloc_lat', 'geoloc_lng']),
     ['status', statusesFor(call).shown],
-    ...(['post_parent', 'include', 'starts_before', 'starts_after', 'ends_before', 'ends_after', 'ticketed', 'venue', 'organizer'] as const)
-      .filter((name) => call.sent.has(name))
-      .map((name) => [name, csv(params[name])] as [string, unknown]),
+    ...repeated(call, ['post_parent', 'include', 'starts_before', 'starts_after', 'ends_before', 'ends_after', 'ticketed', 'venue', 'organizer']),
   ];
   return {
     body: {
@@ -225,6 +221,23 @@ async function listEvents(call: RestCall<typeof eventListParams>) {
 
 function csv(value: unknown): string {
   return Array.isArray(value) ? value.join(',') : String(value);
+}
+
+const RELATIVE_DATE_FILTERS = new Set(['starts_before', 'starts_after', 'ends_before', 'ends_after']);
+
+/**
+ * The filters a list's links repeat, as the original prints them: date filters as the resolved `Y-m-d H:i:s`,
+ * lists comma-joined, anything else as sent (`featured=1` stays `1`, not `true`).
+ */
+function repeated(call: RestCall<typeof eventListParams>, names: (keyof typeof eventListParams & string)[]): [string, unknown][] {
+  return names
+    .filter((name) => call.sent.has(name))
+    .map((name) => {
+      const value = call.params[name];
+      if (RELATIVE_DATE_FILTERS.has(name)) return [name, toWallClock(parseDateInput(String(value), call.context.config.siteTimezone, DateTime.fromJSDate(call.context.now))!)];
+      if (Array.isArray(value)) return [name, csv(value)];
+      return [name, csv(call.sentAs[name])];
+    });
 }
 
 /** An object that carries an `id` links that record (§4.1 "an object with `id`"); its other fields do not make a new one. */
