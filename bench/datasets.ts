@@ -31,13 +31,16 @@ export function seedDatabase(path: string): GeneratedData {
     const samples = db
       .prepare(`SELECT id, slug FROM Event WHERE status = 'publish' AND hideFromListings = 0 AND password = '' ORDER BY id LIMIT 200`)
       .all() as Array<{ id: number; slug: string }>;
-    // The filtered scenario: the category on most events, and a word of the first upcoming listed title.
+    // The filtered scenario: the category on most events, and a word of the title of its first upcoming listed event.
     const category = db.prepare(`SELECT slug FROM Term WHERE taxonomy = 'category' ORDER BY eventCount DESC, id LIMIT 1`).pluck().get() as string;
     const title = db
-      .prepare(`SELECT title FROM Event WHERE status = 'publish' AND hideFromListings = 0 AND startsAt >= ? ORDER BY startsAt LIMIT 1`)
+      .prepare(
+        `SELECT e.title FROM Event e JOIN EventTerm l ON l.eventId = e.id JOIN Term t ON t.id = l.termId
+         WHERE t.slug = ? AND e.status = 'publish' AND e.hideFromListings = 0 AND e.startsAt >= ? ORDER BY e.startsAt LIMIT 1`,
+      )
       .pluck()
-      .get(new Date().toISOString()) as string | undefined;
-    const word = (title ?? '').split(/\W+/).find((part) => part.length >= 4) ?? 'the';
+      .get(category, new Date(Date.now() + 86_400_000).toISOString()) as string | undefined;
+    const word = (title ?? '').split(/[^\p{L}\p{N}]+/u).find((part) => part.length >= 4) ?? 'the';
     return {
       path: file,
       events: count('Event'),
