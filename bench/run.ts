@@ -339,9 +339,9 @@ async function benchSize(size: Size, dir: string): Promise<SizeResult> {
     ratioToStatic: ratio(result.rps, staticFloor.runs, result.connections),
   }));
   for (const run of runs.filter((candidate) => candidate.unexpected > 0)) {
-    const reason = `${run.unexpected} responses with an unexpected status at concurrency ${run.concurrency} (${JSON.stringify(run.statuses)})`;
+    const reason = `${run.scenario}: ${run.unexpected} responses with an unexpected status at concurrency ${run.concurrency} (${JSON.stringify(run.statuses)})`;
     failed.push({ scenario: run.scenario, title: run.title, reason });
-    log(`  FAILED ${run.scenario}: ${reason}`);
+    log(`  FAILED ${reason}`);
   }
   return {
     events: data.events,
@@ -430,7 +430,7 @@ async function main() {
   writeFileSync(join(outDir, 'results.md'), resultsMarkdown(all) + keptHistory(join(outDir, 'results.md')));
   const readme = defaultOut && updateReadme(all);
   log(`\nWrote ${join(outDir, 'results.md')} and results.json${readme ? ', and the README tables' : ''} (${Math.round(all.totalSeconds)} s).`);
-  const failed = results.flatMap((size) => size.failed.map((failure) => `${size.source === 'seed' ? 'seed' : size.events} events, ${failure.scenario}: ${failure.reason}`));
+  const failed = results.flatMap((size) => size.failed.map((failure) => `${size.source === 'seed' ? 'seed data' : `${size.events} events`}: ${failure.reason}`));
   if (failed.length) {
     console.error(`\nFAILED scenarios:\n${failed.map((line) => `  ${line}`).join('\n')}`);
     process.exitCode = 1;
