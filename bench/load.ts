@@ -28,6 +28,8 @@ export interface LoadOptions {
   requests: LoadRequest[];
   /** Seconds before a request counts as timed out (and as an error). */
   timeout?: number;
+  /** The status every response should have (default 200); others are counted as unexpected. */
+  expectStatus?: number;
 }
 
 export interface LoadResult {
@@ -48,6 +50,10 @@ export interface LoadResult {
   timeouts: number;
   /** Responses with a status other than 2xx. */
   non2xx: number;
+  /** Responses with a status other than the expected one (warm-up included): any fails the scenario. */
+  unexpected: number;
+  /** Responses by status (warm-up included). */
+  statuses: Record<string, number>;
   /** Average response size in bytes (headers and body). */
   bytesPerResponse: number;
 }
@@ -63,6 +69,8 @@ export function percentile(sorted: number[], p: number): number {
 export function runLoad(options: LoadOptions): Promise<LoadResult> {
   const latencies: number[] = [];
   let bytes = 0;
+  const statuses: Record<string, number> = {};
+  const expected = options.expectStatus ?? 200;
   const warmup = options.warmup ?? 0;
   const measureFrom = performance.now() + warmup * 1000;
   return new Promise((resolve, reject) => {
@@ -96,11 +104,14 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
           errors: result.errors,
           timeouts: result.timeouts,
           non2xx: result.non2xx,
+          unexpected: Object.entries(statuses).reduce((sum, [status, count]) => sum + (Number(status) === expected ? 0 : count), 0),
+          statuses,
           bytesPerResponse: latencies.length ? Math.round(bytes / latencies.length) : 0,
         });
       },
     );
-    instance.on('response', (_client: unknown, _status: number, responseBytes: number, responseTime: number) => {
+    instance.on('response', (_client: unknown, status: number, responseBytes: number, responseTime: number) => {
+      statuses[status] = (statuses[status] ?? 0) + 1;
       if (performance.now() < measureFrom) return;
       latencies.push(responseTime);
       bytes += responseBytes;

@@ -217,3 +217,12 @@ export function startFloorProcess(databaseUrl: string, siteUrl: string): Promise
     ready: /Floor server on (http:\/\/\S+)/,
   });
 }
+
+/** The static floor (bench/static-floor.ts) answering every GET with the bytes of `bodyFile`. */
+export function startStaticFloorProcess(bodyFile: string): Promise<ChildServer> {
+  return startChild({
+    args: ['bench/static-floor.ts'],
+    env: { STATIC_BODY_FILE: bodyFile, PORT: '0', HOST: '127.0.0.1' },
+    ready: /Static floor server on (http:\/\/\S+)/,
+  });
+}

@@ -20,6 +20,21 @@ export interface Scenario {
   cached?: boolean;
   /** Server processes sharing the port (WORKERS); one unless set. */
   workers?: number;
+  /** The status every response must have (200 unless set); any other fails the scenario. */
+  expectStatus?: number;
+  /**
+   * Conditional: before measuring, the harness sends the request once and adds `If-None-Match` with the ETag it
+   * answered; a server that sends no ETag fails the scenario (bench/run.ts) rather than measuring 200s.
+   */
+  conditional?: boolean;
+  /** The anonymous scenario reading the same URL (authenticated scenarios are judged against it). */
+  anonymousOf?: string;
+}
+
+/** Authorization header values of a reader (a subscriber) the harness creates in each database. */
+export interface Credentials {
+  basic: string;
+  bearer: string;
 }
 
 const FRAGMENTS_FILE = new URL('../src/rest/operations/fragments.graphql', import.meta.url);
@@ -64,7 +79,11 @@ const graphql = (query: string, variables: Record<string, unknown>): LoadRequest
 });
 
 /** The scenarios over a generated data set; `today` fixes the dates of the filtered list and the GraphQL window. */
-export function scenariosFor(data: Pick<GeneratedData, 'sampleEventIds' | 'sampleEventSlugs' | 'filterCategory' | 'filterSearch'>, today = DateTime.utc()): Scenario[] {
+export function scenariosFor(
+  data: Pick<GeneratedData, 'sampleEventIds' | 'sampleEventSlugs' | 'filterCategory' | 'filterSearch'>,
+  credentials: Credentials,
+  today = DateTime.utc(),
+): Scenario[] {
   const day = (offset: { days?: number; years?: number }) => today.plus(offset).toFormat('yyyy-MM-dd');
   const from = day({});
   const filteredTo = day({ days: 180 });
@@ -74,6 +93,28 @@ export function scenariosFor(data: Pick<GeneratedData, 'sampleEventIds' | 'sampl
     { id: 'rest-list-10', title: 'REST events list, per_page 10', api: 'REST', requests: [{ path: `${REST}/events` }] },
     { id: 'rest-list-10-workers', title: 'REST events list, per_page 10, two server processes (WORKERS=2)', api: 'REST', workers: 2, requests: [{ path: `${REST}/events` }] },
     { id: 'rest-list-10-cached', title: 'REST events list, per_page 10, response cache on', api: 'REST', cached: true, requests: [{ path: `${REST}/events` }] },
+    {
+      id: 'rest-list-10-basic',
+      title: 'REST events list, per_page 10, HTTP Basic (application password)',
+      api: 'REST',
+      anonymousOf: 'rest-list-10',
+      requests: [{ path: `${REST}/events`, headers: { authorization: credentials.basic } }],
+    },
+    {
+      id: 'rest-list-10-bearer',
+      title: 'REST events list, per_page 10, bearer token',
+      api: 'REST',
+      anonymousOf: 'rest-list-10',
+      requests: [{ path: `${REST}/events`, headers: { authorization: credentials.bearer } }],
+    },
+    {
+      id: 'rest-list-10-304',
+      title: 'REST events list, per_page 10, If-None-Match (304)',
+      api: 'REST',
+      conditional: true,
+      expectStatus: 304,
+      requests: [{ path: `${REST}/events` }],
+    },
     { id: 'rest-list-50', title: 'REST events list, per_page 50', api: 'REST', requests: [{ path: `${REST}/events?per_page=50` }] },
     { id: 'rest-filtered', title: 'REST events list, category + search + dates', api: 'REST', requests: [{ path: `${REST}/events?${filter}` }] },
     { id: 'rest-event-id', title: 'REST single event by ID', api: 'REST', requests: data.sampleEventIds.map((id) => ({ path: `${REST}/events/${id}` })) },
@@ -98,17 +139,40 @@ export function scenariosFor(data: Pick<GeneratedData, 'sampleEventIds' | 'sampl
   ];
 }
 
+/**
+ * `BENCH_SCENARIOS`: IDs to run and `-ID`s to leave out, comma-separated (`rest-list-10,gql-list-10`,
+ * `-rest-list-10-304`); every scenario when none is named to run. An unknown ID is an error.
+ */
+export function selectScenarios(all: Scenario[], spec: string | undefined): Scenario[] {
+  const parts = (spec ?? '').split(',').map((part) => part.trim()).filter(Boolean);
+  const excluded = parts.filter((part) => part.startsWith('-')).map((part) => part.slice(1));
+  const included = parts.filter((part) => !part.startsWith('-'));
+  const unknown = [...excluded, ...included].filter((id) => !all.some((scenario) => scenario.id === id));
+  if (unknown.length) throw new Error(`BENCH_SCENARIOS names unknown scenarios: ${unknown.join(', ')} (known: ${all.map((scenario) => scenario.id).join(', ')})`);
+  return all.filter((scenario) => (included.length === 0 || included.includes(scenario.id)) && !excluded.includes(scenario.id));
+}
+
 /** The floor answers the default events list only. */
 export const FLOOR_SCENARIO: Scenario = {
   id: 'floor-list-10',
-  title: 'Floor: events list, per_page 10 (node:http + SQL)',
+  title: 'Floor: events list, per_page 10 (node:http, same SQL walk, hand-written JSON)',
   api: 'REST',
   requests: [{ path: `${REST}/events` }],
 };
 
-/** Checks one response the way the benchmark needs it: 200, JSON, no GraphQL errors, something in it. */
+/** The static floor answers the service's events-list bytes from memory. */
+export const STATIC_FLOOR_SCENARIO: Scenario = {
+  id: 'static-floor',
+  title: 'Static floor: the same bytes from memory (node:http)',
+  api: 'REST',
+  requests: [{ path: `${REST}/events` }],
+};
+
+/** Checks one response the way the benchmark needs it: the expected status; for a 200, JSON, no GraphQL errors, something in it. */
 export function checkResponse(scenario: Scenario, status: number, body: string): string | null {
-  if (status !== 200) return `status ${status}: ${body.slice(0, 300)}`;
+  const expected = scenario.expectStatus ?? 200;
+  if (status !== expected) return `status ${status} (expected ${expected}): ${body.slice(0, 300)}`;
+  if (expected === 304) return body === '' ? null : `a 304 with a body: ${body.slice(0, 100)}`;
   let json: any;
   try {
     json = JSON.parse(body);

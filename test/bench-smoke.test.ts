@@ -1,83 +1,165 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createReader, seedDatabase } from '../bench/datasets.js';
 import { startFloor, type RunningFloor } from '../bench/floor.js';
-import { generateDatabase, type GeneratedData } from '../bench/generate.js';
-import { runLoad } from '../bench/load.js';
-import { checkResponse, firstDifference, REST, scenariosFor } from '../bench/scenarios.js';
+import { generateDatabase } from '../bench/generate.js';
+import { PROJECT_ROOT } from '../bench/processes.js';
+import type { Results } from '../bench/report.js';
+import { firstDifference, REST, scenariosFor, selectScenarios } from '../bench/scenarios.js';
 import { loadConfig } from '../src/config.js';
-import { createApp, listen, shutdown, type App } from '../src/server.js';
+import { createApp, type App } from '../src/server.js';
 
-// The benchmark harness works (npm run bench measures; it never runs here): a small generated database, the floor
-// answering the service's bytes, every scenario answering, and the load generator reporting a clean run. Always on
-// SQLite, whatever engine the rest of the run uses: the benchmark measures the embedded default.
+// The benchmark harness works (npm run bench measures; it never runs here): the floor answers the service's bytes
+// and follows writes, and a tiny run of the whole harness over the `npm run seed` data runs every scenario, reports
+// both floors, and fails what cannot be measured. Always on SQLite, whatever engine the rest of the run uses: the
+// benchmark measures the embedded default. The seed and the servers run compiled (test/support/build.ts builds).
 
 const SITE_URL = 'http://calendar.bench';
 let dir: string;
-let data: GeneratedData;
-let app: App;
-let server: Server;
-let serviceUrl: string;
-let floor: RunningFloor;
+let seedPath: string;
 
-beforeAll(async () => {
+beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'calendar-bench-smoke-'));
-  data = await generateDatabase(join(dir, 'bench.db'), 50);
-  const databaseUrl = `file:${data.path}`;
-  app = await createApp(loadConfig({ DATABASE_URL: databaseUrl, SITE_URL, PORT: '0', HOST: '127.0.0.1' }), { countQueries: true });
-  server = await listen(app, 0, '127.0.0.1');
-  serviceUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  floor = await startFloor({ databaseUrl, siteUrl: SITE_URL });
-});
+  seedPath = seedDatabase(join(dir, 'seed.db')).path;
+}, 120_000);
 
-afterAll(async () => {
-  await floor?.close();
-  if (server) await shutdown(server, app);
+afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const bytes = async (url: string) => {
-  const response = await fetch(url);
-  expect(response.status).toBe(200);
-  return Buffer.from(await response.arrayBuffer());
-};
+async function bodies(app: App, floor: RunningFloor, path: string) {
+  const ours = await app.fetch(new Request(`http://127.0.0.1${path}`));
+  const theirs = await fetch(floor.url + path);
+  expect([ours.status, theirs.status]).toEqual([200, 200]);
+  return { ours: Buffer.from(await ours.arrayBuffer()), theirs: Buffer.from(await theirs.arrayBuffer()), total: theirs.headers.get('x-tec-total') };
+}
+
+describe('benchmark floor', () => {
+  it('answers the events list with the service bytes, on the seed data and generated data with protected events', async () => {
+    const generated = await generateDatabase(join(dir, 'generated.db'), 1000);
+    const protectedEvents = new Database(generated.path, { readonly: true }).prepare(`SELECT count(*) FROM Event WHERE password != ''`).pluck().get();
+    expect(protectedEvents).toBeGreaterThan(0);
+    for (const path of [seedPath, generated.path]) {
+      const databaseUrl = `file:${path}`;
+      const app = await createApp(loadConfig({ DATABASE_URL: databaseUrl, SITE_URL, PORT: '0', LOG_LEVEL: 'warn', RESPONSE_CACHE_MB: '0' }));
+      const floor = await startFloor({ databaseUrl, siteUrl: SITE_URL });
+      try {
+        for (const query of ['', '?per_page=50', '?page=2', '?page=4&per_page=50']) {
+          const { ours, theirs } = await bodies(app, floor, `${REST}/events${query}`);
+          expect(firstDifference(ours, theirs), `${path} ${query}`).toBeNull();
+          expect(JSON.parse(ours.toString()).events.length).toBeGreaterThan(0);
+        }
+      } finally {
+        await floor.close();
+        await app.close();
+      }
+    }
+  });
+
+  it('remembers the list total only while the data version stays the same', async () => {
+    const path = join(dir, 'written.db');
+    copyFileSync(seedPath, path);
+    const databaseUrl = `file:${path}`;
+    const app = await createApp(loadConfig({ DATABASE_URL: databaseUrl, SITE_URL, PORT: '0', LOG_LEVEL: 'warn', RESPONSE_CACHE_MB: '0' }));
+    const floor = await startFloor({ databaseUrl, siteUrl: SITE_URL });
+    const writer = new Database(path);
+    try {
+      const before = await bodies(app, floor, `${REST}/events`);
+      const first = JSON.parse(before.theirs.toString()).events[0].id as number;
+      // A writer the floor does not know of: the data-version triggers tell it.
+      writer.prepare('UPDATE Event SET hideFromListings = 1 WHERE id = ?').run(first);
+      const after = await bodies(app, floor, `${REST}/events`);
+      expect(Number(after.total)).toBe(Number(before.total) - 1);
+      expect(firstDifference(after.ours, after.theirs)).toBeNull();
+      expect(JSON.parse(after.theirs.toString()).events[0].id).not.toBe(first);
+    } finally {
+      writer.close();
+      await floor.close();
+      await app.close();
+    }
+  });
+});
+
+/** Stand-ins for the parts of a data set and credentials that do not change which scenarios exist. */
+const credentials = { basic: 'Basic x', bearer: 'Bearer y' };
+const data = { sampleEventIds: [1], sampleEventSlugs: ['a'], filterCategory: 'music', filterSearch: 'night' };
+
+describe('benchmark scenarios', () => {
+  it('selects scenarios by ID and leaves out -IDs, refusing unknown ones', () => {
+    const all = scenariosFor(data, credentials);
+    expect(selectScenarios(all, undefined)).toHaveLength(all.length);
+    expect(selectScenarios(all, 'rest-list-10,rest-list-10-304').map((s) => s.id)).toEqual(['rest-list-10', 'rest-list-10-304']);
+    expect(selectScenarios(all, '-rest-list-10-304').map((s) => s.id)).not.toContain('rest-list-10-304');
+    expect(selectScenarios(all, '-rest-list-10-304')).toHaveLength(all.length - 1);
+    expect(() => selectScenarios(all, 'rest-list-11')).toThrow(/unknown scenarios: rest-list-11/);
+  });
+});
 
 describe('benchmark harness', () => {
-  it('generates the data set it describes', () => {
-    expect(data.events).toBe(50);
-    expect(data.venues).toBeGreaterThan(0);
-    expect(data.sampleEventIds.length).toBeGreaterThan(0);
-    expect(data.sampleEventSlugs).toHaveLength(data.sampleEventIds.length);
-  });
+  it('runs every scenario on the seed data and reports ratios to both floors', async () => {
+    const out = join(dir, 'out');
+    const env = {
+      ...process.env,
+      BENCH_SIZES: 'seed',
+      BENCH_DURATION: '0.2',
+      BENCH_WARMUP: '0',
+      BENCH_CONCURRENCY: '1,2',
+      BENCH_DRAIN: '1',
+      BENCH_OUT: out,
+    };
+    mkdirSync(out);
+    const { code, output } = await new Promise<{ code: number | null; output: string }>((done) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'bench/run.ts'], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => void (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => void (output += chunk.toString()));
+      child.on('exit', (code) => done({ code, output }));
+    });
+    const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as Results;
+    const [size] = results.sizes;
+    expect(size!.source).toBe('seed');
+    expect(size!.byteCheck.map((check) => check.identical)).toEqual([true, true]);
 
-  it('has a floor that answers the events list with the same bytes as the service', async () => {
-    for (const path of [`${REST}/events`, `${REST}/events?per_page=50`]) {
-      const [ours, theirs] = await Promise.all([bytes(serviceUrl + path), bytes(floor.url + path)]);
-      expect(firstDifference(ours, theirs)).toBeNull();
-      expect(JSON.parse(ours.toString()).events.length).toBeGreaterThan(0);
+    // The service answers conditional requests only when it sends an ETag: then the 304 scenario is measured,
+    // otherwise it fails, loudly, rather than measuring 200s.
+    const app = await createApp(loadConfig({ DATABASE_URL: `file:${seedPath}`, SITE_URL, PORT: '0', LOG_LEVEL: 'warn' }));
+    const etag = await app.fetch(new Request(`http://127.0.0.1${REST}/events`)).then((response) => response.headers.get('etag'));
+    await app.close();
+    const expected = selectScenarios(scenariosFor(data, credentials), undefined);
+    for (const scenario of expected) {
+      const failure = size!.failed.find((failed) => failed.scenario === scenario.id);
+      if (scenario.conditional && !etag) {
+        expect(failure?.reason, scenario.id).toMatch(/without an ETag header/);
+        continue;
+      }
+      expect(failure, `${scenario.id}: ${failure?.reason}`).toBeUndefined();
+      const runs = size!.runs.filter((run) => run.scenario === scenario.id);
+      expect(runs.map((run) => run.concurrency), scenario.id).toEqual([1, 2]);
+      for (const run of runs) {
+        expect(run.requests, scenario.id).toBeGreaterThan(0);
+        expect(run.errors + run.unexpected, scenario.id).toBe(0);
+        expect(run.ratioToFloor, scenario.id).toBeGreaterThan(0);
+        expect(run.ratioToStatic, scenario.id).toBeGreaterThan(0);
+      }
     }
-  });
-
-  it('has scenarios the service answers, REST and GraphQL', async () => {
-    for (const scenario of scenariosFor(data)) {
-      const request = scenario.requests[0]!;
-      const response = await fetch(serviceUrl + request.path, { method: request.method ?? 'GET', headers: request.headers, body: request.body });
-      const body = await response.text();
-      // The filtered list may find nothing in 50 events; it must still answer.
-      const problem = checkResponse(scenario, response.status, body);
-      expect(problem === null || (scenario.id.endsWith('filtered') && problem === 'an empty list'), `${scenario.id}: ${problem}`).toBe(true);
+    for (const floor of [size!.floor, size!.staticFloor]) {
+      expect(floor.runs.map((run) => [run.concurrency, run.unexpected, run.errors])).toEqual([
+        [1, 0, 0],
+        [2, 0, 0],
+      ]);
     }
-  });
+    expect(code, output.slice(-2000)).toBe(size!.failed.length ? 1 : 0);
 
-  it('runs the load generator and reports a clean run', async () => {
-    const result = await runLoad({ url: floor.url, connections: 2, duration: 1, requests: [{ path: `${REST}/events` }] });
-    expect(result.requests).toBeGreaterThan(0);
-    expect(result.rps).toBeGreaterThan(0);
-    expect(result.p50).toBeGreaterThan(0);
-    expect(result.p99).toBeGreaterThanOrEqual(result.p50);
-    expect(result.errors + result.timeouts + result.non2xx).toBe(0);
-  });
+    const markdown = readFileSync(join(out, 'results.md'), 'utf8');
+    for (const column of ['c1 req/s', 'c1 p50 ms', 'c1 p99 ms', 'c1 vs floor', 'c1 vs static', 'c2 vs floor', 'c2 vs static', 'SQL/req']) {
+      expect(markdown).toContain(`| ${column} |`);
+    }
+    expect(markdown).toMatch(/\| Floor: events list, per_page 10 \| 5 \|/);
+    expect(markdown).toMatch(/\| Static floor: the same bytes from memory \| 0 \|/);
+    expect(markdown).toContain('Cached anonymous REST events list');
+  }, 400_000);
 });

@@ -24,7 +24,7 @@ const PLAIN_AMOUNTS = new RegExp(`^${AMOUNT}(?:\\s*(?:-|–|—|,|to)\\s*${AMOUN
  * lowest and highest joined by an en dash (`$10 – $25`), and 0 reads "Free". Any other text is kept, with the
  * symbol put beside its numbers when the text lacks it.
  */
-function formattedCost(event: RestEventFragment): string {
+export function formattedCost(event: Pick<RestEventFragment, 'cost' | 'costDetails'>): string {
   const cost = event.cost.trim();
   if (cost === '') return '';
   const { currencySymbol: symbol, currencyPosition: position, values } = event.costDetails;
