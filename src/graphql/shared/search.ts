@@ -27,10 +27,7 @@ export async function literalTextSearch(
 ): Promise<object> {
   const fold = caseInsensitive(engine);
   if (!/[%_\\]/.test(text) && text.length <= MAX_PATTERN_CHARACTERS) return { OR: fields.map((field) => ({ [field]: { contains: text, ...fold } })) };
-  const piece = text
-    .split(/[%_\\]/)
-    .reduce((longest, part) => (part.length > longest.length ? part : longest), '')
-    .slice(0, MAX_PATTERN_CHARACTERS);
+  const piece = longestLiteralPiece(text);
   const narrow = piece === '' ? {} : { OR: fields.map((field) => ({ [field]: { contains: piece, ...fold } })) };
   const select: Record<string, true> = { id: true };
   for (const field of fields) select[field] = true;
@@ -41,8 +38,29 @@ export async function literalTextSearch(
   return { id: { in: ids } };
 }
 
+/**
+ * A condition that every record whose `field` equals `text` (ASCII letters case-insensitively) meets, and few others:
+ * the caller decides with foldAsciiCase. PostgreSQL compares case-insensitively itself; SQLite's `=` does not, so there
+ * the value must start and end with the text (LIKE, which folds ASCII letters). Text with LIKE's special characters
+ * narrows by its longest piece free of them.
+ */
+export function equalTextCandidates(engine: Engine, field: string, text: string): object {
+  if (!/[%_\\]/.test(text) && text.length <= MAX_PATTERN_CHARACTERS) {
+    return engine === 'postgres' ? { [field]: { equals: text, mode: 'insensitive' } } : { [field]: { startsWith: text, endsWith: text } };
+  }
+  const piece = longestLiteralPiece(text);
+  return piece === '' ? {} : { [field]: { contains: piece, ...caseInsensitive(engine) } };
+}
+
+function longestLiteralPiece(text: string): string {
+  return text
+    .split(/[%_\\]/)
+    .reduce((longest, part) => (part.length > longest.length ? part : longest), '')
+    .slice(0, MAX_PATTERN_CHARACTERS);
+}
+
 /** Lower-cases ASCII letters only, the way SQLite's LIKE compares. */
-function foldAsciiCase(value: string): string {
+export function foldAsciiCase(value: string): string {
   return value.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
 }
 
