@@ -63,10 +63,10 @@ describe('inline venue and organizer objects on event writes (§4.1)', () => {
     const organizer = { organizer: unique('Inline organizer'), description: 'Runs it.', phone: '+1 555 0199', email: 'runs@example.com', website: 'https://runs.example/' };
     const event = await newEvent({ venue, organizer: [organizer] });
     const { venue: name, ...venueFields } = venue;
-    expect(event.venue).toMatchObject({ venue: name, ...venueFields, description: '<p>The hall.</p>\n' });
+    expect(event.venue).toMatchObject({ venue: name, ...venueFields, description: '<p>The hall.</p>' });
     const { organizer: organizerName, ...organizerFields } = organizer;
     expect(event.organizer).toHaveLength(1);
-    expect(event.organizer[0]).toMatchObject({ organizer: organizerName, ...organizerFields, description: '<p>Runs it.</p>\n' });
+    expect(event.organizer[0]).toMatchObject({ organizer: organizerName, ...organizerFields, description: '<p>Runs it.</p>' });
     const stored = await rest.get(`/venues/${event.venue.id}`);
     expect(stored.body.stateprovince).toBe('Ontario (ON)');
   });

@@ -14,7 +14,7 @@ import { authorizeCreate, authorizeDelete, authorizeMissing, authorizeUpdate } f
 import { notInTrash, trashOrDelete, updateWithSlug } from './post-writes.js';
 import { modifiedNow, newPostDates, PostStatusEnum, publicationFromInput, type PostStatusValue, type PublicationColumns } from './posts.js';
 import { listOrder, orderArgs, SortOrderEnum } from './ordering.js';
-import { readableTextSearch, type SearchedFields } from './search.js';
+import { readableWordSearch, type SearchedFields } from './search.js';
 import { slugClashFilter, slugFromText, withFreeSlugIn } from './slugs.js';
 import { checkNonEmpty, checkUrl, definedOnly, withoutNulls } from './validate.js';
 
@@ -356,7 +356,7 @@ async function linkedPostListWhere(model: LinkedPostModel<LinkedPostFields>, ctx
   if (args.search) {
     const others = [...conditions];
     conditions.push(
-      await readableTextSearch(ctx.config.engine, args.search, model.searchFields, unlockedWhere(ctx), (match, select) =>
+      await readableWordSearch(ctx.config.engine, args.search, model.searchFields, unlockedWhere(ctx), (match, select) =>
         model.delegate(ctx.db).findMany({ where: { AND: [...others, match] }, select }),
       ),
     );
