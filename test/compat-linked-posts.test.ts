@@ -219,6 +219,10 @@ describe('search is by words (§6.1, §6.2)', () => {
     expect(await search(`${token} "swing music"`)).toEqual([event.id]);
     expect(await search(`${token} "music swing"`)).toEqual([]);
     expect(await search(`${token} blues`)).toEqual([]);
+    // WordPress's `-word` excludes, and its stopwords ("with") and single letters are not required.
+    expect(await search(`${token} -blues`)).toEqual([event.id]);
+    expect(await search(`${token} -river`)).toEqual([]);
+    expect(await search(`${token} jazz with x`)).toEqual([event.id]);
   });
 
   it('% and _ in the words are plain characters on both engines', async () => {

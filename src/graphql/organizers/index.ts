@@ -9,6 +9,7 @@ import {
   type LinkedPostModel,
 } from '../shared/linked-post-api.js';
 import { databaseIdField, globalIdField, NodeInterface } from '../shared/node.js';
+import { SEARCH_WORDS } from '../shared/search.js';
 import { POST_INPUT_DESCRIPTIONS, PostStatusEnum, postFieldDescriptions } from '../shared/posts.js';
 import { checkEmail } from '../shared/validate.js';
 import { UserType } from '../users/index.js';
@@ -91,7 +92,7 @@ export const organizerModel: LinkedPostModel<OrganizerFields> = {
   delegate: (db) => db.organizer as never,
   unlinkEvents: (db, id) => db.eventOrganizer.deleteMany({ where: { organizerId: id } }) as never,
   searchFields: { open: ['name'], withheld: ['description', 'excerpt', 'phone', 'email', 'website'] },
-  searchDescription: 'Part of the name, description, excerpt, phone, e-mail or website.',
+  searchDescription: `Words, each found in any of the name, description, excerpt, phone, e-mail or website; ${SEARCH_WORDS}`,
   nullableColumns: ['authorId'],
   // TEC's duplicate fields (Tribe__Events__Organizer::get_duplicate_post_fields and _custom_fields).
   duplicates: { same: ['description', 'excerpt', 'phone', 'email', 'website'] },

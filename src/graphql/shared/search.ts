@@ -86,6 +86,10 @@ export async function readableTextSearch(
   return { OR: [open, { AND: [withheld, unlocked] }] };
 }
 
+/** How a search's words are read, for the schema's descriptions. */
+export const SEARCH_WORDS =
+  'a record matches when it contains every word (ASCII letters in any case), as WordPress searches: "a quoted phrase" is one word, -word excludes, single letters and stopwords (the, of, with …) are left out.';
+
 /** One term of a search: text to find, or (a leading `-`) text the record must not contain. */
 export interface SearchTerm {
   text: string;

@@ -9,6 +9,7 @@ import {
   type LinkedPostModel,
 } from '../shared/linked-post-api.js';
 import { databaseIdField, globalIdField, NodeInterface } from '../shared/node.js';
+import { SEARCH_WORDS } from '../shared/search.js';
 import { POST_INPUT_DESCRIPTIONS, PostStatusEnum, postFieldDescriptions } from '../shared/posts.js';
 import { checkLatitude, checkLongitude } from '../shared/validate.js';
 import { UserType } from '../users/index.js';
@@ -124,7 +125,7 @@ export const venueModel: LinkedPostModel<VenueFields> = {
   unlinkEvents: (db, id) => db.eventVenue.deleteMany({ where: { venueId: id } }),
   // `state` stays shown on a locked venue (as in the original's REST shape); the rest is withheld.
   searchFields: { open: ['name', 'state'], withheld: ['description', 'excerpt', 'address', 'city', 'province', 'stateProvince', 'zip', 'phone'] },
-  searchDescription: 'Part of the name, description, excerpt, address, city, province, state, zip or phone.',
+  searchDescription: `Words, each found in any of the name, description, excerpt, address, city, province, state, stateProvince, zip or phone; ${SEARCH_WORDS}`,
   nullableColumns: ['authorId', 'latitude', 'longitude'],
   // TEC's duplicate fields (Tribe__Events__Venue::get_duplicate_post_fields and _custom_fields).
   duplicates: { same: ['description', 'excerpt', 'city', 'province', 'state', 'stateProvince', 'zip', 'phone'], words: 'address' },

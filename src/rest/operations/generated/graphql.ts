@@ -90,7 +90,7 @@ export type EventsFilter = {
   organizers?: Array<number> | null | undefined;
   /** Only the children of this event (a recurring series). */
   parent?: number | null | undefined;
-  /** Part of the title, description or excerpt (case-insensitive). */
+  /** Words, each found in any of the title, description or excerpt; a record matches when it contains every word (ASCII letters in any case), as WordPress searches: "a quoted phrase" is one word, -word excludes, single letters and stopwords (the, of, with …) are left out. */
   search?: string | null | undefined;
   /** Events starting on or after this. */
   startDate?: string | null | undefined;
