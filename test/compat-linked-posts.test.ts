@@ -269,3 +269,26 @@ describe('only_with_upcoming counts only events the viewer may read (§6.2)', ()
     expect(anonymous.body.venues.map((record: { id: number }) => record.id)).not.toContain(venue.id);
   });
 });
+
+describe('GraphQL: a venue or organizer brought along by an event', () => {
+  const mutation = `mutation ($input: EventInput!) { createEvent(input: $input) { venues { databaseId } organizers { databaseId } } }`;
+  const eventInput = (links: Record<string, unknown>) => ({ title: unique('GraphQL event'), startDate: dayAt(12), endDate: dayAt(12, '12:00:00'), timezone: 'UTC', ...links });
+
+  it('newUnlessDuplicate links the existing match; new creates another', async () => {
+    const name = unique('GraphQL dup venue');
+    const existing = (await write('POST', '/venues', { venue: name, zip: '10115' })).body;
+    const reused = await server.gqlOk(mutation, { input: eventInput({ venues: [{ newUnlessDuplicate: { name: name.toUpperCase(), zip: '10115' } }] }) });
+    expect(reused.createEvent.venues).toEqual([{ databaseId: existing.id }]);
+    const fresh = await server.gqlOk(mutation, { input: eventInput({ venues: [{ new: { name, zip: '10115' } }] }) });
+    expect(fresh.createEvent.venues[0].databaseId).not.toBe(existing.id);
+  });
+
+  it('refuses a link that gives more than one of id, new and newUnlessDuplicate', async () => {
+    const name = unique('GraphQL both');
+    const result = await server.gql(mutation, { input: eventInput({ organizers: [{ new: { name }, newUnlessDuplicate: { name } }] }) });
+    expect(result.errors?.length).toBeGreaterThan(0);
+    expect(result.data?.createEvent ?? null).toBeNull();
+    const listed = await rest.get('/organizers', { query: `search=${encodeURIComponent(`"${name}"`)}` });
+    expect(listed.body.organizers).toEqual([]);
+  });
+});
