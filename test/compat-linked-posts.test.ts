@@ -71,7 +71,7 @@ describe('inline venue and organizer objects on event writes (§4.1)', () => {
     expect(stored.body.stateprovince).toBe('Ontario (ON)');
   });
 
-  for (const empty of [0, '0', '', [], null]) {
+  for (const empty of [0, '0', '', [], null, false, ['', 0]]) {
     it(`remove the links on update when venue and organizer are ${JSON.stringify(empty)} (200)`, async () => {
       const event = await newEvent({ venue: { venue: unique('Removed venue') }, organizer: { organizer: unique('Removed organizer') } });
       expect(event.venue.id).toBeGreaterThan(0);

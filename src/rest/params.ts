@@ -113,7 +113,7 @@ function coerceList(param: Extract<ParamSpec, { type: 'list' }>, raw: unknown): 
 }
 
 /** What TEC (PHP's `empty()`) takes for "no venue / no organizer": the link is removed. */
-const isEmptyLink = (raw: unknown) => raw === '' || raw === null || raw === 0 || raw === '0';
+const isEmptyLink = (raw: unknown) => raw === '' || raw === null || raw === false || raw === 0 || raw === '0';
 
 function coerceLinked(raw: unknown): CoercionResult {
   if (isEmptyLink(raw)) return ok([]);
