@@ -34,8 +34,9 @@ const sameText = (stored: unknown, wanted: unknown) => foldAsciiCase(String(stor
 
 /** What a duplicate must match, in words, for the schema's descriptions. */
 export function describeDuplicateRule(rule: DuplicateRule): string {
-  const words = rule.words ? `, and (when given) a ${rule.words} that contains every word of the given one (an empty one only matches an empty one)` : '';
-  return `it is not in the trash and has the same name and the same value of each of ${rule.same.join(', ')} that the input gives (letter case aside)${words}`;
+  const words = rule.words ? `, and its ${rule.words} contains every word of the ${rule.words} the input gives (an empty one only matches an empty one)` : '';
+  const same = `${rule.same.slice(0, -1).join(', ')} and ${rule.same.at(-1)}`;
+  return `it is not in the trash and has the same name and the same value of each of ${same} that the input gives (ASCII letters in any case)${words}`;
 }
 
 interface Candidates {

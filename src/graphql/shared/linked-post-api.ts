@@ -263,7 +263,7 @@ export function defineLinkedPostApi<Fields extends LinkedPostFields>(model: Link
       nullable: true,
       description:
         `The existing ${single} that creating one from this input would duplicate, or null. The input is checked as ` +
-        `create${typename} checks it. A ${single} matches when ${describeDuplicateRule(model.duplicates)}. The oldest match wins.`,
+        `create${typename} checks it. One matches when ${describeDuplicateRule(model.duplicates)}. The oldest match wins.`,
       args: { input: t.arg({ type: model.input as never, required: true, description: `The ${single} you are about to create, as \`create${typename}\` would take it.` }) },
       resolve: async (query, _root, args, ctx) => {
         const input = args.input as Fields;
