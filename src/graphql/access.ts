@@ -68,6 +68,18 @@ export function readableLinkedPosts<P extends PostLike>(ctx: Context, linked: P[
   return linked.filter((post) => post.status !== 'trash' && canReadPost(ctx.viewer.user, post));
 }
 
+/**
+ * canReadPost as a database condition: published records for everyone; the others for readers of private posts, and
+ * for their own author when that author writes records.
+ */
+export function readableWhere(ctx: Context): object {
+  const user = ctx.viewer.user;
+  if (!user) return { status: 'publish' };
+  if (roleCan(user.role, 'read_private_posts')) return {};
+  if (!roleCan(user.role, 'edit_posts')) return { status: 'publish' };
+  return { OR: [{ status: 'publish' }, { authorId: user.id }] };
+}
+
 const PUBLISHED_STATUSES: PostStatusValue[] = ['publish', 'future', 'private'];
 
 /**

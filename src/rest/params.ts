@@ -112,8 +112,11 @@ function coerceList(param: Extract<ParamSpec, { type: 'list' }>, raw: unknown): 
   return ok(numbers);
 }
 
+/** What TEC (PHP's `empty()`) takes for "no venue / no organizer": the link is removed. */
+const isEmptyLink = (raw: unknown) => raw === '' || raw === null || raw === false || raw === 0 || raw === '0';
+
 function coerceLinked(raw: unknown): CoercionResult {
-  if (raw === '' || raw === null) return ok([]);
+  if (isEmptyLink(raw)) return ok([]);
   const single = parseInteger(raw);
   if (single !== null) return single > 0 && single <= MAX_INT ? ok([single]) : invalid();
   if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
@@ -127,7 +130,7 @@ function coerceLinked(raw: unknown): CoercionResult {
   if (!list || list.length > MAX_LIST_ITEMS) return invalid();
   const values: LinkedValue[] = [];
   for (const item of list) {
-    if (item === '' || item === null) continue;
+    if (isEmptyLink(item)) continue;
     const id = parseInteger(item);
     if (id !== null && id > 0 && id <= MAX_INT) values.push(id);
     else if (item && typeof item === 'object' && !Array.isArray(item)) values.push(item as Record<string, unknown>);

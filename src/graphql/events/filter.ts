@@ -6,7 +6,7 @@ import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { FieldErrors } from '../errors.js';
 import { PostStatusEnum, type PostStatusValue } from '../shared/posts.js';
-import { readableTextSearch } from '../shared/search.js';
+import { readableWordSearch, SEARCH_WORDS } from '../shared/search.js';
 import { termIdsForFilter } from '../terms/references.js';
 import { venueIdsNear, type GeoPoint } from '../venues/geo.js';
 
@@ -36,7 +36,7 @@ export const EventsFilterInput = builder.inputType('EventsFilter', {
       defaultValue: false,
       description: 'Compare the dates as exact instants instead of whole days in each event’s time zone (see the type’s description).',
     }),
-    search: t.string({ description: 'Part of the title, description or excerpt (case-insensitive).' }),
+    search: t.string({ description: `Words, each found in any of the title, description or excerpt; ${SEARCH_WORDS}` }),
     categories: t.stringList({ description: 'Category IDs or slugs; any of them.' }),
     tags: t.stringList({ description: 'Tag IDs or slugs; any of them.' }),
     unknownTermsMatchNothing: t.boolean({
@@ -180,7 +180,7 @@ export async function eventsWhere(ctx: Context, filter: EventsFilter): Promise<P
   if (filter.search != null) {
     const others = [...conditions];
     const fields = { open: ['title'], withheld: ['description', 'excerpt'] };
-    const match = await readableTextSearch(ctx.config.engine, filter.search.trim(), fields, unlockedWhere(ctx), (narrow, select) =>
+    const match = await readableWordSearch(ctx.config.engine, filter.search, fields, unlockedWhere(ctx), (narrow, select) =>
       ctx.db.event.findMany({ where: { AND: [...others, narrow as Prisma.EventWhereInput] }, select }),
     );
     conditions.push(match as Prisma.EventWhereInput);

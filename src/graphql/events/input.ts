@@ -17,20 +17,28 @@ import { checkVenueInput, VenueInput } from '../venues/index.js';
 
 
 const LinkedVenueInput = builder.inputType('LinkedVenueInput', {
-  description: 'An existing venue by `id`, or a `new` one created with the event. Exactly one of the two.',
+  description: 'An existing venue by `id`, a `new` one created with the event, or `newUnlessDuplicate`. Exactly one of the three.',
   isOneOf: true,
   fields: (t) => ({
     id: t.id({ description: "An existing venue's global ID or database ID; the writer must be able to read it." }),
     new: t.field({ type: VenueInput, description: 'A venue to create with the event.' }),
+    newUnlessDuplicate: t.field({
+      type: VenueInput,
+      description: 'A venue to create with the event, unless one like it exists (see `matchingVenue`): that one is linked instead, as the REST API does.',
+    }),
   }),
 });
 
 const LinkedOrganizerInput = builder.inputType('LinkedOrganizerInput', {
-  description: 'An existing organizer by `id`, or a `new` one created with the event. Exactly one of the two.',
+  description: 'An existing organizer by `id`, a `new` one created with the event, or `newUnlessDuplicate`. Exactly one of the three.',
   isOneOf: true,
   fields: (t) => ({
     id: t.id({ description: "An existing organizer's global ID or database ID; the writer must be able to read it." }),
     new: t.field({ type: OrganizerInput, description: 'An organizer to create with the event.' }),
+    newUnlessDuplicate: t.field({
+      type: OrganizerInput,
+      description: 'An organizer to create with the event, unless one like it exists (see `matchingOrganizer`): that one is linked instead, as the REST API does.',
+    }),
   }),
 });
 
@@ -85,7 +93,8 @@ export type EventFields = typeof EventInput.$inferInput;
 type VenueCheck = Awaited<ReturnType<typeof checkVenueInput>>;
 type OrganizerCheck = Awaited<ReturnType<typeof checkOrganizerInput>>;
 
-export type LinkPlan<Check, Fields> = Array<{ id: number } | { input: Fields; checked: Check }>;
+/** Each link: an existing record, or a new one (`reuseDuplicate`: unless one like it exists). */
+export type LinkPlan<Check, Fields> = Array<{ id: number } | { input: Fields; checked: Check; reuseDuplicate: boolean }>;
 
 /**
  * Plans an event's links to venues or organizers: existing ones by ID, new ones checked. Linking is reading: a record
@@ -97,7 +106,7 @@ async function planLinks<Fields, Check>(
   errors: FieldErrors,
   field: string,
   typename: 'Venue' | 'Organizer',
-  links: Array<{ id?: string | number | null; new?: Fields | null }> | null | undefined,
+  links: Array<{ id?: string | number | null; new?: Fields | null; newUnlessDuplicate?: Fields | null }> | null | undefined,
   find: (ids: number[]) => Promise<LinkedPostRow[]>,
   check: (input: Fields, prefix: string) => Promise<Check>,
 ): Promise<LinkPlan<Check, Fields> | undefined> {
@@ -108,14 +117,15 @@ async function planLinks<Fields, Check>(
   const readable = new Set(found.filter((post) => post.status !== 'trash' && canReadPost(ctx.viewer.user, post)).map((post) => post.id));
   for (const [index, link] of links.entries()) {
     const id = ids[index];
-    if ((id == null) === (link.new == null)) {
-      errors.add(`${field}.${index}`, 'give either id or new');
+    const fresh = link.new ?? link.newUnlessDuplicate;
+    if ([id, link.new, link.newUnlessDuplicate].filter((given) => given != null).length !== 1) {
+      errors.add(`${field}.${index}`, 'give one of id, new and newUnlessDuplicate');
     } else if (id != null) {
       if (!readable.has(id)) errors.add(field, `no ${typename.toLowerCase()} with ID ${id}`);
       plan.push({ id });
     } else {
       try {
-        plan.push({ input: link.new!, checked: await check(link.new!, `${field}.${index}`) });
+        plan.push({ input: fresh!, checked: await check(fresh!, `${field}.${index}`), reuseDuplicate: link.newUnlessDuplicate != null });
       } catch (error) {
         const fields = (error as { fields?: Record<string, string> }).fields;
         if (!fields) throw error;

@@ -2,11 +2,12 @@ import type { DbTransaction } from '../../db/client.js';
 import type { Prisma } from '../../db/generated/prisma/client.js';
 import type { Context } from '../context.js';
 import { imageIdForWrite } from '../media/index.js';
-import { insertOrganizer, type OrganizerFields } from '../organizers/index.js';
+import { organizerModel, type OrganizerFields } from '../organizers/index.js';
+import { insertLinkedPost, insertUnlessDuplicate, type CheckedLinkedPost, type LinkedPostFields, type LinkedPostModel } from '../shared/linked-post-api.js';
 import { modifiedNow, newPostDates } from '../shared/posts.js';
 import { slugClashFilter, slugFromText, withFreeSlug } from '../shared/slugs.js';
 import { termIdsForWrite } from '../terms/references.js';
-import { insertVenue, type VenueFields } from '../venues/index.js';
+import { venueModel, type VenueFields } from '../venues/index.js';
 import type { CheckedEvent, EventFields, LinkPlan, OrganizerCheck, VenueCheck } from './input.js';
 
 async function takenEventSlugs(db: DbTransaction, base: string, exceptId?: number) {
@@ -14,24 +15,36 @@ async function takenEventSlugs(db: DbTransaction, base: string, exceptId?: numbe
   return rows.map((row) => row.slug);
 }
 
-async function linkIds<Check, Fields>(plan: LinkPlan<Check, Fields>, insert: (input: Fields, checked: Check) => Promise<{ id: number }>) {
+async function linkIds<Check, Fields>(plan: LinkPlan<Check, Fields>, insert: (input: Fields, checked: Check, reuseDuplicate: boolean) => Promise<number>) {
   const ids: number[] = [];
   for (const link of plan) {
-    const id = 'id' in link ? link.id : (await insert(link.input, link.checked)).id;
+    const id = 'id' in link ? link.id : await insert(link.input, link.checked, link.reuseDuplicate);
     if (!ids.includes(id)) ids.push(id);
   }
   return ids;
 }
 
+/** A venue or organizer brought along by an event: created, or (`reuseDuplicate`) an existing one like it. */
+async function newLinkedPost<Fields extends LinkedPostFields>(
+  model: LinkedPostModel<Fields>,
+  ctx: Context,
+  tx: DbTransaction,
+  input: Fields,
+  checked: CheckedLinkedPost,
+  reuseDuplicate: boolean,
+): Promise<number> {
+  return reuseDuplicate ? insertUnlessDuplicate(model, ctx, tx, input, checked) : (await insertLinkedPost(model, ctx, tx, input, checked)).id;
+}
+
 /** Replaces the links the input names (venues, organizers, categories, tags); links not named stay. */
 async function writeLinks(ctx: Context, tx: DbTransaction, eventId: number, checked: CheckedEvent) {
   if (checked.venues) {
-    const ids = await linkIds<VenueCheck, VenueFields>(checked.venues, (input, c) => insertVenue(ctx, tx, input, c));
+    const ids = await linkIds<VenueCheck, VenueFields>(checked.venues, (input, c, reuse) => newLinkedPost(venueModel, ctx, tx, input, c, reuse));
     await tx.eventVenue.deleteMany({ where: { eventId } });
     await tx.eventVenue.createMany({ data: ids.map((venueId, position) => ({ eventId, venueId, position })) });
   }
   if (checked.organizers) {
-    const ids = await linkIds<OrganizerCheck, OrganizerFields>(checked.organizers, (input, c) => insertOrganizer(ctx, tx, input, c));
+    const ids = await linkIds<OrganizerCheck, OrganizerFields>(checked.organizers, (input, c, reuse) => newLinkedPost(organizerModel, ctx, tx, input, c, reuse));
     await tx.eventOrganizer.deleteMany({ where: { eventId } });
     await tx.eventOrganizer.createMany({ data: ids.map((organizerId, position) => ({ eventId, organizerId, position })) });
   }

@@ -1,4 +1,3 @@
-import type { DbTransaction } from '../../db/client.js';
 import { isLocked } from '../access.js';
 import { contentArgs, shownContent } from '../shared/content.js';
 import { builder } from '../builder.js';
@@ -7,15 +6,13 @@ import { MediaType } from '../media/index.js';
 import {
   checkLinkedPostInput,
   defineLinkedPostApi,
-  insertLinkedPost,
-  type CheckedLinkedPost,
   type LinkedPostModel,
 } from '../shared/linked-post-api.js';
 import { databaseIdField, globalIdField, NodeInterface } from '../shared/node.js';
+import { SEARCH_WORDS } from '../shared/search.js';
 import { POST_INPUT_DESCRIPTIONS, PostStatusEnum, postFieldDescriptions } from '../shared/posts.js';
 import { checkEmail } from '../shared/validate.js';
 import { UserType } from '../users/index.js';
-import { duplicateOrganizerId } from './duplicates.js';
 
 const d = postFieldDescriptions('organizer');
 
@@ -95,9 +92,10 @@ export const organizerModel: LinkedPostModel<OrganizerFields> = {
   delegate: (db) => db.organizer as never,
   unlinkEvents: (db, id) => db.eventOrganizer.deleteMany({ where: { organizerId: id } }) as never,
   searchFields: { open: ['name'], withheld: ['description', 'excerpt', 'phone', 'email', 'website'] },
-  searchDescription: 'Part of the name, description, excerpt, phone, e-mail or website.',
+  searchDescription: `Words, each found in any of the name, description, excerpt, phone, e-mail or website; ${SEARCH_WORDS}`,
   nullableColumns: ['authorId'],
-  findDuplicate: (ctx, db, input) => duplicateOrganizerId(ctx, db, input),
+  // TEC's duplicate fields (Tribe__Events__Organizer::get_duplicate_post_fields and _custom_fields).
+  duplicates: { same: ['description', 'excerpt', 'phone', 'email', 'website'] },
   checkOwnFields(errors, field, input) {
     checkEmail(errors, field('email'), input.email);
   },
@@ -109,6 +107,3 @@ defineLinkedPostApi(organizerModel);
 export const checkOrganizerInput = (ctx: Context, input: OrganizerFields, creating: boolean, prefix = '') =>
   checkLinkedPostInput(organizerModel, ctx, input, creating, prefix);
 
-/** Creates an organizer from checked input. Used by createOrganizer and by events that bring new organizers along. */
-export const insertOrganizer = (ctx: Context, db: DbTransaction, input: OrganizerFields, checked: CheckedLinkedPost) =>
-  insertLinkedPost(organizerModel, ctx, db, input, checked);

@@ -7,13 +7,14 @@ import type { Context } from '../context.js';
 import { FieldErrors, NotFoundError } from '../errors.js';
 import { imageIdForWrite, readImageInput, type ImageRef } from '../media/index.js';
 import { offsetConnection } from './connections.js';
+import { describeDuplicateRule, findDuplicateId, type DuplicateRule } from './duplicates.js';
 import { checkLinkedPostFilter, linkedPostConditions, withFieldNames } from './linked-posts.js';
 import { databaseIdOf, registerNodeReader } from './node.js';
 import { authorizeCreate, authorizeDelete, authorizeMissing, authorizeUpdate } from './post-permissions.js';
 import { notInTrash, trashOrDelete, updateWithSlug } from './post-writes.js';
 import { modifiedNow, newPostDates, PostStatusEnum, publicationFromInput, type PostStatusValue, type PublicationColumns } from './posts.js';
 import { listOrder, orderArgs, SortOrderEnum } from './ordering.js';
-import { readableTextSearch, type SearchedFields } from './search.js';
+import { readableWordSearch, type SearchedFields } from './search.js';
 import { slugClashFilter, slugFromText, withFreeSlugIn } from './slugs.js';
 import { checkNonEmpty, checkUrl, definedOnly, withoutNulls } from './validate.js';
 
@@ -79,8 +80,8 @@ export interface LinkedPostModel<Fields extends LinkedPostFields> {
   searchDescription: string;
   /** Columns that a null clears (the others keep their value on null). */
   nullableColumns: readonly string[];
-  /** The ID of an existing record a new one from `input` would duplicate (The Events Calendar's rule), or null. */
-  findDuplicate: (ctx: Context, db: DbTransaction, input: Fields) => Promise<number | null>;
+  /** When a new record duplicates an existing one (The Events Calendar's rule, see duplicates.ts). */
+  duplicates: DuplicateRule;
   /** The type's own checks, beyond those every linked post has. */
   checkOwnFields: (errors: FieldErrors, field: (name: string) => string, input: Fields) => void;
 }
@@ -141,6 +142,25 @@ export async function insertLinkedPost<Fields extends LinkedPostFields>(
         data: { ...checked.columns, ...stamp, name: input.name!.trim(), slug, imageId, ...newPostDates(ctx, checked.publication) },
       }),
   );
+}
+
+/**
+ * Inside a writing transaction: the ID of the existing record a new one from `input` would duplicate, else of the one
+ * created. The transaction first takes the data-version row's write lock (every writing transaction takes it, see
+ * db/data-version.ts), so concurrent creates, in this process or another on the same database, look for a duplicate
+ * one after the other and the second finds the first's record.
+ */
+export async function insertUnlessDuplicate<Fields extends LinkedPostFields>(
+  model: LinkedPostModel<Fields>,
+  ctx: Context,
+  tx: DbTransaction,
+  input: Fields,
+  checked: CheckedLinkedPost,
+): Promise<number> {
+  authorizeCreate(ctx, input);
+  await lockForWriting(tx);
+  const existing = await findDuplicateId(ctx, model.delegate(tx), model.duplicates, input);
+  return existing ?? (await insertLinkedPost(model, ctx, tx, input, checked)).id;
 }
 
 /** A single read with the viewer's visibility: null when there is none, refused when the viewer may not read it. */
@@ -209,7 +229,7 @@ export function defineLinkedPostApi<Fields extends LinkedPostFields>(model: Link
         search: t.arg.string({ description: model.searchDescription }),
         event: t.arg.int({ description: `Only the ${plural} of this event (database ID).` }),
         hasEvents: t.arg.boolean({ description: `true: only ${plural} with events; false: only those without.` }),
-        onlyWithUpcoming: t.arg.boolean({ description: `Only ${plural} with events starting from now.` }),
+        onlyWithUpcoming: t.arg.boolean({ description: `Only ${plural} with events starting from now that the viewer may read (published ones for everyone, private ones for those who may read them).` }),
         statuses: t.arg({ type: [PostStatusEnum], description: 'Defaults to published only for readers, every status but trash for writers.' }),
         password: t.arg.string({ description: passwordArg }),
         orderBy: t.arg({ type: LinkedPostOrderByEnum, description: 'What to sort by; PUBLISHED when left out.' }),
@@ -237,6 +257,25 @@ export function defineLinkedPostApi<Fields extends LinkedPostFields>(model: Link
     { description: `A ${single} in a page of the list, with its cursor.` }),
   }));
 
+  builder.queryFields((t) => ({
+    [`matching${typename}`]: t.prismaField({
+      type,
+      nullable: true,
+      description:
+        `The existing ${single} that creating one from this input would duplicate, or null. The input is checked as ` +
+        `create${typename} checks it. One matches when ${describeDuplicateRule(model.duplicates)}. The oldest match wins.`,
+      args: { input: t.arg({ type: model.input as never, required: true, description: `The ${single} you are about to create, as \`create${typename}\` would take it.` }) },
+      resolve: async (query, _root, args, ctx) => {
+        const input = args.input as Fields;
+        await checkLinkedPostInput(model, ctx, input, true);
+        // Asking what a create would duplicate is part of creating: the same right is needed.
+        authorizeCreate(ctx, input);
+        const id = await findDuplicateId(ctx, delegate(ctx), model.duplicates, input);
+        return (id === null ? null : delegate(ctx).findUnique({ ...query, where: { id } })) as never;
+      },
+    }),
+  }));
+
   const create = `create${typename}`;
   builder.mutationFields((t) => ({
     [create]: t.prismaField({
@@ -253,7 +292,7 @@ export function defineLinkedPostApi<Fields extends LinkedPostFields>(model: Link
         const input = args.input as Fields;
         const checked = await checkLinkedPostInput(model, ctx, input, true);
         const id = args.reuseDuplicate
-          ? await createUnlessDuplicate(model, ctx, input, checked)
+          ? await ctx.db.$transaction((tx) => insertUnlessDuplicate(model, ctx, tx, input, checked))
           : (await insertLinkedPost(model, ctx, ctx.db, input, checked)).id;
         return delegate(ctx).findUniqueOrThrow({ ...query, where: { id } }) as never;
       },
@@ -310,19 +349,6 @@ export function defineLinkedPostApi<Fields extends LinkedPostFields>(model: Link
   }));
 }
 
-/**
- * Creates a linked post unless it duplicates one, as one step: the transaction first takes the data-version row's
- * write lock (every writing transaction takes it, see db/data-version.ts), so concurrent creates, in this process or
- * another on the same database, look for a duplicate one after the other and the second finds the first's record.
- */
-async function createUnlessDuplicate<Fields extends LinkedPostFields>(model: LinkedPostModel<Fields>, ctx: Context, input: Fields, checked: CheckedLinkedPost) {
-  authorizeCreate(ctx, input);
-  return ctx.db.$transaction(async (tx) => {
-    await lockForWriting(tx);
-    const existing = await model.findDuplicate(ctx, tx, input);
-    return existing ?? (await insertLinkedPost(model, ctx, tx, input, checked)).id;
-  });
-}
 
 /** The list's condition: status and link filters, and the search over the type's searched fields. */
 async function linkedPostListWhere(model: LinkedPostModel<LinkedPostFields>, ctx: Context, args: Parameters<typeof linkedPostConditions>[1]) {
@@ -330,7 +356,7 @@ async function linkedPostListWhere(model: LinkedPostModel<LinkedPostFields>, ctx
   if (args.search) {
     const others = [...conditions];
     conditions.push(
-      await readableTextSearch(ctx.config.engine, args.search, model.searchFields, unlockedWhere(ctx), (match, select) =>
+      await readableWordSearch(ctx.config.engine, args.search, model.searchFields, unlockedWhere(ctx), (match, select) =>
         model.delegate(ctx.db).findMany({ where: { AND: [...others, match] }, select }),
       ),
     );

@@ -1,4 +1,4 @@
-import { listVisibility } from '../access.js';
+import { listVisibility, readableWhere } from '../access.js';
 import type { Context } from '../context.js';
 import { FieldErrors, InputError } from '../errors.js';
 import type { PostStatusValue } from './posts.js';
@@ -32,8 +32,10 @@ export function linkedPostConditions(ctx: Context, filter: LinkedPostFilter) {
   if (filter.hasEvents === true) conditions.push({ events: { some: { event: { status: { in: LIVE_EVENT_STATUSES } } } } });
   if (filter.hasEvents === false) conditions.push({ events: { none: { event: { status: { in: LIVE_EVENT_STATUSES } } } } });
   if (filter.onlyWithUpcoming) {
-    // The statuses asked for are those of the venue or organizer; its events count as for hasEvents.
-    conditions.push({ events: { some: { event: { startsAt: { gte: ctx.now }, status: { in: LIVE_EVENT_STATUSES } } } } });
+    // The statuses asked for are those of the venue or organizer; its events count as for hasEvents, and only those the
+    // viewer may read: an upcoming private event must not tell a reader who may not see it that the venue is busy.
+    const upcoming = { startsAt: { gte: ctx.now }, status: { in: LIVE_EVENT_STATUSES } };
+    conditions.push({ events: { some: { event: { AND: [upcoming, readableWhere(ctx)] } } } });
   }
   return conditions;
 }

@@ -1,4 +1,3 @@
-import type { DbTransaction } from '../../db/client.js';
 import { isLocked } from '../access.js';
 import { contentArgs, shownContent } from '../shared/content.js';
 import { builder } from '../builder.js';
@@ -7,15 +6,13 @@ import { MediaType } from '../media/index.js';
 import {
   checkLinkedPostInput,
   defineLinkedPostApi,
-  insertLinkedPost,
-  type CheckedLinkedPost,
   type LinkedPostModel,
 } from '../shared/linked-post-api.js';
 import { databaseIdField, globalIdField, NodeInterface } from '../shared/node.js';
+import { SEARCH_WORDS } from '../shared/search.js';
 import { POST_INPUT_DESCRIPTIONS, PostStatusEnum, postFieldDescriptions } from '../shared/posts.js';
 import { checkLatitude, checkLongitude } from '../shared/validate.js';
 import { UserType } from '../users/index.js';
-import { duplicateVenueId } from './duplicates.js';
 
 const d = postFieldDescriptions('venue');
 const LOCKED = 'empty when there is none or while the venue is locked (`isLocked`)';
@@ -128,9 +125,10 @@ export const venueModel: LinkedPostModel<VenueFields> = {
   unlinkEvents: (db, id) => db.eventVenue.deleteMany({ where: { venueId: id } }),
   // `state` stays shown on a locked venue (as in the original's REST shape); the rest is withheld.
   searchFields: { open: ['name', 'state'], withheld: ['description', 'excerpt', 'address', 'city', 'province', 'stateProvince', 'zip', 'phone'] },
-  searchDescription: 'Part of the name, description, excerpt, address, city, province, state, zip or phone.',
+  searchDescription: `Words, each found in any of the name, description, excerpt, address, city, province, state, stateProvince, zip or phone; ${SEARCH_WORDS}`,
   nullableColumns: ['authorId', 'latitude', 'longitude'],
-  findDuplicate: (ctx, db, input) => duplicateVenueId(ctx, db, input),
+  // TEC's duplicate fields (Tribe__Events__Venue::get_duplicate_post_fields and _custom_fields).
+  duplicates: { same: ['description', 'excerpt', 'city', 'province', 'state', 'stateProvince', 'zip', 'phone'], words: 'address' },
   checkOwnFields(errors, field, input) {
     checkLatitude(errors, field('latitude'), input.latitude);
     checkLongitude(errors, field('longitude'), input.longitude);
@@ -148,6 +146,3 @@ defineLinkedPostApi(venueModel);
 export const checkVenueInput = (ctx: Context, input: VenueFields, creating: boolean, prefix = '') =>
   checkLinkedPostInput(venueModel, ctx, input, creating, prefix);
 
-/** Creates a venue from checked input. Used by createVenue and by events that bring a new venue along. */
-export const insertVenue = (ctx: Context, db: DbTransaction, input: VenueFields, checked: CheckedLinkedPost) =>
-  insertLinkedPost(venueModel, ctx, db, input, checked);

@@ -126,8 +126,9 @@ class DocumentBuilder {
         return { type: 'array', items: { type: param.items, ...(param.items === 'integer' && param.positive ? { minimum: 1 } : {}) } };
       case 'linked': {
         const one = [{ type: 'integer', minimum: 1 }, { type: 'object', additionalProperties: true }];
-        // JSON null (or an empty string) removes the links.
-        return { oneOf: [...one, { type: 'array', items: { oneOf: one } }, { type: 'string', maxLength: 0 }, { type: 'null' }] };
+        // 0, "0", "", false, JSON null or a list of only those removes the links (PHP's empty(), as in TEC).
+        const none = [{ type: 'integer', enum: [0] }, { type: 'string', enum: ['', '0'] }, { type: 'boolean', enum: [false] }, { type: 'null' }];
+        return { oneOf: [...one, { type: 'array', items: { oneOf: [...one, ...none] } }, ...none] };
       }
       case 'cost':
         return { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'number' }] } }] };

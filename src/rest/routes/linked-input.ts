@@ -77,7 +77,7 @@ export function linkedRecordInput(record: Record<string, unknown>, fields: Recor
   return input;
 }
 
-/** `venue` / `organizer` on an event write: IDs, `{id}` objects, or objects of fields for new records. */
+/** `venue` / `organizer` on an event write: IDs, `{id}` objects, or objects of fields for new (or matching) records. */
 export function linksInput(values: LinkedValue[], fields: Record<string, string>, param: string) {
   return values.map((value) => {
     if (typeof value === 'number') return { id: value };
@@ -87,6 +87,7 @@ export function linksInput(values: LinkedValue[], fields: Record<string, string>
       if (!Number.isInteger(n) || n <= 0 || n > MAX_INT) throw invalidParams({ [param]: 'Invalid parameter.' });
       return { id: n };
     }
-    return { new: linkedRecordInput(value, fields, param) };
+    // New records avoid duplicates, as TEC's linked-post endpoints do (rest-contract §4.1, §4.3).
+    return { newUnlessDuplicate: linkedRecordInput(value, fields, param) };
   });
 }

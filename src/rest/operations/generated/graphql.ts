@@ -90,7 +90,7 @@ export type EventsFilter = {
   organizers?: Array<number> | null | undefined;
   /** Only the children of this event (a recurring series). */
   parent?: number | null | undefined;
-  /** Part of the title, description or excerpt (case-insensitive). */
+  /** Words, each found in any of the title, description or excerpt; a record matches when it contains every word (ASCII letters in any case), as WordPress searches: "a quoted phrase" is one word, -word excludes, single letters and stopwords (the, of, with …) are left out. */
   search?: string | null | undefined;
   /** Events starting on or after this. */
   startDate?: string | null | undefined;
@@ -122,19 +122,23 @@ export type GeoPointInput = {
   radiusKm?: number | null | undefined;
 };
 
-/** An existing organizer by `id`, or a `new` one created with the event. Exactly one of the two. */
+/** An existing organizer by `id`, a `new` one created with the event, or `newUnlessDuplicate`. Exactly one of the three. */
 export type LinkedOrganizerInput =
   {   /** An existing organizer's global ID or database ID; the writer must be able to read it. */
-  id: string | number; new?: never; }
+  id: string | number; new?: never; newUnlessDuplicate?: never; }
   |  { id?: never;   /** An organizer to create with the event. */
-  new: OrganizerInput; };
+  new: OrganizerInput; newUnlessDuplicate?: never; }
+  |  { id?: never; new?: never;   /** An organizer to create with the event, unless one like it exists (see `matchingOrganizer`): that one is linked instead, as the REST API does. */
+  newUnlessDuplicate: OrganizerInput; };
 
-/** An existing venue by `id`, or a `new` one created with the event. Exactly one of the two. */
+/** An existing venue by `id`, a `new` one created with the event, or `newUnlessDuplicate`. Exactly one of the three. */
 export type LinkedVenueInput =
   {   /** An existing venue's global ID or database ID; the writer must be able to read it. */
-  id: string | number; new?: never; }
+  id: string | number; new?: never; newUnlessDuplicate?: never; }
   |  { id?: never;   /** A venue to create with the event. */
-  new: VenueInput; };
+  new: VenueInput; newUnlessDuplicate?: never; }
+  |  { id?: never; new?: never;   /** A venue to create with the event, unless one like it exists (see `matchingVenue`): that one is linked instead, as the REST API does. */
+  newUnlessDuplicate: VenueInput; };
 
 /** Fields of an organizer. On update, fields left out keep their value. */
 export type OrganizerInput = {
