@@ -210,6 +210,36 @@ describe('visibility', () => {
   });
 });
 
+describe('paths and methods', () => {
+  it('answers only GET and HEAD, 405 with Allow otherwise', async () => {
+    const response = await fetch(`${server.url}/events/`, { method: 'POST', body: 'x' });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('GET, HEAD');
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+  });
+
+  it('serves below SITE_URL’s path, with or without that path in the request, and links below it', async () => {
+    const below = await startServer({ SITE_URL: 'http://calendar.test/calendar/' });
+    try {
+      const venue = await createVenue(below, {}, 'name');
+      const event = await createEvent(below, { venues: [{ id: String(venue.id) }] }, 'title');
+      const rest = await call(below, 'GET', `/events/${event.id}`);
+      expect(rest.body.url).toBe(`http://calendar.test/calendar/event/${event.slug}/`);
+      for (const path of [`/calendar/event/${event.slug}/`, `/event/${event.slug}/`]) {
+        const response = await fetch(`${below.url}${path}`);
+        expect(response.status).toBe(200);
+        const text = await response.text();
+        expect(text).toContain(`<a href="/calendar/venue/${venue.slug}/">`);
+        expect(text).toContain(`href="/calendar/wp-json/calendar/events/v1/events/${event.id}.ics"`);
+        expect(text).toContain('<a href="/calendar/events/">');
+      }
+      expect((await fetch(`${below.url}/calendar/events/`)).status).toBe(200);
+    } finally {
+      await below.close();
+    }
+  });
+});
+
 describe('nothing a record holds is executed', () => {
   it('writes a title with markup as text and keeps script out of the description and the JSON-LD', async () => {
     // PlainText strips tags, but keeps the markup characters that are not part of one.
