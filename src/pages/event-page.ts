@@ -20,8 +20,10 @@ function jsonLdOf(urls: RestUrls, event: RestEventFragment): unknown {
 }
 
 function eventDetails(paths: SitePaths, event: RestEventFragment): Html {
-  return html`${event.venues.length ? html`<section><h2>Venue</h2>${event.venues.map((venue) => venueDetails(paths, venue, { showMapLink: event.showMapLink }))}</section>` : null}
-${event.organizers.length ? html`<section><h2>Organizer</h2>${event.organizers.map((organizer) => organizerDetails(paths, organizer))}</section>` : null}
+  const venues = event.venues.map((venue) => venueDetails(paths, venue, { showMapLink: event.showMapLink }));
+  const organizers = event.organizers.map((organizer) => organizerDetails(paths, organizer));
+  return html`${venues.length ? html`<section><h2>Venue</h2>${venues}</section>` : null}
+${organizers.length ? html`<section><h2>Organizer</h2>${organizers}</section>` : null}
 ${event.cost ? html`<p>Cost: ${event.cost}</p>` : null}
 ${event.website && isWebUrl(event.website) ? html`<p><a href="${event.website}" rel="external">Event website</a></p>` : null}
 ${event.description ? html`<section class="description">${trustedHtml(event.description)}</section>` : null}`;

@@ -41,7 +41,6 @@ async function upcomingPage(paths: SitePaths, query: ListQuery, context: Context
   const thisMonth = DateTime.fromJSDate(context.now, { zone: context.config.siteTimezone }).toFormat('yyyy-MM');
   return pageDocument(paths, {
     title: 'Upcoming events',
-    canonical: undefined,
     body: html`<h1>Upcoming events</h1>
 <p><a href="${paths.eventsList({ month: thisMonth })}">Month view</a></p>
 ${eventList(paths, events)}

@@ -8,7 +8,7 @@ import { eventsListPage } from './events-list-page.js';
 import { html } from './html.js';
 import { htmlResponse, pageDocument } from './layout.js';
 import { organizerPage } from './organizer-page.js';
-import { EVENTS_LIST, pagePathOf, sitePaths, type SitePaths } from './paths.js';
+import { EVENTS_LIST, pagePathOf, sitePaths, type PostType, type SitePaths } from './paths.js';
 import { venuePage } from './venue-page.js';
 
 // The public pages the API's `url` fields point at, rendered on the server as plain HTML.
@@ -18,17 +18,21 @@ const LIST_PAGE = new RegExp(`^/${EVENTS_LIST}/?$`);
 const ALLOWED = 'GET, HEAD';
 
 /** What a page path asks for, or null when the path is not a page's. */
-type PageRoute = { kind: 'event' | 'venue' | 'organizer'; slug: string } | { kind: 'list' };
+type PageRoute = { kind: PostType; slug: string } | { kind: 'list' };
+
+/** The slug in a path; `''` (no such record) when its percent-encoding is broken. */
+function decodedSlug(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return '';
+  }
+}
 
 function routeOf(path: string): PageRoute | null {
   if (LIST_PAGE.test(path)) return { kind: 'list' };
   const match = RECORD_PAGE.exec(path);
-  if (!match) return null;
-  try {
-    return { kind: match[1] as 'event' | 'venue' | 'organizer', slug: decodeURIComponent(match[2]!) };
-  } catch {
-    return { kind: match[1] as 'event' | 'venue' | 'organizer', slug: '' };
-  }
+  return match ? { kind: match[1] as PostType, slug: decodedSlug(match[2]!) } : null;
 }
 
 function refusalPage(paths: SitePaths, refusal: PageRefusal): Response {
