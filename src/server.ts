@@ -25,6 +25,8 @@ import { createLogger, type Logger } from './logging/logger.js';
 import { withRequestLog, type RequestLog } from './logging/request-log.js';
 import { RestError } from './rest/errors.js';
 import { createRestHandler } from './rest/router.js';
+import { PageRefusal } from './pages/data.js';
+import { createPageHandler } from './pages/router.js';
 import { createCors } from './http/cors.js';
 import { graphiql, GRAPHIQL_ASSETS_PATH } from './http/graphiql.js';
 
@@ -70,6 +72,12 @@ function graphqlRefusal(refusal: Exclude<SignIn, { viewer: Viewer }>): Response 
 function restRefusal(refusal: Exclude<SignIn, { viewer: Viewer }>): RestError {
   if (refusal.refused === 'invalid') return RestError.of('incorrect_password');
   return RestError.of('rest_too_many_requests', {}, refusal.retryAfter).withHeaders({ 'Retry-After': String(refusal.retryAfter) });
+}
+
+function pageRefusal(refusal: Exclude<SignIn, { viewer: Viewer }>): PageRefusal {
+  if (refusal.refused === 'invalid') return new PageRefusal(401, 'Not signed in', INVALID_CREDENTIALS);
+  const message = `Too many failed sign-in attempts. Try again in ${refusal.retryAfter} seconds.`;
+  return new PageRefusal(429, 'Too many attempts', message, { 'retry-after': String(refusal.retryAfter) });
 }
 
 /** The answer to a request past its deadline: 503, shaped as the API it was for (GraphQL or REST). */
@@ -180,9 +188,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     if (!('viewer' in outcome)) throw restRefusal(outcome);
     return createContext(guardedDb(db, deadline), config, outcome.viewer, dataVersion);
   });
+  const handlePage = createPageHandler(config, async (request, { deadline, clientAddress }: RequestScope) => {
+    const outcome = await signIn(request, clientAddress);
+    if (!('viewer' in outcome)) throw pageRefusal(outcome);
+    return createContext(guardedDb(db, deadline), config, outcome.viewer, dataVersion);
+  });
   const noRoute = () => json({ code: 'rest_no_route', message: 'No route was found matching the URL and request method.', data: { status: 404 } }, 404);
   router.all('*', (request: Request, requestLog: RequestLog, scope: RequestScope) =>
-    responseCache.answer(request, async () => (await handleRest(request, requestLog, scope)) ?? noRoute()),
+    responseCache.answer(request, async () => (await handlePage(request, requestLog, scope)) ?? (await handleRest(request, requestLog, scope)) ?? noRoute()),
   );
 
   return {

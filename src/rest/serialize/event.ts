@@ -49,7 +49,7 @@ function isoWithOffset(wallClock: string, timezone: string): string {
   return moment.isValid ? moment.toFormat("yyyy-MM-dd'T'HH:mm:ssZZ") : '';
 }
 
-function eventJsonLd(urls: RestUrls, event: RestEventFragment) {
+export function eventJsonLd(urls: RestUrls, event: RestEventFragment) {
   const url = pageUrl(urls.site, 'event', event.slug);
   const venue = event.venues[0];
   const organizer = event.organizers[0];
