@@ -42,7 +42,7 @@ const EVENT: KindSpec = {
   query: 'event',
   inputType: 'EventInput',
   selection:
-    'status title description cost startsAtLocal endsAtLocal timezone venues { databaseId } organizers { databaseId } categories { databaseId } tags { databaseId }',
+    'status title description(format: RAW) cost startsAtLocal endsAtLocal timezone venues { databaseId } organizers { databaseId } categories { databaseId } tags { databaseId }',
   hasTrash: true,
   restBody: (f) => ({
     title: f.title,
