@@ -12,6 +12,7 @@ import { authenticate, claimedLogin, parseAuthorization } from './auth/authentic
 import { clientAddressOf } from './auth/client-address.js';
 import { bootstrapAdmin } from './auth/credentials.js';
 import { credentialKey } from './auth/credential-key.js';
+import { icalUidSuffix } from './ical/uid-suffix.js';
 import { SignInLimiter } from './auth/sign-in-limits.js';
 import { createContext, type Context, type Viewer } from './graphql/context.js';
 import { schema } from './graphql/schema.js';
@@ -128,6 +129,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   if (config.adminPassword) await bootstrapAdmin(db, config.adminPassword, logger);
   await credentialKey(db);
+  await icalUidSuffix(db, config.siteUrl);
 
   const signInLimiter = new SignInLimiter(config.signInLimits);
   /** Checks the request's credentials, unless too many failed lately from its address or for its login. */

@@ -162,17 +162,20 @@ describe('spot checks named by the issue (REST)', () => {
     expect(errorOutcome(await send('author', 'POST', '/categories', { json: { name: unique('AuthorCat') } }))).toBe('403 rest_forbidden');
   });
 
-  it("editor reads others' drafts → 200, author → 403 event-not-accessible (by ID and by slug)", async () => {
+  it("editor reads others' drafts → 200; author → 403 event-not-accessible by ID, 400 like an unknown slug by slug", async () => {
     const id = shared.id('event', 'draft', 'other');
     const { event } = await adminData(server, `{ event(id: ${id}) { slug } }`);
     for (const route of [`/events/${id}`, `/events/by-slug/${event.slug}`]) {
       const editor = await send('editor', 'GET', route);
       expect(editor.status, editor.text).toBe(200);
       expect(editor.body.id).toBe(id);
-      const author = await send('author', 'GET', route);
-      expect(errorOutcome(author)).toBe('403 event-not-accessible');
-      expect(author.body.message).toBe('The requested event is not accessible');
     }
+    const author = await send('author', 'GET', `/events/${id}`);
+    expect(errorOutcome(author)).toBe('403 event-not-accessible');
+    expect(author.body.message).toBe('The requested event is not accessible');
+    const bySlug = await send('author', 'GET', `/events/by-slug/${event.slug}`);
+    expect(errorOutcome(bySlug)).toBe('400 rest_invalid_param');
+    expect(bySlug.body).toEqual((await send('author', 'GET', '/events/by-slug/no-such-slug-anywhere')).body);
   });
 
   it("writes by slug to others' drafts: 401 anonymous, 403 author (rest_forbidden), 200 editor", async () => {

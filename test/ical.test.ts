@@ -2,6 +2,7 @@ import ICAL from 'ical.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCategory, createEvent, createOrganizer, createTag, createVenue, unique } from './support/factories.js';
 import { restClient, type CallOptions, type RestResponse } from './support/rest.js';
+import { runSql } from './support/database.js';
 import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
 
 // The iCalendar feeds (RFC 5545): `/events.ics` and `/events/<id>.ics` over HTTP, every answer parsed with ical.js
@@ -15,9 +16,15 @@ const WINDOW = { start_date: '2030-01-01', end_date: '2033-12-31' };
 let server: TestServer;
 let rest: ReturnType<typeof restClient>;
 
+/** What follows an event's ID in this database's UIDs (fixed per database, see the last describe). */
+let uidSuffix: string;
+
 beforeAll(async () => {
   server = await startServer({ SITE_URL: SITE });
   rest = restClient(server);
+  const probe = await createEvent(server, { title: 'UID probe', startDate: '2020-01-01 10:00:00', endDate: '2020-01-01 11:00:00' });
+  const uid = String(parseCalendar((await rest.get(`/events/${probe.id}.ics`)).text).getFirstSubcomponent('vevent')!.getFirstPropertyValue('uid'));
+  uidSuffix = uid.slice(String(probe.id).length);
 });
 afterAll(() => server.close());
 
@@ -55,7 +62,7 @@ async function feed(route: string, options: CallOptions = {}): Promise<ParsedFee
   };
 }
 
-const uidOf = (id: number) => `${id}@calendar.example`;
+const uidOf = (id: number) => `${id}${uidSuffix}`;
 const uids = (parsed: ParsedFeed) => parsed.events.map((event) => String(event.getFirstPropertyValue('uid')));
 const time = (event: ICAL.Component, name: string) => event.getFirstPropertyValue(name) as ICAL.Time;
 const instant = (event: ICAL.Component, name: string) => time(event, name).toJSDate().toISOString();
@@ -454,10 +461,29 @@ describe('subscriptions that outlive changes', () => {
       const uidIn = (text: string) => parseCalendar(text).getFirstSubcomponent('vevent')!.getFirstPropertyValue('uid');
       expect(uidIn(afterText)).toBe(uidIn(before.text));
       expect(uidIn(afterText)).toBe(uidOf(event.id));
+      expect(uidSuffix).not.toContain('calendar.example');
       // The page link follows the new URL; only the identity stays.
       expect(afterText).toContain('events.moved.example');
     } finally {
       await moved.close();
+    }
+  });
+
+  it('keeps the UIDs of a database upgraded from UIDs made of the site URL: <id>@<site host>', async () => {
+    const old = await startServer({ SITE_URL: 'https://old.example' });
+    try {
+      const event = await createEvent(old, { startDate: '2031-09-05 10:00:00', endDate: '2031-09-05 11:00:00' });
+      // As a database of the version before has it: events, and no stored suffix yet.
+      await runSql(old.databaseUrl, `DELETE FROM "Setting" WHERE name = 'ical_uid_suffix'`);
+      const upgraded = await startServer({ SITE_URL: 'https://old.example' }, { databaseOf: old });
+      try {
+        const text = await (await fetch(`${upgraded.url}${API}/events/${event.id}.ics`)).text();
+        expect(parseCalendar(text).getFirstSubcomponent('vevent')!.getFirstPropertyValue('uid')).toBe(`${event.id}@old.example`);
+      } finally {
+        await upgraded.close();
+      }
+    } finally {
+      await old.close();
     }
   });
 

@@ -32,3 +32,27 @@ export async function freshDatabase(dir: string): Promise<TestDatabase> {
     },
   };
 }
+
+/** Runs one SQL statement on a test server's database, for tests that must set up what no API writes. */
+export async function runSql(databaseUrl: string, sql: string): Promise<void> {
+  if (TEST_ENGINE === 'sqlite') {
+    const { default: Database } = await import('better-sqlite3');
+    const db = new Database(databaseUrl.replace(/^file:/, ''));
+    try {
+      db.exec(sql);
+    } finally {
+      db.close();
+    }
+    return;
+  }
+  const url = new URL(databaseUrl);
+  const schema = url.searchParams.get('schema')!;
+  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  await client.connect();
+  try {
+    await client.query(`SET search_path TO "${schema}"`);
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}

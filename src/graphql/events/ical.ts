@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { Prisma } from '../../db/generated/prisma/client.js';
-import { permanentSetting } from '../../db/settings.js';
 import { renderCalendar, type FeedEvent } from '../../ical/calendar.js';
+import { icalUidSuffix, siteDomain } from '../../ical/uid-suffix.js';
 import { htmlToPlainText } from '../../ical/plain-text.js';
 import { isLocked, readableLinkedPosts } from '../access.js';
 import { builder } from '../builder.js';
@@ -108,26 +107,10 @@ function feedEvent(ctx: Context, row: FeedEventRow): FeedEvent {
   };
 }
 
-const siteDomain = (siteUrl: string) => {
-  const site = new URL(siteUrl);
-  return `${site.hostname}${site.pathname.replace(/\/+$/, '')}`;
-};
-
-/**
- * What follows an event's ID in its UID, fixed when the first feed is made: a database that already has events keeps
- * the UIDs its subscribers know (`<id>@<site domain>`, as they were made before this setting existed); a new one gets a
- * random identifier. Either way a later change of SITE_URL leaves UIDs alone, so calendars do not duplicate events.
- */
-function uidSuffix(ctx: Context): Promise<string> {
-  return permanentSetting(ctx.db, 'ical_uid_suffix', async () =>
-    (await ctx.db.event.count({ take: 1 })) > 0 ? `@${siteDomain(ctx.config.siteUrl)}` : `@${randomUUID()}`,
-  );
-}
-
 async function calendarOf(ctx: Context, rows: FeedEventRow[]): Promise<ICalendar> {
   const events = rows.map((row) => feedEvent(ctx, row));
   return {
-    text: renderCalendar(events, { domain: siteDomain(ctx.config.siteUrl), uidSuffix: await uidSuffix(ctx) }),
+    text: renderCalendar(events, { domain: siteDomain(ctx.config.siteUrl), uidSuffix: await icalUidSuffix(ctx.db, ctx.config.siteUrl) }),
     lastModified: events.length ? latest(events.map((event) => event.revisedAt)) : null,
   };
 }
