@@ -1,12 +1,12 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../src/project-files.js';
 import { freshDatabase, type TestDatabase } from './support/database.js';
+import { freePort } from './support/processes.js';
 
 // `npm start` runs the compiled JavaScript in dist/ (built by postinstall and, when stale, by prestart), not the
 // TypeScript sources through tsx; the compiled server still finds the files it reads at run time (GraphQL documents,
@@ -21,16 +21,6 @@ const manifest = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'ut
   devDependencies: Record<string, string>;
 };
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 const procFile = (pid: number, name: string) => readFileSync(`/proc/${pid}/${name}`, 'utf8').split('\0').filter(Boolean);
 

@@ -12,7 +12,8 @@ export const PROCESS_ADMIN_PASSWORD = 'multi-process-admin-pw';
 const AUTH = `Basic ${Buffer.from(`admin:${PROCESS_ADMIN_PASSWORD}`).toString('base64')}`;
 const API = '/wp-json/calendar/events/v1';
 
-function freePort(): Promise<number> {
+/** A port nothing listens on right now, for a child server process. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once('error', reject);
