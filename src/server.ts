@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServerAdapter } from '@whatwg-node/server';
 import { createYoga } from 'graphql-yoga';
 import { Router } from 'itty-router';
@@ -28,6 +28,7 @@ import { RestError } from './rest/errors.js';
 import { createRestHandler } from './rest/router.js';
 import { PageRefusal } from './pages/data.js';
 import { createPageHandler } from './pages/router.js';
+import { createCachedAnswers } from './http/cached-answers.js';
 import { createCors } from './http/cors.js';
 import { graphiql, GRAPHIQL_ASSETS_PATH } from './http/graphiql.js';
 
@@ -41,6 +42,8 @@ export interface App {
   isBehind(): boolean;
   /** `socketAddress`: the peer's address, for the sign-in limits (see clientAddressOf). */
   fetch(request: Request, socketAddress?: string): Promise<Response>;
+  /** Answers `req` from the response cache, before any Fetch Request is built; resolves false when it did not. */
+  answerFromCache(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -206,6 +209,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     queries,
     logger,
     isBehind: () => shedder.isBehind(),
+    answerFromCache: createCachedAnswers(responseCache, cors, logger),
     fetch: withRequestLog(logger, (request, requestLog, socketAddress?: string) => {
       const { pathname } = new URL(request.url);
       const route = () => {
@@ -241,9 +245,16 @@ const shedBody = () => RestError.of('rest_service_overloaded').body();
 export function listen(app: App, port = app.config.port, host = app.config.host): Promise<Server> {
   const adapter = createServerAdapter<{ req: IncomingMessage }>((request, { req }) => app.fetch(request, req.socket.remoteAddress));
   // A request that would be shed is answered here, before a Fetch Request is built for it: shedding must cost next to
-  // nothing, or a flood of shed requests keeps the process as far behind as the flood it sheds.
+  // nothing, or a flood of shed requests keeps the process as far behind as the flood it sheds. So is a response-cache
+  // hit, for the same reason: the Fetch objects would cost more than the hit.
   const server = createServer((req, res) => {
-    if (req.url?.startsWith(HEALTH_PATH) || !app.isBehind()) return void adapter(req, res);
+    if (req.url?.startsWith(HEALTH_PATH) || !app.isBehind()) {
+      app.answerFromCache(req, res).then(
+        (answered) => void (answered || adapter(req, res)),
+        () => void adapter(req, res),
+      );
+      return;
+    }
     const answer = overloadedAnswer(new URL(req.url ?? '/', 'http://x').pathname, shedBody);
     req.resume();
     res.writeHead(answer.status, answer.headers).end(answer.body);

@@ -1,6 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, TEST_ENGINE, type TestDatabase } from './support/database.js';
 import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
@@ -50,6 +52,30 @@ async function gqlMutation(instance: Instance, query: string, variables: Record<
 }
 
 describe(`response cache, two processes on one ${TEST_ENGINE} database`, () => {
+  it('answers a hit (served before any Fetch Request is built) with the headers and bytes of the miss: GET, HEAD, 304, CORS', async () => {
+    const created = await rest(a, 'POST', '/venues', { venue: 'Hit or miss hall', description: 'A hall big enough to be compressed. '.repeat(60) });
+    expect(created.status).toBe(201);
+    const path = '/wp-json/calendar/events/v1/venues?search=Hit%20or%20miss';
+    const headers = { 'accept-encoding': 'gzip', origin: 'https://app.example', 'x-request-id': 'sent-by-the-client' };
+    const miss = await rawGet(a, path, headers);
+    const hit = await rawGet(a, path, headers);
+    expect(miss.status).toBe(200);
+    expect(hit).toEqual(miss);
+    expect(hit.headers['access-control-allow-origin']).toBe('https://app.example');
+    expect(hit.headers['x-request-id']).toBe('sent-by-the-client');
+    expect(JSON.parse(gunzipSync(hit.body).toString()).venues).toHaveLength(1);
+    expect(hit.headers['content-encoding']).toBe('gzip');
+    const head = await rawGet(a, path, headers, 'HEAD');
+    expect(head.headers).toEqual(hit.headers);
+    expect(head.body.length).toBe(0);
+    const revalidated = await rawGet(a, path, { ...headers, 'if-none-match': String(hit.headers.etag) });
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.body.length).toBe(0);
+    expect(revalidated.headers['access-control-allow-origin']).toBe('https://app.example');
+    const otherOrigin = await rawGet(a, path, { ...headers, origin: 'null' });
+    expect(otherOrigin.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
   it('answers a repeated anonymous read from memory with the same bytes', async () => {
     const url = `${a.base}/wp-json/calendar/events/v1/venues`;
     const first = await fetch(url);
@@ -161,3 +187,19 @@ describe(`learning of changes without asking (${TEST_ENGINE})`, () => {
     expect(await venues()).toEqual(['Boat house', 'Quay shed']);
   });
 });
+
+/** A GET (or HEAD) on node:http, so that the headers are exactly those sent and received; `date` left out. */
+function rawGet(instance: Instance, path: string, headers: Record<string, string>, method = 'GET') {
+  return new Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }>((resolve, reject) => {
+    const sent = httpRequest(`${instance.base}${path}`, { method, headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const { date: _date, ...kept } = response.headers;
+        resolve({ status: response.statusCode ?? 0, headers: kept, body: Buffer.concat(chunks) });
+      });
+    });
+    sent.on('error', reject);
+    sent.end();
+  });
+}

@@ -1,5 +1,6 @@
 
 import { finishAnswer, Representation } from '../http/representation.js';
+import type { RequestHead } from '../http/request-head.js';
 
 /** RESPONSE_CACHE_MB / RESPONSE_CACHE_TTL_MS (README "Response cache"). */
 export interface ResponseCacheSettings {
@@ -44,22 +45,35 @@ export class ResponseCache {
 
   async answer(request: Request, compute: () => Promise<Response>): Promise<Response> {
     if (!this.considers(request)) return finishAnswer(request, await compute());
-    const key = cacheKey(request);
     const version = await this.dataVersion();
-    const entry = this.entries.get(key);
-    if (entry && entry.version === version && Date.now() - entry.storedAt < this.settings.ttlMs) {
-      this.touch(key, entry);
-      return entry.representation.respond(request);
-    }
+    const current = this.current(request, version);
+    if (current) return current.respond(request);
     const response = await compute();
     const representation = await Representation.of(response, isRemembered);
     if (!representation) return finishAnswer(request, response);
-    this.store(key, { version, storedAt: Date.now(), representation });
+    this.store(cacheKey(request), { version, storedAt: Date.now(), representation });
     return representation.respond(request);
   }
 
-  private considers(request: Request): boolean {
-    if (this.settings.maxBytes === 0 || request.method !== 'GET') return false;
+  /**
+   * The remembered answer to a GET (or HEAD) that is still current, or null. The server asks it before building a
+   * Fetch Request (src/http/cached-answers.ts); a miss goes the whole way, through `answer`.
+   */
+  async hit(request: RequestHead): Promise<Representation | null> {
+    if (!this.considers(request)) return null;
+    return this.current(request, await this.dataVersion());
+  }
+
+  private current(request: RequestHead, version: bigint): Representation | null {
+    const key = cacheKey(request);
+    const entry = this.entries.get(key);
+    if (!entry || entry.version !== version || Date.now() - entry.storedAt >= this.settings.ttlMs) return null;
+    this.touch(key, entry);
+    return entry.representation;
+  }
+
+  private considers(request: RequestHead): boolean {
+    if (this.settings.maxBytes === 0 || (request.method !== 'GET' && request.method !== 'HEAD')) return false;
     return !request.headers.has('authorization');
   }
 
@@ -88,6 +102,6 @@ export class ResponseCache {
   }
 }
 
-function cacheKey(request: Request): string {
+function cacheKey(request: RequestHead): string {
   return [request.url, ...VARY.map((name) => request.headers.get(name) ?? '')].join('\n');
 }

@@ -1,6 +1,7 @@
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlibConstants, gzip } from 'node:zlib';
 import Negotiator from 'negotiator';
+import type { RequestHead } from './request-head.js';
 
 export type Bytes = Buffer<ArrayBuffer>;
 // zlib's typings allow a SharedArrayBuffer under its output; it never is one.
@@ -31,7 +32,7 @@ export const CONTENT_CODINGS = Object.keys(compressors) as ContentCoding[];
 const CODINGS: readonly Coding[] = ['br', 'gzip', 'identity'];
 
 /** The coding to answer `request` with (Accept-Encoding, q=0 refusals included), or null when it accepts none of ours. */
-export function negotiateCoding(request: Request): Coding | null {
+export function negotiateCoding(request: RequestHead): Coding | null {
   const headers = { 'accept-encoding': request.headers.get('accept-encoding') ?? undefined };
   return (new Negotiator({ headers }).encoding([...CODINGS], { preferred: [...CODINGS] }) as Coding | undefined) ?? null;
 }

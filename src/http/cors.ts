@@ -1,3 +1,4 @@
+import type { PlainAnswer, RequestHead } from './request-head.js';
 import { addVary, withMutableHeaders } from './vary.js';
 
 // Cross-origin access to the REST and GraphQL APIs, as WordPress answers it for its REST API: the request's origin is
@@ -51,11 +52,13 @@ export interface Cors {
    * Origin (not a cross-origin browser request), WordPress's Expose-Headers and Allow-Headers and no origin.
    */
   decorate(request: Request, response: Response): Response;
+  /** The same for an answer from memory (src/http/cached-answers.ts), which carries no CORS headers of its own. */
+  decorateAnswer(request: RequestHead, answer: PlainAnswer): void;
 }
 
 export function createCors(origins: CorsOrigins): Cors {
   const allowed = origins === 'any' ? null : new Set(origins);
-  const allowedOrigin = (request: Request) => {
+  const allowedOrigin = (request: RequestHead) => {
     const origin = wellFormedOrigin(request.headers.get('origin'));
     return origin !== null && (allowed === null || allowed.has(origin)) ? origin : null;
   };
@@ -79,21 +82,29 @@ export function createCors(origins: CorsOrigins): Cors {
     decorate(request, response) {
       const decorated = withoutCors(response);
       addVary(decorated.headers, 'Origin');
-      if (!request.headers.has('origin')) {
-        // As WordPress: what may be sent and read is said on every answer; who may read it only to an origin.
-        decorated.headers.set('access-control-expose-headers', EXPOSED_HEADERS);
-        decorated.headers.set('access-control-allow-headers', ALLOWED_HEADERS.join(', '));
-        return decorated;
-      }
-      const origin = allowedOrigin(request);
-      if (origin === null) return decorated;
-      decorated.headers.set('access-control-allow-origin', origin);
-      decorated.headers.set('access-control-allow-credentials', 'true');
-      decorated.headers.set('access-control-expose-headers', EXPOSED_HEADERS);
-      decorated.headers.set('access-control-allow-headers', ALLOWED_HEADERS.join(', '));
+      for (const [name, value] of corsHeaders(request)) decorated.headers.set(name, value);
       return decorated;
     },
+    decorateAnswer(request, answer) {
+      addVary(answer.headers, 'Origin');
+      for (const [name, value] of corsHeaders(request)) answer.headers.set(name, value);
+    },
   };
+
+  /**
+   * As WordPress: what may be sent and read is said on every answer; who may read it only to an allowed origin. None
+   * for an origin not allowed.
+   */
+  function corsHeaders(request: RequestHead): [string, string][] {
+    const mayReadAndSend: [string, string][] = [
+      ['access-control-expose-headers', EXPOSED_HEADERS],
+      ['access-control-allow-headers', ALLOWED_HEADERS.join(', ')],
+    ];
+    if (!request.headers.has('origin')) return mayReadAndSend;
+    const origin = allowedOrigin(request);
+    if (origin === null) return [];
+    return [['access-control-allow-origin', origin], ['access-control-allow-credentials', 'true'], ...mayReadAndSend];
+  }
 }
 
 /** The always-allowed headers, and those the preflight asks for that are field names the service does not trust. */

@@ -1,5 +1,6 @@
 import { encode, negotiateCoding, type Bytes, type Coding, type ContentCoding } from './content-coding.js';
 import { codedEntityTag, entityTagOf, matchedEntityTag, tagsOfEveryCoding } from './entity-tag.js';
+import { toResponse, type PlainAnswer, type RequestHead } from './request-head.js';
 import { addVary, withMutableHeaders } from './vary.js';
 
 /** Bodies smaller than this are sent as they are: compressing them saves less than its headers and time cost. */
@@ -12,10 +13,10 @@ const DECIDED_HERE = new Set(['etag', 'cache-control', 'content-length', 'conten
 const STREAMED = /^(text\/event-stream|multipart\/)/i;
 
 /** Whether the request carries credentials: its answer is for this client alone. */
-export const isCredentialed = (request: Request) => request.headers.has('authorization') || request.headers.has('cookie');
+export const isCredentialed = (request: RequestHead) => request.headers.has('authorization') || request.headers.has('cookie');
 
 /** Anyone's cache may keep an anonymous answer, a client's own cache a credentialed one; both ask again (by ETag) before reuse. */
-const cacheControlFor = (request: Request) => (isCredentialed(request) ? 'private, no-cache' : 'public, no-cache');
+const cacheControlFor = (request: RequestHead) => (isCredentialed(request) ? 'private, no-cache' : 'public, no-cache');
 
 /**
  * A successful answer as bytes (a GET's, or a POST's to be compressed): its strong ETag (a hash of the body unless the route chose one), its Cache-Control,
@@ -51,10 +52,15 @@ export class Representation {
    * The answer to `request`: 304 when it holds this representation (in any coding), else the body in its best coding.
    * Without `validators` (the answer to a POST, which no cache keeps) it is only compressed.
    */
-  async respond(request: Request, { validators = true } = {}): Promise<Response> {
+  async respond(request: Request, options: { validators?: boolean } = {}): Promise<Response> {
+    return toResponse(await this.answer(request, options));
+  }
+
+  /** `respond`'s answer as plain data, for a request read straight from node:http (src/http/cached-answers.ts). */
+  async answer(request: RequestHead, { validators = true } = {}): Promise<PlainAnswer> {
     const coding = this.codingFor(request);
     const etag = coding === 'identity' ? this.etag : codedEntityTag(this.etag, coding);
-    const headers = new Headers(this.headers as [string, string][]);
+    const headers = new Map(this.headers);
     if (validators) {
       headers.set('etag', etag);
       headers.set('cache-control', cacheControlFor(request));
@@ -64,16 +70,16 @@ export class Representation {
     if (held) {
       headers.set('etag', held);
       headers.delete('content-type');
-      return new Response(null, { status: 304, headers });
+      return { status: 304, headers, body: null };
     }
     const body = coding === 'identity' ? this.body : await this.encodedAs(coding);
     if (coding !== 'identity') headers.set('content-encoding', coding);
     headers.set('content-length', String(body.byteLength));
-    return new Response(body as Uint8Array<ArrayBuffer>, { status: 200, headers });
+    return { status: 200, headers, body };
   }
 
   /** The coding the request prefers among ours; identity for a small body, or when it accepts none of ours. */
-  private codingFor(request: Request): Coding {
+  private codingFor(request: RequestHead): Coding {
     if (this.body.byteLength < COMPRESSION_THRESHOLD_BYTES) return 'identity';
     return negotiateCoding(request) ?? 'identity';
   }
@@ -83,7 +89,7 @@ export class Representation {
    * A copy in another coding is the same content: its 304 names the tag the client sent, so that a cache updates the
    * copy it holds.
    */
-  private heldBy(request: Request, negotiated: string): string | null {
+  private heldBy(request: RequestHead, negotiated: string): string | null {
     const ifNoneMatch = request.headers.get('if-none-match');
     if (ifNoneMatch !== null) {
       return matchedEntityTag(ifNoneMatch, [negotiated, ...tagsOfEveryCoding(this.etag)]);

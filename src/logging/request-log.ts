@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { pino } from 'pino';
+import type { RequestHead } from '../http/request-head.js';
 import type { Logger } from './logger.js';
 
 /** What a handler may tell the request's log line. */
@@ -17,13 +18,13 @@ export const REQUEST_ID_HEADER = 'X-Request-ID';
 /** An incoming ID is kept when it is short and made of characters a log query can take as they are. */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:+=/-]{1,128}$/;
 
-function requestIdOf(request: Request): string {
+export function requestIdOf(request: RequestHead): string {
   const incoming = request.headers.get(REQUEST_ID_HEADER);
   return incoming !== null && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }
 
 /** The path as logged: never the query string (it can carry a record's password), but WordPress's `rest_route`. */
-function loggedPath(request: Request): string {
+export function loggedPath(request: RequestHead): string {
   const url = new URL(request.url);
   const restRoute = url.searchParams.get('rest_route');
   return restRoute === null ? url.pathname : `${url.pathname}?rest_route=${restRoute}`;
