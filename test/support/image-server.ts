@@ -5,7 +5,8 @@ import { imageBytes, MIME_TYPES, type ImageKind } from './images.js';
 // A local web server that answers what image URLs can answer, so tests of images given by URL run offline. Test
 // servers may fetch from 127.0.0.1 (IMAGE_FETCH_ALLOW_PRIVATE in test/support/server.ts); the others refuse it.
 //
-//   /image.<png|jpg|gif|webp>?w=&h=   a real image of that size (any other query makes the URL unique)
+//   /<any path>.<png|jpg|jpeg|gif|webp>?w=&h=   a real image of that size (any letter case; any other query
+//                                     makes the URL unique)
 //   /picture?type=png&w=&h=           the same without an extension in the path
 //   /text.png                         plain text, labelled image/png
 //   /drawing.svg                      an SVG drawing
@@ -21,6 +22,8 @@ export interface ImageServer {
   origin: string;
   /** A URL of a real image on this server, unique per call (so that no earlier test's media record is reused). */
   image(kind: ImageKind, width: number, height: number): string;
+  /** `origin` + path: `at('/p/photo.JPG')`. */
+  at(path: string): string;
   /** Requests the server received for this path (query left out). */
   hits(path: string): number;
   close(): Promise<void>;
@@ -40,6 +43,7 @@ export async function startImageServer(): Promise<ImageServer> {
   return {
     origin,
     image: (kind, width, height) => `${origin}/image.${kind}?w=${width}&h=${height}&n=${process.pid}-${++unique}`,
+    at: (path) => `${origin}${path}`,
     hits: (path) => hits.get(path) ?? 0,
     close: () =>
       new Promise<void>((resolve) => {
@@ -51,7 +55,8 @@ export async function startImageServer(): Promise<ImageServer> {
 
 function answer(url: URL, _request: IncomingMessage, response: ServerResponse): void {
   const number = (name: string, fallback: number) => Number(url.searchParams.get(name) ?? fallback);
-  const image = /^\/image\.(png|jpg|gif|webp)$/.exec(url.pathname)?.[1] ?? (url.pathname === '/picture' ? url.searchParams.get('type') : null);
+  const extension = /\.(png|jpe?g|gif|webp)$/i.exec(url.pathname)?.[1]?.toLowerCase().replace('jpeg', 'jpg');
+  const image = SPECIAL.has(url.pathname) ? null : (extension ?? (url.pathname === '/picture' ? url.searchParams.get('type') : null));
   if (image && image in MIME_TYPES) {
     const kind = image as ImageKind;
     return send(response, 200, MIME_TYPES[kind], imageBytes(kind, number('w', 1), number('h', 1)));
@@ -84,6 +89,8 @@ function answer(url: URL, _request: IncomingMessage, response: ServerResponse): 
       return send(response, 404, 'text/plain', Buffer.from('not found'));
   }
 }
+
+const SPECIAL = new Set(['/text.png', '/slow.png', '/huge.png', '/declared-huge.png']);
 
 function send(response: ServerResponse, status: number, contentType: string, body: Buffer): void {
   response.writeHead(status, { 'content-type': contentType, 'content-length': String(body.length) });
