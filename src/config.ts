@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import type { SignInLimits } from './auth/sign-in-limits.js';
 import { parseCorsOrigins, type CorsOrigins } from './http/cors.js';
+import { isAddressRange } from './images/addresses.js';
 import { canonicalTimeZone } from './time/dates.js';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -37,6 +38,8 @@ export interface Config {
     /** DATA_VERSION_LISTEN_URL: PostgreSQL, a direct connection for LISTEN when DATABASE_URL goes through a pooler. */
     listenUrl: string | undefined;
   };
+  /** Images given by URL are fetched and checked (README "Images"; src/images). */
+  imageFetch: ImageFetchConfig;
   /** Persisted operations on /graphql (README "Persisted operations"; src/limits/persisted-operations.ts). */
   persistedOperations: {
     /** GRAPHQL_PERSISTED_ONLY: `true` runs registered operations only, sent by hash; any other document is refused. */
@@ -75,6 +78,15 @@ export interface Limits {
     /** GRAPHQL_INTROSPECTION: `false` refuses `__schema` and `__type` (and hides field suggestions). */
     introspection: boolean;
   };
+}
+
+export interface ImageFetchConfig {
+  /** IMAGE_FETCH_TIMEOUT_MS: longest a fetch may take, redirects and body included. */
+  timeoutMs: number;
+  /** IMAGE_FETCH_MAX_BYTES: largest image body; a longer one is refused as soon as it passes this. */
+  maxBytes: number;
+  /** IMAGE_FETCH_ALLOW_PRIVATE: `all`, `none`, or the private ranges (CIDR) that may be fetched all the same. */
+  allowPrivate: 'all' | 'none' | string[];
 }
 
 export class ConfigError extends Error {}
@@ -146,6 +158,16 @@ function readCorsOrigins(env: Env): CorsOrigins {
   return origins;
 }
 
+function readAllowPrivate(env: Env): ImageFetchConfig['allowPrivate'] {
+  const raw = (env.IMAGE_FETCH_ALLOW_PRIVATE ?? 'false').trim();
+  if (raw === 'true') return 'all';
+  if (raw === 'false' || raw === '') return 'none';
+  const ranges = raw.split(',').map((range) => range.trim());
+  const bad = ranges.find((range) => !isAddressRange(range));
+  if (bad !== undefined) throw new ConfigError(`IMAGE_FETCH_ALLOW_PRIVATE must be true, false or a comma-separated list of addresses or CIDR ranges such as "10.1.0.0/16", got "${bad}"`);
+  return ranges;
+}
+
 function engineOf(url: string): Engine {
   if (url.startsWith('file:')) return 'sqlite';
   if (/^postgres(ql)?:\/\//.test(url)) return 'postgres';
@@ -204,6 +226,11 @@ export function loadConfig(env: Env = process.env): Config {
     dataVersion: {
       pollMs: readWholeNumber(env, 'DATA_VERSION_POLL_MS', 1000, 1),
       listenUrl: env.DATA_VERSION_LISTEN_URL || undefined,
+    },
+    imageFetch: {
+      timeoutMs: readWholeNumber(env, 'IMAGE_FETCH_TIMEOUT_MS', 10_000, 1),
+      maxBytes: readWholeNumber(env, 'IMAGE_FETCH_MAX_BYTES', 10 * 1024 * 1024, 1),
+      allowPrivate: readAllowPrivate(env),
     },
     persistedOperations: {
       only: readSwitch(env, 'GRAPHQL_PERSISTED_ONLY', false),

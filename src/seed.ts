@@ -10,6 +10,7 @@ import { createDb, type Db } from './db/client.js';
 import { migrate } from './db/migrate.js';
 import { randomSequence } from './random.js';
 import { createContext, type Viewer } from './graphql/context.js';
+import { rememberImage } from './graphql/media/index.js';
 import { schema } from './graphql/schema.js';
 import { WALL_CLOCK_FORMAT } from './time/dates.js';
 
@@ -361,6 +362,19 @@ function eventPlans(random: Random, count: number, ids: { author: number; venues
   return plans;
 }
 
+/**
+ * The demo images have made-up URLs that cannot be fetched (a seed must work offline): they are kept with the facts
+ * a photo would have and given to the records by media ID, where a client's image URL would be fetched and checked.
+ */
+const DEMO_IMAGE = { mimeType: 'image/jpeg', width: 1200, height: 800 };
+
+async function withDemoImages(db: Db, inputs: Array<Record<string, unknown>>): Promise<Array<Record<string, unknown>>> {
+  for (const input of inputs) {
+    if (typeof input.image === 'string') input.image = String(await rememberImage(db, input.image, DEMO_IMAGE));
+  }
+  return inputs;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 
 /** Loads the demo data set; prints a one-line refusal or a summary. */
@@ -388,12 +402,12 @@ export async function seed(config: Config, options: SeedOptions = {}): Promise<S
     });
     const run = runner(db, config, { user: author });
 
-    const venues = await createMany(run, 'createVenue', 'VenueInput', venueInputs(random, author.id));
+    const venues = await createMany(run, 'createVenue', 'VenueInput', await withDemoImages(db, venueInputs(random, author.id)));
     const organizers = await createMany(run, 'createOrganizer', 'OrganizerInput', organizerInputs(author.id));
 
     const { categories, tags } = await ensureTerms(run);
     const plans = eventPlans(random, options.events ?? 320, { author: author.id, venues, organizers, categories, tags }, DateTime.now());
-    await createMany(run, 'createEvent', 'EventInput', plans.map((p) => p.input));
+    await createMany(run, 'createEvent', 'EventInput', await withDemoImages(db, plans.map((p) => p.input)));
 
     const starts = plans.map((p) => p.start.toUTC()).sort((a, b) => a.toMillis() - b.toMillis());
     const summary: SeedSummary = {

@@ -30,6 +30,14 @@ import {
 import { unique } from './support/factories.js';
 import { call, dayAt, type RestResponse } from './support/rest.js';
 import { startServer, type TestServer } from './support/server.js';
+import { startImageServer, type ImageServer } from './support/image-server.js';
+
+// Images given by URL are fetched: they come from a local image server.
+let images: ImageServer;
+beforeAll(async () => {
+  images = await startImageServer();
+});
+afterAll(() => images?.close());
 
 // The permission matrix over the REST API (rest-contract §5, §8): every viewer (anonymous and each role) × operation
 // × own/others' record × status, for events, venues and organizers, plus categories and tags. Which cells are allowed
@@ -241,10 +249,10 @@ describe('spot checks named by the issue (REST)', () => {
     const editor = await send('editor', 'POST', '/events', { json: newEvent({ author: other }) });
     expect(editor.status, editor.text).toBe(201);
     expect(editor.body.author).toBe(String(other));
-    const image = await send('contributor', 'POST', '/events', { json: newEvent({ image: 'https://example.com/a.jpg' }) });
+    const image = await send('contributor', 'POST', '/events', { json: newEvent({ image: images.at('/a.jpg') }) });
     expect(errorOutcome(image)).toBe('400 rest_invalid_param');
     expect(Object.keys(image.body.data.params)).toEqual(['image']);
-    const authorImage = await send('author', 'POST', '/events', { json: newEvent({ image: 'https://example.com/a.jpg' }) });
+    const authorImage = await send('author', 'POST', '/events', { json: newEvent({ image: images.at('/a.jpg') }) });
     expect(authorImage.status, authorImage.text).toBe(201);
   });
 });

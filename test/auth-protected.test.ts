@@ -2,6 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminData, createPeople, graphql, mapLimit, mayEdit, roleOf, ROLES, tableDiff, type HttpGraphQL, type People, type ViewerName } from './auth-fixtures.js';
 import { call, dayAt, type RestResponse } from './support/rest.js';
 import { startServer, type TestServer } from './support/server.js';
+import { startImageServer, type ImageServer } from './support/image-server.js';
+
+// Images given by URL are fetched: they come from a local image server.
+let images: ImageServer;
+beforeAll(async () => {
+  images = await startImageServer();
+});
+afterAll(() => images?.close());
 
 // Password-protected events (rest-contract §5, reference decision 3): a single read without the right `password` is
 // REST 403 event-password-protected and GraphQL `isLocked` with the content fields blanked; with it, everything. Lists
@@ -39,7 +47,7 @@ beforeAll(async () => {
   const event = (title: string, password: string, authorId: number, extra = '') =>
     `{ title: "${TOKEN} ${title}", startDate: "${dayAt(8)}", endDate: "${dayAt(8, '12:00:00')}", timezone: "UTC", status: PUBLISH,
        authorId: ${authorId}, password: "${password}", description: ${JSON.stringify(CONTENT.description)}, excerpt: "${CONTENT.excerpt}",
-       cost: "${CONTENT.cost}", website: "${CONTENT.website}", featured: true, sticky: true, ticketed: true, image: "https://example.com/secret.jpg",
+       cost: "${CONTENT.cost}", website: "${CONTENT.website}", featured: true, sticky: true, ticketed: true, image: "${images.at('/secret.jpg')}",
        categories: ["Protected category"], tags: ["Protected tag"], venues: [{ new: { name: "${TOKEN} hall", city: "Berlin" } }],
        organizers: [{ new: { name: "${TOKEN} host", phone: "555-0199" } }] ${extra} }`;
   const other = people.other.id!;
@@ -103,7 +111,7 @@ function expectFullEvent(body: any) {
   expect(body.cost).toBe(CONTENT.cost);
   expect(body.website).toBe(CONTENT.website);
   expect(body.featured).toBe(true);
-  expect(body.image).toMatchObject({ url: 'https://example.com/secret.jpg' });
+  expect(body.image).toMatchObject({ url: images.at('/secret.jpg') });
   expect(body.categories.map((term: { name: string }) => term.name)).toEqual(['Protected category']);
   expect(body.tags.map((term: { name: string }) => term.name)).toEqual(['Protected tag']);
   expect(body.venue).toMatchObject({ city: 'Berlin' });
@@ -251,7 +259,7 @@ describe('GraphQL', () => {
   const expectOpen = (event: any) => {
     expect(event).toMatchObject({ hasPassword: true, isLocked: false, excerpt: CONTENT.excerpt, cost: CONTENT.cost, website: CONTENT.website });
     expect(event.description).toContain('The secret programme');
-    expect(event.image).toEqual({ url: 'https://example.com/secret.jpg' });
+    expect(event.image).toEqual({ url: images.at('/secret.jpg') });
     expect(event.categories).toEqual([{ name: 'Protected category' }]);
     expect(event.costDetails.values).toEqual(['25']);
   };

@@ -5,6 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEvent, createVenue, onlyError, unique } from './support/factories.js';
 import { restClient, type RestClient, type RestResponse } from './support/rest.js';
 import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
+import { startImageServer, type ImageServer } from './support/image-server.js';
+
+// Images given by URL are fetched: they come from a local image server.
+let images: ImageServer;
+beforeAll(async () => {
+  images = await startImageServer();
+});
+afterAll(() => images?.close());
 
 let server: TestServer;
 let rest: RestClient;
@@ -195,7 +203,7 @@ describe('URL fields take http(s) only', () => {
       expectInvalidParam(await rest.post('/events', { json: { title, ...future(4), [param]: url } }), param);
       expect(await eventsTitled(title)).toBe(0);
       // The same with an https URL is stored and found the same way.
-      expect((await rest.post('/events', { json: { title, ...future(4), [param]: 'https://example.org/ok.png' } })).status).toBe(201);
+      expect((await rest.post('/events', { json: { title, ...future(4), [param]: images.at('/ok.png') } })).status).toBe(201);
       expect(await eventsTitled(title)).toBe(1);
     }
   });
@@ -211,7 +219,7 @@ describe('URL fields take http(s) only', () => {
         };
         expectInvalidParam(await rest.post(route, { json: { [nameParam]: name, [param]: url } }), param);
         expect(await named(), `${route} ${param}`).toBe(0);
-        expect((await rest.post(route, { json: { [nameParam]: name, [param]: 'https://example.org/ok.png' } })).status).toBe(201);
+        expect((await rest.post(route, { json: { [nameParam]: name, [param]: images.at('/ok.png') } })).status).toBe(201);
         expect(await named(), `${route} ${param}`).toBe(1);
       }
     }

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCategory, createEvent, createOrganizer, createTag, createVenue, onlyError, unique } from './support/factories.js';
 import { ADMIN_AUTHORIZATION, startServer, type As, type TestServer } from './support/server.js';
+import { startImageServer, type ImageServer } from './support/image-server.js';
+
+// Images given by URL are fetched: they come from a local image server.
+let images: ImageServer;
+beforeAll(async () => {
+  images = await startImageServer();
+});
+afterAll(() => images?.close());
 
 let server: TestServer;
 beforeAll(async () => {
@@ -46,7 +54,7 @@ describe('creating and reading events', () => {
       featured: true,
       password: 'secret',
       ticketed: true,
-      image: 'https://example.com/jazz.jpg',
+      image: images.at('/jazz.jpg'),
     });
     const created = (await server.gqlOk(CREATE, { input })).createEvent;
     expect(created).toMatchObject({
@@ -72,7 +80,7 @@ describe('creating and reading events', () => {
       hasPassword: true,
       ticketed: true,
       parentId: null,
-      image: { url: 'https://example.com/jazz.jpg' },
+      image: { url: images.at('/jazz.jpg') },
     });
     // A draft: its creator (the administrator) reads it back; anonymous readers may not.
     expect(await eventById(created.id, ADMIN_AUTHORIZATION)).toEqual(created);
@@ -121,15 +129,15 @@ describe('updating events', () => {
   });
 
   it('removes the image and the password when given empty strings', async () => {
-    const event = await createEvent(server, baseInput({ image: 'https://example.com/a.png', password: 'pw' }));
+    const event = await createEvent(server, baseInput({ image: images.at('/a.png'), password: 'pw' }));
     const updated = (await server.gqlOk(UPDATE, { id: event.id, input: { image: '', password: '' } })).updateEvent;
     expect(updated).toMatchObject({ image: null, hasPassword: false });
   });
 
   it('reuses a known image by its ID', async () => {
-    const first = (await server.gqlOk(CREATE, { input: baseInput({ image: 'https://example.com/shared.png' }) })).createEvent;
+    const first = (await server.gqlOk(CREATE, { input: baseInput({ image: images.at('/shared.png') }) })).createEvent;
     const second = (await server.gqlOk(CREATE, { input: baseInput({ image: String(first.image.id) }) })).createEvent;
-    const third = (await server.gqlOk(CREATE, { input: baseInput({ image: 'https://example.com/shared.png' }) })).createEvent;
+    const third = (await server.gqlOk(CREATE, { input: baseInput({ image: images.at('/shared.png') }) })).createEvent;
     expect(second.image).toEqual(first.image);
     expect(third.image).toEqual(first.image);
   });
@@ -304,7 +312,7 @@ describe('refusing bad event input', () => {
       organizers: [{ new: { name: `${token} organizer` } }],
       categories: [`${token} category`],
       tags: [`${token} tag`],
-      image: `https://example.com/${token}.png`,
+      image: images.at(`/${token}.png`),
     });
     expect(Object.keys(fields)).toEqual(['endDate']);
     const after = await server.gqlOk(`query ($s: String!) {
@@ -604,9 +612,9 @@ describe('relations of an event', () => {
 
   it('answers the image and the parent event', async () => {
     const parent = await createEvent(server, baseInput());
-    const child = await createEvent(server, baseInput({ parentId: parent.id, image: 'https://cdn.example.com/p/photo.JPG?size=2' }), RELATIONS);
+    const child = await createEvent(server, baseInput({ parentId: parent.id, image: images.at('/p/photo.JPG?size=2') }), RELATIONS);
     expect(child.parent).toEqual({ id: parent.id, title: expect.any(String) });
-    expect(child.image).toMatchObject({ url: 'https://cdn.example.com/p/photo.JPG?size=2', extension: 'jpg' });
+    expect(child.image).toMatchObject({ url: images.at('/p/photo.JPG?size=2'), extension: 'jpg' });
   });
 
   it('lists the events of a venue by start', async () => {

@@ -2,6 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCategory, createEvent, createOrganizer, createTag, createVenue } from './support/factories.js';
 import { TEST_ENGINE } from './support/database.js';
 import { startServer, type TestServer } from './support/server.js';
+import { startImageServer, type ImageServer } from './support/image-server.js';
+
+// Images given by URL are fetched: they come from a local image server.
+let images: ImageServer;
+beforeAll(async () => {
+  images = await startImageServer();
+});
+afterAll(() => images?.close());
 
 // The cost of a page of events must not depend on its size: relations load in planned joins or batched loaders,
 // never once per event (no N+1).
@@ -12,7 +20,7 @@ const EVENTS_ON_PAGE = 50;
 
 beforeAll(async () => {
   server = await startServer();
-  const [v1, v2, v3] = await Promise.all([createVenue(server, { image: 'https://example.com/venue.png' }), createVenue(server), createVenue(server)]);
+  const [v1, v2, v3] = await Promise.all([createVenue(server, { image: images.at('/venue.png') }), createVenue(server), createVenue(server)]);
   const [o1, o2, o3] = await Promise.all([createOrganizer(server), createOrganizer(server), createOrganizer(server)]);
   const parentCategory = await createCategory(server);
   const categories = await Promise.all([1, 2, 3, 4].map(() => createCategory(server, { parentId: parentCategory.id })));
@@ -25,7 +33,7 @@ beforeAll(async () => {
     await createEvent(server, {
       startDate: `2032-01-01 10:${String(i).padStart(2, '0')}:00`,
       endDate: `2032-01-01 12:00:00`,
-      image: `https://example.com/event-${i % 3}.jpg`,
+      image: images.at(`/event-${i % 3}.jpg`),
       parentId: i % 2 ? series.id : undefined,
       venues: pick([v1, v2, v3], 2).map((venue) => ({ id: venue.id })),
       organizers: pick([o1, o2, o3], 2).map((organizer) => ({ id: organizer.id })),

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEvent, createOrganizer, daysFromNow, unique } from './support/factories.js';
 import { ADMIN_AUTHORIZATION, startServer, type As, type GraphQLResult, type TestServer } from './support/server.js';
+import { startImageServer, type ImageServer } from './support/image-server.js';
+
+// Images given by URL are fetched: they come from a local image server.
+let images: ImageServer;
+beforeAll(async () => {
+  images = await startImageServer();
+});
+afterAll(() => images?.close());
 
 let server: TestServer;
 beforeAll(async () => {
@@ -90,7 +98,7 @@ describe('createOrganizer', () => {
   it('withholds the content of a password-protected organizer from readers without the password', async () => {
     const name = unique('Locked Org');
     const content = { description: '<p>Hidden</p>', excerpt: 'Psst', phone: '555', website: 'https://secret.example', email: 'secret@example.com' };
-    const image = `https://img.example.com/${unique('locked')}.jpg`;
+    const image = images.at(`/${unique('locked')}.jpg`);
     const { id, slug } = await createOrganizer(server, { name, ...content, image, password: 'letmein' });
     const FIELDS = 'id: databaseId name slug status hasPassword isLocked description(format: RAW) excerpt(format: RAW) phone website email image { url }';
     const READ = `query ($id: ID!, $slug: String!, $password: String) {
@@ -207,15 +215,15 @@ describe('createOrganizer', () => {
 
   describe('image', () => {
     it('keeps an image URL as a media record, reused for the same URL', async () => {
-      const url = `https://img.example.com/${unique('logo')}.svg`;
+      const url = images.at(`/${unique('logo')}.png`);
       const first = await createOrganizer(server, { image: url }, 'image { id: databaseId url extension }');
-      expect(first.image).toMatchObject({ url, extension: 'svg' });
+      expect(first.image).toMatchObject({ url, extension: 'png' });
       const second = await createOrganizer(server, { image: url }, 'image { id: databaseId }');
       expect(second.image.id).toBe(first.image.id);
     });
 
     it('accepts the ID of a known image, also one first kept for a venue', async () => {
-      const url = `https://img.example.com/${unique('shared')}.png`;
+      const url = images.at(`/${unique('shared')}.png`);
       const venue = await server.gqlOk(`mutation ($input: VenueInput!) { createVenue(input: $input) { image { id: databaseId } } }`, {
         input: { name: unique('V'), image: url },
       });
@@ -252,7 +260,7 @@ describe('updateOrganizer', () => {
 
   it('sets and clears the image', async () => {
     const organizer = await createOrganizer(server);
-    const url = `https://img.example.com/${unique('o')}.webp`;
+    const url = images.at(`/${unique('o')}.webp`);
     expect((await server.gqlOk(UPDATE, { id: organizer.id, input: { image: url } })).updateOrganizer.image.url).toBe(url);
     expect((await server.gqlOk(UPDATE, { id: organizer.id, input: { image: '' } })).updateOrganizer.image).toBeNull();
   });

@@ -14,6 +14,13 @@ import type { HttpMethod } from '../src/rest/route.js';
 import { ROUTES } from '../src/rest/routes/table.js';
 import { createCategory, createEvent, createOrganizer, createTag, createVenue, daysFromNow, unique } from './support/factories.js';
 import { startServer, type TestServer } from './support/server.js';
+import { startImageServer, type ImageServer } from './support/image-server.js';
+// Images given by URL are fetched: they come from a local image server.
+let images: ImageServer;
+beforeAll(async () => {
+  images = await startImageServer();
+});
+afterAll(() => images?.close());
 
 // /doc is generated from the route declarations (src/rest/routes/table.ts). These tests compare the document with
 // those declarations, check its translations, and validate real responses against its component schemas.
@@ -374,7 +381,7 @@ describe('the component schemas', () => {
       organizers: organizers.map((o) => ({ id: o.id })),
       categories: [String(category.id)],
       tags: [String(tag.id)],
-      image: 'https://img.example/poster.jpg',
+      image: images.at('/poster.jpg'),
       cost: '10 - 25',
       currencySymbol: '€',
     });

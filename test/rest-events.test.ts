@@ -4,6 +4,14 @@ import { unique } from './support/factories.js';
 import { dayAt, EMBEDDED_TERM_KEYS, eventKeys, inOrder, ORGANIZER_KEY_ORDER, restClient, VENUE_KEY_ORDER, type RestClient, type RestResponse } from './support/rest.js';
 import { assertSchema } from './support/schemas.js';
 import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
+import { startImageServer, type ImageServer } from './support/image-server.js';
+
+// Images given by URL are fetched: they come from a local image server.
+let images: ImageServer;
+beforeAll(async () => {
+  images = await startImageServer();
+});
+afterAll(() => images?.close());
 
 // The events routes of the REST API (rest-contract §1, §2.1, §3.1, §4.1, §4.2, §4.4, §5, §6.1, §8, §9), over HTTP
 // against a real server and database. Decisions of shared/reference/README.md are cited as "decision N".
@@ -642,8 +650,8 @@ describe('POST /events (create)', () => {
   });
 
   it('accepts an image URL and answers the image object (decision 8)', async () => {
-    const event = await newEvent({ image: 'https://images.example.com/poster.jpg' });
-    expect(event.image).toMatchObject({ url: 'https://images.example.com/poster.jpg', id: expect.any(Number), extension: 'jpg' });
+    const event = await newEvent({ image: images.at('/poster.jpg') });
+    expect(event.image).toMatchObject({ url: images.at('/poster.jpg'), id: expect.any(Number), extension: 'jpg' });
     expect((await newEvent({ image: event.image.id })).image.id).toBe(event.image.id);
     expectError(await rest.post('/events', { json: { title: 'x', start_date: dayAt(1), end_date: dayAt(1), image: 999999 } }), 400, 'rest_invalid_param', 'image');
   });

@@ -3,6 +3,14 @@ import { createEvent, createOrganizer, unique } from './support/factories.js';
 import { adminAuthor, expectSampleOrder, inOrder, ORGANIZER_KEY_ORDER, restClient, sampleBody, sampleHeaders, type RestClient, type RestResponse } from './support/rest.js';
 import { assertSchema } from './support/schemas.js';
 import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
+import { startImageServer, type ImageServer } from './support/image-server.js';
+
+// Images given by URL are fetched: they come from a local image server.
+let images: ImageServer;
+beforeAll(async () => {
+  images = await startImageServer();
+});
+afterAll(() => images?.close());
 
 // REST /organizers (rest-contract §1, §2.3, §3.1, §4.3, §4.4, §5, §6.2, §8), over HTTP against a real server and database.
 
@@ -213,7 +221,7 @@ describe('POST /organizers', () => {
   it('creates an organizer (201) with every field', async () => {
     const reply = await write('POST', '/organizers', {
       organizer: 'Acme Create', description: '<p>We run things</p>', excerpt: 'Runs', phone: '+1 555 0200',
-      website: 'https://example.com/org', email: 'acme@example.com', date: '2024-02-03 04:05:06', image: 'https://example.com/logo.png',
+      website: 'https://example.com/org', email: 'acme@example.com', date: '2024-02-03 04:05:06', image: images.at('/logo.png'),
     });
     expect(reply.status, JSON.stringify(reply.body)).toBe(201);
     const organizer = reply.body;
@@ -227,7 +235,7 @@ describe('POST /organizers', () => {
       description: '<p>We run things</p>', excerpt: '<p>Runs</p>', slug: 'acme-create', phone: '+1 555 0200',
       website: 'https://example.com/org', email: 'acme@example.com',
     });
-    expect(organizer.image).toMatchObject({ url: 'https://example.com/logo.png', extension: 'png' });
+    expect(organizer.image).toMatchObject({ url: images.at('/logo.png'), extension: 'png' });
   });
 
   it('drops every empty value, and reads form-encoded bodies', async () => {

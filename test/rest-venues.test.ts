@@ -3,6 +3,14 @@ import { createEvent, createVenue, unique } from './support/factories.js';
 import { adminAuthor, expectSampleOrder, inOrder, restClient, sampleBody, sampleHeaders, VENUE_KEY_ORDER, type RestClient, type RestResponse } from './support/rest.js';
 import { assertSchema } from './support/schemas.js';
 import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
+import { startImageServer, type ImageServer } from './support/image-server.js';
+
+// Images given by URL are fetched: they come from a local image server.
+let images: ImageServer;
+beforeAll(async () => {
+  images = await startImageServer();
+});
+afterAll(() => images?.close());
 
 // REST /venues (rest-contract §1, §2.2, §3.1, §4.3, §4.4, §5, §6.2, §8), over HTTP against a real server and database.
 
@@ -264,7 +272,7 @@ describe('POST /venues', () => {
       venue: 'Harbor Hall Create', description: '<p>By the sea</p>', excerpt: 'Sea', address: '12 Dock St', city: 'Portland',
       country: 'United States', province: 'Maine', state: 'ME', zip: '04101', phone: '+1 555 0100',
       stateprovince: 'ME', website: 'https://example.com/venue', show_map: 'false', show_map_link: 'true',
-      geo_lat: '43.6591', geo_lng: -70.2568, date: '2024-05-01 10:00:00', image: 'https://example.com/hall.jpg',
+      geo_lat: '43.6591', geo_lng: -70.2568, date: '2024-05-01 10:00:00', image: images.at('/hall.jpg'),
     });
     expect(reply.status, JSON.stringify(reply.body)).toBe(201);
     expect(reply.headers.get('location')).toBeNull();
@@ -280,7 +288,7 @@ describe('POST /venues', () => {
       description: '<p>By the sea</p>', excerpt: '<p>Sea</p>', slug: 'harbor-hall-create', province: 'Maine',
       geo_lat: 43.6591, geo_lng: -70.2568, show_map: false, show_map_link: true,
     });
-    expect(venue.image).toMatchObject({ url: 'https://example.com/hall.jpg', extension: 'jpg' });
+    expect(venue.image).toMatchObject({ url: images.at('/hall.jpg'), extension: 'jpg' });
     const read = await rest.get(`/venues/${venue.id}`);
     expect(read.body.show_map).toBe(false);
   });

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEvent, createVenue, daysFromNow, unique } from './support/factories.js';
 import { ADMIN_AUTHORIZATION, startServer, type As, type GraphQLResult, type TestServer } from './support/server.js';
+import { startImageServer, type ImageServer } from './support/image-server.js';
+
+// Images given by URL are fetched: they come from a local image server.
+let images: ImageServer;
+beforeAll(async () => {
+  images = await startImageServer();
+});
+afterAll(() => images?.close());
 
 let server: TestServer;
 beforeAll(async () => {
@@ -116,7 +124,7 @@ describe('createVenue', () => {
       description: '<p>Hidden</p>', excerpt: 'Psst', address: '1 Secret St', city: 'Hush', country: 'Narnia', province: 'North',
       zip: '90000', phone: '555', stateProvince: 'NR', website: 'https://secret.example', latitude: 1.5, longitude: 2.5,
     };
-    const image = `https://img.example.com/${unique('locked')}.jpg`;
+    const image = images.at(`/${unique('locked')}.jpg`);
     const { id, slug } = await createVenue(server, { name, state: 'CA', ...content, image, password: 'letmein' });
     const FIELDS = `id: databaseId name slug status state showMap hasPassword isLocked description(format: RAW) excerpt(format: RAW) address city country province zip
       phone stateProvince website latitude longitude image { url }`;
@@ -276,17 +284,17 @@ describe('createVenue', () => {
 
   describe('image', () => {
     it('keeps an image URL as a media record, reused for the same URL', async () => {
-      const url = `https://img.example.com/${unique('photo')}.JPG`;
+      const url = images.at(`/${unique('photo')}.JPG`);
       const first = await createVenue(server, { image: url }, 'image { id: databaseId url extension }');
       expect(first.image).toMatchObject({ url, extension: 'jpg' });
       const second = await createVenue(server, { image: url }, 'image { id: databaseId url }');
       expect(second.image.id).toBe(first.image.id);
-      const other = await createVenue(server, { image: `https://img.example.com/${unique('other')}.png` }, 'image { id: databaseId }');
+      const other = await createVenue(server, { image: images.at(`/${unique('other')}.png`) }, 'image { id: databaseId }');
       expect(other.image.id).not.toBe(first.image.id);
     });
 
     it('accepts the ID of a known image', async () => {
-      const url = `https://img.example.com/${unique('known')}.png`;
+      const url = images.at(`/${unique('known')}.png`);
       const withUrl = await createVenue(server, { image: url }, 'image { id: databaseId }');
       const byId = await createVenue(server, { image: String(withUrl.image.id) }, 'image { id: databaseId url }');
       expect(byId.image).toEqual({ id: withUrl.image.id, url });
@@ -334,7 +342,7 @@ describe('updateVenue', () => {
 
   it('sets, replaces and clears the image', async () => {
     const venue = await createVenue(server);
-    const url = `https://img.example.com/${unique('a')}.gif`;
+    const url = images.at(`/${unique('a')}.gif`);
     const { updateVenue: withImage } = await server.gqlOk(UPDATE, { id: venue.id, input: { image: url } });
     expect(withImage.image.url).toBe(url);
     const { updateVenue: untouched } = await server.gqlOk(UPDATE, { id: venue.id, input: { city: 'X' } });

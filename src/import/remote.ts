@@ -4,6 +4,9 @@
  * be read is refused with a reason (`MalformedRecord`) rather than imported half.
  */
 
+import { isHttpUrl } from '../graphql/shared/validate.js';
+import { mimeTypeOfExtension, type ImageFacts } from '../images/facts.js';
+
 export type RecordType = 'category' | 'tag' | 'venue' | 'organizer' | 'event';
 
 /** In the order an import writes them: terms, venues, organizers, then the events that link to them. */
@@ -60,12 +63,28 @@ export function numberOrNull(record: RemoteRecord, key: string): number | null {
   return number;
 }
 
-/** The URL of the record's image (TEC's image object, or `false` for none); empty when there is none. */
-export function imageUrl(record: RemoteRecord): string {
+/** An image as the source describes it: its URL and what TEC's image object tells of it. */
+export interface RemoteImage {
+  url: string;
+  facts: Partial<ImageFacts>;
+}
+
+/**
+ * The record's image (TEC's image object, or `false` for none), or null. Its facts are the object's `width`, `height`
+ * and `filesize`, and a MIME type from its `sizes` (TEC gives none for the full image) or else its extension.
+ */
+export function remoteImage(record: RemoteRecord): RemoteImage | null {
   const image = record.image;
-  if (image === undefined || image === null || image === false || image === '') return '';
-  if (typeof image === 'string') return image;
-  return requiredText(asRecord(image, '"image"'), 'url');
+  if (image === undefined || image === null || image === false || image === '') return null;
+  const object = typeof image === 'string' ? { url: image } : asRecord(image, '"image"');
+  const url = requiredText(object, 'url');
+  if (!isHttpUrl(url)) throw new MalformedRecord(`"image" is not an http(s) URL (${JSON.stringify(url)})`);
+  const whole = (key: string) => (typeof object[key] === 'number' && Number.isInteger(object[key]) && (object[key] as number) > 0 ? (object[key] as number) : undefined);
+  const sizes = object.sizes && typeof object.sizes === 'object' ? Object.values(object.sizes as Record<string, unknown>) : [];
+  const sizeMime = sizes.map((size) => (size && typeof size === 'object' ? (size as Record<string, unknown>)['mime-type'] : undefined)).find((mime) => typeof mime === 'string');
+  const extension = typeof object.extension === 'string' ? object.extension : (/\.([A-Za-z0-9]{1,5})$/.exec(new URL(url).pathname)?.[1] ?? '');
+  const mimeType = (typeof sizeMime === 'string' && sizeMime.startsWith('image/') ? sizeMime : mimeTypeOfExtension(extension)) ?? undefined;
+  return { url, facts: { mimeType, width: whole('width'), height: whole('height'), filesize: whole('filesize') } };
 }
 
 /** A linked record list that TEC renders as one object, a list, or `[]`/`false` for none (an event's `venue`). */

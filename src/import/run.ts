@@ -10,6 +10,7 @@
 import type { Config } from '../config.js';
 import { createDb, type Db } from '../db/client.js';
 import { migrate } from '../db/migrate.js';
+import { rememberImage } from '../graphql/media/index.js';
 import { EVERY_STATUS, SourceClient, type SourceOptions } from './client.js';
 import { eventKind } from './mapping/events.js';
 import type { LinkResolver, RecordKind } from './mapping/kind.js';
@@ -18,7 +19,7 @@ import { categoryKind, tagKind } from './mapping/terms.js';
 import { venueKind } from './mapping/venues.js';
 import { contentHash, OriginStore } from './origins.js';
 import { emptyCounts, PLURAL, type Counts, type ImportProgress, type Outcome, type TypeProgress } from './progress.js';
-import { asRecord, describeRecord, MalformedRecord, RECORD_TYPES, remoteIdOf, text, type RecordType, type RemoteRecord } from './remote.js';
+import { asRecord, describeRecord, MalformedRecord, RECORD_TYPES, remoteIdOf, text, type RecordType, type RemoteImage, type RemoteRecord } from './remote.js';
 import { GraphQLWriter, importerViewer, type Input } from './writer.js';
 
 export interface ImportOptions extends Omit<SourceOptions, 'onRetry'> {
@@ -201,6 +202,11 @@ class Importer implements LinkResolver {
 
   private async unclaimedTwin(kind: RecordKind, input: Input): Promise<number | undefined> {
     return (await kind.twins(this.db, input)).find((id) => !this.origins.isClaimed(kind.type, id));
+  }
+
+  /** LinkResolver: the source's image kept with the facts it gives; a URL known already keeps its record. */
+  localImageId(image: RemoteImage): Promise<number> {
+    return rememberImage(this.db, image.url, image.facts);
   }
 
   /** LinkResolver: the local ID of a linked record, importing it first when this run has not yet. */

@@ -71,6 +71,9 @@ export async function startServer(env: Record<string, string> = {}, options: Sta
     // in a server process of its own (test/load-shedding.test.ts).
     MAX_EVENT_LOOP_LAG_MS: '0',
     MAX_IN_FLIGHT: '0',
+    // Images given by URL are fetched from the local image server (test/support/image-server.ts) on 127.0.0.1, an
+    // address the service otherwise refuses; refusals are tested with IMAGE_FETCH_ALLOW_PRIVATE=false.
+    IMAGE_FETCH_ALLOW_PRIVATE: '127.0.0.1',
     ...env,
   });
   const logger = options.logTo ? createLogger(config.logLevel, options.logTo) : undefined;

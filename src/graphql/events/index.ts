@@ -11,7 +11,8 @@ import { notInTrash, trashOrDelete } from '../shared/post-writes.js';
 import { modifiedNow } from '../shared/posts.js';
 import { EventsFilterInput, eventsWhere } from './filter.js';
 import { eventsCalendar, EVENTS_ICAL_DESCRIPTION, ICalendarType } from './ical.js';
-import { checkEventInput, EventInput } from './input.js';
+import { fetchNewImages } from '../media/index.js';
+import { checkEventInput, EventInput, newImagesOf } from './input.js';
 import { eventOrder, EventOrderByEnum } from './order.js';
 import { SortOrderEnum } from '../shared/ordering.js';
 import { EventType } from './type.js';
@@ -110,6 +111,7 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, args, ctx) => {
       const checked = await checkEventInput(ctx, args.input, null);
       const stamp = authorizeCreate(ctx, args.input);
+      await fetchNewImages(ctx, newImagesOf(checked));
       const id = await insertEvent(ctx, args.input, { ...checked, columns: { ...checked.columns, ...stamp } });
       return ctx.db.event.findUniqueOrThrow({ ...query, where: { id } });
     },
@@ -127,6 +129,7 @@ builder.mutationFields((t) => ({
       const checked = await checkEventInput(ctx, args.input, current);
       const { status: _requested, ...columns } = checked.columns;
       const allowed = authorizeUpdate(ctx, current, args.input);
+      await fetchNewImages(ctx, newImagesOf(checked));
       await updateEvent(ctx, id, current.slug, args.input, { ...checked, columns: { ...columns, ...allowed } });
       return ctx.db.event.findUniqueOrThrow({ ...query, where: { id } });
     },

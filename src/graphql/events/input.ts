@@ -252,4 +252,10 @@ function eventColumns(input: EventFields, when: Schedule | undefined, publicatio
 }
 
 export type CheckedEvent = Awaited<ReturnType<typeof checkEventInput>>;
+
+/** The images a checked event write gives: its own and those of the venues and organizers it creates. */
+export function newImagesOf(checked: CheckedEvent) {
+  const linked = [...(checked.venues ?? []), ...(checked.organizers ?? [])];
+  return [checked.image, ...linked.map((link) => ('checked' in link ? link.checked.image : undefined))];
+}
 export type { VenueCheck, OrganizerCheck };

@@ -5,7 +5,7 @@ import { assertReadable, offerPassword, unlockedWhere } from '../access.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { FieldErrors, NotFoundError } from '../errors.js';
-import { imageIdForWrite, readImageInput, type ImageRef } from '../media/index.js';
+import { fetchNewImages, imageIdForWrite, readImageInput, type ImageRef } from '../media/index.js';
 import { offsetConnection } from './connections.js';
 import { describeDuplicateRule, findDuplicateId, type DuplicateRule } from './duplicates.js';
 import { checkLinkedPostFilter, linkedPostConditions, withFieldNames } from './linked-posts.js';
@@ -291,6 +291,8 @@ export function defineLinkedPostApi<Fields extends LinkedPostFields>(model: Link
       resolve: async (query, _root, args, ctx) => {
         const input = args.input as Fields;
         const checked = await checkLinkedPostInput(model, ctx, input, true);
+        authorizeCreate(ctx, input);
+        await fetchNewImages(ctx, [checked.image]);
         const id = args.reuseDuplicate
           ? await ctx.db.$transaction((tx) => insertUnlessDuplicate(model, ctx, tx, input, checked))
           : (await insertLinkedPost(model, ctx, ctx.db, input, checked)).id;
@@ -311,6 +313,7 @@ export function defineLinkedPostApi<Fields extends LinkedPostFields>(model: Link
         const checked = await checkLinkedPostInput(model, ctx, input, false);
         const { status: _requested, ...columns } = checked.columns;
         const allowed = authorizeUpdate(ctx, current, input);
+        await fetchNewImages(ctx, [checked.image]);
         const imageId = await imageIdForWrite(ctx.db, checked.image);
         const data = { ...columns, ...allowed, ...(imageId === undefined ? {} : { imageId }), ...modifiedNow(ctx) };
         return updateWithSlug(current.slug, input.slug, (base) => takenSlugs(delegate(ctx), base, id), (slug) =>

@@ -1,6 +1,6 @@
-import { requiredText, flag, imageUrl, linkedRecords, text, asRecord, type RemoteRecord } from '../remote.js';
+import { requiredText, flag, linkedRecords, text, asRecord, type RemoteRecord } from '../remote.js';
 import type { Input } from '../writer.js';
-import { expectedSlug, locked, postFields, storedName, type LinkResolver, type RecordKind } from './kind.js';
+import { expectedSlug, importedImage, locked, postFields, storedName, type LinkResolver, type RecordKind } from './kind.js';
 
 /** Wide enough for any calendar: TEC lists only upcoming events unless told otherwise. */
 const EVERY_DATE = { start_date: '1970-01-01 00:00:00', end_date: '2100-12-31 23:59:59' };
@@ -49,7 +49,7 @@ export const eventKind: RecordKind = {
       allDay: flag(remote, 'all_day') ?? false,
       ...costFields(remote),
       website: ownWebsite(remote),
-      image: imageUrl(remote),
+      image: await importedImage(remote, links),
       showMap: flag(remote, 'show_map'),
       showMapLink: flag(remote, 'show_map_link'),
       hideFromListings: flag(remote, 'hide_from_listings'),

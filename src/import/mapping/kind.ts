@@ -1,13 +1,25 @@
 import type { Db } from '../../db/client.js';
 import { plainText } from '../../content/sanitize.js';
 import { slugFromText } from '../../graphql/shared/slugs.js';
-import { MalformedRecord, text, type RecordType, type RemoteRecord } from '../remote.js';
+import { MalformedRecord, remoteImage, text, type RecordType, type RemoteImage, type RemoteRecord } from '../remote.js';
 import type { Input, Mutations } from '../writer.js';
 
 /** Finds (importing it first when needed) the local copy of a record another one links to. */
 export interface LinkResolver {
   /** `linked` is the remote record as embedded in the linking one, or only its remote ID. */
   localId(type: RecordType, linked: RemoteRecord | number): Promise<number>;
+  /** The media ID of an image of the source, kept with the facts the source gives (not fetched). */
+  localImageId(image: RemoteImage): Promise<number>;
+}
+
+/**
+ * The `image` input of a record: the media ID of its image, kept with what the source says of it rather than fetched
+ * (an import may run where the source's images cannot be reached, and the source checked them when they were
+ * uploaded); empty when it has none, which clears an image imported before.
+ */
+export async function importedImage(remote: RemoteRecord, links: LinkResolver): Promise<string> {
+  const image = remoteImage(remote);
+  return image ? String(await links.localImageId(image)) : '';
 }
 
 /** How one record type is read from the source and written here. */

@@ -1,5 +1,5 @@
-import { imageUrl, requiredText, text } from '../remote.js';
-import { expectedSlug, postFields, storedName, type RecordKind } from './kind.js';
+import { requiredText, text } from '../remote.js';
+import { expectedSlug, importedImage, postFields, storedName, type RecordKind } from './kind.js';
 
 export const organizerKind: RecordKind = {
   type: 'organizer',
@@ -9,14 +9,14 @@ export const organizerKind: RecordKind = {
   listQuery: {},
   mutations: { create: 'createOrganizer', update: 'updateOrganizer', inputType: 'OrganizerInput' },
 
-  async toInput(remote) {
+  async toInput(remote, links) {
     return {
       name: requiredText(remote, 'organizer'),
       ...postFields(remote),
       phone: text(remote, 'phone'),
       website: text(remote, 'website'),
       email: text(remote, 'email'),
-      image: imageUrl(remote),
+      image: await importedImage(remote, links),
     };
   },
 

@@ -1,5 +1,5 @@
-import { flag, imageUrl, numberOrNull, requiredText, text } from '../remote.js';
-import { expectedSlug, locked, postFields, storedName, type RecordKind } from './kind.js';
+import { flag, numberOrNull, requiredText, text } from '../remote.js';
+import { expectedSlug, importedImage, locked, postFields, storedName, type RecordKind } from './kind.js';
 
 const ADDRESS_FIELDS = ['address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'website'] as const;
 
@@ -11,7 +11,7 @@ export const venueKind: RecordKind = {
   listQuery: {},
   mutations: { create: 'createVenue', update: 'updateVenue', inputType: 'VenueInput' },
 
-  async toInput(remote) {
+  async toInput(remote, links) {
     if (remote.show_map === null && remote.show_map_link === null) throw locked();
     return {
       name: requiredText(remote, 'venue'),
@@ -23,7 +23,7 @@ export const venueKind: RecordKind = {
       showMapLink: flag(remote, 'show_map_link'),
       latitude: numberOrNull(remote, 'geo_lat'),
       longitude: numberOrNull(remote, 'geo_lng'),
-      image: imageUrl(remote),
+      image: await importedImage(remote, links),
     };
   },
 

@@ -28,10 +28,14 @@ export function globalIds(urls: RestUrls, id: number) {
   return { global_id: value, global_id_lineage: [value] };
 }
 
-/** TEC's image object (§2.5) with the fields this service knows. */
+/**
+ * TEC's image object (§2.5) with the fields this service knows, in its order; like TEC it drops empty keys (an image
+ * kept before images were fetched has no width, height or size; there are never `sizes`: no smaller copies are made).
+ */
 export function imageObject(image: RestImageFragment | null | undefined) {
   if (!image) return false as const;
-  return { url: image.url, id: image.id, ...(image.extension ? { extension: image.extension } : {}) };
+  const { url, id, extension, width, height, filesize } = image;
+  return { url, id, ...withoutEmpty({ extension, width, height, filesize }) };
 }
 
 /** TEC drops every falsy entry from venue and organizer arrays (`""`, `false`, `"0"`, …). */

@@ -1,0 +1,5 @@
+-- AlterTable
+ALTER TABLE "Media" ADD COLUMN "filesize" INTEGER;
+ALTER TABLE "Media" ADD COLUMN "height" INTEGER;
+ALTER TABLE "Media" ADD COLUMN "mimeType" TEXT;
+ALTER TABLE "Media" ADD COLUMN "width" INTEGER;
