@@ -18,7 +18,7 @@ import { migrate } from '../src/db/migrate.js';
 import { linesProgress, type Outcome } from '../src/import/progress.js';
 import type { RecordType } from '../src/import/remote.js';
 import { runImport, type ImportOptions, type ImportSummary } from '../src/import/run.js';
-import { freshDatabase, type TestDatabase } from './support/database.js';
+import { freshDatabase, runSql, type TestDatabase } from './support/database.js';
 import { createCategory, createEvent, createOrganizer, createTag, createVenue } from './support/factories.js';
 import { readUntil } from './support/processes.js';
 import { call } from './support/rest.js';
@@ -562,6 +562,74 @@ describe('import from The Events Calendar (recorded tribe/events/v1 responses)',
       expect(copy.events.find((e) => e.slug === 'event-1-workshop')!.tags).toEqual(['family']);
     } finally {
       await other.close();
+    }
+  }, SLOW);
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// (c) --keep-ids: the source's IDs kept, or the import refused before it writes anything
+
+describe('import --keep-ids (recorded tribe/events/v1 responses)', () => {
+  let site: TecSite;
+
+  beforeAll(async () => {
+    site = await startTecSite();
+  });
+  afterAll(() => site?.close());
+
+  const venues = () => fixture('venues').venues as Array<{ id: number; slug: string }>;
+  const organizers = () => fixture('organizers').organizers as Array<{ id: number; slug: string }>;
+
+  it('gives the copies of events, venues and organizers their source IDs, links included, and numbers new records above them', async () => {
+    const target = await newTarget();
+    try {
+      const run = await importInto(target, { root: `${site.url}/wp-json/`, keepIds: true });
+      expect(run.failures.map((failure) => failure.what)).toEqual(['event 53 "Event 8: Match"']);
+      const server = await target.server();
+      const read = (route: string) => call(server, 'GET', route, { headers: { authorization: ADMIN_AUTHORIZATION } });
+      for (const venue of venues()) expect((await read(`/venues/${venue.id}`)).body.slug).toBe(venue.slug);
+      for (const organizer of organizers()) expect((await read(`/organizers/${organizer.id}`)).body.slug).toBe(organizer.slug);
+      const events = recordedEvents().filter((event) => event.id !== 53);
+      for (const event of events) {
+        const copy = (await read(`/events/${event.id}`)).body;
+        expect(copy.slug, `event ${event.id}`).toBe(event.slug);
+        // Links point at the source's venue and organizer IDs, which are the copies' IDs here.
+        expect(copy.venue?.id ?? null).toBe(event.venue?.id ?? null);
+        expect((copy.organizer ?? []).map((o: { id: number }) => o.id)).toEqual((event.organizer ?? []).map((o: { id: number }) => o.id));
+      }
+      expect(events.some((event) => event.venue?.id)).toBe(true);
+      expect(run.counts.event.created).toBe(events.length);
+      // The next record made here takes an ID above every kept one.
+      const highest = Math.max(...events.map((e) => e.id), ...venues().map((v) => v.id), ...organizers().map((o) => o.id));
+      expect((await createVenue(server)).id).toBeGreaterThan(highest);
+      // A second run finds every copy by its origin: nothing to refuse, nothing created.
+      const again = await importInto(target, { root: `${site.url}/wp-json/`, keepIds: true });
+      expectCounts(again, { created: {} });
+      expect(again.counts.event.unchanged).toBe(events.length);
+    } finally {
+      await target.close();
+    }
+  }, SLOW);
+
+  it('refuses from the CLI, writing nothing, when a source ID is already another record\'s here', async () => {
+    const target = await newTarget();
+    try {
+      const server = await target.server();
+      const local = await createOrganizer(server);
+      const taken = recordedEvents()[0].id as number;
+      await runSql(target.database.url, `UPDATE "Organizer" SET "id" = ${taken} WHERE "id" = ${local.id}`);
+      const run = await cli([`${site.url}/wp-json/`, '--keep-ids'], { DATABASE_URL: target.database.url });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`--keep-ids: nothing was imported, the source's event ${taken} cannot keep its ID: organizer ${taken} here has it`);
+      const db = createDb(target.config);
+      try {
+        const counts = await Promise.all([db.event.count(), db.venue.count(), db.organizer.count(), db.term.count(), db.importOrigin.count(), db.user.count({ where: { login: 'importer' } })]);
+        expect(counts).toEqual([0, 0, 1, 0, 0, 0]);
+      } finally {
+        await db.$disconnect();
+      }
+    } finally {
+      await target.close();
     }
   }, SLOW);
 });

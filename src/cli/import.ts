@@ -10,7 +10,7 @@ import { ImportRefused, runImport } from '../import/run.js';
 import { formatSummary } from '../import/summary.js';
 import { CliError } from './users.js';
 
-const USAGE = 'import <rest-root> [--namespace NS] [--user LOGIN] [--author LOGIN] [--retries N] [--per-page N]';
+const USAGE = 'import <rest-root> [--namespace NS] [--user LOGIN] [--author LOGIN] [--retries N] [--per-page N] [--keep-ids]';
 
 const HELP = `usage: npm run cli -- ${USAGE}
 
@@ -24,6 +24,9 @@ instance of this service) into this one. Running it again updates what changed a
   --author LOGIN     local user the imported records are attributed to (default: importer)
   --retries N        retries of a request that failed on the network, 429 or 5xx (default 5)
   --per-page N       records per request, 1 to 50 (default 50)
+  --keep-ids         give new copies of events, venues and organizers the IDs they have on the source (copies made
+                     by an earlier run keep theirs); refused before anything is written when one of those IDs is
+                     already an event's, venue's or organizer's here
 
 Exit status: 0 all imported, 2 finished but some records failed (listed), 130 interrupted, 1 could not start.`;
 
@@ -49,6 +52,7 @@ function readArgs(args: string[]) {
         author: { type: 'string' },
         retries: { type: 'string' },
         'per-page': { type: 'string' },
+        'keep-ids': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -71,6 +75,7 @@ function readArgs(args: string[]) {
     author: values.author,
     retries: wholeNumber('retries', values.retries, 0, 20),
     perPage: wholeNumber('per-page', values['per-page'], 1, 50),
+    keepIds: values['keep-ids'] ?? false,
   };
 }
 

@@ -11,6 +11,7 @@ import './organizers/index.js';
 import './events/index.js';
 import './events/links.js';
 import './shared/node.js';
+import './shared/record-kind.js';
 
 /**
  * plugin-prisma adds the `totalCount` of a `relatedConnection` (a category's `children`) itself, with no option for its

@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/client.js';
+import { rekeyStatement, type PostType } from './keep-ids.js';
 import type { RecordType } from './remote.js';
 
 export interface KnownOrigin {
@@ -83,10 +84,16 @@ export class OriginStore {
     return this.claimed.get(type)?.has(localId) ?? false;
   }
 
-  async save(type: RecordType, remoteId: number, origin: KnownOrigin, remoteModified: string | null): Promise<void> {
+  /**
+   * Saves where a record came from. `rekeyFrom`: the ID the record was written under, changed to `origin.localId` in
+   * the same transaction (`--keep-ids`), so that a run stopped in between finds it as an unclaimed twin next time.
+   */
+  async save(type: RecordType, remoteId: number, origin: KnownOrigin, remoteModified: string | null, rekeyFrom?: number): Promise<void> {
     const where = { source_recordType_remoteId: { source: this.source, recordType: type, remoteId } };
     const data = { localId: origin.localId, contentHash: origin.contentHash, remoteModified };
-    await this.db.importOrigin.upsert({ where, create: { source: this.source, recordType: type, remoteId, ...data }, update: data });
+    const upsert = this.db.importOrigin.upsert({ where, create: { source: this.source, recordType: type, remoteId, ...data }, update: data });
+    if (rekeyFrom === undefined || rekeyFrom === origin.localId) await upsert;
+    else await this.db.$transaction([rekeyStatement(this.db, type as PostType, rekeyFrom, origin.localId), upsert]);
     this.known.set(key(type, remoteId), origin);
     if (!this.claimed.has(type)) this.claimed.set(type, new Set());
     this.claimed.get(type)!.add(origin.localId);

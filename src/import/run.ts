@@ -17,6 +17,7 @@ import type { LinkResolver, RecordKind } from './mapping/kind.js';
 import { organizerKind } from './mapping/organizers.js';
 import { categoryKind, tagKind } from './mapping/terms.js';
 import { venueKind } from './mapping/venues.js';
+import { isPostType, keepIdConflicts } from './keep-ids.js';
 import { contentHash, OriginStore } from './origins.js';
 import { emptyCounts, PLURAL, type Counts, type ImportProgress, type Outcome, type TypeProgress } from './progress.js';
 import { asRecord, describeRecord, MalformedRecord, RECORD_TYPES, remoteIdOf, text, type RecordType, type RemoteImage, type RemoteRecord } from './remote.js';
@@ -28,6 +29,8 @@ export interface ImportOptions extends Omit<SourceOptions, 'onRetry'> {
   /** Records per list request (default 50, TEC's maximum). */
   perPage?: number;
   progress?: ImportProgress;
+  /** Give imported events, venues and organizers the IDs they have on the source (`--keep-ids`). */
+  keepIds?: boolean;
 }
 
 export interface Problem {
@@ -190,8 +193,13 @@ class Importer implements LinkResolver {
       }
       const target = known?.localId ?? (await this.unclaimedTwin(kind, input));
       const written = { ...input, ...(kind.hasStatus ? { authorId: this.authorId } : {}) };
-      const localId = target === undefined ? await this.writer.create(kind.mutations, written) : await this.writer.update(kind.mutations, target, written);
-      await this.origins.save(kind.type, remoteId, { localId, contentHash: hash }, text(record, 'modified_utc') || null);
+      const writtenId = target === undefined ? await this.writer.create(kind.mutations, written) : await this.writer.update(kind.mutations, target, written);
+      // A copy made before keeps its ID; a new one (or an adopted twin) takes the source's with --keep-ids.
+      const keepsSourceId = this.options.keepIds === true && known === undefined && isPostType(kind.type);
+      const localId = keepsSourceId ? remoteId : writtenId;
+      await this.origins.save(kind.type, remoteId, { localId, contentHash: hash }, text(record, 'modified_utc') || null, writtenId).catch((error: unknown) => {
+        throw keepsSourceId ? new Error(`could not keep its ID ${remoteId} (another event, venue or organizer here has it): ${reasonOf(error)}`) : error;
+      });
       this.count(kind.type, target === undefined ? 'created' : 'updated');
       return localId;
     } catch (error) {
@@ -252,6 +260,11 @@ class Importer implements LinkResolver {
   }
 }
 
+function conflictList(conflicts: string[]): string {
+  const shown = conflicts.slice(0, 5).join('; ');
+  return conflicts.length > 5 ? `${shown}; and ${conflicts.length - 5} more` : shown;
+}
+
 async function authorIdFor(db: Db, login: string | undefined, importerId: number): Promise<number> {
   if (login === undefined) return importerId;
   const user = await db.user.findUnique({ where: { login }, select: { id: true } });
@@ -276,9 +289,13 @@ export async function runImport(config: Config, options: ImportOptions): Promise
     seconds: 0,
   };
   try {
+    const origins = await OriginStore.load(db, source.key);
+    if (options.keepIds) {
+      const conflicts = await keepIdConflicts(source, [venueKind, organizerKind, eventKind], origins, db, options.perPage ?? 50);
+      if (conflicts.length) throw new ImportRefused(`--keep-ids: nothing was imported, ${conflictList(conflicts)}`);
+    }
     const viewer = await importerViewer(db);
     const authorId = await authorIdFor(db, options.author, viewer.user!.id);
-    const origins = await OriginStore.load(db, source.key);
     const importer = new Importer(source, origins, new GraphQLWriter(db, config, viewer), db, authorId, summary, options.progress, options);
     for (const type of RECORD_TYPES) {
       if (options.signal?.aborted) break;

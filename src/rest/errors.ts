@@ -10,6 +10,8 @@ export const REST_ERRORS = {
   // Too many failed sign-ins from this address or for this login (README "Authentication"); with Retry-After.
   rest_too_many_requests: { status: 429, message: 'Too many failed sign-in attempts. Try again in %d seconds.' },
   'rest-event-not-found': { status: 404, message: 'Event with ID %d does not exist.' },
+  // The ID is a venue's or an organizer's: events, venues and organizers share one ID space, as WordPress posts do.
+  'rest-invalid-event-id': { status: 400, message: 'The specified ID is not a valid event.' },
   'event-no-longer-available': { status: 403, message: 'This event is no longer available' },
   'event-not-accessible': { status: 403, message: 'The requested event is not accessible' },
   'event-password-protected': { status: 403, message: 'The requested event is password protected' },

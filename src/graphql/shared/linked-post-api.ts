@@ -170,6 +170,20 @@ async function readLinkedPost(delegate: LinkedPostDelegate, ctx: Context, query:
   return record;
 }
 
+/**
+ * A single read by ID. An ID the shared_post_ids migration took from a venue or organizer (because an event, or a
+ * venue, had it too) still finds that record: integrations that stored it keep working.
+ */
+async function readLinkedPostById(model: LinkedPostModel<LinkedPostFields>, ctx: Context, query: object, id: number) {
+  const record = await readLinkedPost(model.delegate(ctx.db), ctx, query, { id });
+  if (record) return record;
+  const renumbered = await ctx.db.renumberedRecord.findUnique({
+    where: { recordType_oldId: { recordType: model.single, oldId: id } },
+    select: { newId: true },
+  });
+  return renumbered ? readLinkedPost(model.delegate(ctx.db), ctx, query, { id: renumbered.newId }) : null;
+}
+
 /** The record a write addresses. Callers who may not write records are refused before they learn whether it exists. */
 async function existingLinkedPost(model: LinkedPostModel<LinkedPostFields>, ctx: Context, id: number): Promise<LinkedPostRow> {
   const record = await model.delegate(ctx.db).findUnique({ where: { id } });
@@ -196,7 +210,7 @@ export function defineLinkedPostApi<Fields extends LinkedPostFields>(model: Link
   const idArg = `The ${single}'s global ID or database ID.`;
   const delegate = (ctx: Context) => model.delegate(ctx.db);
 
-  registerNodeReader(typename, (ctx, id, query) => readLinkedPost(delegate(ctx), ctx, query, { id }));
+  registerNodeReader(typename, (ctx, id, query) => readLinkedPostById(generic, ctx, query, id));
 
   builder.queryFields((t) => ({
     [single]: t.prismaField({
@@ -206,7 +220,7 @@ export function defineLinkedPostApi<Fields extends LinkedPostFields>(model: Link
       args: { id: t.arg.id({ required: true, description: idArg }), password: t.arg.string({ description: passwordArg }) },
       resolve: (query, _root, args, ctx) => {
         offerPassword(ctx, args.password);
-        return readLinkedPost(delegate(ctx), ctx, query, { id: databaseIdOf(typename, args.id, 'id') }) as never;
+        return readLinkedPostById(generic, ctx, query, databaseIdOf(typename, args.id, 'id')) as never;
       },
     }),
     [`${single}BySlug`]: t.prismaField({

@@ -7,6 +7,7 @@ import {
   RestEventByIdDocument,
   RestEventBySlugDocument,
   RestEventListDocument,
+  RestRecordKindDocument,
   RestUpdateEventDocument,
   type EventsFilter,
   type RestEventFragment,
@@ -288,8 +289,24 @@ async function addressedEvent(call: RestCall<ParamDeclaration>, by: Address, err
     return data.eventBySlug;
   }
   const data = await call.run(RestEventByIdDocument, { id: params.id!, password: params.password }, errors);
-  if (!data.event) throw RestError.of('rest-event-not-found', {}, params.id!);
+  if (!data.event) throw await missingEvent(call, params.id!);
   return data.event;
+}
+
+/** An ID no event has: a 400 when a venue or organizer has it (the original validates it as an event's), else a 404. */
+async function missingEvent(call: RestCall<ParamDeclaration>, id: number): Promise<RestError> {
+  const data = await call.run(RestRecordKindDocument, { id });
+  return data.recordKind ? RestError.of('rest-invalid-event-id') : RestError.of('rest-event-not-found', {}, id);
+}
+
+/** A write to an event by ID, whose "no such event" is told from "not an event" as on a read. */
+async function writeEvent<T>(call: RestCall<ParamDeclaration>, id: number, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (error instanceof RestError && error.code === 'rest-event-not-found') throw await missingEvent(call, id);
+    throw error;
+  }
 }
 
 /** The ID a write addresses: the path's, or the slug's event (the mutation itself checks existence and rights). */
@@ -315,7 +332,7 @@ function singleEventEndpoints(by: Address, addressParam: ParamDeclaration) {
       params: { ...addressParam, force: { type: 'boolean', default: false, description: 'post.force' } },
       async handle(call) {
         const id = await addressedEventId(call, by);
-        const data = await call.run(RestDeleteEventDocument, { id, force: call.params.force as boolean }, eventErrors(id));
+        const data = await writeEvent(call, id, () => call.run(RestDeleteEventDocument, { id, force: call.params.force as boolean }, eventErrors(id)));
         return { body: eventToTec(call.urls, data.deleteEvent) };
       },
     }),
@@ -325,7 +342,7 @@ function singleEventEndpoints(by: Address, addressParam: ParamDeclaration) {
       async handle(call) {
         const id = await addressedEventId(call, by);
         const input = eventInput(call.params, call.sent);
-        const data = await call.run(RestUpdateEventDocument, { id, input }, eventErrors(id));
+        const data = await writeEvent(call, id, () => call.run(RestUpdateEventDocument, { id, input }, eventErrors(id)));
         return { body: eventToTec(call.urls, data.updateEvent) };
       },
     }),
