@@ -207,7 +207,7 @@ describe('IMAGE_FETCH_ALLOW_PRIVATE', () => {
     expect(read('false')).toBe('none');
     expect(loadConfig({}).imageFetch).toEqual({ timeoutMs: 10_000, maxBytes: 10_485_760, allowPrivate: 'none' });
     expect(read('10.1.0.0/16, fd00::/8,127.0.0.1')).toEqual(['10.1.0.0/16', 'fd00::/8', '127.0.0.1']);
-    for (const bad of ['yes', '1', '10.0.0.0/33', 'intranet.example', '10.0.0.1,']) {
+    for (const bad of ['yes', '1', '10.1', '10.0.0.0/33', 'intranet.example', '10.0.0.1,']) {
       expect(() => read(bad), bad).toThrow(ConfigError);
     }
   });
