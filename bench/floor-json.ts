@@ -9,6 +9,7 @@
 import { formattedContent } from '../src/content/paragraphs.js';
 import { htmlSafeJson } from '../src/content/safe-json.js';
 import { costValues } from '../src/graphql/events/cost.js';
+import { extensionOf } from '../src/images/facts.js';
 import type { RestOrganizerFragment, RestVenueFragment, PostStatus } from '../src/rest/operations/generated/graphql.js';
 import { formattedCost } from '../src/rest/serialize/event.js';
 import { lockedOrganizerToTec, lockedVenueToTec } from '../src/rest/serialize/linked-posts.js';
@@ -39,12 +40,16 @@ function details(wall: string): string {
   );
 }
 
-/** The image object, or `false`: the extension from the URL path, as the GraphQL image type answers it. */
-function image(id: unknown, url: unknown): string {
-  if (id == null) return 'false';
-  const path = String(url).replace(/[?#].*$/, '');
-  const extension = /\.([A-Za-z0-9]{1,5})$/.exec(path)?.[1]?.toLowerCase() ?? '';
-  return `{"url":${str(url)},"id":${id}${extension ? `,"extension":${str(extension)}` : ''}}`;
+/** The image object, or `false`: the extension as the GraphQL image type answers it, then the facts kept (if any). */
+function image(row: Record<string, unknown>): string {
+  if (row.imageId == null) return 'false';
+  const extension = extensionOf(String(row.imageUrl), (row.imageMime as string | null) ?? null);
+  const facts = (['width', 'height', 'filesize'] as const)
+    .map((key) => [key, row[`image${key[0]!.toUpperCase()}${key.slice(1)}`]] as const)
+    .filter(([, value]) => value != null && value !== 0)
+    .map(([key, value]) => `,"${key}":${value}`)
+    .join('');
+  return `{"url":${str(row.imageUrl)},"id":${row.imageId}${extension ? `,"extension":${str(extension)}` : ''}${facts}}`;
 }
 
 /** A key and value unless the value is one TEC drops from venues and organizers (`""`, `"0"`, null). */
@@ -95,7 +100,7 @@ export function floorJson(urls: RestUrls): FloorJson {
     return (
       `{"id":${row.id}${authorKept ? `,"author":"${row.authorId}"` : ''},"status":${str(row.status)},${postDates(row)},"url":${page('venue', row.slug)}` +
       `${kept('venue', row.name)}${kept('description', formattedContent(row.description as string))}${kept('excerpt', formattedContent(row.excerpt as string))}${kept('slug', row.slug)}` +
-      `${row.imageId == null ? '' : `,"image":${image(row.imageId, row.imageUrl)}`}` +
+      `${row.imageId == null ? '' : `,"image":${image(row)}`}` +
       `${kept('address', row.address)}${kept('city', row.city)}${kept('country', row.country)}${kept('province', row.province)}` +
       `${kept('state', row.state)}${kept('zip', row.zip)}${kept('phone', row.phone)}${kept('website', row.website)}${kept('stateprovince', row.stateProvince)}` +
       `${geo},"show_map":${bool(row.showMap)},"show_map_link":${bool(row.showMapLink)},${globalIds(row.id)}}`
@@ -108,7 +113,7 @@ export function floorJson(urls: RestUrls): FloorJson {
     return (
       `{"id":${row.id}${authorKept ? `,"author":"${row.authorId}"` : ''},"status":${str(row.status)},${postDates(row)},"url":${page('organizer', row.slug)}` +
       `${kept('organizer', row.name)}${kept('description', formattedContent(row.description as string))}${kept('excerpt', formattedContent(row.excerpt as string))}${kept('slug', row.slug)}` +
-      `${row.imageId == null ? '' : `,"image":${image(row.imageId, row.imageUrl)}`}` +
+      `${row.imageId == null ? '' : `,"image":${image(row)}`}` +
       `${kept('phone', row.phone)}${kept('website', row.website)}${kept('email', row.email)},${globalIds(row.id)}}`
     );
   }
@@ -149,7 +154,7 @@ export function floorJson(urls: RestUrls): FloorJson {
     for (const link of terms) (link.taxonomy === 'category' ? categories : tags).push(term(link));
     return (
       `${head},"description":${str(formattedContent(row.description as string))},"excerpt":${str(formattedContent(row.excerpt as string))},"slug":${str(row.slug)},` +
-      `"image":${image(row.imageId, row.imageUrl)},"all_day":${bool(row.allDay)},${dates},"cost":${str(formattedCost({ cost, costDetails }))},` +
+      `"image":${image(row)},"all_day":${bool(row.allDay)},${dates},"cost":${str(formattedCost({ cost, costDetails }))},` +
       `"cost_details":{"currency_symbol":${str(costDetails.currencySymbol)},"currency_code":${str(costDetails.currencyCode)},` +
       `"currency_position":${str(costDetails.currencyPosition)},"values":[${values.map(str).join(',')}]},` +
       `"website":${row.website ? str(row.website) : url},"show_map":${bool(row.showMap)},"show_map_link":${bool(row.showMapLink)},` +

@@ -86,15 +86,15 @@ export function createFloor(options: FloorOptions) {
   const dataVersion = db.prepare('SELECT "version" FROM "DataVersion" WHERE "id" = 1').pluck().safeIntegers();
   const countEvents = db.prepare(`SELECT count(*) FROM Event e WHERE ${LISTED}`).pluck();
   const pageOfEvents = db.prepare(
-    `SELECT e.*, m.url AS imageUrl FROM Event e LEFT JOIN Media m ON m.id = e.imageId
+    `SELECT e.*, m.url AS imageUrl, m.mimeType AS imageMime, m.width AS imageWidth, m.height AS imageHeight, m.filesize AS imageFilesize FROM Event e LEFT JOIN Media m ON m.id = e.imageId
      WHERE ${LISTED} ORDER BY e.startsAt ASC, e.id ASC LIMIT ? OFFSET ?`,
   );
   const venuesOf = db.prepare(
-    `SELECT l.eventId, v.*, m.url AS imageUrl FROM EventVenue l JOIN Venue v ON v.id = l.venueId LEFT JOIN Media m ON m.id = v.imageId
+    `SELECT l.eventId, v.*, m.url AS imageUrl, m.mimeType AS imageMime, m.width AS imageWidth, m.height AS imageHeight, m.filesize AS imageFilesize FROM EventVenue l JOIN Venue v ON v.id = l.venueId LEFT JOIN Media m ON m.id = v.imageId
      WHERE l.eventId ${IN_IDS} ORDER BY l.eventId, l.position, l.venueId`,
   );
   const organizersOf = db.prepare(
-    `SELECT l.eventId, o.*, m.url AS imageUrl FROM EventOrganizer l JOIN Organizer o ON o.id = l.organizerId LEFT JOIN Media m ON m.id = o.imageId
+    `SELECT l.eventId, o.*, m.url AS imageUrl, m.mimeType AS imageMime, m.width AS imageWidth, m.height AS imageHeight, m.filesize AS imageFilesize FROM EventOrganizer l JOIN Organizer o ON o.id = l.organizerId LEFT JOIN Media m ON m.id = o.imageId
      WHERE l.eventId ${IN_IDS} ORDER BY l.eventId, l.position, l.organizerId`,
   );
   const termsOf = db.prepare(

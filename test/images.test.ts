@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { mayFetchFrom } from '../src/images/addresses.js';
 import { onlyError, unique } from './support/factories.js';
 import { startImageServer, type ImageServer } from './support/image-server.js';
 import { MIME_TYPES, type ImageKind } from './support/images.js';
@@ -194,5 +196,32 @@ describe('private and local addresses (IMAGE_FETCH_ALLOW_PRIVATE)', () => {
       const url = `${images.origin}/redirect?to=${encodeURIComponent(to)}&n=${unique()}`;
       expect(await refusedOver(server, url)).toBe('image: may not be fetched: its host is a private or local network address');
     }
+  });
+});
+
+describe('IMAGE_FETCH_ALLOW_PRIVATE', () => {
+  const read = (value: string) => loadConfig({ IMAGE_FETCH_ALLOW_PRIVATE: value }).imageFetch.allowPrivate;
+
+  it('takes true, false or a list of addresses and CIDR ranges, and refuses anything else', () => {
+    expect(read('true')).toBe('all');
+    expect(read('false')).toBe('none');
+    expect(loadConfig({}).imageFetch).toEqual({ timeoutMs: 10_000, maxBytes: 10_485_760, allowPrivate: 'none' });
+    expect(read('10.1.0.0/16, fd00::/8,127.0.0.1')).toEqual(['10.1.0.0/16', 'fd00::/8', '127.0.0.1']);
+    for (const bad of ['yes', '1', '10.1', '10.0.0.0/33', 'intranet.example', '10.0.0.1,']) {
+      expect(() => read(bad), bad).toThrow(ConfigError);
+    }
+  });
+
+  it('lets a listed range through, whether written as IPv4 or inside IPv6, and nothing else private', () => {
+    const ranges = ['10.1.0.0/16', 'fd00:1::/32'];
+    expect(mayFetchFrom('10.1.2.3', ranges)).toBe(true);
+    expect(mayFetchFrom('::ffff:10.1.2.3', ranges)).toBe(true);
+    expect(mayFetchFrom('fd00:1::5', ranges)).toBe(true);
+    for (const address of ['10.2.0.1', '127.0.0.1', '::1', 'fd00:2::5', '169.254.169.254', '192.168.0.1', '100.64.0.1', '0.0.0.0', 'not an address']) {
+      expect(mayFetchFrom(address, ranges), address).toBe(false);
+    }
+    expect(mayFetchFrom('93.184.215.14', 'none')).toBe(true);
+    expect(mayFetchFrom('2606:2800:21f:cb07:6820:80da:af6b:8b2c', 'none')).toBe(true);
+    expect(mayFetchFrom('127.0.0.1', 'all')).toBe(true);
   });
 });

@@ -8,7 +8,10 @@ import type { ImageFetchConfig } from '../config.js';
 
 /** An address or CIDR range as IMAGE_FETCH_ALLOW_PRIVATE lists them (`10.1.0.0/16`, `127.0.0.1`, `fd00::/8`). */
 export function isAddressRange(text: string): boolean {
-  return ipaddr.isValid(text) || ipaddr.isValidCIDR(text);
+  // Written out in full only: ipaddr.js would also read `1` or `10.1` as IPv4 addresses (as inet_aton does).
+  const [address = '', bits] = text.split('/');
+  const written = ipaddr.IPv4.isValidFourPartDecimal(address) || (address.includes(':') && ipaddr.IPv6.isValid(address));
+  return written && (bits === undefined ? true : ipaddr.isValidCIDR(text));
 }
 
 function parseRange(text: string): [ipaddr.IPv4 | ipaddr.IPv6, number] {
