@@ -289,6 +289,8 @@ export async function generateDatabase(path: string, eventCount: number, options
     const authorId = 1;
     insertUser.run(authorId, 'bench', 'bench@example.com', 'Benchmark Calendar', 'administrator', instant(now));
 
+    // Venues, organizers and events share one ID space (as WordPress posts do; the database refuses an ID two of
+    // them would have): venues first, then organizers, then events.
     // Venues: a city each, most with coordinates; a few drafts.
     const venues: Array<{ id: number; city: City }> = [];
     for (let id = 1; id <= venueCount; id++) {
@@ -324,12 +326,12 @@ export async function generateDatabase(path: string, eventCount: number, options
       const when = published(720);
       const imageId = random.chance(0.2) ? newMedia(`https://images.example.com/organizers/${slug}.png`) : null;
       insertOrganizer.run(
-        id, name, slug, `<p>${name} organizes events for curious people.</p>`, name, 'publish', authorId,
+        venueCount + id, name, slug, `<p>${name} organizes events for curious people.</p>`, name, 'publish', authorId,
         when.local, when.at, when.local, when.at,
         random.chance(0.8) ? `+1 555 ${random.int(1000000, 9999999)}` : '', `https://${slugPart(name)}-${id}.example`,
         `hello@${slugPart(name)}-${id}.example`, imageId, '',
       );
-      organizers.push(id);
+      organizers.push(venueCount + id);
     }
 
     // Categories (parents, then children) and tags.
@@ -361,6 +363,7 @@ export async function generateDatabase(path: string, eventCount: number, options
     const today = now.startOf('day');
     const clock = zoneClock();
     for (let id = 1; id <= eventCount; id++) {
+      const eventId = venueCount + organizerCount + id;
       const kind = random.pick(KINDS);
       const online = random.chance(0.05);
       const city = random.pick(CITIES);
@@ -399,7 +402,7 @@ export async function generateDatabase(path: string, eventCount: number, options
       const imageId = random.chance(0.3) ? newMedia(`https://images.example.com/events/${id}.${random.pick(['jpg', 'jpg', 'png', 'webp'])}`) : null;
       const description = `<p>${title}. ${random.pick(FILLER)} ${random.pick(FILLER)}</p>\n<p>${random.pick(FILLER)}</p>`;
       insertEvent.run(
-        id, title, description, random.chance(0.4) ? `${title}: ${random.pick(FILLER)}` : '', slug, status, authorId,
+        eventId, title, description, random.chance(0.4) ? `${title}: ${random.pick(FILLER)}` : '', slug, status, authorId,
         when.local, when.at, modified.local, modified.at,
         timezone, start.wall, end.wall, start.instant, end.instant, b(allDay),
         costs?.cost ?? '', costs?.currencySymbol ?? '', costs?.currencyCode ?? '', costs?.currencyPosition ?? '',
@@ -409,22 +412,22 @@ export async function generateDatabase(path: string, eventCount: number, options
       if (!online) {
         const local = venuesByCity.get(city.city) ?? [];
         const chosen = random.some(local, random.chance(0.03) ? 2 : 1);
-        chosen.forEach((venueId, position) => insertEventVenue.run(id, venueId, position));
+        chosen.forEach((venueId, position) => insertEventVenue.run(eventId, venueId, position));
       }
       const organizerIds = random.some(organizers, random.chance(0.2) ? 2 : random.chance(0.85) ? 1 : 0);
-      organizerIds.forEach((organizerId, position) => insertEventOrganizer.run(id, organizerId, position));
+      organizerIds.forEach((organizerId, position) => insertEventOrganizer.run(eventId, organizerId, position));
       const categories = new Set([kind.category]);
       const parent = parentOf.get(kind.category);
       if (parent && random.chance(0.6)) categories.add(parent);
       if (random.chance(0.15)) categories.add(random.pick(allCategories));
-      for (const key of categories) insertEventTerm.run(id, categoryIds.get(key)!);
+      for (const key of categories) insertEventTerm.run(eventId, categoryIds.get(key)!);
       const tags = new Set(random.some(kind.tags, random.int(0, 2)));
       if (random.chance(0.3)) tags.add(random.pick(TAGS));
       if (online) tags.add('Online');
       if (free) tags.add('Free entry');
-      for (const tag of tags) insertEventTerm.run(id, tagIds.get(tag)!);
+      for (const tag of tags) insertEventTerm.run(eventId, tagIds.get(tag)!);
       if (status === 'publish' && !hidden && password === '' && id % sampleEvery === 0 && sampleEventIds.length < 200) {
-        sampleEventIds.push(id);
+        sampleEventIds.push(eventId);
         sampleEventSlugs.push(slug);
       }
     }

@@ -16,9 +16,10 @@ export const isPostType = (type: RecordType): type is PostType => type === 'even
 
 /** Changes a record's ID; its links follow (ON UPDATE CASCADE), the database refuses an ID another post has. */
 export function rekeyStatement(db: Db, type: PostType, from: number, to: number) {
-  if (type === 'event') return db.$executeRaw`UPDATE "Event" SET "id" = ${to} WHERE "id" = ${from}`;
-  if (type === 'venue') return db.$executeRaw`UPDATE "Venue" SET "id" = ${to} WHERE "id" = ${from}`;
-  return db.$executeRaw`UPDATE "Organizer" SET "id" = ${to} WHERE "id" = ${from}`;
+  const change = { where: { id: from }, data: { id: to }, select: { id: true } };
+  if (type === 'event') return db.event.update(change);
+  if (type === 'venue') return db.venue.update(change);
+  return db.organizer.update(change);
 }
 
 /** Which local post has each of these IDs. */

@@ -198,7 +198,7 @@ class Importer implements LinkResolver {
       const keepsSourceId = this.options.keepIds === true && known === undefined && isPostType(kind.type);
       const localId = keepsSourceId ? remoteId : writtenId;
       await this.origins.save(kind.type, remoteId, { localId, contentHash: hash }, text(record, 'modified_utc') || null, writtenId).catch((error: unknown) => {
-        throw keepsSourceId ? new Error(`could not keep its ID ${remoteId} (another event, venue or organizer here has it): ${reasonOf(error)}`) : error;
+        throw keepsSourceId ? new Error(`could not keep its ID ${remoteId}: ${keptIdProblem(error)}`) : error;
       });
       this.count(kind.type, target === undefined ? 'created' : 'updated');
       return localId;
@@ -258,6 +258,12 @@ class Importer implements LinkResolver {
     this.summary.failures.push(problem);
     this.progress?.warn(`${problem.what}: ${problem.reason}`);
   }
+}
+
+/** Why a source ID could not be kept: the database's own words when it refused an ID another post has. */
+function keptIdProblem(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return /already used by another event, venue or organizer/.test(message) ? 'another event, venue or organizer here has it' : reasonOf(error);
 }
 
 function conflictList(conflicts: string[]): string {
