@@ -37,6 +37,8 @@ export interface Config {
     /** DATA_VERSION_LISTEN_URL: PostgreSQL, a direct connection for LISTEN when DATABASE_URL goes through a pooler. */
     listenUrl: string | undefined;
   };
+  /** Webhook deliveries (README "Webhooks"; src/webhooks). */
+  webhooks: WebhookConfig;
   /** Persisted operations on /graphql (README "Persisted operations"; src/limits/persisted-operations.ts). */
   persistedOperations: {
     /** GRAPHQL_PERSISTED_ONLY: `true` runs registered operations only, sent by hash; any other document is refused. */
@@ -75,6 +77,23 @@ export interface Limits {
     /** GRAPHQL_INTROSPECTION: `false` refuses `__schema` and `__type` (and hides field suggestions). */
     introspection: boolean;
   };
+}
+
+export interface WebhookConfig {
+  /** WEBHOOKS_ALLOW_PRIVATE: `1` lets webhook URLs point at loopback, private and other non-public addresses. */
+  allowPrivate: boolean;
+  /** WEBHOOK_TIMEOUT_MS: an attempt that has no answer by then failed (and is retried). */
+  timeoutMs: number;
+  /** WEBHOOK_RETRY_BASE_MS: the delay before the first retry; each later one doubles it, with jitter. */
+  retryBaseMs: number;
+  /** WEBHOOK_RETRY_MAX_MS: the longest delay between two attempts. */
+  retryMaxMs: number;
+  /** WEBHOOK_RETRY_FOR_MS: a delivery still failing this long after its first attempt is marked failed. */
+  retryForMs: number;
+  /** WEBHOOK_LEASE_MS: how long the dispatching process's lease lasts unless renewed (another takes over after it). */
+  leaseMs: number;
+  /** WEBHOOK_WAKE_MS: how often the dispatcher asks the data version watch for changes and looks for due retries. */
+  wakeMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -171,6 +190,21 @@ function readRestRoot(env: Env): string {
   return trimmed;
 }
 
+function readWebhookConfig(env: Env): WebhookConfig {
+  const allow = env.WEBHOOKS_ALLOW_PRIVATE ?? '0';
+  if (!['0', '1', 'true', 'false'].includes(allow)) throw new ConfigError(`WEBHOOKS_ALLOW_PRIVATE must be 1 or 0, got "${allow}"`);
+  const retryBaseMs = readWholeNumber(env, 'WEBHOOK_RETRY_BASE_MS', 10_000, 1);
+  return {
+    allowPrivate: allow === '1' || allow === 'true',
+    timeoutMs: readWholeNumber(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1),
+    retryBaseMs,
+    retryMaxMs: readWholeNumber(env, 'WEBHOOK_RETRY_MAX_MS', 60 * 60 * 1000, retryBaseMs),
+    retryForMs: readWholeNumber(env, 'WEBHOOK_RETRY_FOR_MS', 24 * 60 * 60 * 1000, 0),
+    leaseMs: readWholeNumber(env, 'WEBHOOK_LEASE_MS', 15_000, 100),
+    wakeMs: readWholeNumber(env, 'WEBHOOK_WAKE_MS', 100, 10),
+  };
+}
+
 /** Reads the environment into a typed configuration; throws ConfigError with a one-line reason when it is wrong. */
 export function loadConfig(env: Env = process.env): Config {
   const port = readPort(env);
@@ -205,6 +239,7 @@ export function loadConfig(env: Env = process.env): Config {
       pollMs: readWholeNumber(env, 'DATA_VERSION_POLL_MS', 1000, 1),
       listenUrl: env.DATA_VERSION_LISTEN_URL || undefined,
     },
+    webhooks: readWebhookConfig(env),
     persistedOperations: {
       only: readSwitch(env, 'GRAPHQL_PERSISTED_ONLY', false),
       manifestFile: env.GRAPHQL_PERSISTED_OPERATIONS_FILE || undefined,

@@ -30,6 +30,8 @@ import { PageRefusal } from './pages/data.js';
 import { createPageHandler } from './pages/router.js';
 import { createCors } from './http/cors.js';
 import { graphiql, GRAPHIQL_ASSETS_PATH } from './http/graphiql.js';
+import { restUrls } from './rest/urls.js';
+import { WebhookDispatcher, type RenderRecord } from './webhooks/dispatcher.js';
 
 export interface App {
   config: Config;
@@ -195,6 +197,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     if (!('viewer' in outcome)) throw pageRefusal(outcome);
     return createContext(guardedDb(db, deadline), config, outcome.viewer, dataVersion);
   });
+  const dispatcher = new WebhookDispatcher(db, config.webhooks, dataVersion, publicRecordRenderer(config, handleRest, logger), logger);
+  dispatcher.start();
   const noRoute = () => json({ code: 'rest_no_route', message: 'No route was found matching the URL and request method.', data: { status: 404 } }, 404);
   router.all('*', (request: Request, requestLog: RequestLog, scope: RequestScope) =>
     responseCache.answer(request, async () => (await handlePage(request, requestLog, scope)) ?? (await handleRest(request, requestLog, scope)) ?? noRoute()),
@@ -227,11 +231,37 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       });
     }),
     close: async () => {
+      await dispatcher.close();
       shedder.close();
       await watch.close();
       if (healthDb !== db) await healthDb.$disconnect();
       await db.$disconnect();
     },
+  };
+}
+
+/** REST's path segment per change-log record type. */
+const REST_COLLECTIONS: Record<string, string> = { event: 'events', venue: 'venues', organizer: 'organizers', category: 'categories', tag: 'tags' };
+/** Answers of a single read that mean the record is not (or no longer) there for an anonymous reader. */
+const NOT_PUBLIC = new Set([401, 403, 404, 410]);
+
+/**
+ * A webhook's `data`: the record as the REST API answers an anonymous GET of it, through the same handler (no second
+ * serializer), or null when the record is gone or not public. Any other answer is an error, and the attempt is retried.
+ */
+function publicRecordRenderer(
+  config: Config,
+  handleRest: (request: Request, log: RequestLog, scope: RequestScope) => Promise<Response | null>,
+  logger: Logger,
+): RenderRecord {
+  const api = restUrls(config).api;
+  const log: RequestLog = { id: 'webhooks', unexpected: (error) => logger.error({ err: error }, 'webhooks: rendering a record failed'), answeredWith: () => undefined };
+  return async (recordType, recordId) => {
+    const scope: RequestScope = { deadline: new Deadline(config.limits.requestTimeoutMs), clientAddress: '127.0.0.1' };
+    const response = await handleRest(new Request(`${api}/${REST_COLLECTIONS[recordType]}/${recordId}`), log, scope);
+    if (response?.status === 200) return response.json();
+    if (response && NOT_PUBLIC.has(response.status)) return null;
+    throw new Error(`the REST read of ${recordType} ${recordId} answered ${response?.status ?? 'nothing'}`);
   };
 }
 

@@ -1,41 +1,38 @@
 -- CreateTable
 CREATE TABLE "Webhook" (
-    "id" SERIAL NOT NULL,
+    "id" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
     "url" TEXT NOT NULL,
     "types" TEXT NOT NULL,
     "secret" TEXT NOT NULL,
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-
-    CONSTRAINT "Webhook_pkey" PRIMARY KEY ("id")
+    "fromVersion" BIGINT NOT NULL,
+    "fromSeq" INTEGER NOT NULL,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
 );
 
 -- CreateTable
 CREATE TABLE "WebhookDelivery" (
-    "id" TEXT NOT NULL,
+    "id" TEXT NOT NULL PRIMARY KEY,
     "webhookId" INTEGER NOT NULL,
     "changeVersion" BIGINT NOT NULL,
     "changeSeq" INTEGER NOT NULL,
     "recordType" TEXT NOT NULL,
     "recordId" INTEGER NOT NULL,
     "action" TEXT NOT NULL,
-    "changedAt" TIMESTAMP(3) NOT NULL,
+    "changedAt" DATETIME NOT NULL,
     "status" TEXT NOT NULL DEFAULT 'pending',
     "attempts" INTEGER NOT NULL DEFAULT 0,
-    "nextAttemptAt" TIMESTAMP(3) NOT NULL,
+    "nextAttemptAt" DATETIME NOT NULL,
     "lastError" TEXT,
-    "deliveredAt" TIMESTAMP(3),
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-
-    CONSTRAINT "WebhookDelivery_pkey" PRIMARY KEY ("id")
+    "deliveredAt" DATETIME,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    CONSTRAINT "WebhookDelivery_webhookId_fkey" FOREIGN KEY ("webhookId") REFERENCES "Webhook" ("id") ON DELETE CASCADE ON UPDATE CASCADE
 );
 
 -- CreateTable
 CREATE TABLE "Lease" (
-    "name" TEXT NOT NULL,
+    "name" TEXT NOT NULL PRIMARY KEY,
     "owner" TEXT NOT NULL,
-    "expiresAt" TIMESTAMP(3) NOT NULL,
-
-    CONSTRAINT "Lease_pkey" PRIMARY KEY ("name")
+    "expiresAt" DATETIME NOT NULL
 );
 
 -- CreateIndex
@@ -46,6 +43,3 @@ CREATE INDEX "WebhookDelivery_webhookId_recordType_recordId_status_idx" ON "Webh
 
 -- CreateIndex
 CREATE UNIQUE INDEX "WebhookDelivery_webhookId_changeVersion_changeSeq_key" ON "WebhookDelivery"("webhookId", "changeVersion", "changeSeq");
-
--- AddForeignKey
-ALTER TABLE "WebhookDelivery" ADD CONSTRAINT "WebhookDelivery_webhookId_fkey" FOREIGN KEY ("webhookId") REFERENCES "Webhook"("id") ON DELETE CASCADE ON UPDATE CASCADE;

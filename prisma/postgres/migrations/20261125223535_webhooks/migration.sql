@@ -1,36 +1,43 @@
 -- CreateTable
 CREATE TABLE "Webhook" (
-    "id" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
+    "id" SERIAL NOT NULL,
     "url" TEXT NOT NULL,
     "types" TEXT NOT NULL,
     "secret" TEXT NOT NULL,
-    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
+    "fromVersion" BIGINT NOT NULL,
+    "fromSeq" INTEGER NOT NULL,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "Webhook_pkey" PRIMARY KEY ("id")
 );
 
 -- CreateTable
 CREATE TABLE "WebhookDelivery" (
-    "id" TEXT NOT NULL PRIMARY KEY,
+    "id" TEXT NOT NULL,
     "webhookId" INTEGER NOT NULL,
     "changeVersion" BIGINT NOT NULL,
     "changeSeq" INTEGER NOT NULL,
     "recordType" TEXT NOT NULL,
     "recordId" INTEGER NOT NULL,
     "action" TEXT NOT NULL,
-    "changedAt" DATETIME NOT NULL,
+    "changedAt" TIMESTAMP(3) NOT NULL,
     "status" TEXT NOT NULL DEFAULT 'pending',
     "attempts" INTEGER NOT NULL DEFAULT 0,
-    "nextAttemptAt" DATETIME NOT NULL,
+    "nextAttemptAt" TIMESTAMP(3) NOT NULL,
     "lastError" TEXT,
-    "deliveredAt" DATETIME,
-    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    CONSTRAINT "WebhookDelivery_webhookId_fkey" FOREIGN KEY ("webhookId") REFERENCES "Webhook" ("id") ON DELETE CASCADE ON UPDATE CASCADE
+    "deliveredAt" TIMESTAMP(3),
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "WebhookDelivery_pkey" PRIMARY KEY ("id")
 );
 
 -- CreateTable
 CREATE TABLE "Lease" (
-    "name" TEXT NOT NULL PRIMARY KEY,
+    "name" TEXT NOT NULL,
     "owner" TEXT NOT NULL,
-    "expiresAt" DATETIME NOT NULL
+    "expiresAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "Lease_pkey" PRIMARY KEY ("name")
 );
 
 -- CreateIndex
@@ -41,3 +48,6 @@ CREATE INDEX "WebhookDelivery_webhookId_recordType_recordId_status_idx" ON "Webh
 
 -- CreateIndex
 CREATE UNIQUE INDEX "WebhookDelivery_webhookId_changeVersion_changeSeq_key" ON "WebhookDelivery"("webhookId", "changeVersion", "changeSeq");
+
+-- AddForeignKey
+ALTER TABLE "WebhookDelivery" ADD CONSTRAINT "WebhookDelivery_webhookId_fkey" FOREIGN KEY ("webhookId") REFERENCES "Webhook"("id") ON DELETE CASCADE ON UPDATE CASCADE;
