@@ -10,6 +10,7 @@ import './venues/index.js';
 import './organizers/index.js';
 import './events/index.js';
 import './events/links.js';
+import './webhooks/index.js';
 import './shared/node.js';
 
 /**
