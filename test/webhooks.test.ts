@@ -102,7 +102,9 @@ describe('webhooks', () => {
     expect(receiver.received.filter((r) => r.answered === 0)).toHaveLength(1);
     const final = await all();
     expect(final.every((d) => d.status === 'DELIVERED')).toBe(true);
-    expect(final.some((d) => d.attempts >= 5)).toBe(true);
+    // Every request the receiver saw was an attempt counted on a delivery, and the failures were retried.
+    expect(final.reduce((sum, d) => sum + d.attempts, 0)).toBe(receiver.received.length);
+    expect(receiver.received.length).toBe(final.length + 4);
 
     // Per record, accepted in the order the changes were made (the list answers newest first).
     const accepted = receiver.accepted();
@@ -129,6 +131,8 @@ describe('webhooks', () => {
   });
 
   it('refuses the GraphQL webhook operations to anyone but administrators', async () => {
+    const admin = basicAuthorization('admin', 'test-admin-secret-8d1f');
+    const before = (await server.gqlOk(`{ webhooks { id } }`, {}, admin)).webhooks.length;
     await server.gqlOk(`mutation { createUser(input: { login: "hookeditor", role: EDITOR }) { id } }`);
     const password = (await server.gqlOk(`mutation { createApplicationPassword(name: "t", userId: ${(await server.gqlOk(`{ users(first: 50) { nodes { databaseId login } } }`, {}, basicAuthorization('admin', 'test-admin-secret-8d1f'))).users.nodes.find((u: any) => u.login === 'hookeditor').databaseId}) { secret } }`)).createApplicationPassword.secret;
     const editor = basicAuthorization('hookeditor', password);
@@ -138,8 +142,7 @@ describe('webhooks', () => {
       expect((await server.gql(`{ webhooks { id url } }`, {}, as)).errors?.[0]?.extensions?.code).toBe(code);
       expect((await server.gql(`mutation { deleteWebhook(id: 1) }`, {}, as)).errors?.[0]?.extensions?.code).toBe(code);
     }
-    const list = await server.gqlOk(`{ webhooks { id url } }`, {}, basicAuthorization('admin', 'test-admin-secret-8d1f'));
-    expect(list.webhooks.some((w: any) => w.url === receiver.url)).toBe(false);
+    expect((await server.gqlOk(`{ webhooks { id } }`, {}, admin)).webhooks).toHaveLength(before);
   });
 
   it('refuses unknown types and short secrets', async () => {
@@ -167,7 +170,7 @@ describe('webhooks to private addresses', () => {
   );
 
   it('refuses at delivery too: a name resolving to loopback is not connected to', async () => {
-    receiver.received.length = 0;
+    const receiver = await startReceiver();
     const port = new URL(receiver.url).port;
     for (const url of [`http://localhost:${port}/hooks`, `http://127.0.0.1:${port}/hooks`]) {
       const outcome = await postOnce(url, '{}', {}, 1000, false);
@@ -175,6 +178,7 @@ describe('webhooks to private addresses', () => {
     }
     expect(receiver.received).toHaveLength(0);
     expect(await postOnce(`http://127.0.0.1:${port}/hooks`, '{}', {}, 1000, true)).toEqual({ ok: true, status: 204 });
+    await receiver.close();
   });
 
   it('does not follow a redirect', async () => {
