@@ -197,7 +197,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     if (!('viewer' in outcome)) throw pageRefusal(outcome);
     return createContext(guardedDb(db, deadline), config, outcome.viewer, dataVersion);
   });
-  const dispatcher = new WebhookDispatcher(db, config.webhooks, dataVersion, publicRecordRenderer(config, handleRest, logger), logger);
+  // A client of its own: the dispatcher's statements are not the requests' (nor counted with them).
+  const webhooksDb = createDb({ ...config, databasePoolSize: 2 });
+  const dispatcher = new WebhookDispatcher(webhooksDb, config.webhooks, dataVersion, publicRecordRenderer(config, handleRest, logger), logger);
   dispatcher.start();
   const noRoute = () => json({ code: 'rest_no_route', message: 'No route was found matching the URL and request method.', data: { status: 404 } }, 404);
   router.all('*', (request: Request, requestLog: RequestLog, scope: RequestScope) =>
@@ -232,6 +234,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     }),
     close: async () => {
       await dispatcher.close();
+      await webhooksDb.$disconnect();
       shedder.close();
       await watch.close();
       if (healthDb !== db) await healthDb.$disconnect();

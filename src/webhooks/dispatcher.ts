@@ -54,6 +54,8 @@ export class WebhookDispatcher {
   private running: Promise<void> | undefined;
   private seenVersion: bigint | undefined;
   private lastRound = 0;
+  /** When the earliest pending delivery seen last round is due. */
+  private nextDue = Number.POSITIVE_INFINITY;
   private holding = false;
   private closed = false;
 
@@ -77,12 +79,13 @@ export class WebhookDispatcher {
     if (this.holding) await releaseLease(this.db, LEASE, this.owner).catch(() => undefined);
   }
 
-  /** A round when the data changed, and at least every lease third (to renew it) and for due retries. */
+  /** A round when the data changed, when a retry is due, and at least every third of the lease (to renew or take it). */
   private async wake(): Promise<void> {
     if (this.running || this.closed) return;
     const version = await this.dataVersion().catch(() => undefined);
-    const idle = Date.now() - this.lastRound;
-    if (version === this.seenVersion && idle < Math.min(this.config.leaseMs / 3, Math.max(this.config.wakeMs, 250))) return;
+    const now = Date.now();
+    const renewal = now - this.lastRound >= Math.min(this.config.leaseMs / 3, 1000);
+    if (version === this.seenVersion && now < this.nextDue && !renewal) return;
     this.running = this.round(version).finally(() => (this.running = undefined));
     await this.running;
   }
@@ -141,6 +144,8 @@ export class WebhookDispatcher {
     }
     const now = Date.now();
     const due = [...heads.values()].filter((delivery) => delivery.nextAttemptAt.getTime() <= now);
+    const waiting = [...heads.values()].filter((delivery) => delivery.nextAttemptAt.getTime() > now);
+    this.nextDue = Math.min(...waiting.map((delivery) => delivery.nextAttemptAt.getTime()));
     for (let i = 0; i < due.length && !this.closed; i += PARALLEL) {
       // Renewed before each batch (attempts last at most timeoutMs): a holder that lost it stops sending.
       if (i > 0 && !(this.holding = await holdLease(this.db, LEASE, this.owner, this.config.leaseMs))) return;
@@ -166,13 +171,16 @@ export class WebhookDispatcher {
     );
     if (outcome.ok) {
       await this.db.webhookDelivery.update({ where: { id: delivery.id }, data: { status: 'delivered', deliveredAt: new Date(), lastError: null } });
+      this.nextDue = 0; // the record's next delivery, if any, may go now
       return;
     }
     const expired = Date.now() - delivery.createdAt.getTime() >= this.config.retryForMs;
+    const nextAttemptAt = Date.now() + retryDelay(this.config, attempts);
     await this.db.webhookDelivery.update({
       where: { id: delivery.id },
-      data: { lastError: outcome.error, ...(expired ? { status: 'failed' } : { nextAttemptAt: new Date(Date.now() + retryDelay(this.config, attempts)) }) },
+      data: { lastError: outcome.error, ...(expired ? { status: 'failed' } : { nextAttemptAt: new Date(nextAttemptAt) }) },
     });
+    this.nextDue = Math.min(this.nextDue, expired ? 0 : nextAttemptAt);
     this.logger.info({ webhook: webhook.id, delivery: delivery.id, attempts, error: outcome.error, failed: expired }, 'webhooks: a delivery attempt failed');
   }
 }
