@@ -10,6 +10,7 @@ import './venues/index.js';
 import './organizers/index.js';
 import './events/index.js';
 import './events/links.js';
+import './changes/index.js';
 import './shared/node.js';
 
 /**
