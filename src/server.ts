@@ -41,6 +41,8 @@ export interface App {
   logger: Logger;
   /** Whether the process is too far behind to take another request (src/limits/load-shedding.ts). */
   isBehind(): boolean;
+  /** Tells subscribers (`changed`) of committed changes. */
+  changes: ChangeNotifier;
   /** Ends the open subscription streams (Server-Sent Events), which would otherwise keep the server from closing. */
   closeStreams(): void;
   /** `socketAddress`: the peer's address, for the sign-in limits (see clientAddressOf). */
@@ -235,6 +237,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         return takesCors(pathname) ? cors.decorate(request, response) : response;
       });
     }),
+    changes,
     closeStreams: () => changes.close(),
     close: async () => {
       changes.close();
