@@ -8,6 +8,7 @@ import {
   prunedThrough,
   type ChangePosition,
 } from '../../db/change-log.js';
+import type { DbTransaction } from '../../db/client.js';
 import { permanentSetting } from '../../db/settings.js';
 import type { Context } from '../context.js';
 import { ErrorCode } from '../errors.js';
@@ -16,8 +17,10 @@ import { ErrorCode } from '../errors.js';
  * A change cursor: a place in the change log of one database, opaque to clients (base64url of
  * `<database epoch>:<version>.<seq>`). The epoch is made once per database, so a cursor of another database (or of
  * one restored from a backup taken before the epoch existed) is refused instead of silently skipping changes.
+ * Made at start-up (src/server.ts), so that reading the feed never writes.
  */
-const epochOf = (ctx: Context) => permanentSetting(ctx.db, 'change_log_epoch', async () => randomBytes(6).toString('hex'));
+export const changeCursorEpoch = (db: DbTransaction) => permanentSetting(db, 'change_log_epoch', async () => randomBytes(6).toString('hex'));
+const epochOf = (ctx: Context) => changeCursorEpoch(ctx.db);
 
 export async function encodeCursor(ctx: Context, position: ChangePosition): Promise<string> {
   return Buffer.from(`${await epochOf(ctx)}:${encodePosition(position)}`).toString('base64url');
