@@ -294,7 +294,7 @@ class DocumentBuilder {
         type: { type: 'string', enum: ['event', 'venue', 'organizer', 'category', 'tag'] },
         id: { type: 'integer', minimum: 1 },
         action: { type: 'string', enum: ['created', 'updated', 'deleted'] },
-        modified_utc: { type: 'string', examples: ['2026-11-25 21:03:04'] },
+        modified_utc: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$' },
       },
       required: ['type', 'id', 'action', 'modified_utc'],
     };
