@@ -39,6 +39,15 @@ export interface Config {
   };
   /** Webhook deliveries (README "Webhooks"; src/webhooks). */
   webhooks: WebhookConfig;
+  /** The change log behind `changes` and `changed` (README "Incremental sync"; src/db/change-log.ts). */
+  changes: {
+    /** CHANGES_RETENTION_DAYS: changes (and so deletions) are kept this long; older cursors answer 410. */
+    retentionDays: number;
+    /** CHANGES_PRUNE_INTERVAL_MS: how often each process deletes what is past the retention. */
+    pruneIntervalMs: number;
+    /** CHANGES_POLL_MS: how often a process with `changed` subscribers asks whether the data version moved. */
+    pollMs: number;
+  };
   /** Persisted operations on /graphql (README "Persisted operations"; src/limits/persisted-operations.ts). */
   persistedOperations: {
     /** GRAPHQL_PERSISTED_ONLY: `true` runs registered operations only, sent by hash; any other document is refused. */
@@ -234,6 +243,11 @@ export function loadConfig(env: Env = process.env): Config {
     responseCache: {
       maxBytes: readWholeNumber(env, 'RESPONSE_CACHE_MB', 32, 0) * 1024 * 1024,
       ttlMs: readWholeNumber(env, 'RESPONSE_CACHE_TTL_MS', 1000, 1),
+    },
+    changes: {
+      retentionDays: readWholeNumber(env, 'CHANGES_RETENTION_DAYS', 30, 1),
+      pruneIntervalMs: readWholeNumber(env, 'CHANGES_PRUNE_INTERVAL_MS', 3_600_000, 1000),
+      pollMs: readWholeNumber(env, 'CHANGES_POLL_MS', 100, 10),
     },
     dataVersion: {
       pollMs: readWholeNumber(env, 'DATA_VERSION_POLL_MS', 1000, 1),

@@ -4,6 +4,9 @@ import { createYoga } from 'graphql-yoga';
 import { Router } from 'itty-router';
 import type { Config } from './config.js';
 import { ResponseCache } from './cache/response-cache.js';
+import { ChangeNotifier } from './db/change-notifier.js';
+import { changeCursorEpoch } from './graphql/changes/cursor.js';
+import { pruneChangesPeriodically } from './db/change-retention.js';
 import { createDb, type Db, type QueryCounter } from './db/client.js';
 import { readDataVersion } from './db/data-version.js';
 import { watchDataVersion, type DataVersionWatch } from './db/data-version-watch.js';
@@ -41,6 +44,10 @@ export interface App {
   logger: Logger;
   /** Whether the process is too far behind to take another request (src/limits/load-shedding.ts). */
   isBehind(): boolean;
+  /** Tells subscribers (`changed`) of committed changes. */
+  changes: ChangeNotifier;
+  /** Ends the open subscription streams (Server-Sent Events), which would otherwise keep the server from closing. */
+  closeStreams(): void;
   /** `socketAddress`: the peer's address, for the sign-in limits (see clientAddressOf). */
   fetch(request: Request, socketAddress?: string): Promise<Response>;
   close(): Promise<void>;
@@ -129,9 +136,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   watch = await watchDataVersion(config, () => readDataVersion(db), logger);
   const dataVersion = () => watch.current();
 
+  const changes = new ChangeNotifier(db, dataVersion, config.changes.pollMs, (error) =>
+    logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'change notifications: reading the change log failed; retrying'),
+  );
+  const stopPruning = pruneChangesPeriodically(db, config.changes.retentionDays, config.changes.pruneIntervalMs, logger);
+
   if (config.adminPassword) await bootstrapAdmin(db, config.adminPassword, logger);
   await credentialKey(db);
   await icalUidSuffix(db, config.siteUrl);
+  await changeCursorEpoch(db);
 
   const signInLimiter = new SignInLimiter(config.signInLimits);
   /** Checks the request's credentials, unless too many failed lately from its address or for its login. */
@@ -163,7 +176,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       ...graphqlLimitPlugins(config.limits.graphql),
     ],
     maxRequestBodySize: config.limits.maxBodyBytes,
-    context: ({ viewer, deadline }) => createContext(guardedDb(db, deadline), config, viewer, dataVersion),
+    context: ({ viewer, deadline }) => createContext(guardedDb(db, deadline), config, viewer, dataVersion, changes),
   });
 
   const responseCache = new ResponseCache(dataVersion, config.responseCache);
@@ -232,7 +245,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         return takesCors(pathname) ? cors.decorate(request, response) : response;
       });
     }),
+    changes,
+    closeStreams: () => changes.close(),
     close: async () => {
+      changes.close();
+      stopPruning();
       await dispatcher.close();
       await webhooksDb.$disconnect();
       shedder.close();
@@ -291,6 +308,7 @@ export function listen(app: App, port = app.config.port, host = app.config.host)
 export async function shutdown(server: Server, app: App): Promise<void> {
   await new Promise<void>((resolve) => {
     server.close(() => resolve());
+    app.closeStreams();
     server.closeIdleConnections();
   });
   await app.close();

@@ -53,7 +53,9 @@ export async function readChangesAfter(db: DbTransaction, after: ChangePosition,
 export async function currentChangePosition(db: DbTransaction): Promise<ChangePosition> {
   const version = await readDataVersion(db as Db);
   const last = await db.change.aggregate({ _max: { seq: true } });
-  return { version, seq: last._max.seq ?? 0 };
+  // Sequence numbers only grow, even over pruned entries: an empty log is at the last one pruned.
+  const pruned = await prunedThrough(db);
+  return { version, seq: Math.max(last._max.seq ?? 0, pruned?.seq ?? 0) };
 }
 
 /** The last position pruned from the log (nothing before it can be read any more), or none. */

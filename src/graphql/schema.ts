@@ -11,6 +11,7 @@ import './organizers/index.js';
 import './events/index.js';
 import './events/links.js';
 import './webhooks/index.js';
+import './changes/index.js';
 import './shared/node.js';
 
 /**
