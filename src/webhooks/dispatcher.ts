@@ -107,8 +107,10 @@ export class WebhookDispatcher {
   private async enqueue(): Promise<void> {
     let position = await this.position();
     for (;;) {
-      const [entries, webhooks] = await Promise.all([readChangesAfter(this.db, position, BATCH), this.db.webhook.findMany()]);
+      const entries = await readChangesAfter(this.db, position, BATCH);
       if (entries.length === 0) return;
+      // Read after the entries: a webhook created since starts after all of them (its position is taken at creation).
+      const webhooks = await this.db.webhook.findMany();
       const next = entries.at(-1)!;
       const rows = entries.flatMap((entry) => webhooks.filter((webhook) => wants(webhook, entry)).map((webhook) => deliveryRow(webhook, entry)));
       await this.db.$transaction([
