@@ -1,6 +1,8 @@
 // Webhooks (README "Webhooks"): changes POSTed signed to a receiver on 127.0.0.1 (allowed by WEBHOOKS_ALLOW_PRIVATE=1),
 // retried until the receiver recovers, in order per record; the administrator-only GraphQL API; private URLs refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+import { retryDelay } from '../src/webhooks/dispatcher.js';
 import { postOnce } from '../src/webhooks/post.js';
 import { restClient } from './support/rest.js';
 import { basicAuthorization, startServer, type TestServer } from './support/server.js';
@@ -70,6 +72,17 @@ describe('webhooks', () => {
     const { webhook } = await server.gqlOk(DELIVERIES, { id }, basicAuthorization('admin', 'test-admin-secret-8d1f'));
     expect(webhook.deliveries.nodes.every((d: any) => d.status === 'DELIVERED' && d.attempts === 1 && d.deliveredAt && d.nextAttemptAt === null)).toBe(true);
     await server.gqlOk(`mutation ($id: Int!) { deleteWebhook(id: $id) }`, { id });
+  });
+
+  it('waits longer after each failed attempt, with jitter, up to the maximum, and retries for 24 hours by default', () => {
+    const config = loadConfig({ WEBHOOK_RETRY_BASE_MS: '1000', WEBHOOK_RETRY_MAX_MS: '60000' }).webhooks;
+    expect(config.retryForMs).toBe(24 * 60 * 60 * 1000);
+    for (const [attempts, nominal] of [[1, 1000], [2, 2000], [3, 4000], [6, 32000], [7, 60000], [60, 60000]] as const) {
+      const delays = Array.from({ length: 50 }, () => retryDelay(config, attempts));
+      for (const delay of delays) expect(delay).toBeGreaterThanOrEqual(nominal * 0.75), expect(delay).toBeLessThanOrEqual(nominal * 1.25);
+      expect(new Set(delays).size).toBeGreaterThan(1);
+    }
+    expect(() => loadConfig({ WEBHOOKS_ALLOW_PRIVATE: 'yes' })).toThrow(/WEBHOOKS_ALLOW_PRIVATE/);
   });
 
   it('a signature made with another secret, or of other bytes, does not match', async () => {
