@@ -4,7 +4,7 @@ import type { Context } from '../context.js';
 import { invalidField } from '../errors.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../shared/page-size.js';
 import { encodeCursor, positionOf, ResyncRequiredError } from './cursor.js';
-import { asSeenBy, type SeenChange } from './visibility.js';
+import { asSeenBy, eachAsSeenBy, type SeenChange } from './visibility.js';
 
 // Incremental sync: the change feed (`changes`) and its live form (`changed`, over Server-Sent Events), both read
 // from the change log the database triggers write (src/db/change-log.ts), each reader seeing only what they may read.
@@ -98,7 +98,7 @@ function seenChanges(reader: Context, batches: AsyncIterableIterator<ChangeEntry
         const batch = await batches.next();
         if (batch.done) return { value: undefined, done: true };
         const wanted = types.length ? batch.value.filter((entry) => types.includes(entry.recordType)) : batch.value;
-        if (wanted.length) ready.push(...(await asSeenBy(reader, wanted)));
+        if (wanted.length) ready.push(...(await eachAsSeenBy(reader, wanted)));
       }
       return { value: ready.shift()!, done: false };
     },
@@ -119,7 +119,7 @@ builder.subscriptionField('changed', (t) =>
     type: ChangeType,
     description:
       'Each change committed after subscribing, once, in commit order, whichever server process made it, as the ' +
-      'subscriber sees it (as in `changes`).',
+      'subscriber sees it (as in `changes`, but one by one: a record changed twice is told of twice).',
     args: {
       types: t.arg({ type: [ChangeRecordTypeEnum], description: 'Only changes of these kinds; every kind when left out or empty.' }),
     },

@@ -51,6 +51,21 @@ export interface SeenChange {
  */
 export async function asSeenBy(ctx: Context, entries: readonly ChangeEntry[]): Promise<SeenChange[]> {
   const inView = await recordsInView(ctx, entries);
+  return collapsed(entries, inView);
+}
+
+/** Each entry as this reader sees it, one by one (live notifications tell of every change). */
+export async function eachAsSeenBy(ctx: Context, entries: readonly ChangeEntry[]): Promise<SeenChange[]> {
+  const inView = await recordsInView(ctx, entries);
+  return entries.map((entry) => ({
+    type: entry.recordType,
+    databaseId: entry.recordId,
+    action: inView.has(recordKey(entry.recordType, entry.recordId)) ? entry.action : 'deleted',
+    modifiedAt: entry.changedAt,
+  }));
+}
+
+function collapsed(entries: readonly ChangeEntry[], inView: Set<string>): SeenChange[] {
   const created = new Set<string>();
   const last = new Map<string, ChangeEntry>();
   for (const entry of entries) {
