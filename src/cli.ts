@@ -1,6 +1,7 @@
 import cluster from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import { ACCOUNT_GROUPS, ACCOUNT_USAGE, CliError, runAccountCommand } from './cli/users.js';
+import { runWebhookCommand, WEBHOOK_USAGE } from './cli/webhooks.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { isClusterWorker, runPrimary } from './cluster.js';
 import { migrate } from './db/migrate.js';
@@ -14,6 +15,7 @@ const COMMAND_USAGE: Array<[string, string]> = [
   ['import <rest-root> [options]', 'copy a The Events Calendar site in (options: import --help)'],
   ['persisted-operations', 'print the registered /graphql operations as a JSON manifest { "<sha256>": "<document>" }'],
   ...ACCOUNT_USAGE,
+  ...WEBHOOK_USAGE,
 ];
 const WIDTH = Math.max(...COMMAND_USAGE.map(([usage]) => usage.length));
 const HELP = ['usage: npx tsx src/cli.ts <command>   (or: npm run cli -- <command>)', ...COMMAND_USAGE.map(([usage, summary]) => `  ${usage.padEnd(WIDTH)}  ${summary}`)].join('\n');
@@ -107,7 +109,8 @@ async function main(): Promise<void> {
     return;
   }
   if (ACCOUNT_GROUPS.includes(command)) return runAccountCommand(config, command, args);
-  throw new CliError(`unknown command "${command}" (serve, migrate, seed, import, persisted-operations, users, passwords, tokens, help)`);
+  if (command === 'webhooks') return runWebhookCommand(config, args);
+  throw new CliError(`unknown command "${command}" (serve, migrate, seed, import, persisted-operations, users, passwords, tokens, webhooks, help)`);
 }
 
 main().catch((error: unknown) => {

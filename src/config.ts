@@ -40,6 +40,17 @@ export interface Config {
   };
   /** Images given by URL are fetched and checked (README "Images"; src/images). */
   imageFetch: ImageFetchConfig;
+  /** Webhook deliveries (README "Webhooks"; src/webhooks). */
+  webhooks: WebhookConfig;
+  /** The change log behind `changes` and `changed` (README "Incremental sync"; src/db/change-log.ts). */
+  changes: {
+    /** CHANGES_RETENTION_DAYS: changes (and so deletions) are kept this long; older cursors answer 410. */
+    retentionDays: number;
+    /** CHANGES_PRUNE_INTERVAL_MS: how often each process deletes what is past the retention. */
+    pruneIntervalMs: number;
+    /** CHANGES_POLL_MS: how often a process with `changed` subscribers asks whether the data version moved. */
+    pollMs: number;
+  };
   /** Persisted operations on /graphql (README "Persisted operations"; src/limits/persisted-operations.ts). */
   persistedOperations: {
     /** GRAPHQL_PERSISTED_ONLY: `true` runs registered operations only, sent by hash; any other document is refused. */
@@ -87,6 +98,23 @@ export interface ImageFetchConfig {
   maxBytes: number;
   /** IMAGE_FETCH_ALLOW_PRIVATE: `all`, `none`, or the private ranges (CIDR) that may be fetched all the same. */
   allowPrivate: 'all' | 'none' | string[];
+}
+
+export interface WebhookConfig {
+  /** WEBHOOKS_ALLOW_PRIVATE: `1` lets webhook URLs point at loopback, private and other non-public addresses. */
+  allowPrivate: boolean;
+  /** WEBHOOK_TIMEOUT_MS: an attempt that has no answer by then failed (and is retried). */
+  timeoutMs: number;
+  /** WEBHOOK_RETRY_BASE_MS: the delay before the first retry; each later one doubles it, with jitter. */
+  retryBaseMs: number;
+  /** WEBHOOK_RETRY_MAX_MS: the longest delay between two attempts. */
+  retryMaxMs: number;
+  /** WEBHOOK_RETRY_FOR_MS: a delivery still failing this long after its first attempt is marked failed. */
+  retryForMs: number;
+  /** WEBHOOK_LEASE_MS: how long the dispatching process's lease lasts unless renewed (another takes over after it). */
+  leaseMs: number;
+  /** WEBHOOK_WAKE_MS: how often the dispatcher asks the data version watch for changes and looks for due retries. */
+  wakeMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -193,6 +221,21 @@ function readRestRoot(env: Env): string {
   return trimmed;
 }
 
+function readWebhookConfig(env: Env): WebhookConfig {
+  const allow = env.WEBHOOKS_ALLOW_PRIVATE ?? '0';
+  if (!['0', '1', 'true', 'false'].includes(allow)) throw new ConfigError(`WEBHOOKS_ALLOW_PRIVATE must be 1 or 0, got "${allow}"`);
+  const retryBaseMs = readWholeNumber(env, 'WEBHOOK_RETRY_BASE_MS', 10_000, 1);
+  return {
+    allowPrivate: allow === '1' || allow === 'true',
+    timeoutMs: readWholeNumber(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1),
+    retryBaseMs,
+    retryMaxMs: readWholeNumber(env, 'WEBHOOK_RETRY_MAX_MS', 60 * 60 * 1000, retryBaseMs),
+    retryForMs: readWholeNumber(env, 'WEBHOOK_RETRY_FOR_MS', 24 * 60 * 60 * 1000, 0),
+    leaseMs: readWholeNumber(env, 'WEBHOOK_LEASE_MS', 15_000, 100),
+    wakeMs: readWholeNumber(env, 'WEBHOOK_WAKE_MS', 100, 10),
+  };
+}
+
 /** Reads the environment into a typed configuration; throws ConfigError with a one-line reason when it is wrong. */
 export function loadConfig(env: Env = process.env): Config {
   const port = readPort(env);
@@ -223,6 +266,11 @@ export function loadConfig(env: Env = process.env): Config {
       maxBytes: readWholeNumber(env, 'RESPONSE_CACHE_MB', 32, 0) * 1024 * 1024,
       ttlMs: readWholeNumber(env, 'RESPONSE_CACHE_TTL_MS', 1000, 1),
     },
+    changes: {
+      retentionDays: readWholeNumber(env, 'CHANGES_RETENTION_DAYS', 30, 1),
+      pruneIntervalMs: readWholeNumber(env, 'CHANGES_PRUNE_INTERVAL_MS', 3_600_000, 1000),
+      pollMs: readWholeNumber(env, 'CHANGES_POLL_MS', 100, 10),
+    },
     dataVersion: {
       pollMs: readWholeNumber(env, 'DATA_VERSION_POLL_MS', 1000, 1),
       listenUrl: env.DATA_VERSION_LISTEN_URL || undefined,
@@ -232,6 +280,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxBytes: readWholeNumber(env, 'IMAGE_FETCH_MAX_BYTES', 10 * 1024 * 1024, 1),
       allowPrivate: readAllowPrivate(env),
     },
+    webhooks: readWebhookConfig(env),
     persistedOperations: {
       only: readSwitch(env, 'GRAPHQL_PERSISTED_ONLY', false),
       manifestFile: env.GRAPHQL_PERSISTED_OPERATIONS_FILE || undefined,

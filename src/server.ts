@@ -4,6 +4,9 @@ import { createYoga } from 'graphql-yoga';
 import { Router } from 'itty-router';
 import type { Config } from './config.js';
 import { ResponseCache } from './cache/response-cache.js';
+import { ChangeNotifier } from './db/change-notifier.js';
+import { changeCursorEpoch } from './graphql/changes/cursor.js';
+import { pruneChangesPeriodically } from './db/change-retention.js';
 import { createDb, type Db, type QueryCounter } from './db/client.js';
 import { readDataVersion } from './db/data-version.js';
 import { watchDataVersion, type DataVersionWatch } from './db/data-version-watch.js';
@@ -31,6 +34,8 @@ import { createPageHandler } from './pages/router.js';
 import { createCachedAnswers } from './http/cached-answers.js';
 import { createCors } from './http/cors.js';
 import { graphiql, GRAPHIQL_ASSETS_PATH } from './http/graphiql.js';
+import { restUrls } from './rest/urls.js';
+import { WebhookDispatcher, type RenderRecord } from './webhooks/dispatcher.js';
 
 export interface App {
   config: Config;
@@ -40,6 +45,10 @@ export interface App {
   logger: Logger;
   /** Whether the process is too far behind to take another request (src/limits/load-shedding.ts). */
   isBehind(): boolean;
+  /** Tells subscribers (`changed`) of committed changes. */
+  changes: ChangeNotifier;
+  /** Ends the open subscription streams (Server-Sent Events), which would otherwise keep the server from closing. */
+  closeStreams(): void;
   /** `socketAddress`: the peer's address, for the sign-in limits (see clientAddressOf). */
   fetch(request: Request, socketAddress?: string): Promise<Response>;
   /** Answers `req` from the response cache, before any Fetch Request is built; resolves false when it did not. */
@@ -130,9 +139,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   watch = await watchDataVersion(config, () => readDataVersion(db), logger);
   const dataVersion = () => watch.current();
 
+  const changes = new ChangeNotifier(db, dataVersion, config.changes.pollMs, (error) =>
+    logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'change notifications: reading the change log failed; retrying'),
+  );
+  const stopPruning = pruneChangesPeriodically(db, config.changes.retentionDays, config.changes.pruneIntervalMs, logger);
+
   if (config.adminPassword) await bootstrapAdmin(db, config.adminPassword, logger);
   await credentialKey(db);
   await icalUidSuffix(db, config.siteUrl);
+  await changeCursorEpoch(db);
 
   const signInLimiter = new SignInLimiter(config.signInLimits);
   /** Checks the request's credentials, unless too many failed lately from its address or for its login. */
@@ -164,7 +179,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       ...graphqlLimitPlugins(config.limits.graphql),
     ],
     maxRequestBodySize: config.limits.maxBodyBytes,
-    context: ({ viewer, deadline }) => createContext(guardedDb(db, deadline), config, viewer, dataVersion),
+    context: ({ viewer, deadline }) => createContext(guardedDb(db, deadline), config, viewer, dataVersion, changes),
   });
 
   const responseCache = new ResponseCache(dataVersion, config.responseCache);
@@ -198,6 +213,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     if (!('viewer' in outcome)) throw pageRefusal(outcome);
     return createContext(guardedDb(db, deadline), config, outcome.viewer, dataVersion);
   });
+  // A client of its own: the dispatcher's statements are not the requests' (nor counted with them).
+  const webhooksDb = createDb({ ...config, databasePoolSize: 2 });
+  const dispatcher = new WebhookDispatcher(webhooksDb, config.webhooks, dataVersion, publicRecordRenderer(config, handleRest, logger), logger);
+  dispatcher.start();
   const noRoute = () => json({ code: 'rest_no_route', message: 'No route was found matching the URL and request method.', data: { status: 404 } }, 404);
   router.all('*', (request: Request, requestLog: RequestLog, scope: RequestScope) =>
     responseCache.answer(request, async () => (await handlePage(request, requestLog, scope)) ?? (await handleRest(request, requestLog, scope)) ?? noRoute()),
@@ -230,12 +249,43 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         return takesCors(pathname) ? cors.decorate(request, response) : response;
       });
     }),
+    changes,
+    closeStreams: () => changes.close(),
     close: async () => {
+      changes.close();
+      stopPruning();
+      await dispatcher.close();
+      await webhooksDb.$disconnect();
       shedder.close();
       await watch.close();
       if (healthDb !== db) await healthDb.$disconnect();
       await db.$disconnect();
     },
+  };
+}
+
+/** REST's path segment per change-log record type. */
+const REST_COLLECTIONS: Record<string, string> = { event: 'events', venue: 'venues', organizer: 'organizers', category: 'categories', tag: 'tags' };
+/** Answers of a single read that mean the record is not (or no longer) there for an anonymous reader. */
+const NOT_PUBLIC = new Set([401, 403, 404, 410]);
+
+/**
+ * A webhook's `data`: the record as the REST API answers an anonymous GET of it, through the same handler (no second
+ * serializer), or null when the record is gone or not public. Any other answer is an error, and the attempt is retried.
+ */
+function publicRecordRenderer(
+  config: Config,
+  handleRest: (request: Request, log: RequestLog, scope: RequestScope) => Promise<Response | null>,
+  logger: Logger,
+): RenderRecord {
+  const api = restUrls(config).api;
+  const log: RequestLog = { id: 'webhooks', unexpected: (error) => logger.error({ err: error }, 'webhooks: rendering a record failed'), answeredWith: () => undefined };
+  return async (recordType, recordId) => {
+    const scope: RequestScope = { deadline: new Deadline(config.limits.requestTimeoutMs), clientAddress: '127.0.0.1' };
+    const response = await handleRest(new Request(`${api}/${REST_COLLECTIONS[recordType]}/${recordId}`), log, scope);
+    if (response?.status === 200) return response.json();
+    if (response && NOT_PUBLIC.has(response.status)) return null;
+    throw new Error(`the REST read of ${recordType} ${recordId} answered ${response?.status ?? 'nothing'}`);
   };
 }
 
@@ -269,6 +319,7 @@ export function listen(app: App, port = app.config.port, host = app.config.host)
 export async function shutdown(server: Server, app: App): Promise<void> {
   await new Promise<void>((resolve) => {
     server.close(() => resolve());
+    app.closeStreams();
     server.closeIdleConnections();
   });
   await app.close();

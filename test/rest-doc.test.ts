@@ -85,10 +85,11 @@ function expectDocumentedType(schema: any, param: Param, where: string) {
 const answersJson = (doc: any, path: string) => 'application/json' in doc.paths[path].get.responses['200'].content;
 
 /** Every schema object of a document part, with its JSON path. */
-function* schemaNodes(value: unknown, path = '$'): Generator<[string, any]> {
+function* schemaNodes(value: unknown, path = '$', propertyMap = false): Generator<[string, any]> {
   if (!value || typeof value !== 'object') return;
-  if (!Array.isArray(value)) yield [path, value];
-  for (const [key, child] of Object.entries(value)) yield* schemaNodes(child, `${path}.${key}`);
+  // A `properties` map names properties (a change's `type` among them): its values are schemas, it is not one.
+  if (!Array.isArray(value) && !propertyMap) yield [path, value];
+  for (const [key, child] of Object.entries(value)) yield* schemaNodes(child, `${path}.${key}`, key === 'properties' && !propertyMap);
 }
 
 describe('GET /doc', () => {
@@ -369,6 +370,8 @@ describe('the component schemas', () => {
   }
 
   it('describe every record, list and error the routes answer, key by key (3.0 and 3.1)', async () => {
+    // The change feed answers records only after a cursor: the one of now, before the records below are made.
+    const since = (await getJson(`${API}/changes`)).next as string;
     const venue = await createVenue(server, { address: '1 Main Street', city: 'Springfield', latitude: 52.5, longitude: 13.4, website: 'https://hall.example' });
     const organizers = [await createOrganizer(server, { email: 'a@example.com', phone: '123' }), await createOrganizer(server)];
     const category = await createCategory(server);
@@ -395,7 +398,7 @@ describe('the component schemas', () => {
       for (const route of ROUTES) {
         const path = openApiPath(route.pattern);
         if (path === '/doc' || pathNames(route.pattern).length || !answersJson(doc, path)) continue;
-        const list = await getJson(`${API}${path}`);
+        const list = await getJson(`${API}${path}${path === '/changes' ? `?since=${since}` : ''}`);
         check(rebase(doc.paths[path].get.responses['200'].content['application/json'].schema), list, `GET ${path} (${doc.openapi})`);
         const records: any[] = Object.values(list).find(Array.isArray) as any[];
         expect(records.length, `GET ${path} has records`).toBeGreaterThan(0);

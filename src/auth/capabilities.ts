@@ -17,6 +17,7 @@ export const CAPABILITIES = {
   manage_terms: 'create, edit and delete categories and tags',
   upload_files: 'give images by URL',
   manage_users: 'manage users and their application passwords',
+  manage_webhooks: 'manage webhooks and read their deliveries',
 } as const;
 
 export type Capability = keyof typeof CAPABILITIES;
@@ -25,7 +26,7 @@ const AUTHOR: Capability[] = ['read', 'edit_posts', 'edit_published_posts', 'pub
 const EDITOR: Capability[] = [...AUTHOR, 'edit_others_posts', 'delete_others_posts', 'read_private_posts', 'manage_terms'];
 
 export const ROLE_CAPABILITIES: Record<Role, readonly Capability[]> = {
-  administrator: [...EDITOR, 'manage_users'],
+  administrator: [...EDITOR, 'manage_users', 'manage_webhooks'],
   editor: EDITOR,
   author: AUTHOR,
   contributor: ['read', 'edit_posts', 'delete_posts'],

@@ -32,9 +32,9 @@ const KIND_NAMES: Record<CredentialKind, string> = { application_password: 'appl
 const DEFAULT_CREDENTIAL_NAME = 'cli';
 
 const note = (line: string) => console.error(line);
-const when = (date: Date | null, none: string) => (date ? date.toISOString().replace(/\.\d+Z$/, 'Z') : none);
+export const when = (date: Date | null, none: string) => (date ? date.toISOString().replace(/\.\d+Z$/, 'Z') : none);
 
-function printTable(header: string[], rows: string[][]): void {
+export function printTable(header: string[], rows: string[][]): void {
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
   for (const row of [header, ...rows]) console.log(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
 }

@@ -1,5 +1,6 @@
 import type { ViewerUser } from '../auth/permissions.js';
 import type { Config } from '../config.js';
+import type { ChangeNotifier } from '../db/change-notifier.js';
 import type { Db } from '../db/client.js';
 import { readDataVersion } from '../db/data-version.js';
 
@@ -21,6 +22,8 @@ export interface Context {
   offeredPasswords: string[];
   /** The database's data version now (src/db/data-version.ts), for what is remembered across requests. */
   dataVersion: () => Promise<bigint>;
+  /** This process's notifier of committed changes, for the `changed` subscription (absent outside the server). */
+  changes?: ChangeNotifier;
 }
 
 export function createContext(
@@ -28,6 +31,7 @@ export function createContext(
   config: Config,
   viewer: Viewer = ANONYMOUS,
   dataVersion: () => Promise<bigint> = () => readDataVersion(db),
+  changes?: ChangeNotifier,
 ): Context {
-  return { db, config, viewer, now: new Date(), offeredPasswords: [], dataVersion };
+  return { db, config, viewer, now: new Date(), offeredPasswords: [], dataVersion, changes };
 }

@@ -11,6 +11,8 @@ export const ErrorCode = {
   conflict: 'CONFLICT',
   /** Deleting what is already in the trash. */
   alreadyTrashed: 'ALREADY_TRASHED',
+  /** A change cursor that is unknown or expired: read everything again (src/graphql/changes/cursor.ts). */
+  resyncRequired: 'RESYNC_REQUIRED',
 } as const;
 
 /** Bad input: `fields` maps each offending input field (its GraphQL name) to a message a person can act on. */

@@ -10,6 +10,8 @@ import './venues/index.js';
 import './organizers/index.js';
 import './events/index.js';
 import './events/links.js';
+import './webhooks/index.js';
+import './changes/index.js';
 import './shared/node.js';
 import './shared/record-kind.js';
 

@@ -31,6 +31,11 @@ export const REST_ERRORS = {
   rest_service_overloaded: { status: 503, message: 'The service is busy; try again shortly.' },
   // CORS_ORIGINS does not list the page's origin (README "CORS"): the answer to its preflight.
   rest_cors_origin_not_allowed: { status: 403, message: 'Requests from the origin %s are not allowed.' },
+  // A change cursor (GET /changes `since`) that is unknown here or older than the retention: read everything again.
+  rest_changes_resync_required: {
+    status: 410,
+    message: 'The cursor is unknown or expired: read the lists in full again, then follow the changes from data.next.',
+  },
   rest_body_too_deep: { status: 400, message: 'The request body is nested more than %d levels deep.' },
 } as const;
 
@@ -111,6 +116,7 @@ export function restErrorFromGraphQL(errors: readonly GraphQLFormattedError[], m
   }
   if (code === 'NOT_FOUND' && mapping.notFound) return mapping.notFound();
   if (code === 'ALREADY_TRASHED' && mapping.alreadyTrashed) return mapping.alreadyTrashed();
+  if (code === 'RESYNC_REQUIRED') return RestError.of('rest_changes_resync_required', { reason: error.extensions?.reason, next: error.extensions?.next });
   if (code === 'UNAUTHENTICATED') return RestError.of('rest_forbidden', { status: 401 });
   if (code === 'FORBIDDEN') {
     return mapping.forbidden?.(String(error.extensions?.reason ?? 'NOT_ALLOWED')) ?? RestError.of('rest_forbidden', { status: 403 });

@@ -186,6 +186,8 @@ class DocumentBuilder {
       responses:
         resourceName === 'doc'
           ? this.docResponses()
+          : resourceName === 'changes'
+            ? this.changesResponses()
           : endpoint.mediaType
             ? this.feedResponses(kind, endpoint.mediaType, resourceName, resource)
             : this.responses(kind, resourceName, resource),
@@ -281,6 +283,30 @@ class DocumentBuilder {
       ...errors,
       // A feed has no pages, so no page beyond the last.
       ...(kind !== 'list' && notFound ? { 404: notFound } : {}),
+    };
+  }
+
+  /** GET /changes: a page of the change feed, 400 for a bad parameter, 410 for a cursor to be replaced by a full read. */
+  changesResponses(): Schema {
+    const change = {
+      type: 'object',
+      properties: {
+        type: { type: 'string', enum: ['event', 'venue', 'organizer', 'category', 'tag'] },
+        id: { type: 'integer', minimum: 1 },
+        action: { type: 'string', enum: ['created', 'updated', 'deleted'] },
+        modified_utc: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$' },
+      },
+      required: ['type', 'id', 'action', 'modified_utc'],
+    };
+    const page = {
+      type: 'object',
+      properties: { changes: { type: 'array', items: change }, next: { type: 'string' }, more: { type: 'boolean' } },
+      required: ['changes', 'next', 'more'],
+    };
+    return {
+      200: { description: this.text('resp.changes.200'), content: { 'application/json': { schema: this.finish(page) } } },
+      400: this.error('resp.list.400'),
+      410: this.error('resp.changes.410'),
     };
   }
 

@@ -102,4 +102,5 @@ export const de: Partial<Record<string, string>> = {
   'organizer.phone': 'Die Telefonnummer des Veranstalters.',
   'organizer.website': 'Die URL der Website des Veranstalters.',
   'organizer.email': 'Die E-Mail-Adresse des Veranstalters.',
+  'changes.since': 'Der Cursor `next` der vorigen Antwort; ohne ihn: ab jetzt (eine leere Seite und ein Cursor).',
 };

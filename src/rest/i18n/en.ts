@@ -102,4 +102,5 @@ export const en = {
   'organizer.phone': 'The organizer phone number.',
   'organizer.website': 'The organizer website URL.',
   'organizer.email': 'The organizer e-mail address.',
+  'changes.since': 'The `next` cursor of the previous answer; left out: start from now (an empty page and a cursor).',
 } as const;

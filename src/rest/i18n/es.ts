@@ -102,4 +102,5 @@ export const es: Partial<Record<string, string>> = {
   'organizer.phone': 'El número de teléfono del organizador.',
   'organizer.website': 'La URL del sitio web del organizador.',
   'organizer.email': 'La dirección de correo electrónico del organizador.',
+  'changes.since': 'El cursor `next` de la respuesta anterior; sin él: desde ahora (una página vacía y un cursor).',
 };

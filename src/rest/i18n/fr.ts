@@ -102,4 +102,5 @@ export const fr: Partial<Record<string, string>> = {
   'organizer.phone': "Le numéro de téléphone de l'organisateur.",
   'organizer.website': "L'URL du site web de l'organisateur.",
   'organizer.email': "L'adresse e-mail de l'organisateur.",
+  'changes.since': 'Le curseur `next` de la réponse précédente ; sans lui : à partir de maintenant (une page vide et un curseur).',
 };

@@ -213,4 +213,8 @@ export const docDe: Record<DocKey, string> = {
   'prop.organizer.phone': 'Die Telefonnummer.',
   'prop.organizer.website': 'Die Website des Veranstalters.',
   'prop.organizer.email': 'Die E-Mail-Adresse.',
+  'tag.changes': 'Was sich seit einem Cursor geändert hat, für inkrementelle Synchronisation.',
+  'op.changes.list': 'Die Änderungen seit einem Cursor auflisten',
+  'resp.changes.200': 'Die Änderungen nach dem Cursor in Commit-Reihenfolge (ein Datensatz außerhalb der Sicht des Lesers gilt als gelöscht), der Cursor für die nächste Anfrage und ob sofort weitere folgen.',
+  'resp.changes.410': 'rest_changes_resync_required: Der Cursor ist unbekannt oder älter als die Aufbewahrungsfrist; die Listen vollständig neu lesen, dann den Änderungen ab data.next folgen.',
 };

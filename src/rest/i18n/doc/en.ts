@@ -213,6 +213,10 @@ export const docEn = {
   'prop.organizer.phone': 'The phone number.',
   'prop.organizer.website': 'The organizer website.',
   'prop.organizer.email': 'The email address.',
+  'tag.changes': 'What changed since a cursor, for incremental sync.',
+  'op.changes.list': 'List the changes since a cursor',
+  'resp.changes.200': 'The changes after the cursor in commit order (a record out of the reader’s view is deleted), the cursor to ask with next, and whether more follow at once.',
+  'resp.changes.410': 'rest_changes_resync_required: the cursor is unknown or older than the retention; read the lists in full, then follow the changes from data.next.',
 } as const;
 
 export type DocKey = keyof typeof docEn;

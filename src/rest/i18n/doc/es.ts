@@ -213,4 +213,8 @@ export const docEs: Record<DocKey, string> = {
   'prop.organizer.phone': 'El número de teléfono.',
   'prop.organizer.website': 'El sitio web del organizador.',
   'prop.organizer.email': 'La dirección de correo electrónico.',
+  'tag.changes': 'Lo que cambió desde un cursor, para la sincronización incremental.',
+  'op.changes.list': 'Listar los cambios desde un cursor',
+  'resp.changes.200': 'Los cambios tras el cursor en orden de confirmación (un registro fuera de la vista del lector figura como borrado), el cursor para la próxima petición y si siguen más de inmediato.',
+  'resp.changes.410': 'rest_changes_resync_required: el cursor es desconocido o más antiguo que la retención; volver a leer las listas completas y seguir los cambios desde data.next.',
 };

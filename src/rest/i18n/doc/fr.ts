@@ -213,4 +213,8 @@ export const docFr: Record<DocKey, string> = {
   'prop.organizer.phone': 'Le numéro de téléphone.',
   'prop.organizer.website': "Le site web de l'organisateur.",
   'prop.organizer.email': "L'adresse e-mail.",
+  'tag.changes': 'Ce qui a changé depuis un curseur, pour la synchronisation incrémentale.',
+  'op.changes.list': 'Lister les changements depuis un curseur',
+  'resp.changes.200': "Les changements après le curseur dans l'ordre des validations (un enregistrement hors de la vue du lecteur est supprimé), le curseur de la prochaine demande et s'il en suit d'autres tout de suite.",
+  'resp.changes.410': 'rest_changes_resync_required : le curseur est inconnu ou plus ancien que la rétention ; relire les listes en entier, puis suivre les changements depuis data.next.',
 };

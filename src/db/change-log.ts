@@ -1,0 +1,102 @@
+import type { Db, DbTransaction } from './client.js';
+import { lockForWriting, readDataVersion } from './data-version.js';
+
+/**
+ * The change log (the `Change` table): database triggers record every create, update and delete of an event,
+ * venue, organizer or term, and an event's `updated` when its links change, in the writing transaction (see the
+ * change_log migrations). Entries are read in commit order, after a position a reader remembers.
+ */
+export const CHANGE_RECORD_TYPES = ['event', 'venue', 'organizer', 'category', 'tag'] as const;
+export type ChangeRecordType = (typeof CHANGE_RECORD_TYPES)[number];
+export const CHANGE_ACTIONS = ['created', 'updated', 'deleted'] as const;
+export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
+
+/**
+ * A place in the log: everything committed up to it was read. `version` is the data version of the writing
+ * transaction; writers queue on the DataVersion row, so (version, seq) orders entries as they were committed.
+ */
+export interface ChangePosition {
+  version: bigint;
+  seq: number;
+}
+
+export interface ChangeEntry extends ChangePosition {
+  recordType: ChangeRecordType;
+  recordId: number;
+  action: ChangeAction;
+  changedAt: Date;
+}
+
+/** The Setting row holding the last position pruned: a reader whose position is before it missed entries. */
+const PRUNED_THROUGH = 'change_log_pruned_through';
+
+export function comparePositions(a: ChangePosition, b: ChangePosition): number {
+  if (a.version !== b.version) return a.version < b.version ? -1 : 1;
+  return a.seq - b.seq;
+}
+
+/** Up to `limit` entries committed after `after`, in commit order. */
+export async function readChangesAfter(db: DbTransaction, after: ChangePosition, limit: number): Promise<ChangeEntry[]> {
+  const rows = await db.change.findMany({
+    where: { OR: [{ version: { gt: after.version } }, { version: after.version, seq: { gt: after.seq } }] },
+    orderBy: [{ version: 'asc' }, { seq: 'asc' }],
+    take: limit,
+  });
+  return rows as ChangeEntry[];
+}
+
+/**
+ * The position everything committed so far is at or before, and everything committed later after. The version is
+ * read first: entries of versions up to it are committed and so seen by the second read; later ones have higher
+ * versions (on SQLite a later transaction's entries may share the version, but then have higher seqs).
+ */
+export async function currentChangePosition(db: DbTransaction): Promise<ChangePosition> {
+  const version = await readDataVersion(db as Db);
+  const last = await db.change.aggregate({ _max: { seq: true } });
+  // Sequence numbers only grow, even over pruned entries: an empty log is at the last one pruned.
+  const pruned = await prunedThrough(db);
+  return { version, seq: Math.max(last._max.seq ?? 0, pruned?.seq ?? 0) };
+}
+
+/** The last position pruned from the log (nothing before it can be read any more), or none. */
+export async function prunedThrough(db: DbTransaction): Promise<ChangePosition | undefined> {
+  const row = await db.setting.findUnique({ where: { name: PRUNED_THROUGH } });
+  return row ? decodePosition(row.value) : undefined;
+}
+
+/** Deletes the entries recorded before `before` and remembers the last position deleted; answers how many went. */
+export async function pruneChanges(db: Db, before: Date): Promise<number> {
+  return db.$transaction(async (tx) => {
+    // Serialised with writers and with other processes pruning, so the remembered position only moves forward.
+    await lockForWriting(tx);
+    const last = await tx.change.findFirst({
+      where: { changedAt: { lt: before } },
+      orderBy: [{ version: 'desc' }, { seq: 'desc' }],
+      select: { version: true, seq: true },
+    });
+    if (!last) return 0;
+    const { count } = await tx.change.deleteMany({
+      where: { OR: [{ version: { lt: last.version } }, { version: last.version, seq: { lte: last.seq } }] },
+    });
+    const previous = await prunedThrough(tx);
+    if (!previous || comparePositions(previous, last) < 0) {
+      const value = encodePosition(last);
+      await tx.setting.upsert({ where: { name: PRUNED_THROUGH }, create: { name: PRUNED_THROUGH, value }, update: { value } });
+    }
+    return count;
+  });
+}
+
+/** `<version>.<seq>`: the stored form of a position; cursors wrap it (src/graphql/changes). */
+export function encodePosition(position: ChangePosition): string {
+  return `${position.version}.${position.seq}`;
+}
+
+/** A position from its stored form, or undefined when `text` is not one. */
+export function decodePosition(text: string): ChangePosition | undefined {
+  const match = /^(\d{1,18})\.(\d{1,10})$/.exec(text);
+  if (!match) return undefined;
+  const seq = Number(match[2]);
+  if (seq > 2 ** 31 - 1) return undefined;
+  return { version: BigInt(match[1]!), seq };
+}

@@ -1,0 +1,135 @@
+import { comparePositions, currentChangePosition, prunedThrough, readChangesAfter, type ChangeEntry, type ChangeRecordType } from '../../db/change-log.js';
+import { builder } from '../builder.js';
+import type { Context } from '../context.js';
+import { invalidField } from '../errors.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../shared/page-size.js';
+import { encodeCursor, positionOf, ResyncRequiredError } from './cursor.js';
+import { asSeenBy, eachAsSeenBy, type SeenChange } from './visibility.js';
+
+// Incremental sync: the change feed (`changes`) and its live form (`changed`, over Server-Sent Events), both read
+// from the change log the database triggers write (src/db/change-log.ts), each reader seeing only what they may read.
+
+const ChangeRecordTypeEnum = builder.enumType('ChangeRecordType', {
+  description: 'The kind of record a change is about.',
+  values: {
+    EVENT: { value: 'event', description: 'An event (REST `/events`).' },
+    VENUE: { value: 'venue', description: 'A venue (REST `/venues`).' },
+    ORGANIZER: { value: 'organizer', description: 'An organizer (REST `/organizers`).' },
+    CATEGORY: { value: 'category', description: 'An event category (REST `/categories`).' },
+    TAG: { value: 'tag', description: 'An event tag (REST `/tags`).' },
+  } satisfies Record<string, { value: ChangeRecordType; description: string }>,
+});
+
+const ChangeActionEnum = builder.enumType('ChangeAction', {
+  description: 'What happened to the record, as far as the reader can tell.',
+  values: {
+    CREATED: { value: 'created', description: 'It was created (and is in the reader’s view): read it.' },
+    UPDATED: { value: 'updated', description: 'It changed, or came into the reader’s view: read it again (an upsert).' },
+    DELETED: {
+      value: 'deleted',
+      description: 'It is gone for this reader: deleted, trashed, or made draft, pending, private or password-protected.',
+    },
+  } satisfies Record<string, { value: SeenChange['action']; description: string }>,
+});
+
+const ChangeType = builder.objectRef<SeenChange>('Change').implement({
+  description: 'A change of one record since the cursor, as the reader sees it (several changes of a record in one page are one).',
+  fields: (t) => ({
+    type: t.field({ type: ChangeRecordTypeEnum, description: 'The kind of record.', resolve: (change) => change.type }),
+    databaseId: t.int({ description: 'The record’s database ID (REST `id`).', resolve: (change) => change.databaseId }),
+    action: t.field({ type: ChangeActionEnum, description: 'What happened to it, for this reader.', resolve: (change) => change.action }),
+    modifiedAt: t.field({ type: 'DateTime', description: 'When the change was committed (REST `modified_utc`).', resolve: (change) => change.modifiedAt }),
+  }),
+});
+
+interface ChangePage {
+  nodes: SeenChange[];
+  next: string;
+  more: boolean;
+}
+
+const ChangeConnectionType = builder.objectRef<ChangePage>('ChangeConnection').implement({
+  description: 'A page of the change feed, in commit order.',
+  fields: (t) => ({
+    nodes: t.field({ type: [ChangeType], description: 'The changes of this page, oldest first.', resolve: (page) => page.nodes }),
+    next: t.string({
+      description: 'The cursor to ask with next time (`since`); keep it only once the changes of this page are applied.',
+      resolve: (page) => page.next,
+    }),
+    more: t.boolean({ description: 'Whether more changes follow at once: ask again with `next` before waiting.', resolve: (page) => page.more }),
+  }),
+});
+
+/** One page of changes after the cursor `since`; without one, an empty page and the cursor of now. */
+async function readFeed(ctx: Context, since: string | null | undefined, first: number): Promise<ChangePage> {
+  if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE_SIZE) throw invalidField('first', `must be from 1 to ${MAX_PAGE_SIZE}`);
+  if (since == null) return { nodes: [], next: await encodeCursor(ctx, await currentChangePosition(ctx.db)), more: false };
+  const from = await positionOf(ctx, since);
+  const entries = await readChangesAfter(ctx.db, from, first + 1);
+  // Pruned while reading: what was read may lack entries the cursor should have seen.
+  const pruned = await prunedThrough(ctx.db);
+  if (pruned && comparePositions(from, pruned) < 0) throw new ResyncRequiredError('expired', await encodeCursor(ctx, await currentChangePosition(ctx.db)));
+  const page = entries.slice(0, first);
+  return { nodes: await asSeenBy(ctx, page), next: await encodeCursor(ctx, page.at(-1) ?? from), more: entries.length > first };
+}
+
+builder.queryField('changes', (t) =>
+  t.field({
+    type: ChangeConnectionType,
+    description:
+      'What changed since a cursor, for incremental sync: start without `since` (an empty page and a cursor), read the ' +
+      'lists in full, then ask with `next` from time to time. A record out of the reader’s view appears as `DELETED`. An ' +
+      'unknown or expired cursor (older than the retention, CHANGES_RETENTION_DAYS) fails with code `RESYNC_REQUIRED` and ' +
+      'a fresh cursor in `extensions.next`: read everything again.',
+    args: {
+      since: t.arg.string({ description: 'The `next` of the previous page; left out: start from now.' }),
+      first: t.arg.int({ defaultValue: DEFAULT_PAGE_SIZE, description: `At most this many changes, 1 to ${MAX_PAGE_SIZE}.` }),
+    },
+    resolve: (_root, args, ctx) => readFeed(ctx, args.since, args.first ?? DEFAULT_PAGE_SIZE),
+  }),
+);
+
+/** The changes of each batch the notifier hands over, of the types asked for, as this reader sees them. */
+function seenChanges(reader: Context, batches: AsyncIterableIterator<ChangeEntry[]>, types: readonly ChangeRecordType[]) {
+  const ready: SeenChange[] = [];
+  const iterator: AsyncIterableIterator<SeenChange> = {
+    async next() {
+      while (ready.length === 0) {
+        const batch = await batches.next();
+        if (batch.done) return { value: undefined, done: true };
+        const wanted = types.length ? batch.value.filter((entry) => types.includes(entry.recordType)) : batch.value;
+        if (wanted.length) ready.push(...(await eachAsSeenBy(reader, wanted)));
+      }
+      return { value: ready.shift()!, done: false };
+    },
+    // Not an async generator: a client that goes away must unsubscribe at once, not at the next change.
+    async return() {
+      await batches.return?.();
+      return { value: undefined, done: true };
+    },
+    [Symbol.asyncIterator]: () => iterator,
+  };
+  return iterator;
+}
+
+builder.subscriptionType({ description: 'Live notifications, over Server-Sent Events (`Accept: text/event-stream`).' });
+
+builder.subscriptionField('changed', (t) =>
+  t.field({
+    type: ChangeType,
+    description:
+      'Each change committed after subscribing, once, in commit order, whichever server process made it, as the ' +
+      'subscriber sees it (as in `changes`, but one by one: a record changed twice is told of twice).',
+    args: {
+      types: t.arg({ type: [ChangeRecordTypeEnum], description: 'Only changes of these kinds; every kind when left out or empty.' }),
+    },
+    subscribe: async (_root, args, ctx) => {
+      if (!ctx.changes) throw new Error('change notifications are not available in this context');
+      const batches = await ctx.changes.subscribe();
+      // The stream outlives the request's deadline, so its reads go through the notifier's own client.
+      const reader: Context = { ...ctx, db: ctx.changes.db };
+      return seenChanges(reader, batches, (args.types ?? []) as ChangeRecordType[]);
+    },
+    resolve: (change) => change,
+  }),
+);

@@ -1,0 +1,141 @@
+import { CHANGE_RECORD_TYPES, type ChangeRecordType as RecordType } from '../../db/change-log.js';
+import { createWebhook, deleteWebhook, WebhookInputError, type CreatedWebhook } from '../../webhooks/webhooks.js';
+import { requireCapability } from '../access.js';
+import { builder } from '../builder.js';
+import { FieldErrors } from '../errors.js';
+import { offsetConnection } from '../shared/connections.js';
+
+// Webhooks (src/webhooks): administrators only, as on the command line (`webhooks …`).
+
+const WebhookRecordTypeEnum = builder.enumType('WebhookRecordType', {
+  description: 'A kind of record whose changes a webhook receives.',
+  values: Object.fromEntries(CHANGE_RECORD_TYPES.map((type) => [type.toUpperCase(), { value: type, description: `Changes of ${type === 'category' ? 'categories' : `${type}s`}.` }])),
+});
+
+const WebhookDeliveryStatusEnum = builder.enumType('WebhookDeliveryStatus', {
+  description: 'Where a delivery stands.',
+  values: {
+    PENDING: { value: 'pending', description: 'Not sent yet, or failed and to be retried at `nextAttemptAt`.' },
+    DELIVERED: { value: 'delivered', description: 'The receiver answered 2xx.' },
+    FAILED: { value: 'failed', description: 'Still failing after WEBHOOK_RETRY_FOR_MS: given up.' },
+  },
+});
+
+const WebhookDeliveryType = builder.prismaObject('WebhookDelivery', {
+  description: 'One change sent (or to be sent) to a webhook.',
+  fields: (t) => ({
+    id: t.exposeString('id', { description: 'The delivery ID: the `id` of the POSTed body and its `X-Calendar-Delivery` header.' }),
+    recordType: t.field({ type: WebhookRecordTypeEnum, description: 'The kind of record that changed.', resolve: (d) => d.recordType as RecordType }),
+    recordId: t.exposeInt('recordId', { description: 'The database ID of the record that changed.' }),
+    action: t.exposeString('action', { description: '`created`, `updated` or `deleted`, as the change was recorded.' }),
+    status: t.field({ type: WebhookDeliveryStatusEnum, description: 'Pending, delivered or failed.', resolve: (d) => d.status as 'pending' | 'delivered' | 'failed' }),
+    attempts: t.exposeInt('attempts', { description: 'Attempts made so far.' }),
+    lastError: t.exposeString('lastError', { nullable: true, description: 'Why the last attempt failed (`answered 500`, a timeout, a network error); null after a success.' }),
+    nextAttemptAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it is attempted next, while pending; null otherwise.',
+      resolve: (delivery) => (delivery.status === 'pending' ? delivery.nextAttemptAt : null),
+    }),
+    deliveredAt: t.expose('deliveredAt', { type: 'DateTime', nullable: true, description: 'When the receiver answered 2xx; null until then.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the change was queued for this webhook.' }),
+  }),
+});
+
+const WebhookType = builder.prismaObject('Webhook', {
+  description: 'A URL every change of the chosen record types is POSTed to, signed with its secret (README "Webhooks"). The secret is shown only at creation.',
+  fields: (t) => ({
+    id: t.exposeInt('id', { description: 'The webhook’s database ID, for `deleteWebhook(id:)`.' }),
+    url: t.exposeString('url', { description: 'Where the changes are POSTed.' }),
+    types: t.field({
+      type: [WebhookRecordTypeEnum],
+      description: 'The record types whose changes are sent.',
+      resolve: (webhook) => webhook.types.split(',') as RecordType[],
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created: changes committed after this are sent.' }),
+    deliveries: t.connection(
+      {
+        type: WebhookDeliveryType,
+        description: 'Its deliveries, newest first.',
+        resolve: (webhook, args, ctx) => {
+          const where = { webhookId: webhook.id };
+          return offsetConnection(
+            args,
+            () => ctx.db.webhookDelivery.count({ where }),
+            ({ offset, limit }) => ctx.db.webhookDelivery.findMany({ where, orderBy: [{ changeVersion: 'desc' }, { changeSeq: 'desc' }], skip: offset, take: limit }),
+          );
+        },
+      },
+      { description: 'A page of a webhook’s deliveries, with their number.' },
+      { description: 'A delivery in a page, with its cursor.' },
+    ),
+  }),
+});
+
+const CreatedWebhookType = builder.objectRef<CreatedWebhook>('CreatedWebhook').implement({
+  description: 'A webhook just created, with its signing secret, shown this once.',
+  fields: (t) => ({
+    webhook: t.prismaField({
+      type: WebhookType,
+      description: 'The webhook.',
+      resolve: (query, created, _args, ctx) => ctx.db.webhook.findUniqueOrThrow({ ...query, where: { id: created.id } }),
+    }),
+    secret: t.exposeString('secret', { description: 'The key of the `X-Calendar-Signature` HMAC (SHA-256) of each body.' }),
+  }),
+});
+
+const WebhookInput = builder.inputType('WebhookInput', {
+  description: 'A new webhook.',
+  fields: (t) => ({
+    url: t.string({ required: true, description: 'An http(s) URL on a public address (unless WEBHOOKS_ALLOW_PRIVATE=1).' }),
+    types: t.field({ type: [WebhookRecordTypeEnum], description: 'The record types to send; all when left out.' }),
+    secret: t.string({ description: 'The signing secret, at least 16 characters; a random one when left out.' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  webhooks: t.prismaField({
+    type: [WebhookType],
+    description: 'Every webhook, oldest first (administrators only).',
+    resolve: (query, _root, _args, ctx) => {
+      requireCapability(ctx, 'manage_webhooks');
+      return ctx.db.webhook.findMany({ ...query, orderBy: { id: 'asc' } });
+    },
+  }),
+  webhook: t.prismaField({
+    type: WebhookType,
+    nullable: true,
+    description: 'One webhook by its ID, or null (administrators only).',
+    args: { id: t.arg.int({ required: true, description: 'The webhook’s database ID.' }) },
+    resolve: (query, _root, args, ctx) => {
+      requireCapability(ctx, 'manage_webhooks');
+      return ctx.db.webhook.findUnique({ ...query, where: { id: args.id } });
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createWebhook: t.field({
+    type: CreatedWebhookType,
+    description: 'Administrators only. Changes committed from now on are POSTed to the URL; the secret is shown once.',
+    args: { input: t.arg({ type: WebhookInput, required: true, description: 'The URL, record types and secret.' }) },
+    resolve: async (_root, { input }, ctx) => {
+      requireCapability(ctx, 'manage_webhooks');
+      return createWebhook(ctx.db, input, ctx.config.webhooks.allowPrivate).catch((error: unknown) => {
+        if (!(error instanceof WebhookInputError)) throw error;
+        const errors = new FieldErrors();
+        errors.add(error.field, error.message);
+        errors.throwIfAny();
+        throw error;
+      });
+    },
+  }),
+  deleteWebhook: t.boolean({
+    description: 'Administrators only. Stops sending to the webhook and deletes its deliveries; false when there was none.',
+    args: { id: t.arg.int({ required: true, description: 'The webhook’s database ID.' }) },
+    resolve: (_root, args, ctx) => {
+      requireCapability(ctx, 'manage_webhooks');
+      return deleteWebhook(ctx.db, args.id);
+    },
+  }),
+}));

@@ -1,0 +1,115 @@
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../db/client.js';
+import { CHANGE_RECORD_TYPES, currentChangePosition, type ChangeRecordType } from '../db/change-log.js';
+import { checkWebhookUrl } from './addresses.js';
+
+/**
+ * Webhooks as the CLI and the GraphQL API manage them (both call these; permissions are the callers'). A webhook
+ * receives the changes committed after it was created.
+ */
+export interface WebhookView {
+  id: number;
+  url: string;
+  types: ChangeRecordType[];
+  createdAt: Date;
+}
+
+export interface CreatedWebhook extends WebhookView {
+  /** Shown once, at creation. */
+  secret: string;
+}
+
+export interface DeliveryView {
+  id: string;
+  recordType: string;
+  recordId: number;
+  action: string;
+  status: string;
+  attempts: number;
+  lastError: string | null;
+  nextAttemptAt: Date | null;
+  deliveredAt: Date | null;
+  createdAt: Date;
+}
+
+/** A value the caller sent that cannot be used: the message completes "<what> …". */
+export class WebhookInputError extends Error {
+  constructor(
+    readonly field: 'url' | 'types' | 'secret',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** `event,venue` (or a list) → the record types, each known and once; all types when none are given. */
+export function parseTypes(types: string | readonly string[] | undefined | null): ChangeRecordType[] {
+  if (types == null) return [...CHANGE_RECORD_TYPES];
+  const names = (typeof types === 'string' ? types.split(',') : types).map((name) => name.trim().toLowerCase()).filter(Boolean);
+  const unknown = names.filter((name) => !(CHANGE_RECORD_TYPES as readonly string[]).includes(name));
+  if (unknown.length) throw new WebhookInputError('types', `has unknown types ${unknown.join(', ')} (known: ${CHANGE_RECORD_TYPES.join(', ')})`);
+  if (names.length === 0) throw new WebhookInputError('types', `must name at least one of ${CHANGE_RECORD_TYPES.join(', ')}`);
+  return CHANGE_RECORD_TYPES.filter((type) => names.includes(type));
+}
+
+const view = (row: { id: number; url: string; types: string; createdAt: Date }): WebhookView => ({
+  id: row.id,
+  url: row.url,
+  types: row.types.split(',') as ChangeRecordType[],
+  createdAt: row.createdAt,
+});
+
+export async function createWebhook(
+  db: Db,
+  input: { url: string; types?: string | readonly string[] | null; secret?: string | null },
+  allowPrivate: boolean,
+): Promise<CreatedWebhook> {
+  const types = parseTypes(input.types);
+  if (input.secret != null && input.secret.length < 16) throw new WebhookInputError('secret', 'must be at least 16 characters long');
+  const url = await checkWebhookUrl(input.url, allowPrivate).catch((error: Error) => {
+    throw new WebhookInputError('url', error.message);
+  });
+  const secret = input.secret ?? randomBytes(32).toString('base64url');
+  const from = await currentChangePosition(db);
+  const row = await db.webhook.create({ data: { url: url.href, types: types.join(','), secret, fromVersion: from.version, fromSeq: from.seq } });
+  return { ...view(row), secret };
+}
+
+export async function listWebhooks(db: Db): Promise<WebhookView[]> {
+  return (await db.webhook.findMany({ orderBy: { id: 'asc' } })).map(view);
+}
+
+export async function findWebhook(db: Db, id: number): Promise<WebhookView | undefined> {
+  const row = await db.webhook.findUnique({ where: { id } });
+  return row ? view(row) : undefined;
+}
+
+/** Deletes the webhook and its deliveries (nothing more is sent); false when there was none. */
+export async function deleteWebhook(db: Db, id: number): Promise<boolean> {
+  const { count } = await db.webhook.deleteMany({ where: { id } });
+  return count > 0;
+}
+
+/** A webhook's deliveries, newest first. */
+export async function listDeliveries(db: Db, webhookId: number, limit = 100, offset = 0): Promise<DeliveryView[]> {
+  const rows = await db.webhookDelivery.findMany({
+    where: { webhookId },
+    orderBy: [{ changeVersion: 'desc' }, { changeSeq: 'desc' }],
+    skip: offset,
+    take: limit,
+  });
+  return rows.map((row) => ({
+    id: row.id,
+    recordType: row.recordType,
+    recordId: row.recordId,
+    action: row.action,
+    status: row.status,
+    attempts: row.attempts,
+    lastError: row.lastError,
+    nextAttemptAt: row.status === 'pending' ? row.nextAttemptAt : null,
+    deliveredAt: row.deliveredAt,
+    createdAt: row.createdAt,
+  }));
+}
+
+export const countDeliveries = (db: Db, webhookId: number) => db.webhookDelivery.count({ where: { webhookId } });

@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  currentChangePosition,
+  pruneChanges,
+  prunedThrough,
+  readChangesAfter,
+  type ChangePosition,
+} from '../src/db/change-log.js';
+import { createCategory, createEvent, createOrganizer, createTag, createVenue } from './support/factories.js';
+import { runSql } from './support/database.js';
+import { startServer, type TestServer } from './support/server.js';
+
+// The change log is written by database triggers in the writing transaction; these tests read it as the change
+// feed does (src/db/change-log.ts) after writes made through the public API.
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startServer();
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+/** The entries recorded while `write` ran, as `type id action`. */
+async function recorded(write: () => Promise<unknown>): Promise<string[]> {
+  const before = await currentChangePosition(server.app.db);
+  await write();
+  const entries = await readChangesAfter(server.app.db, before, 1000);
+  return entries.map((entry) => `${entry.recordType} ${entry.recordId} ${entry.action}`);
+}
+
+const deleteEvent = (id: number, force: boolean) =>
+  server.gqlOk(`mutation ($id: ID!, $force: Boolean) { deleteEvent(id: $id, force: $force) { id } }`, { id: String(id), force });
+
+describe('the change log', () => {
+  it('records creates, updates and deletes of venues, organizers, categories and tags', async () => {
+    let ids: number[] = [];
+    const created = await recorded(async () => {
+      ids = [(await createVenue(server)).id, (await createOrganizer(server)).id, (await createCategory(server)).id, (await createTag(server)).id];
+    });
+    expect(created).toEqual([`venue ${ids[0]} created`, `organizer ${ids[1]} created`, `category ${ids[2]} created`, `tag ${ids[3]} created`]);
+    const [venue, organizer, category, tag] = ids;
+    const changed = await recorded(async () => {
+      await server.gqlOk(`mutation ($id: ID!) { updateVenue(id: $id, input: { city: "Graz" }) { id } }`, { id: String(venue) });
+      await server.gqlOk(`mutation ($id: ID!) { deleteOrganizer(id: $id, force: true) { id } }`, { id: String(organizer) });
+      await server.gqlOk(`mutation ($id: ID!) { updateEventCategory(id: $id, input: { description: "d" }) { id } }`, { id: String(category) });
+      await server.gqlOk(`mutation ($id: ID!) { deleteEventTag(id: $id) { id } }`, { id: String(tag) });
+    });
+    expect(changed).toEqual([`venue ${venue} updated`, `organizer ${organizer} deleted`, `category ${category} updated`, `tag ${tag} deleted`]);
+  });
+
+  it("records a change of an event's links as an update of the event, and no link change after the event is deleted", async () => {
+    const venue = await createVenue(server);
+    const event = await createEvent(server);
+    const linked = await recorded(() =>
+      server.gqlOk(`mutation ($id: ID!, $venue: ID!) { updateEvent(id: $id, input: { venues: [{ id: $venue }] }) { id } }`, {
+        id: String(event.id),
+        venue: String(venue.id),
+      }),
+    );
+    expect(new Set(linked)).toEqual(new Set([`event ${event.id} updated`]));
+    const deleted = await recorded(() => deleteEvent(event.id, true));
+    expect(deleted.at(-1)).toBe(`event ${event.id} deleted`);
+    expect(deleted.filter((entry) => entry !== `event ${event.id} deleted` && entry.startsWith('event'))).toEqual([]);
+  });
+
+  it('records a link written by SQL that bypasses the service, as the triggers do for any client', async () => {
+    const event = await createEvent(server);
+    const organizer = await createOrganizer(server);
+    const entries = await recorded(() => runSql(server.databaseUrl, `INSERT INTO "EventOrganizer" ("eventId", "organizerId") VALUES (${event.id}, ${organizer.id})`));
+    expect(entries).toEqual([`event ${event.id} updated`]);
+  });
+
+  it('orders entries by data version and sequence, each after the position read before its write', async () => {
+    const before = await currentChangePosition(server.app.db);
+    await Promise.all(Array.from({ length: 6 }, () => createOrganizer(server)));
+    const entries = await readChangesAfter(server.app.db, before, 1000);
+    expect(entries).toHaveLength(6);
+    for (const entry of entries) expect(entry.version > before.version || entry.seq > before.seq).toBe(true);
+    const sorted = [...entries].sort((a, b) => (a.version === b.version ? a.seq - b.seq : a.version < b.version ? -1 : 1));
+    expect(entries).toEqual(sorted);
+    const after = await currentChangePosition(server.app.db);
+    expect(await readChangesAfter(server.app.db, after, 10)).toEqual([]);
+  });
+
+  it('prunes entries older than a time and remembers the last position pruned', async () => {
+    await createOrganizer(server);
+    const everything: ChangePosition = await currentChangePosition(server.app.db);
+    const pruned = await pruneChanges(server.app.db, new Date(Date.now() + 60_000));
+    expect(pruned).toBeGreaterThan(0);
+    expect(await readChangesAfter(server.app.db, { version: 0n, seq: 0 }, 10)).toEqual([]);
+    const horizon = await prunedThrough(server.app.db);
+    expect(horizon!.version <= everything.version && horizon!.seq <= everything.seq).toBe(true);
+    expect(await pruneChanges(server.app.db, new Date(Date.now() + 60_000))).toBe(0);
+  });
+});

@@ -1,0 +1,203 @@
+// Webhooks (README "Webhooks"): changes POSTed signed to a receiver on 127.0.0.1 (allowed by WEBHOOKS_ALLOW_PRIVATE=1),
+// retried until the receiver recovers, in order per record; the administrator-only GraphQL API; private URLs refused.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+import { retryDelay } from '../src/webhooks/dispatcher.js';
+import { postOnce } from '../src/webhooks/post.js';
+import { restClient } from './support/rest.js';
+import { basicAuthorization, startServer, type TestServer } from './support/server.js';
+import { expectedSignature, startReceiver, type Receiver } from './support/webhook-receiver.js';
+
+const FAST_RETRIES = { WEBHOOKS_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_RETRY_MAX_MS: '200', WEBHOOK_TIMEOUT_MS: '400', WEBHOOK_WAKE_MS: '20' };
+const SECRET = 'a-test-secret-of-some-length';
+
+const CREATE = `mutation ($input: WebhookInput!) { createWebhook(input: $input) { secret webhook { id url types } } }`;
+const DELIVERIES = `query ($id: Int!) { webhook(id: $id) { deliveries(first: 100) { nodes { id recordType recordId action status attempts lastError nextAttemptAt deliveredAt } } } }`;
+
+const tomorrow = (hour: number) => `${new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)} ${String(hour).padStart(2, '0')}:00:00`;
+
+let server: TestServer;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  server = await startServer(FAST_RETRIES);
+  receiver = await startReceiver();
+});
+
+afterAll(async () => {
+  await server?.close();
+  await receiver?.close();
+});
+
+async function createWebhook(url: string, types: string[] | undefined, secret = SECRET) {
+  const data = await server.gqlOk(CREATE, { input: { url, types, secret } });
+  return data.createWebhook.webhook.id as number;
+}
+
+describe('webhooks', () => {
+  it('POSTs each change of the subscribed types, signed with the secret, with the record as REST shows it to anyone', async () => {
+    receiver.received.length = 0;
+    receiver.answer = () => 204;
+    const id = await createWebhook(`${receiver.url}?signed`, ['EVENT']);
+    const api = restClient(server);
+    const venue = await api.post('/venues', { json: { venue: 'Hall of the signature test', status: 'publish' } });
+    expect(venue.status).toBe(201);
+    const event = await api.post('/events', { json: { title: 'Signed concert', start_date: tomorrow(19), end_date: tomorrow(21), status: 'publish' } });
+    expect(event.status).toBe(201);
+    const eventId = event.body.id as number;
+
+    await receiver.waitFor(() => receiver.accepted().some((b) => b.record_id === eventId && b.action === 'created'));
+    const delivery = receiver.received.find((r) => r.json.record_id === eventId)!;
+    expect(delivery.headers['x-calendar-signature']).toBe(expectedSignature(delivery.body, SECRET));
+    expect(delivery.headers['x-calendar-delivery']).toBe(delivery.json.id);
+    expect(delivery.headers['content-type']).toBe('application/json');
+    const anonymous = await api.get(`/events/${eventId}`);
+    expect(delivery.json).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      type: 'event',
+      record_id: eventId,
+      action: 'created',
+      modified_utc: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
+      data: anonymous.body,
+    });
+    // Only events were asked for: the venue is not sent.
+    expect(receiver.received.some((r) => r.json.type === 'venue')).toBe(false);
+
+    // Made a draft: gone for an anonymous reader, so sent as deleted without data.
+    expect((await api.post(`/events/${eventId}`, { json: { status: 'draft' } })).status).toBe(200);
+    await receiver.waitFor(() => receiver.accepted().filter((b) => b.record_id === eventId).length >= 2);
+    const hidden = receiver.accepted().filter((b) => b.record_id === eventId)[1];
+    expect(hidden).toMatchObject({ type: 'event', record_id: eventId, action: 'deleted', data: null });
+
+    const { webhook } = await server.gqlOk(DELIVERIES, { id }, basicAuthorization('admin', 'test-admin-secret-8d1f'));
+    expect(webhook.deliveries.nodes.every((d: any) => d.status === 'DELIVERED' && d.attempts === 1 && d.deliveredAt && d.nextAttemptAt === null)).toBe(true);
+    await server.gqlOk(`mutation ($id: Int!) { deleteWebhook(id: $id) }`, { id });
+  });
+
+  it('waits longer after each failed attempt, with jitter, up to the maximum, and retries for 24 hours by default', () => {
+    const config = loadConfig({ WEBHOOK_RETRY_BASE_MS: '1000', WEBHOOK_RETRY_MAX_MS: '60000' }).webhooks;
+    expect(config.retryForMs).toBe(24 * 60 * 60 * 1000);
+    for (const [attempts, nominal] of [[1, 1000], [2, 2000], [3, 4000], [6, 32000], [7, 60000], [60, 60000]] as const) {
+      const delays = Array.from({ length: 50 }, () => retryDelay(config, attempts));
+      expect(Math.min(...delays)).toBeGreaterThanOrEqual(nominal * 0.75);
+      expect(Math.max(...delays)).toBeLessThanOrEqual(nominal * 1.25);
+      expect(new Set(delays).size).toBeGreaterThan(1);
+    }
+    expect(() => loadConfig({ WEBHOOKS_ALLOW_PRIVATE: 'yes' })).toThrow(/WEBHOOKS_ALLOW_PRIVATE/);
+  });
+
+  it('a signature made with another secret, or of other bytes, does not match', async () => {
+    const body = Buffer.from('{"id":"x"}');
+    expect(expectedSignature(body, SECRET)).not.toBe(expectedSignature(body, `${SECRET}!`));
+    expect(expectedSignature(Buffer.from('{"id": "x"}'), SECRET)).not.toBe(expectedSignature(body, SECRET));
+  });
+
+  it('retries through 500s and a timeout until the receiver recovers, and delivers every change in order per record', async () => {
+    receiver.received.length = 0;
+    // Three 500s, then one answer that never comes (the timeout), then 2xx.
+    receiver.answer = (_request, index) => (index < 3 ? 500 : index === 3 ? 'hang' : 204);
+    const id = await createWebhook(receiver.url, undefined);
+    const api = restClient(server);
+    const ids: number[] = [];
+    for (let n = 0; n < 2; n++) {
+      const created = await api.post('/events', { json: { title: `Retried ${n}`, start_date: tomorrow(10), end_date: tomorrow(11), status: 'publish' } });
+      ids.push(created.body.id);
+    }
+    for (let round = 0; round < 3; round++) {
+      for (const eventId of ids) expect((await api.post(`/events/${eventId}`, { json: { title: `Retried ${eventId} v${round}` } })).status).toBe(200);
+    }
+    const admin = basicAuthorization('admin', 'test-admin-secret-8d1f');
+    const all = async () => (await server.gqlOk(DELIVERIES, { id }, admin)).webhook.deliveries.nodes as any[];
+    await receiver.waitFor(() => receiver.accepted().length >= 8, 20_000);
+    const deliveries = await all();
+    expect(deliveries.length).toBeGreaterThanOrEqual(8);
+    await receiver.waitFor(() => receiver.accepted().length === deliveries.length, 20_000);
+    expect(receiver.received.filter((r) => r.answered === 500)).toHaveLength(3);
+    expect(receiver.received.filter((r) => r.answered === 0)).toHaveLength(1);
+    const final = await all();
+    expect(final.every((d) => d.status === 'DELIVERED')).toBe(true);
+    // Every request the receiver saw was an attempt counted on a delivery, and the failures were retried.
+    expect(final.reduce((sum, d) => sum + d.attempts, 0)).toBe(receiver.received.length);
+    expect(receiver.received.length).toBe(final.length + 4);
+
+    // Per record, accepted in the order the changes were made (the list answers newest first).
+    const accepted = receiver.accepted();
+    for (const eventId of ids) {
+      const made = final.filter((d) => d.recordType === 'EVENT' && d.recordId === eventId).map((d) => d.id).reverse();
+      expect(made).toHaveLength(4);
+      expect(accepted.filter((b) => b.record_id === eventId).map((b) => b.id)).toEqual(made);
+    }
+    await server.gqlOk(`mutation ($id: Int!) { deleteWebhook(id: $id) }`, { id });
+  });
+
+  it('keeps a failed attempt visible: attempts, last error and next attempt while pending', async () => {
+    receiver.received.length = 0;
+    receiver.answer = () => 503;
+    const id = await createWebhook(receiver.url, ['TAG']);
+    expect((await restClient(server).post('/tags', { json: { name: 'Failing tag' } })).status).toBe(201);
+    await receiver.waitFor(() => receiver.received.length >= 2);
+    const admin = basicAuthorization('admin', 'test-admin-secret-8d1f');
+    const [delivery] = (await server.gqlOk(DELIVERIES, { id }, admin)).webhook.deliveries.nodes;
+    expect(delivery).toMatchObject({ recordType: 'TAG', action: 'created', status: 'PENDING', lastError: 'answered 503', deliveredAt: null });
+    expect(delivery.attempts).toBeGreaterThanOrEqual(2);
+    expect(Date.parse(delivery.nextAttemptAt)).toBeGreaterThan(Date.now() - 1000);
+    await server.gqlOk(`mutation ($id: Int!) { deleteWebhook(id: $id) }`, { id });
+  });
+
+  it('refuses the GraphQL webhook operations to anyone but administrators', async () => {
+    const admin = basicAuthorization('admin', 'test-admin-secret-8d1f');
+    const before = (await server.gqlOk(`{ webhooks { id } }`, {}, admin)).webhooks.length;
+    await server.gqlOk(`mutation { createUser(input: { login: "hookeditor", role: EDITOR }) { id } }`);
+    const password = (await server.gqlOk(`mutation { createApplicationPassword(name: "t", userId: ${(await server.gqlOk(`{ users(first: 50) { nodes { databaseId login } } }`, {}, basicAuthorization('admin', 'test-admin-secret-8d1f'))).users.nodes.find((u: any) => u.login === 'hookeditor').databaseId}) { secret } }`)).createApplicationPassword.secret;
+    const editor = basicAuthorization('hookeditor', password);
+    for (const [as, code] of [[null, 'UNAUTHENTICATED'], [editor, 'FORBIDDEN']] as const) {
+      const created = await server.gql(CREATE, { input: { url: receiver.url } }, as);
+      expect(created.errors?.[0]?.extensions?.code).toBe(code);
+      expect((await server.gql(`{ webhooks { id url } }`, {}, as)).errors?.[0]?.extensions?.code).toBe(code);
+      expect((await server.gql(`mutation { deleteWebhook(id: 1) }`, {}, as)).errors?.[0]?.extensions?.code).toBe(code);
+    }
+    expect((await server.gqlOk(`{ webhooks { id } }`, {}, admin)).webhooks).toHaveLength(before);
+  });
+
+  it('refuses unknown types and short secrets', async () => {
+    const bad = await server.gql(CREATE, { input: { url: receiver.url, secret: 'short' } });
+    expect(bad.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    const ftp = await server.gql(CREATE, { input: { url: 'ftp://example.com/' } });
+    expect(ftp.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+  });
+});
+
+describe('webhooks to private addresses', () => {
+  let guarded: TestServer;
+  beforeAll(async () => {
+    guarded = await startServer({ WEBHOOK_TIMEOUT_MS: '1000' });
+  });
+  afterAll(async () => guarded?.close());
+
+  it.each(['http://127.0.0.1:9/', 'http://localhost/', 'http://10.1.2.3/', 'http://192.168.0.1/', 'http://169.254.169.254/latest', 'http://[::1]/', 'http://[fd00::1]/', 'http://[::ffff:127.0.0.1]/', 'http://0.0.0.0/', 'http://100.64.0.1/'])(
+    'refuses %s at creation without WEBHOOKS_ALLOW_PRIVATE',
+    async (url) => {
+      const result = await guarded.gql(CREATE, { input: { url } });
+      expect(result.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+      expect(JSON.stringify(result.errors)).toContain('private or local');
+    },
+  );
+
+  it('refuses at delivery too: a name resolving to loopback is not connected to', async () => {
+    const receiver = await startReceiver();
+    const port = new URL(receiver.url).port;
+    for (const url of [`http://localhost:${port}/hooks`, `http://127.0.0.1:${port}/hooks`]) {
+      const outcome = await postOnce(url, '{}', {}, 1000, false);
+      expect(outcome).toMatchObject({ ok: false, error: expect.stringContaining('refused') });
+    }
+    expect(receiver.received).toHaveLength(0);
+    expect(await postOnce(`http://127.0.0.1:${port}/hooks`, '{}', {}, 1000, true)).toEqual({ ok: true, status: 204 });
+    await receiver.close();
+  });
+
+  it('does not follow a redirect', async () => {
+    receiver.answer = () => 307;
+    expect(await postOnce(receiver.url, '{}', {}, 1000, true)).toEqual({ ok: false, error: 'answered 307' });
+    receiver.answer = () => 204;
+  });
+});
