@@ -1,6 +1,6 @@
 /**
- * The measured comparison behind the choice of ical.js for RFC 5545 expansion (README, dependencies). Run it with
- * `npm install --no-save rrule@2.8.1 && npx tsx scripts/compare-recurrence-libraries.ts`: rrule is not a dependency.
+ * The measured comparison behind the choice of rrule for RFC 5545 expansion (README, Recurring events):
+ * `npx tsx scripts/compare-recurrence-libraries.ts` (ical.js is a dev dependency, rrule a dependency).
  *
  * Both libraries expand in floating (wall-clock) time; luxon turns each local start into an instant in the zone.
  * Correctness: a weekly 10:00 Europe/Berlin series across both DST changes of 2027, the last Friday of each month

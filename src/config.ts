@@ -37,6 +37,8 @@ export interface Config {
     /** DATA_VERSION_LISTEN_URL: PostgreSQL, a direct connection for LISTEN when DATABASE_URL goes through a pooler. */
     listenUrl: string | undefined;
   };
+  /** RECURRENCE_HORIZON_DAYS: how far ahead of now a series' occurrences always exist (lists reaching further add more). */
+  recurrenceHorizonDays: number;
   /** Persisted operations on /graphql (README "Persisted operations"; src/limits/persisted-operations.ts). */
   persistedOperations: {
     /** GRAPHQL_PERSISTED_ONLY: `true` runs registered operations only, sent by hash; any other document is refused. */
@@ -205,6 +207,7 @@ export function loadConfig(env: Env = process.env): Config {
       pollMs: readWholeNumber(env, 'DATA_VERSION_POLL_MS', 1000, 1),
       listenUrl: env.DATA_VERSION_LISTEN_URL || undefined,
     },
+    recurrenceHorizonDays: readWholeNumber(env, 'RECURRENCE_HORIZON_DAYS', 730, 1),
     persistedOperations: {
       only: readSwitch(env, 'GRAPHQL_PERSISTED_ONLY', false),
       manifestFile: env.GRAPHQL_PERSISTED_OPERATIONS_FILE || undefined,

@@ -227,11 +227,13 @@ function expandUnguarded(recurrence: Recurrence, dtstartLocal: string, allDay: b
   return { starts: listed.slice(0, limit), complete: ruleComplete && !laterDates && listed.length <= limit };
 }
 
-/** An EXDATE line for one occurrence of a series in `zone` (all-day: a DATE; fixed offsets: UTC). */
-export function exdateLine(originalStartLocal: string, originalStartsAt: Date, zone: string, allDay: boolean): string {
-  if (allDay) return `EXDATE;VALUE=DATE:${originalStartLocal.slice(0, 10).replace(/-/g, '')}`;
-  if (/^UTC[+-]/.test(zone) || zone === 'UTC') return `EXDATE:${DateTime.fromJSDate(originalStartsAt).toUTC().toFormat("yyyyMMdd'T'HHmmss'Z'")}`;
-  return `EXDATE;TZID=${zone}:${originalStartLocal.replace(/[-:]/g, '').replace(' ', 'T')}`;
+/** An EXDATE or RDATE line for one local start of a series in `zone` (all-day: a DATE; fixed offsets: UTC). */
+export function dateLine(property: 'EXDATE' | 'RDATE', local: string, zone: string, allDay: boolean): string {
+  if (allDay) return `${property};VALUE=DATE:${local.slice(0, 10).replace(/-/g, '')}`;
+  if (/^UTC([+-]|$)/.test(zone)) {
+    return `${property}:${DateTime.fromSQL(local, { zone }).toUTC().toFormat("yyyyMMdd'T'HHmmss'Z'")}`;
+  }
+  return `${property};TZID=${zone}:${local.replace(/[-:]/g, '').replace(' ', 'T')}`;
 }
 
 /** The RRULE ended just before a local start: UNTIL one second earlier, as UTC (RFC 5545: UTC when DTSTART has a zone). */
