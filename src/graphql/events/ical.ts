@@ -4,6 +4,7 @@ import { icalUidSuffix, siteDomain } from '../../ical/uid-suffix.js';
 import { htmlToPlainText } from '../../ical/plain-text.js';
 import { exdateLine, exportedRecurrence } from '../../ical/recurrence.js';
 import { eventsWhere } from './filter.js';
+import { recurrenceLines } from './series.js';
 import { isLocked, readableLinkedPosts } from '../access.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
@@ -154,7 +155,7 @@ function feedEventsOf(ctx: Context, row: FeedEventRow, parts: SeriesParts): Feed
   const event = feedEvent(ctx, row);
   if (row.recurrence === '') return [event];
   const exdates = (parts.hidden.get(row.id) ?? []).map((local) => exdateLine(local, row.timezone, row.allDay));
-  const lines = [...exportedRecurrence(row.recurrence.split('\n'), row.startLocal, row.timezone, row.allDay), ...exdates];
+  const lines = [...exportedRecurrence(recurrenceLines(row.recurrence), row.startLocal, row.timezone, row.allDay), ...exdates];
   const master = { ...event, series: { lines, lastEndsAt: parts.lastEndsAt.get(row.id) ?? row.endsAt } };
   const changed = (parts.changed.get(row.id) ?? []).map((occurrence) => ({
     ...feedEvent(ctx, occurrence),
