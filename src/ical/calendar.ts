@@ -1,6 +1,7 @@
 import { ICalCalendar, type ICalEventData } from 'ical-generator';
 import { DateTime } from 'luxon';
-import { localStartProperty, namedZone } from './recurrence.js';
+import { fromWallClock } from '../time/dates.js';
+import { namedZone } from './recurrence.js';
 import { vtimezone } from './vtimezone.js';
 
 /** What an event's VEVENT shows; content withheld from the viewer is simply left out. */
@@ -71,17 +72,22 @@ function schedule(event: FeedEvent): Pick<ICalEventData, 'start' | 'end' | 'allD
 /** RFC 6868 for a quoted parameter value (the organizer's CN), which may hold neither `"` nor a line break. */
 const parameterText = (text: string) => text.replace(/\^/g, '^^').replace(/"/g, "^'").replace(/\r?\n/g, '^n');
 
-/** RECURRENCE-ID (RFC 5545 §3.8.4.4) in the series' form, written as an extra property: ical-generator writes it as a DATE-TIME only. */
-function recurrenceId(event: FeedEvent): ICalEventData['x'] {
+/**
+ * RECURRENCE-ID (RFC 5545 §3.8.4.4) in the form of the series' DTSTART: ical-generator writes a zoned or UTC time
+ * itself, but no DATE, so an all-day one is an extra property (whose name it upper-cases, which a TZID must not be).
+ */
+function recurrenceId(event: FeedEvent): Pick<ICalEventData, 'recurrenceId' | 'x'> {
   const of = event.occurrenceOf;
-  return of ? [localStartProperty('RECURRENCE-ID', of.originalStartLocal, of.zone, of.allDay)] : [];
+  if (!of) return {};
+  if (of.allDay) return { x: [[`RECURRENCE-ID;VALUE=DATE`, of.originalStartLocal.slice(0, 10).replace(/-/g, '')]] };
+  return { recurrenceId: fromWallClock(of.originalStartLocal, of.zone) };
 }
 
 function vevent(event: FeedEvent, site: SiteIdentity): ICalEventData {
   return {
     id: `${event.occurrenceOf?.seriesId ?? event.id}${site.uidSuffix}`,
     repeating: event.series ? event.series.lines.join('\n') : null,
-    x: recurrenceId(event),
+    ...recurrenceId(event),
     sequence: Math.floor((event.revisedAt.getTime() - SEQUENCE_EPOCH) / 1000),
     // Without METHOD, DTSTAMP is when the event was last revised (RFC 5545 §3.8.7.2), which keeps the feed's bytes
     // (and so its ETag) the same until something changes.
