@@ -226,8 +226,13 @@ class Importer implements LinkResolver {
    */
   private async writeOccurrence(remoteId: number, record: RemoteRecord, occurrence: RemoteOccurrence, input: Input, hash: string): Promise<number> {
     const series = await this.master(occurrence.seriesId);
-    const local = await this.db.event.findFirst({ where: { recurringEventId: series.localId, originalStartLocal: occurrence.originalStart }, select: { id: true, detached: true } });
-    if (!local) throw new MalformedRecord(`its series ${occurrence.seriesId} has no occurrence at ${occurrence.originalStart} here (beyond RECURRENCE_HORIZON_DAYS, or not in its rule)`);
+    const find = () => this.db.event.findFirst({ where: { recurringEventId: series.localId, originalStartLocal: occurrence.originalStart }, select: { id: true } });
+    let local = await find();
+    if (!local) {
+      await this.writer.reachOccurrences(occurrence.originalStart.slice(0, 10));
+      local = await find();
+    }
+    if (!local) throw new MalformedRecord(`its series ${occurrence.seriesId} has no occurrence at ${occurrence.originalStart} here (not in its rule)`);
     const changed = !followsSeries(input, series.input, occurrence.originalStart);
     if (changed) {
       const { slug: _slug, recurrence: _recurrence, ...fields } = input;
