@@ -25,7 +25,7 @@
  *   BENCH_WAIT_QUIET   wait up to this many seconds for other processes to leave the CPUs idle first, default 0
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { arch, cpus, loadavg, release, tmpdir, totalmem, type as osType } from 'node:os';
 import { join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -430,6 +430,7 @@ async function main() {
   for (const target of targets) {
     log(`${target.pass === null ? 'n/a ' : target.pass ? 'pass' : 'miss'}  ${target.description}: ${target.measured} (goal ${target.goal})`);
   }
+  mkdirSync(outDir, { recursive: true });
   writeFileSync(join(outDir, 'results.json'), `${JSON.stringify(all, null, 2)}\n`);
   writeFileSync(join(outDir, 'results.md'), resultsMarkdown(all) + keptHistory(join(outDir, 'results.md')));
   const readme = defaultOut && updateReadme(all);
