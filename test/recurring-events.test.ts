@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unique } from './support/factories.js';
 import { restClient, type RestClient } from './support/rest.js';
+import { assertSchema } from './support/schemas.js';
 import { startServer, type TestServer } from './support/server.js';
 
 // Recurring events (issue 15) over REST and GraphQL: RFC 5545 series expanded in the event's zone, occurrences as
@@ -118,7 +119,9 @@ describe('REST: the series and its occurrences', () => {
     expect(single.status).toBe(200);
     expect(single.body.recurring_event_id).toBe(series.id);
     expect(single.body.original_start_date).toBe('2027-06-02 10:00:00');
+    assertSchema('event', single.body);
     const master = await rest.get(`/events/${series.id}`);
+    assertSchema('event', master.body);
     expect(master.body.recurrence).toEqual(['RRULE:FREQ=DAILY;COUNT=3']);
     const query = `query ($c: [String!], $x: Boolean) { events(filter: { categories: $c, expandRecurring: $x, startDate: "2027-01-01" }) { totalCount nodes { databaseId recurrence } } }`;
     const masters = await server.gqlOk(query, { c: [series.category], x: false });

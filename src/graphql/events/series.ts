@@ -4,6 +4,7 @@
 // original start, which keeps their IDs across series edits that keep them.
 import { DateTime } from 'luxon';
 import type { DbTransaction } from '../../db/client.js';
+import { VersionedMemo } from '../../db/data-version.js';
 import type { Event, Prisma } from '../../db/generated/prisma/client.js';
 import { fromWallClock, toWallClock, WALL_CLOCK_FORMAT } from '../../time/dates.js';
 import {
@@ -182,11 +183,22 @@ async function refreshKept(
 }
 
 /**
+ * The earliest `materializedUntil` of all series (null: none runs past what exists), remembered until the next write
+ * to the database, so that lists at an unchanged data version spend no statement on series.
+ */
+const earliestMaterialised = new VersionedMemo<number | null>(1);
+
+/**
  * Materialises every series whose occurrences stop before `reach` up to it, each in its own write transaction. The
  * claim (moving `materializedUntil` on from the value read) makes a concurrent request, or another process, skip a
  * series this one extends; the unique (series, original start) index backs it up.
  */
 export async function extendSeries(ctx: Context, reach: Date) {
+  const earliest = await earliestMaterialised.get('series', await ctx.dataVersion(), async () => {
+    const { _min } = await ctx.db.event.aggregate({ _min: { materializedUntil: true } });
+    return _min.materializedUntil?.getTime() ?? null;
+  });
+  if (earliest === null || earliest >= reach.getTime()) return;
   const due = await ctx.db.event.findMany({ where: { materializedUntil: { lt: reach } }, select: { id: true, materializedUntil: true } });
   for (const series of due) {
     await ctx.db.$transaction(async (tx) => {
