@@ -319,6 +319,17 @@ describe('GraphQL', () => {
     expect(titles.events.nodes.map((node: Json) => node.title)).toEqual(['Choir (guest)', 'Choir rehearsal', 'Choir rehearsal', 'Choir concert', 'Choir concert']);
   });
 
+  it('lists a venue’s series as its occurrences in Venue.events', async () => {
+    const venue = await server.gqlOk(`mutation { createVenue(input: { name: "${unique('Studio')}" }) { databaseId } }`);
+    const venueId = venue.createVenue.databaseId;
+    const created = await server.gqlOk(`mutation ($input: EventInput!) { createEvent(input: $input) { databaseId } }`, {
+      input: { title: unique('Drop-in'), timezone: 'UTC', startDate: '2027-03-01 18:00:00', endDate: '2027-03-01 19:00:00', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'], venues: [{ id: String(venueId) }] },
+    });
+    const listed = await server.gqlOk(`query ($id: ID!) { venue(id: $id) { events(first: 10) { totalCount nodes { recurringEventId } } } }`, { id: String(venueId) });
+    expect(listed.venue.events.totalCount).toBe(3);
+    expect(listed.venue.events.nodes.every((node: Json) => node.recurringEventId === created.createEvent.databaseId)).toBe(true);
+  });
+
   it('answers a bad recurrence as a field error', async () => {
     const result = await server.gql(`mutation ($input: EventInput!) { createEvent(input: $input) { databaseId } }`, {
       input: { title: 'x', startDate: '2027-01-01 10:00:00', endDate: '2027-01-01 11:00:00', recurrence: ['RRULE:FREQ=MINUTELY'] },

@@ -184,9 +184,10 @@ async function refreshKept(
 
 /**
  * The earliest `materializedUntil` of all series (null: none runs past what exists), remembered until the next write
- * to the database, so that lists at an unchanged data version spend no statement on series.
+ * to the database, so that lists at an unchanged data version spend no statement on series. Kept by database URL:
+ * data versions of different databases (tests run several servers in a process) say nothing about each other.
  */
-const earliestMaterialised = new VersionedMemo<number | null>(1);
+const earliestMaterialised = new VersionedMemo<number | null>(100);
 
 /**
  * Materialises every series whose occurrences stop before `reach` up to it, each in its own write transaction. The
@@ -194,7 +195,7 @@ const earliestMaterialised = new VersionedMemo<number | null>(1);
  * series this one extends; the unique (series, original start) index backs it up.
  */
 export async function extendSeries(ctx: Context, reach: Date) {
-  const earliest = await earliestMaterialised.get('series', await ctx.dataVersion(), async () => {
+  const earliest = await earliestMaterialised.get(ctx.config.databaseUrl, await ctx.dataVersion(), async () => {
     const { _min } = await ctx.db.event.aggregate({ _min: { materializedUntil: true } });
     return _min.materializedUntil?.getTime() ?? null;
   });
