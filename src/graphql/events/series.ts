@@ -22,6 +22,11 @@ import { invalidField } from '../errors.js';
 /** How far beyond the reach asked for a series is materialised, so that the next lists find it done. */
 const EXTENSION_SLACK_DAYS = 30;
 const CHUNK = 500;
+/**
+ * Interactive transactions that write a series: thousands of occurrence rows and their links can take longer than
+ * Prisma's default 5 seconds on a busy database.
+ */
+export const SERIES_TRANSACTION = { timeout: 60_000, maxWait: 10_000 } as const;
 
 export const recurrenceLines = (stored: string): string[] => (stored === '' ? [] : stored.split('\n'));
 
@@ -205,7 +210,7 @@ export async function extendSeries(ctx: Context, reach: Date) {
     await ctx.db.$transaction(async (tx) => {
       const claimed = await tx.event.updateMany({ where: { id: series.id, materializedUntil: series.materializedUntil }, data: { materializedUntil: reach } });
       if (claimed.count === 1) await syncSeries(ctx, tx, series.id, reach, { refresh: false });
-    });
+    }, SERIES_TRANSACTION);
   }
 }
 
