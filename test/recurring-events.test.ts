@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unique } from './support/factories.js';
 import { restClient, type RestClient } from './support/rest.js';
+import { assertSchema } from './support/schemas.js';
 import { startServer, type TestServer } from './support/server.js';
 
 // Recurring events (issue 15) over REST and GraphQL: RFC 5545 series expanded in the event's zone, occurrences as
@@ -118,7 +119,9 @@ describe('REST: the series and its occurrences', () => {
     expect(single.status).toBe(200);
     expect(single.body.recurring_event_id).toBe(series.id);
     expect(single.body.original_start_date).toBe('2027-06-02 10:00:00');
+    assertSchema('event', single.body);
     const master = await rest.get(`/events/${series.id}`);
+    assertSchema('event', master.body);
     expect(master.body.recurrence).toEqual(['RRULE:FREQ=DAILY;COUNT=3']);
     const query = `query ($c: [String!], $x: Boolean) { events(filter: { categories: $c, expandRecurring: $x, startDate: "2027-01-01" }) { totalCount nodes { databaseId recurrence } } }`;
     const masters = await server.gqlOk(query, { c: [series.category], x: false });
@@ -314,6 +317,17 @@ describe('GraphQL', () => {
     expect(following.updateEvent.recurrence).toEqual(['RRULE:FREQ=DAILY;COUNT=2']);
     const titles = await server.gqlOk(`query ($ids: [Int!]) { events(filter: { include: $ids }) { nodes { databaseId title } } }`, { ids });
     expect(titles.events.nodes.map((node: Json) => node.title)).toEqual(['Choir (guest)', 'Choir rehearsal', 'Choir rehearsal', 'Choir concert', 'Choir concert']);
+  });
+
+  it('lists a venue’s series as its occurrences in Venue.events', async () => {
+    const venue = await server.gqlOk(`mutation { createVenue(input: { name: "${unique('Studio')}" }) { databaseId } }`);
+    const venueId = venue.createVenue.databaseId;
+    const created = await server.gqlOk(`mutation ($input: EventInput!) { createEvent(input: $input) { databaseId } }`, {
+      input: { title: unique('Drop-in'), timezone: 'UTC', startDate: '2027-03-01 18:00:00', endDate: '2027-03-01 19:00:00', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'], venues: [{ id: String(venueId) }] },
+    });
+    const listed = await server.gqlOk(`query ($id: ID!) { venue(id: $id) { events(first: 10) { totalCount nodes { recurringEventId } } } }`, { id: String(venueId) });
+    expect(listed.venue.events.totalCount).toBe(3);
+    expect(listed.venue.events.nodes.every((node: Json) => node.recurringEventId === created.createEvent.databaseId)).toBe(true);
   });
 
   it('answers a bad recurrence as a field error', async () => {

@@ -16,7 +16,7 @@ import { eventOrder, EventOrderByEnum } from './order.js';
 import { SortOrderEnum } from '../shared/ordering.js';
 import { EventType } from './type.js';
 import { insertEvent, updateEvent, type AfterWrite } from './write.js';
-import { defaultReach, excludeOccurrence, syncSeries } from './series.js';
+import { defaultReach, excludeOccurrence, SERIES_TRANSACTION, syncSeries } from './series.js';
 import { materialiseForList } from './recurrence-fields.js';
 import { EventScopeEnum, SCOPE_DESCRIPTION, splitSeries } from './split.js';
 
@@ -166,7 +166,7 @@ builder.mutationFields((t) => ({
       authorizeDelete(ctx, current);
       if (current.recurringEventId) {
         const snapshot = await ctx.db.event.findUniqueOrThrow({ ...query, where: { id } });
-        await ctx.db.$transaction((tx) => excludeOccurrence(tx, current));
+        await ctx.db.$transaction((tx) => excludeOccurrence(tx, current), SERIES_TRANSACTION);
         return snapshot;
       }
       return trashOrDelete({

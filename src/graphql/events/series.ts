@@ -4,6 +4,7 @@
 // original start, which keeps their IDs across series edits that keep them.
 import { DateTime } from 'luxon';
 import type { DbTransaction } from '../../db/client.js';
+import { VersionedMemo } from '../../db/data-version.js';
 import type { Event, Prisma } from '../../db/generated/prisma/client.js';
 import { fromWallClock, toWallClock, WALL_CLOCK_FORMAT } from '../../time/dates.js';
 import {
@@ -21,6 +22,11 @@ import { invalidField } from '../errors.js';
 /** How far beyond the reach asked for a series is materialised, so that the next lists find it done. */
 const EXTENSION_SLACK_DAYS = 30;
 const CHUNK = 500;
+/**
+ * Interactive transactions that write a series: thousands of occurrence rows and their links can take longer than
+ * Prisma's default 5 seconds on a busy database.
+ */
+export const SERIES_TRANSACTION = { timeout: 60_000, maxWait: 10_000 } as const;
 
 export const recurrenceLines = (stored: string): string[] => (stored === '' ? [] : stored.split('\n'));
 
@@ -182,17 +188,29 @@ async function refreshKept(
 }
 
 /**
+ * The earliest `materializedUntil` of all series (null: none runs past what exists), remembered until the next write
+ * to the database, so that lists at an unchanged data version spend no statement on series. Kept by database URL:
+ * data versions of different databases (tests run several servers in a process) say nothing about each other.
+ */
+const earliestMaterialised = new VersionedMemo<number | null>(100);
+
+/**
  * Materialises every series whose occurrences stop before `reach` up to it, each in its own write transaction. The
  * claim (moving `materializedUntil` on from the value read) makes a concurrent request, or another process, skip a
  * series this one extends; the unique (series, original start) index backs it up.
  */
 export async function extendSeries(ctx: Context, reach: Date) {
+  const earliest = await earliestMaterialised.get(ctx.config.databaseUrl, await ctx.dataVersion(), async () => {
+    const { _min } = await ctx.db.event.aggregate({ _min: { materializedUntil: true } });
+    return _min.materializedUntil?.getTime() ?? null;
+  });
+  if (earliest === null || earliest >= reach.getTime()) return;
   const due = await ctx.db.event.findMany({ where: { materializedUntil: { lt: reach } }, select: { id: true, materializedUntil: true } });
   for (const series of due) {
     await ctx.db.$transaction(async (tx) => {
       const claimed = await tx.event.updateMany({ where: { id: series.id, materializedUntil: series.materializedUntil }, data: { materializedUntil: reach } });
       if (claimed.count === 1) await syncSeries(ctx, tx, series.id, reach, { refresh: false });
-    });
+    }, SERIES_TRANSACTION);
   }
 }
 

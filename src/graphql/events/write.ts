@@ -8,6 +8,7 @@ import { modifiedNow, newPostDates } from '../shared/posts.js';
 import { slugClashFilter, slugFromText, withFreeSlug } from '../shared/slugs.js';
 import { termIdsForWrite } from '../terms/references.js';
 import { venueModel, type VenueFields } from '../venues/index.js';
+import { SERIES_TRANSACTION } from './series.js';
 import type { CheckedEvent, EventFields, LinkPlan, OrganizerCheck, VenueCheck } from './input.js';
 
 async function takenEventSlugs(db: DbTransaction, base: string, exceptId?: number) {
@@ -86,7 +87,7 @@ export async function insertEvent(ctx: Context, input: EventFields, checked: Che
         await writeLinks(ctx, tx, event.id, checked);
         await afterWrite?.(tx, event.id);
         return event.id;
-      }),
+      }, afterWrite ? SERIES_TRANSACTION : undefined),
   );
 }
 
@@ -102,7 +103,7 @@ export async function updateEvent(ctx: Context, id: number, currentSlug: string,
       });
       await writeLinks(ctx, tx, id, checked);
       await afterWrite?.(tx, id);
-    });
+    }, afterWrite ? SERIES_TRANSACTION : undefined);
   const base = input.slug ? slugFromText(input.slug) : null;
   if (!base || base === currentSlug) return write(undefined);
   return withFreeSlug(base, (b) => takenEventSlugs(ctx.db, b, id), write);
