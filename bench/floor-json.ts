@@ -132,12 +132,15 @@ export function floorJson(urls: RestUrls): FloorJson {
       `"start_date":"${start}","start_date_details":${details(start)},"end_date":"${end}","end_date_details":${details(end)},` +
       `"utc_start_date":"${utcStart}","utc_start_date_details":${details(utcStart)},"utc_end_date":"${utcEnd}","utc_end_date_details":${details(utcEnd)},` +
       `"timezone":${str(row.timezone)},"timezone_abbr":${str(abbreviation(row))}`;
+    // Listed rows are events on their own or occurrences: neither carries recurrence lines (series masters are not listed).
+    const series = (row: Row) =>
+      `"recurrence":[]${row.recurringEventId == null ? '' : `,"recurring_event_id":${row.recurringEventId},"original_start_date":${str(row.originalStartLocal as string)}`}`;
     if (locked) {
       return (
         `${head},"description":"","excerpt":"","slug":${str(row.slug)},"image":false,"all_day":null,${dates},"cost":"",` +
         `"cost_details":{"currency_symbol":"","currency_code":"","currency_position":"","values":[]},"website":"","show_map":null,` +
         `"show_map_link":null,"hide_from_listings":null,"sticky":null,"featured":null,"categories":[],"tags":[],"venue":[],` +
-        `"organizer":[],"custom_fields":[],"ticketed":null}`
+        `"organizer":[],"custom_fields":[],"ticketed":null,${series(row)}}`
       );
     }
     const cost = row.cost as string;
@@ -161,7 +164,7 @@ export function floorJson(urls: RestUrls): FloorJson {
       `"hide_from_listings":${bool(row.hideFromListings)},"sticky":${bool(row.sticky)},"featured":${bool(row.featured)},` +
       `"categories":[${categories.join(',')}],"tags":[${tags.join(',')}],` +
       `"venue":${venueJson.length === 1 ? venueJson[0] : `[${venueJson.join(',')}]`},"organizer":[${organizers.map(organizer).join(',')}],` +
-      `"custom_fields":[],"ticketed":${bool(row.ticketed)}}`
+      `"custom_fields":[],"ticketed":${bool(row.ticketed)},${series(row)}}`
     );
   }
 

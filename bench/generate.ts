@@ -27,7 +27,17 @@ export interface GenerateOptions {
   now?: DateTime;
   /** Site time zone (publication wall clocks); the benchmark runs the server with the default, UTC. */
   siteTimezone?: string;
+  /**
+   * Recurring series added after the events, with this many occurrences in all, every one of them in the next two
+   * years (the `series` size of bench/run.ts). Written as the service writes them (src/graphql/events/series.ts):
+   * a master with its `recurrence`, an occurrence row per start with the master's fields and links.
+   */
+  seriesOccurrences?: number;
 }
+
+/** Each generated series: three classes a day from tomorrow (08:00, 12:00, 18:00 local), COUNT of them. */
+const SERIES_HOURS = [8, 12, 18];
+const SERIES_COUNT_EACH = 2000;
 
 /** What the harness needs to know about the data set it drives. */
 export interface GeneratedData {
@@ -268,6 +278,11 @@ export async function generateDatabase(path: string, eventCount: number, options
        showMap, showMapLink, hideFromListings, sticky, featured, password, parentId, ticketed)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  const insertSeriesRow = db.prepare(
+    `INSERT INTO "Event" (id, title, description, excerpt, slug, status, authorId, publishedLocal, publishedAt, modifiedLocal, modifiedAt,
+       timezone, startLocal, endLocal, startsAt, endsAt, recurrence, recurringEventId, originalStartsAt, originalStartLocal)
+     VALUES (?, ?, ?, '', ?, 'publish', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
   const insertEventVenue = db.prepare(`INSERT INTO "EventVenue" (eventId, venueId, position) VALUES (?, ?, ?)`);
   const insertEventOrganizer = db.prepare(`INSERT INTO "EventOrganizer" (eventId, organizerId, position) VALUES (?, ?, ?)`);
   const insertEventTerm = db.prepare(`INSERT INTO "EventTerm" (eventId, termId) VALUES (?, ?)`);
@@ -431,7 +446,45 @@ export async function generateDatabase(path: string, eventCount: number, options
         sampleEventSlugs.push(slug);
       }
     }
-    return { categories: categoryIds.size, tags: tagIds.size };
+    let seriesRows = 0;
+    if (options.seriesOccurrences) {
+      let id = eventCount + 1;
+      for (let n = 0, left = options.seriesOccurrences; left > 0; n++, left -= SERIES_COUNT_EACH) {
+        const count = Math.min(SERIES_COUNT_EACH, left);
+        const city = CITIES[n % CITIES.length]!;
+        const zone = city.timezone;
+        const title = `Daily class ${n + 1} in ${city.city}`;
+        const slug = `${slugPart(title)}-series-${n + 1}`;
+        const when = published(60);
+        const first = addDays(today.year, today.month, today.day, 1);
+        const starts: Moment[] = [];
+        for (let i = 0; starts.length < count; i++) {
+          const day = addDays(first.year, first.month, first.day, Math.floor(i / SERIES_HOURS.length));
+          starts.push(clock(zone, day.year, day.month, day.day, SERIES_HOURS[i % SERIES_HOURS.length]!, 0));
+        }
+        const endOf = (start: Moment) => {
+          const [date, time] = start.wall.split(' ');
+          const [y, m, d] = date!.split('-').map(Number);
+          return clock(zone, y!, m!, d!, Number(time!.slice(0, 2)) + 1, 0);
+        };
+        const description = `<p>${title}. ${random.pick(FILLER)}</p>`;
+        const venue = (venuesByCity.get(city.city) ?? [])[0];
+        const masterId = id++;
+        const row = (rowId: number, rowSlug: string, start: Moment, recurrence: string, series: number | null) => {
+          const end = endOf(start);
+          insertSeriesRow.run(
+            rowId, title, description, rowSlug, authorId, when.local, when.at, when.local, when.at, zone,
+            start.wall, end.wall, start.instant, end.instant, recurrence, series, series ? start.instant : null, series ? start.wall : null,
+          );
+          if (venue) insertEventVenue.run(rowId, venue, 0);
+          insertEventTerm.run(rowId, categoryIds.get('workshops')!);
+        };
+        row(masterId, slug, starts[0]!, `RRULE:FREQ=DAILY;BYHOUR=${SERIES_HOURS.join(',')};COUNT=${count}`, null);
+        for (const start of starts) row(id++, `${slug}-${start.wall.slice(0, 10)}-${start.wall.slice(11, 13)}00`, start, '', masterId);
+        seriesRows += count + 1;
+      }
+    }
+    return { categories: categoryIds.size, tags: tagIds.size, seriesRows };
   });
 
   const terms = write();
@@ -439,7 +492,7 @@ export async function generateDatabase(path: string, eventCount: number, options
   db.close();
   return {
     path: file,
-    events: eventCount,
+    events: eventCount + terms.seriesRows,
     venues: venueCount,
     organizers: organizerCount,
     categories: terms.categories,

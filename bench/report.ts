@@ -22,8 +22,8 @@ export interface FloorResult {
 
 export interface SizeResult {
   events: number;
-  /** `seed`: the `npm run seed` demo calendar; `generated`: bench/generate.ts. */
-  source: 'seed' | 'generated';
+  /** `seed`: the `npm run seed` demo calendar; `generated`: bench/generate.ts; `series`: generated with recurring series. */
+  source: 'seed' | 'generated' | 'series';
   data: {
     venues: number;
     organizers: number;
@@ -72,7 +72,7 @@ export interface Results {
   date: string;
   command: string;
   machine: Machine;
-  settings: { durationSeconds: number; warmupSeconds: number; concurrency: number[]; sizes: Array<number | 'seed'> };
+  settings: { durationSeconds: number; warmupSeconds: number; concurrency: number[]; sizes: Array<number | 'seed' | 'series'> };
   totalSeconds: number;
   /** What else ran: CPU share other processes used just before the run, and the 1-minute load average around it. */
   background: { cpuBusyBefore: number; loadAverageBefore: number; loadAverageAfter: number };
@@ -91,7 +91,46 @@ const int = (value: number) => value.toLocaleString('en-US');
 /** The uncached REST list before issue 13 (2-core machine, 1,000 events): what "4×" multiplies. */
 export const PREVIOUS_LIST_RPS: Record<'low' | 'high', number> = { low: 70, high: 85 };
 
-const sizeName = (size: SizeResult) => (size.source === 'seed' ? `seed data (${int(size.events)} events)` : `${int(size.events)} events`);
+const sizeName = (size: SizeResult) =>
+  size.source === 'seed'
+    ? `seed data (${int(size.events)} events)`
+    : size.source === 'series'
+      ? `recurring series (${int(size.events)} events, occurrences included)`
+      : `${int(size.events)} events`;
+
+/** The scenario listing a two-year window: on the `series` data it holds 100,000 occurrences. */
+export const WINDOW_SCENARIO = 'rest-list-window';
+
+/**
+ * Issue 15: a list over a window of 100,000 occurrences against the same list on the largest data set without series
+ * (p50 at the lowest concurrency), and its statements per request.
+ */
+function seriesTargets(sizes: SizeResult[], low: number): Target[] {
+  const series = sizes.find((size) => size.source === 'series');
+  const plain = sizes.filter((size) => size.source === 'generated').sort((a, b) => b.events - a.events)[0];
+  const withSeries = find(series, WINDOW_SCENARIO, low);
+  const without = find(plain, WINDOW_SCENARIO, low);
+  const ratio = withSeries && without ? withSeries.p50 / without.p50 : null;
+  const statements = series?.queries[WINDOW_SCENARIO];
+  const plainStatements = plain?.queries[WINDOW_SCENARIO];
+  const versus = plain ? `the list without series (${int(plain.events)} events)` : 'a list without series';
+  return [
+    {
+      id: 'series-p50',
+      description: `Recurring series: list of a window holding 100,000 occurrences, p50 at c${low}, against ${versus}`,
+      measured: ratio === null ? '–' : `${ms(withSeries!.p50)} ms vs ${ms(without!.p50)} ms (${ratio.toFixed(2)}×)`,
+      goal: '≤ 2×',
+      pass: ratio === null ? null : ratio <= 2,
+    },
+    {
+      id: 'series-queries',
+      description: 'Recurring series: SQL statements per request of that list bounded (at most one more than without series: the materialisation check)',
+      measured: statements === undefined || plainStatements === undefined ? '–' : `${statements} vs ${plainStatements}`,
+      goal: `≤ ${plainStatements === undefined ? '–' : plainStatements + 1}`,
+      pass: statements === undefined || plainStatements === undefined ? null : statements <= plainStatements + 1,
+    },
+  ];
+}
 
 /** The targets of issue 13, judged on this run, at every data size measured. */
 export function judge(sizes: SizeResult[], concurrency: number[]): Target[] {
@@ -187,6 +226,7 @@ export function judge(sizes: SizeResult[], concurrency: number[]): Target[] {
     goal: '0',
     pass: sizes.length ? failures === 0 : null,
   });
+  targets.push(...seriesTargets(sizes, low));
   const identical = sizes.every((size) => size.byteCheck.every((check) => check.identical));
   targets.push({
     id: 'floor-bytes',
@@ -224,7 +264,7 @@ export function resultTables(results: Results): string {
     const restarts = size.server.restarts + size.floor.restarts + size.staticFloor.restarts;
     lines.push(
       '',
-      `**${size.source === 'seed' ? `\`npm run seed\` demo data, ${int(size.events)} events` : `${int(size.events)} events`}** (${int(size.data.venues)} venues, ` +
+      `**${size.source === 'seed' ? `\`npm run seed\` demo data, ${int(size.events)} events` : sizeName(size)}** (${int(size.data.venues)} venues, ` +
         `${int(size.data.organizers)} organizers, ${size.data.categories} categories, ${size.data.tags} tags, ${int(size.data.media)} images; ` +
         `${size.data.databaseMb.toFixed(1)} MB, ${size.source === 'seed' ? 'seeded' : 'generated'} in ${size.data.generateSeconds.toFixed(1)} s). ` +
         `Server (compiled, as \`npm start\` runs it) started in ${size.server.startupSeconds.toFixed(2)} s to a healthy \`/healthz\`, RSS ${(size.server.startupRssMb ?? Number.NaN).toFixed(0)} MB then; ` +

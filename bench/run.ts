@@ -25,7 +25,7 @@
  *   BENCH_WAIT_QUIET   wait up to this many seconds for other processes to leave the CPUs idle first, default 0
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { arch, cpus, loadavg, release, tmpdir, totalmem, type as osType } from 'node:os';
 import { join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -46,11 +46,14 @@ function numbers(name: string, fallback: string): number[] {
   return values;
 }
 
-type Size = number | 'seed';
-const sizes: Size[] = (process.env.BENCH_SIZES ?? 'seed,1000,100000').split(',').map((part) => {
+type Size = number | 'seed' | 'series';
+/** The `series` size: this many events on their own, and recurring series with SERIES_OCCURRENCES occurrences in the window. */
+const SERIES_SINGLE_EVENTS = 1000;
+const SERIES_OCCURRENCES = 100_000;
+const sizes: Size[] = (process.env.BENCH_SIZES ?? 'seed,1000,100000,series').split(',').map((part) => {
   const value = part.trim();
-  if (value === 'seed') return 'seed';
-  if (!/^\d+$/.test(value) || Number(value) <= 0) throw new Error(`BENCH_SIZES must be "seed" or positive event counts, got "${value}"`);
+  if (value === 'seed' || value === 'series') return value;
+  if (!/^\d+$/.test(value) || Number(value) <= 0) throw new Error(`BENCH_SIZES must be "seed", "series" or positive event counts, got "${value}"`);
   return Number(value);
 });
 const [duration] = numbers('BENCH_DURATION', '3');
@@ -233,12 +236,13 @@ function compareBodies(ours: Buffer, floor: Buffer): { identical: boolean; diffe
 
 async function prepareData(size: Size, dir: string): Promise<GeneratedData> {
   if (size === 'seed') return seedDatabase(join(dir, 'seed.db'));
+  if (size === 'series') return generateDatabase(join(dir, 'series.db'), SERIES_SINGLE_EVENTS, { seriesOccurrences: SERIES_OCCURRENCES });
   return generateDatabase(join(dir, `events-${size}.db`), size);
 }
 
 async function benchSize(size: Size, dir: string): Promise<SizeResult> {
   const data = await prepareData(size, dir);
-  const label = size === 'seed' ? 'seed' : String(size);
+  const label = String(size);
   const databaseUrl = `file:${data.path}`;
   log(`${size === 'seed' ? 'npm run seed' : 'generated'}: ${data.events} events, ${data.venues} venues, ${data.organizers} organizers, ${data.media} images in ${fmt(data.seconds)} s`);
   const credentials = createReader(databaseUrl);
@@ -345,7 +349,7 @@ async function benchSize(size: Size, dir: string): Promise<SizeResult> {
   }
   return {
     events: data.events,
-    source: size === 'seed' ? 'seed' : 'generated',
+    source: size === 'seed' ? 'seed' : size === 'series' ? 'series' : 'generated',
     data: {
       venues: data.venues,
       organizers: data.organizers,
@@ -426,6 +430,7 @@ async function main() {
   for (const target of targets) {
     log(`${target.pass === null ? 'n/a ' : target.pass ? 'pass' : 'miss'}  ${target.description}: ${target.measured} (goal ${target.goal})`);
   }
+  mkdirSync(outDir, { recursive: true });
   writeFileSync(join(outDir, 'results.json'), `${JSON.stringify(all, null, 2)}\n`);
   writeFileSync(join(outDir, 'results.md'), resultsMarkdown(all) + keptHistory(join(outDir, 'results.md')));
   const readme = defaultOut && updateReadme(all);

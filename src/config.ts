@@ -51,6 +51,8 @@ export interface Config {
     /** CHANGES_POLL_MS: how often a process with `changed` subscribers asks whether the data version moved. */
     pollMs: number;
   };
+  /** RECURRENCE_HORIZON_DAYS: how far ahead of now a series' occurrences always exist (lists reaching further add more). */
+  recurrenceHorizonDays: number;
   /** Persisted operations on /graphql (README "Persisted operations"; src/limits/persisted-operations.ts). */
   persistedOperations: {
     /** GRAPHQL_PERSISTED_ONLY: `true` runs registered operations only, sent by hash; any other document is refused. */
@@ -281,6 +283,7 @@ export function loadConfig(env: Env = process.env): Config {
       allowPrivate: readAllowPrivate(env),
     },
     webhooks: readWebhookConfig(env),
+    recurrenceHorizonDays: readWholeNumber(env, 'RECURRENCE_HORIZON_DAYS', 730, 1),
     persistedOperations: {
       only: readSwitch(env, 'GRAPHQL_PERSISTED_ONLY', false),
       manifestFile: env.GRAPHQL_PERSISTED_OPERATIONS_FILE || undefined,

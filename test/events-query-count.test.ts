@@ -80,7 +80,8 @@ describe('SQL statements per page of events', () => {
     const first = await pageCost(5);
     const small = await pageCost(5);
     const large = await pageCost(EVENTS_ON_PAGE);
-    expect(first.statements).toBe(small.statements + 1 + (TEST_ENGINE === 'postgres' ? 1 : 0));
+    // The first read at a data version also asks how far recurring series are materialised (src/graphql/events/series.ts).
+    expect(first.statements).toBe(small.statements + 2 + (TEST_ENGINE === 'postgres' ? 1 : 0));
 
     // The page really holds what it claims, so the count measures real work.
     expect(large.data.events.totalCount).toBe(EVENTS_ON_PAGE);

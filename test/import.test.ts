@@ -379,6 +379,61 @@ async function startProxy(upstream: string, hold: (url: URL) => boolean): Promis
   return proxy;
 }
 
+describe('import of recurring series from another instance', () => {
+  let source: TestServer;
+  let target: Target;
+  const credentials = { user: 'admin', password: TEST_ADMIN_PASSWORD };
+  const window = { start_date: '2030-01-01', end_date: '2030-12-31' };
+  let master: any;
+
+  beforeAll(async () => {
+    source = await startServer();
+    const created = await call(source, 'POST', '/events', {
+      json: {
+        title: 'Weekly choir', timezone: 'Europe/Berlin', start_date: '2030-03-18 19:00:00', end_date: '2030-03-18 21:00:00',
+        recurrence: ['RRULE:FREQ=WEEKLY;COUNT=6'],
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    const occurrences = await listAll(source, '/events', 'events', window);
+    // An exception (moved and retitled) and a deleted occurrence (an EXDATE of the series).
+    const moved = await call(source, 'POST', `/events/${occurrences[1].id}`, { json: { title: 'Choir: open rehearsal', start_date: '2030-03-26 18:00:00', end_date: '2030-03-26 20:00:00' } });
+    expect(moved.status, moved.text).toBe(200);
+    expect((await call(source, 'DELETE', `/events/${occurrences[3].id}`)).status).toBe(200);
+    master = (await call(source, 'GET', `/events/${created.body.id}`)).body;
+    target = await newTarget();
+  }, SLOW);
+
+  afterAll(async () => {
+    await target?.close();
+    await source?.close();
+  });
+
+  const shown = (events: any[]) => events.map((event) => [event.title, event.start_date, event.end_date, event.original_start_date]);
+
+  it('imports the series as a series: its master with the same recurrence, its occurrences made here, the exception kept', async () => {
+    const run = await importInto(target, { root: `${source.url}/wp-json/`, ...credentials });
+    expect(run.failures.map((failure) => `${failure.what}: ${failure.reason}`)).toEqual([]);
+    // The master and the five occurrences the source lists.
+    expect(run.counts.event).toMatchObject({ created: 6, failed: 0 });
+    const server = await target.server();
+    const copied = await listAll(server, '/events', 'events', window);
+    expect(shown(copied)).toEqual(shown(await listAll(source, '/events', 'events', window)));
+    expect(shown(copied)[1]).toEqual(['Choir: open rehearsal', '2030-03-26 18:00:00', '2030-03-26 20:00:00', '2030-03-25 19:00:00']);
+    const seriesIds = new Set(copied.map((event) => event.recurring_event_id));
+    expect(seriesIds.size).toBe(1);
+    const local = (await call(server, 'GET', `/events/${[...seriesIds][0]}`)).body;
+    expect(local.recurrence).toEqual(master.recurrence);
+    expect(local.recurrence).toContain('EXDATE;TZID=Europe/Berlin:20300408T190000');
+  }, SLOW);
+
+  it('answers unchanged for the series and its occurrences on a second run', async () => {
+    const run = await importInto(target, { root: `${source.url}/wp-json/`, ...credentials });
+    expect(run.failures).toEqual([]);
+    expect(run.counts.event).toMatchObject({ created: 0, updated: 0, unchanged: 6, failed: 0 });
+  }, SLOW);
+});
+
 // ---------------------------------------------------------------------------------------------------------------
 // (b) From recorded responses of the original plugin
 

@@ -1,5 +1,7 @@
 import { ICalCalendar, type ICalEventData } from 'ical-generator';
-import { DateTime, IANAZone } from 'luxon';
+import { DateTime } from 'luxon';
+import { fromWallClock } from '../time/dates.js';
+import { namedZone } from './recurrence.js';
 import { vtimezone } from './vtimezone.js';
 
 /** What an event's VEVENT shows; content withheld from the viewer is simply left out. */
@@ -23,6 +25,10 @@ export interface FeedEvent {
   location?: { text: string; latitude: number | null; longitude: number | null };
   organizer?: { name: string; email: string };
   categories: string[];
+  /** A series master: its RRULE/RDATE/EXDATE lines (see ./recurrence.ts), and the last end of its occurrences. */
+  series?: { lines: string[]; lastEndsAt: Date };
+  /** A changed occurrence of a series: exported with the series' UID and its original start as RECURRENCE-ID. */
+  occurrenceOf?: { seriesId: number; originalStartLocal: string; zone: string; allDay: boolean };
 }
 
 export interface SiteIdentity {
@@ -37,20 +43,19 @@ const REFRESH_SECONDS = 3600;
 /** SEQUENCE counts seconds from here, which keeps it in a signed 32-bit integer (as clients read it) until 2068. */
 const SEQUENCE_EPOCH = Date.UTC(2000, 0, 1);
 
-/** Zones written with TZID and a VTIMEZONE; UTC and fixed offsets (`UTC+2`) are written as UTC, which is exact. */
-const namedZone = (zone: string) => (zone !== 'UTC' && IANAZone.isValidZone(zone) ? zone : null);
-
 /** The first and last instants each named zone must cover. */
 function zoneSpans(events: FeedEvent[]): Map<string, { first: Date; last: Date }> {
   const spans = new Map<string, { first: Date; last: Date }>();
   for (const event of events) {
     const zone = event.allDay ? null : namedZone(event.timezone);
     if (!zone) continue;
+    // A series' VTIMEZONE covers all its occurrences that exist (as far as lists have reached).
+    const last = event.series && event.series.lastEndsAt > event.endsAt ? event.series.lastEndsAt : event.endsAt;
     const span = spans.get(zone);
-    if (!span) spans.set(zone, { first: event.startsAt, last: event.endsAt });
+    if (!span) spans.set(zone, { first: event.startsAt, last });
     else {
       if (event.startsAt < span.first) span.first = event.startsAt;
-      if (event.endsAt > span.last) span.last = event.endsAt;
+      if (last > span.last) span.last = last;
     }
   }
   return spans;
@@ -67,9 +72,22 @@ function schedule(event: FeedEvent): Pick<ICalEventData, 'start' | 'end' | 'allD
 /** RFC 6868 for a quoted parameter value (the organizer's CN), which may hold neither `"` nor a line break. */
 const parameterText = (text: string) => text.replace(/\^/g, '^^').replace(/"/g, "^'").replace(/\r?\n/g, '^n');
 
+/**
+ * RECURRENCE-ID (RFC 5545 §3.8.4.4) in the form of the series' DTSTART: ical-generator writes a zoned or UTC time
+ * itself, but no DATE, so an all-day one is an extra property (whose name it upper-cases, which a TZID must not be).
+ */
+function recurrenceId(event: FeedEvent): Pick<ICalEventData, 'recurrenceId' | 'x'> {
+  const of = event.occurrenceOf;
+  if (!of) return {};
+  if (of.allDay) return { x: [[`RECURRENCE-ID;VALUE=DATE`, of.originalStartLocal.slice(0, 10).replace(/-/g, '')]] };
+  return { recurrenceId: fromWallClock(of.originalStartLocal, of.zone) };
+}
+
 function vevent(event: FeedEvent, site: SiteIdentity): ICalEventData {
   return {
-    id: `${event.id}${site.uidSuffix}`,
+    id: `${event.occurrenceOf?.seriesId ?? event.id}${site.uidSuffix}`,
+    repeating: event.series ? event.series.lines.join('\n') : null,
+    ...recurrenceId(event),
     sequence: Math.floor((event.revisedAt.getTime() - SEQUENCE_EPOCH) / 1000),
     // Without METHOD, DTSTAMP is when the event was last revised (RFC 5545 §3.8.7.2), which keeps the feed's bytes
     // (and so its ETag) the same until something changes.

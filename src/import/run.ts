@@ -21,6 +21,7 @@ import { isPostType, keepIdConflicts } from './keep-ids.js';
 import { contentHash, OriginStore } from './origins.js';
 import { emptyCounts, PLURAL, type Counts, type ImportProgress, type Outcome, type TypeProgress } from './progress.js';
 import { asRecord, describeRecord, MalformedRecord, RECORD_TYPES, remoteIdOf, text, type RecordType, type RemoteImage, type RemoteRecord } from './remote.js';
+import { followsSeries, occurrenceOf, type RemoteOccurrence } from './series.js';
 import { GraphQLWriter, importerViewer, type Input } from './writer.js';
 
 export interface ImportOptions extends Omit<SourceOptions, 'onRetry'> {
@@ -184,6 +185,7 @@ class Importer implements LinkResolver {
 
   private async write(kind: RecordKind, remoteId: number, record: RemoteRecord): Promise<number | null> {
     try {
+      const occurrence = kind.type === 'event' ? occurrenceOf(record) : null;
       const input = await kind.toInput(record, this);
       const hash = contentHash(input);
       const known = this.origins.get(kind.type, remoteId);
@@ -191,6 +193,7 @@ class Importer implements LinkResolver {
         this.count(kind.type, 'unchanged');
         return known.localId;
       }
+      if (occurrence) return await this.writeOccurrence(remoteId, record, occurrence, input, hash);
       const target = known?.localId ?? (await this.unclaimedTwin(kind, input));
       const written = { ...input, ...(kind.hasStatus ? { authorId: this.authorId } : {}) };
       const writtenId = target === undefined ? await this.writer.create(kind.mutations, written) : await this.writer.update(kind.mutations, target, written);
@@ -206,6 +209,48 @@ class Importer implements LinkResolver {
       this.fail(kind.type, describeRecord(kind.type, record), error);
       return null;
     }
+  }
+
+  /** Series masters read from the source in this run, by remote ID (each occurrence compares itself with its series). */
+  private readonly masters = new Map<number, Promise<{ localId: number; input: Input }>>();
+
+  private master(remoteId: number): Promise<{ localId: number; input: Input }> {
+    let master = this.masters.get(remoteId);
+    if (!master) {
+      master = (async () => {
+        const answer = await this.source.getOne(`${eventKind.route}/${remoteId}`);
+        if ('missing' in answer) throw new LinkFailed(`its series ${remoteId} is not on the source (${answer.missing})`);
+        const localId = await this.importRecord(eventKind, answer.record);
+        if (localId === null) throw new LinkFailed(`its series ${remoteId} could not be imported`);
+        return { localId, input: await eventKind.toInput(answer.record, this) };
+      })();
+      this.masters.set(remoteId, master);
+    }
+    return master;
+  }
+
+  /**
+   * An occurrence of a series on the source: the series is imported (as a series), and the occurrence is the local
+   * one with the same original start, written only when it differs from its series (src/import/series.ts).
+   */
+  private async writeOccurrence(remoteId: number, record: RemoteRecord, occurrence: RemoteOccurrence, input: Input, hash: string): Promise<number> {
+    const series = await this.master(occurrence.seriesId);
+    const find = () => this.db.event.findFirst({ where: { recurringEventId: series.localId, originalStartLocal: occurrence.originalStart }, select: { id: true } });
+    let local = await find();
+    if (!local) {
+      await this.writer.reachOccurrences(occurrence.originalStart.slice(0, 10));
+      local = await find();
+    }
+    if (!local) throw new MalformedRecord(`its series ${occurrence.seriesId} has no occurrence at ${occurrence.originalStart} here (not in its rule)`);
+    const changed = !followsSeries(input, series.input, occurrence.originalStart);
+    if (changed) {
+      const { slug: _slug, recurrence: _recurrence, ...fields } = input;
+      await this.writer.update(eventKind.mutations, local.id, { ...fields, authorId: this.authorId });
+    }
+    const known = this.origins.get('event', remoteId);
+    await this.origins.save('event', remoteId, { localId: local.id, contentHash: hash }, text(record, 'modified_utc') || null);
+    this.count('event', known ? 'updated' : 'created');
+    return local.id;
   }
 
   private async unclaimedTwin(kind: RecordKind, input: Input): Promise<number | undefined> {

@@ -48,6 +48,18 @@ export class GraphQLWriter {
     return this.run(`mutation Import($id: ID!, $input: ${mutations.inputType}!) { record: ${mutations.update}(id: $id, input: $input) { id: databaseId } }`, { id, input });
   }
 
+  /**
+   * Makes series occurrences exist up to the end of `day` (YYYY-MM-DD): a list reaching that far materialises them
+   * (past RECURRENCE_HORIZON_DAYS they exist only once something asks).
+   */
+  async reachOccurrences(day: string): Promise<void> {
+    const source = 'query ImportReach($day: DateInput!) { events(filter: { endDate: $day }, first: 1) { totalCount } }';
+    if (!this.documents.has(source)) this.documents.set(source, parse(source));
+    const contextValue = createContext(this.db, this.config, this.viewer);
+    const result = await execute({ schema, document: this.documents.get(source)!, variableValues: { day }, contextValue });
+    if (result.errors?.length) throw new RefusedWrite(result.errors.map((error) => error.message).join('; '));
+  }
+
   private async run(source: string, variableValues: Record<string, unknown>): Promise<number> {
     if (!this.documents.has(source)) this.documents.set(source, parse(source));
     const contextValue = createContext(this.db, this.config, this.viewer);

@@ -13,7 +13,7 @@ export type ParamSpec =
   | { type: 'string'; nonEmpty?: boolean; enum?: readonly string[]; default?: string | DefaultFn<string> }
   | { type: 'boolean'; default?: boolean }
   | { type: 'date'; default?: DefaultFn<string> }
-  | { type: 'list'; items: 'integer' | 'string'; positive?: boolean }
+  | { type: 'list'; items: 'integer' | 'string'; positive?: boolean; /** A string sent alone is one item (its commas are its own). */ lines?: true }
   | { type: 'linked' }
   | { type: 'cost' };
 
@@ -101,7 +101,7 @@ const invalid = (message = 'Invalid parameter.'): CoercionResult => ({ ok: false
 const ok = (value: unknown): CoercionResult => ({ ok: true, value });
 
 function coerceList(param: Extract<ParamSpec, { type: 'list' }>, raw: unknown): CoercionResult {
-  const items = toList(raw);
+  const items = param.lines && typeof raw === 'string' && !raw.trim().startsWith('[') ? [raw] : toList(raw);
   if (!items || items.length > MAX_LIST_ITEMS) return invalid();
   if (param.items === 'string') {
     if (!items.every((item) => typeof item === 'string' || typeof item === 'number')) return invalid();

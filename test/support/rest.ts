@@ -93,9 +93,12 @@ export const TEC_EVENT_KEYS = [
   'sticky', 'featured', 'categories', 'tags', 'venue', 'organizer',
 ] as const;
 
-/** Our event keys: the original's, then `custom_fields` (decision 15), `json_ld` on single GETs, `ticketed` (decision 7). */
+/**
+ * Our event keys: the original's, then `custom_fields` (decision 15), `json_ld` on single GETs, `ticketed` (decision 7),
+ * `recurrence` (issue 15; an occurrence adds `recurring_event_id` and `original_start_date`).
+ */
 export function eventKeys(single = false): string[] {
-  return [...TEC_EVENT_KEYS, 'custom_fields', ...(single ? ['json_ld'] : []), 'ticketed'];
+  return [...TEC_EVENT_KEYS, 'custom_fields', ...(single ? ['json_ld'] : []), 'ticketed', 'recurrence'];
 }
 
 /** §2.2: every key a venue may have, in emitted order (empty ones are left out). */

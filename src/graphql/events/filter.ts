@@ -55,6 +55,12 @@ export const EventsFilterInput = builder.inputType('EventsFilter', {
     include: t.intList({ description: 'Only these event IDs.' }),
     parent: t.int({ description: 'Only the children of this event (a recurring series).' }),
     ticketed: t.boolean({ description: 'true: only events with tickets (`ticketed`); false: only those without; left out: both.' }),
+    expandRecurring: t.boolean({
+      defaultValue: true,
+      description:
+        'true (the default): a recurring series is listed as its occurrences, each its own event, and not itself. ' +
+        'false: series are listed once, as their masters (with `recurrence`), and occurrences are left out.',
+    }),
     hasCoordinates: t.boolean({ description: 'true: only events whose venue has coordinates; false: only without.' }),
     near: t.field({ type: GeoPointInput, description: 'Only events whose venue lies within the radius of this point.' }),
   }),
@@ -141,11 +147,25 @@ function statusConditions(ctx: Context, filter: EventsFilter): Prisma.EventWhere
   return [{ status: { in: statuses } }, condition];
 }
 
+/**
+ * The latest instant a list's window reaches (its end bounds, a day later for whole days and zones), or null when
+ * it has no end: series are materialised that far before the list runs.
+ */
+export function windowReach(ctx: Context, filter: EventsFilter): Date | null {
+  const now = DateTime.fromJSDate(ctx.now);
+  const ends = (['endDate', 'startsBefore', 'endsBefore'] as const)
+    .map((field) => (filter[field] == null ? null : parseDateInput(filter[field] as string, ctx.config.siteTimezone, now)))
+    .filter((moment) => moment !== null)
+    .map((moment) => moment.plus({ days: 2 }).toJSDate().getTime());
+  return ends.length ? new Date(Math.min(...ends)) : null;
+}
+
 /** Checks the filter's references and builds the Prisma condition; bad values are reported all at once. */
 export async function eventsWhere(ctx: Context, filter: EventsFilter): Promise<Prisma.EventWhereInput> {
   const errors = new FieldErrors();
   const conditions: Prisma.EventWhereInput[] = [
     { hideFromListings: false },
+    filter.expandRecurring === false ? { recurringEventId: null } : { recurrence: '' },
     ...statusConditions(ctx, filter),
     ...dateConditions(ctx, filter, errors),
   ];

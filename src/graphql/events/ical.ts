@@ -2,6 +2,9 @@ import type { Prisma } from '../../db/generated/prisma/client.js';
 import { renderCalendar, type FeedEvent } from '../../ical/calendar.js';
 import { icalUidSuffix, siteDomain } from '../../ical/uid-suffix.js';
 import { htmlToPlainText } from '../../ical/plain-text.js';
+import { exdateLine, exportedRecurrence } from '../../ical/recurrence.js';
+import { eventsWhere } from './filter.js';
+import { recurrenceLines } from './series.js';
 import { isLocked, readableLinkedPosts } from '../access.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
@@ -53,6 +56,10 @@ const FEED_EVENT_SELECT = {
   startsAt: true,
   endsAt: true,
   allDay: true,
+  recurrence: true,
+  recurringEventId: true,
+  originalStartLocal: true,
+  detached: true,
   venues: {
     select: {
       venue: { select: { ...linkedPost, address: true, city: true, stateProvince: true, zip: true, country: true, latitude: true, longitude: true } },
@@ -107,8 +114,59 @@ function feedEvent(ctx: Context, row: FeedEventRow): FeedEvent {
   };
 }
 
+/** A series' master and its changed occurrences, as they are exported with it. */
+interface SeriesParts {
+  /** Changed occurrences the viewer sees in lists: each a VEVENT with RECURRENCE-ID. */
+  changed: Map<number, FeedEventRow[]>;
+  /** Original local starts of changed occurrences the viewer does not see: EXDATEs, as the lists leave them out. */
+  hidden: Map<number, string[]>;
+  lastEndsAt: Map<number, Date>;
+}
+
+const group = <T>(rows: T[], key: (row: T) => number) => {
+  const groups = new Map<number, T[]>();
+  for (const row of rows) groups.set(key(row), [...(groups.get(key(row)) ?? []), row]);
+  return groups;
+};
+
+/** The changed occurrences and the reach of the series among `masterIds`. */
+async function seriesParts(ctx: Context, masterIds: number[]): Promise<SeriesParts> {
+  if (!masterIds.length) return { changed: new Map(), hidden: new Map(), lastEndsAt: new Map() };
+  const ofSeries = { recurringEventId: { in: masterIds } };
+  // What an unfiltered list shows the viewer (status, listing, passwords aside): the same conditions, without a window.
+  const listed = await eventsWhere(ctx, {});
+  const [changed, hidden, reach] = await Promise.all([
+    ctx.db.event.findMany({ where: { AND: [ofSeries, { detached: true }, listed] }, select: FEED_EVENT_SELECT, orderBy: [{ originalStartsAt: 'asc' }] }),
+    ctx.db.event.findMany({ where: { AND: [ofSeries, { detached: true }, { NOT: listed }] }, select: { recurringEventId: true, originalStartLocal: true } }),
+    ctx.db.event.groupBy({ by: ['recurringEventId'], where: ofSeries, _max: { endsAt: true } }),
+  ]);
+  return {
+    changed: group(changed, (row) => row.recurringEventId!),
+    hidden: new Map([...group(hidden, (row) => row.recurringEventId!)].map(([id, rows]) => [id, rows.map((row) => row.originalStartLocal!)])),
+    lastEndsAt: new Map(reach.map((row) => [row.recurringEventId!, row._max.endsAt!])),
+  };
+}
+
+/**
+ * The VEVENTs of one listed row: an event on its own as itself; a series master as one VEVENT with its recurrence
+ * (occurrences that follow the series are its expansion, not VEVENTs of their own) and one per changed occurrence.
+ */
+function feedEventsOf(ctx: Context, row: FeedEventRow, parts: SeriesParts): FeedEvent[] {
+  const event = feedEvent(ctx, row);
+  if (row.recurrence === '') return [event];
+  const exdates = (parts.hidden.get(row.id) ?? []).map((local) => exdateLine(local, row.timezone, row.allDay));
+  const lines = [...exportedRecurrence(recurrenceLines(row.recurrence), row.startLocal, row.timezone, row.allDay), ...exdates];
+  const master = { ...event, series: { lines, lastEndsAt: parts.lastEndsAt.get(row.id) ?? row.endsAt } };
+  const changed = (parts.changed.get(row.id) ?? []).map((occurrence) => ({
+    ...feedEvent(ctx, occurrence),
+    occurrenceOf: { seriesId: row.id, originalStartLocal: occurrence.originalStartLocal!, zone: row.timezone, allDay: row.allDay },
+  }));
+  return [master, ...changed];
+}
+
 async function calendarOf(ctx: Context, rows: FeedEventRow[]): Promise<ICalendar> {
-  const events = rows.map((row) => feedEvent(ctx, row));
+  const parts = await seriesParts(ctx, rows.filter((row) => row.recurrence !== '').map((row) => row.id));
+  const events = rows.flatMap((row) => feedEventsOf(ctx, row, parts));
   return {
     text: renderCalendar(events, { domain: siteDomain(ctx.config.siteUrl), uidSuffix: await icalUidSuffix(ctx.db, ctx.config.siteUrl) }),
     lastModified: events.length ? latest(events.map((event) => event.revisedAt)) : null,
@@ -130,8 +188,34 @@ export async function eventsCalendar(ctx: Context, list: Pick<Prisma.EventFindMa
   return renderedFeeds.get(key, await ctx.dataVersion(), () => renderEventsCalendar(ctx, list));
 }
 
+/**
+ * The list's events on their own and its series (once each, where their first listed occurrence is), at most
+ * FEED_MAX_EVENTS of them: a window of a daily series lists hundreds of occurrences, but it is one VEVENT.
+ */
+async function feedIds(ctx: Context, list: Pick<Prisma.EventFindManyArgs, 'where' | 'orderBy'>): Promise<number[]> {
+  const where = list.where ?? {};
+  const [single, series] = await Promise.all([
+    ctx.db.event.findMany({ where: { AND: [where, { recurringEventId: null }] }, orderBy: list.orderBy, take: FEED_MAX_EVENTS, select: { id: true, startsAt: true } }),
+    ctx.db.event.groupBy({
+      by: ['recurringEventId'],
+      where: { AND: [where, { recurringEventId: { not: null } }] },
+      _min: { startsAt: true },
+      orderBy: { _min: { startsAt: 'asc' } },
+      take: FEED_MAX_EVENTS,
+    }),
+  ]);
+  const ids: number[] = [];
+  let next = 0;
+  for (const row of single) {
+    for (; next < series.length && series[next]._min.startsAt! < row.startsAt; next++) ids.push(series[next].recurringEventId!);
+    ids.push(row.id);
+  }
+  for (; next < series.length; next++) ids.push(series[next].recurringEventId!);
+  return ids.slice(0, FEED_MAX_EVENTS);
+}
+
 async function renderEventsCalendar(ctx: Context, list: Pick<Prisma.EventFindManyArgs, 'where' | 'orderBy'>): Promise<ICalendar> {
-  const ids = (await ctx.db.event.findMany({ ...list, take: FEED_MAX_EVENTS, select: { id: true } })).map((row) => row.id);
+  const ids = await feedIds(ctx, list);
   const rows = new Map<number, FeedEventRow>();
   for (let start = 0; start < ids.length; start += FEED_BATCH) {
     const batch = await ctx.db.event.findMany({ where: { id: { in: ids.slice(start, start + FEED_BATCH) } }, select: FEED_EVENT_SELECT });
@@ -142,12 +226,15 @@ async function renderEventsCalendar(ctx: Context, list: Pick<Prisma.EventFindMan
 
 export const EVENTS_ICAL_DESCRIPTION =
   `Every event the filter matches (not only this page), in the list's order, as one iCalendar feed of at most ` +
-  `${FEED_MAX_EVENTS} events. Password-protected events show only their title, dates and link unless unlocked.`;
+  `${FEED_MAX_EVENTS} events. A recurring series is one VEVENT with its RRULE, RDATE and EXDATE lines, and each ` +
+  `changed occurrence a VEVENT with RECURRENCE-ID. Password-protected events show only their title, dates and link unless unlocked.`;
 
 builder.prismaObjectField(EventType, 'ical', (t) =>
   t.field({
     type: ICalendarType,
-    description: 'This event as an iCalendar object.',
+    description:
+      'This event as an iCalendar object; a series with its recurrence and changed occurrences. An occurrence is exported on ' +
+      'its own, as a single event.',
     select: FEED_EVENT_SELECT,
     resolve: (event, _args, ctx) => calendarOf(ctx, [event]),
   }),

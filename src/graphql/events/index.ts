@@ -16,7 +16,16 @@ import { checkEventInput, EventInput, newImagesOf } from './input.js';
 import { eventOrder, EventOrderByEnum } from './order.js';
 import { SortOrderEnum } from '../shared/ordering.js';
 import { EventType } from './type.js';
-import { insertEvent, updateEvent } from './write.js';
+import { insertEvent, updateEvent, type AfterWrite } from './write.js';
+import { defaultReach, excludeOccurrence, SERIES_TRANSACTION, syncSeries } from './series.js';
+import { materialiseForList } from './recurrence-fields.js';
+import { EventScopeEnum, SCOPE_DESCRIPTION, splitSeries } from './split.js';
+
+/** After a write of a series master: its occurrences follow (`refresh`: kept ones take its new fields too). */
+const materialise =
+  (ctx: Context, refresh: boolean): AfterWrite =>
+  (tx, id) =>
+    syncSeries(ctx, tx, id, defaultReach(ctx), { refresh });
 
 /** The event a write addresses. Callers who may not write records are refused before they learn whether it exists. */
 async function existingEvent(ctx: Context, id: number) {
@@ -79,6 +88,7 @@ builder.queryFields((t) => ({
     },
     resolve: async (_root, args, ctx, info) => {
       offerPassword(ctx, args.password);
+      await materialiseForList(ctx, args.filter ?? {});
       const where = await eventsWhere(ctx, args.filter ?? {});
       const orderBy = eventOrder(args.orderBy, args.order);
       const connection = await offsetConnection(
@@ -112,7 +122,8 @@ builder.mutationFields((t) => ({
       const checked = await checkEventInput(ctx, args.input, null);
       const stamp = authorizeCreate(ctx, args.input);
       await fetchNewImages(ctx, newImagesOf(checked));
-      const id = await insertEvent(ctx, args.input, { ...checked, columns: { ...checked.columns, ...stamp } });
+      const series = checked.columns.recurrence ? materialise(ctx, false) : undefined;
+      const id = await insertEvent(ctx, args.input, { ...checked, columns: { ...checked.columns, ...stamp } }, { afterWrite: series });
       return ctx.db.event.findUniqueOrThrow({ ...query, where: { id } });
     },
   }),
@@ -122,15 +133,26 @@ builder.mutationFields((t) => ({
     args: {
       id: t.arg.id({ required: true, description: idArg }),
       input: t.arg({ type: EventInput, required: true, description: 'The fields to change; those left out keep their value.' }),
+      scope: t.arg({ type: EventScopeEnum, description: SCOPE_DESCRIPTION }),
     },
     resolve: async (query, _root, args, ctx) => {
-      const id = databaseIdOf('Event', args.id, 'id');
-      const current = await existingEvent(ctx, id);
+      let current = await existingEvent(ctx, databaseIdOf('Event', args.id, 'id'));
+      const scope = args.scope ?? 'THIS';
+      if (current.recurringEventId && scope === 'FOLLOWING') {
+        authorizeUpdate(ctx, current, args.input);
+        const id = await splitSeries(ctx, current, args.input);
+        return ctx.db.event.findUniqueOrThrow({ ...query, where: { id } });
+      }
+      if (current.recurringEventId && scope === 'ALL') current = await existingEvent(ctx, current.recurringEventId);
+      const id = current.id;
       const checked = await checkEventInput(ctx, args.input, current);
       const { status: _requested, ...columns } = checked.columns;
       const allowed = authorizeUpdate(ctx, current, args.input);
       await fetchNewImages(ctx, newImagesOf(checked));
-      await updateEvent(ctx, id, current.slug, args.input, { ...checked, columns: { ...columns, ...allowed } });
+      // An occurrence changed on its own is an exception: later series edits leave it as it is.
+      const exception = current.recurringEventId ? { detached: true } : {};
+      const series = current.recurrence !== '' || checked.columns.recurrence !== undefined;
+      await updateEvent(ctx, id, current.slug, args.input, { ...checked, columns: { ...columns, ...allowed, ...exception } }, { afterWrite: series ? materialise(ctx, true) : undefined });
       return ctx.db.event.findUniqueOrThrow({ ...query, where: { id } });
     },
   }),
@@ -145,6 +167,11 @@ builder.mutationFields((t) => ({
       const id = databaseIdOf('Event', args.id, 'id');
       const current = await existingEvent(ctx, id);
       authorizeDelete(ctx, current);
+      if (current.recurringEventId) {
+        const snapshot = await ctx.db.event.findUniqueOrThrow({ ...query, where: { id } });
+        await ctx.db.$transaction((tx) => excludeOccurrence(tx, current), SERIES_TRANSACTION);
+        return snapshot;
+      }
       return trashOrDelete({
         recordType: 'Event',
         id,
@@ -153,7 +180,12 @@ builder.mutationFields((t) => ({
         snapshot: () => ctx.db.event.findUniqueOrThrow({ ...query, where: { id } }),
         remove: async () => (await ctx.db.event.deleteMany({ where: { id } })).count,
         trash: async () => {
-          const { count } = await ctx.db.event.updateMany({ where: notInTrash(id), data: { status: 'trash', ...modifiedNow(ctx) } });
+          const { count } = await ctx.db.$transaction(async (tx) => {
+            const trashed = await tx.event.updateMany({ where: notInTrash(id), data: { status: 'trash', ...modifiedNow(ctx) } });
+            // A series goes to the trash with its occurrences.
+            if (trashed.count) await tx.event.updateMany({ where: { recurringEventId: id }, data: { status: 'trash' } });
+            return trashed;
+          });
           return count === 0 ? null : ctx.db.event.findUniqueOrThrow({ ...query, where: { id } });
         },
       });

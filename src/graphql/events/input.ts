@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import type { Event } from '../../db/generated/prisma/client.js';
+import { parseRecurrence, RecurrenceError } from '../../time/recurrence.js';
 import { canonicalTimeZone, fromWallClock, NOT_A_DATE, readDateInput, toWallClock, type ReadDate } from '../../time/dates.js';
 import { canReadPost } from '../../auth/permissions.js';
 import { builder } from '../builder.js';
@@ -83,6 +84,12 @@ export const EventInput = builder.inputType('EventInput', {
     organizers: t.field({
       type: [LinkedOrganizerInput],
       description: 'The event’s organizers in display order, existing or new; replaces the current ones, an empty list removes them.',
+    }),
+    recurrence: t.stringList({
+      description:
+        'RFC 5545 lines that make the event a recurring series, as Google Calendar takes them: one `RRULE` (FREQ DAILY to ' +
+        'YEARLY, with INTERVAL, COUNT or UNTIL and the BY… parts), `EXDATE` and `RDATE` (with `TZID=`, UTC or ' +
+        '`VALUE=DATE`). The event’s start and end are the first occurrence. An empty list makes the series a single event again.',
     }),
     categories: t.stringList({ description: 'Category IDs or names; names not known yet are created.' }),
     tags: t.stringList({ description: 'Tag IDs or names; names not known yet are created.' }),
@@ -207,6 +214,7 @@ export async function checkEventInput(ctx: Context, input: EventFields, current:
     }
   }
   const when = schedule(ctx, input, current, errors);
+  const recurrence = checkRecurrence(input, current, when, errors);
   const publication = publicationFromInput(ctx, { date: input.date, dateUtc: input.dateUtc }, errors);
   const image = await readImageInput(ctx, errors, 'image', input.image);
   const linkColumns = { id: true, slug: true, status: true, authorId: true, password: true } as const;
@@ -221,7 +229,25 @@ export async function checkEventInput(ctx: Context, input: EventFields, current:
   const categories = input.categories ? await readTermAssignment(ctx, errors, 'categories', 'category', input.categories) : undefined;
   const tags = input.tags ? await readTermAssignment(ctx, errors, 'tags', 'tag', input.tags) : undefined;
   errors.throwIfAny();
-  return { columns: eventColumns(input, when, publication), image, venues, organizers, categories, tags };
+  return { columns: { ...eventColumns(input, when, publication), ...recurrence }, image, venues, organizers, categories, tags };
+}
+
+/** The recurrence lines, checked in the zone the event will have; an occurrence has none of its own. */
+function checkRecurrence(input: EventFields, current: Event | null, when: Schedule | undefined, errors: FieldErrors) {
+  if (input.recurrence == null) return {};
+  if (current?.recurringEventId) {
+    errors.add('recurrence', 'belongs to the series: change it there, or with scope FOLLOWING from this occurrence on');
+    return {};
+  }
+  const lines = input.recurrence.map((line) => line.trim()).filter((line) => line !== '');
+  if (lines.length === 0) return { recurrence: '' };
+  try {
+    return { recurrence: parseRecurrence(lines, when?.timezone ?? current?.timezone ?? 'UTC').lines.join('\n') };
+  } catch (error) {
+    if (!(error instanceof RecurrenceError)) throw error;
+    errors.add('recurrence', error.message);
+    return {};
+  }
 }
 
 function eventColumns(input: EventFields, when: Schedule | undefined, publication: ReturnType<typeof publicationFromInput>) {

@@ -30,7 +30,8 @@ builder.prismaObjectFields(EventType, (t) => ({
 /** The link rows of one venue or organizer to the events a list would show this viewer (trash never). */
 function linkedEventsWhere(ctx: Context) {
   const { statuses, condition } = listVisibility(ctx, undefined, 'events');
-  return { event: { AND: [{ status: { in: statuses } }, condition] } };
+  // A recurring series shows as its occurrences, as in the events list.
+  return { event: { AND: [{ status: { in: statuses } }, condition, { recurrence: '' }] } };
 }
 
 const LINKED_EVENT_ORDER = [{ event: { startsAt: 'asc' as const } }, { eventId: 'asc' as const }];

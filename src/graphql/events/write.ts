@@ -8,6 +8,7 @@ import { modifiedNow, newPostDates } from '../shared/posts.js';
 import { slugClashFilter, slugFromText, withFreeSlug } from '../shared/slugs.js';
 import { termIdsForWrite } from '../terms/references.js';
 import { venueModel, type VenueFields } from '../venues/index.js';
+import { SERIES_TRANSACTION } from './series.js';
 import type { CheckedEvent, EventFields, LinkPlan, OrganizerCheck, VenueCheck } from './input.js';
 
 async function takenEventSlugs(db: DbTransaction, base: string, exceptId?: number) {
@@ -56,7 +57,16 @@ async function writeLinks(ctx: Context, tx: DbTransaction, eventId: number, chec
   }
 }
 
-export async function insertEvent(ctx: Context, input: EventFields, checked: CheckedEvent): Promise<number> {
+/** Work done in the write's transaction after the event row and its links (a series materialises its occurrences). */
+export type AfterWrite = (tx: DbTransaction, id: number) => Promise<void>;
+
+interface WriteOptions {
+  afterWrite?: AfterWrite;
+  /** Columns the new event takes where the input gives none (a series split off another takes its fields). */
+  base?: Partial<Prisma.EventUncheckedCreateInput>;
+}
+
+export async function insertEvent(ctx: Context, input: EventFields, checked: CheckedEvent, { afterWrite, base = {} }: WriteOptions = {}): Promise<number> {
   return withFreeSlug(
     slugFromText(input.slug ?? input.title!),
     (base) => takenEventSlugs(ctx.db, base),
@@ -66,20 +76,22 @@ export async function insertEvent(ctx: Context, input: EventFields, checked: Che
         const { publishedAt: _p, publishedLocal: _l, ...columns } = checked.columns;
         const event = await tx.event.create({
           data: {
+            ...base,
             ...(columns as Prisma.EventUncheckedCreateInput),
             slug,
-            imageId: imageId ?? null,
+            imageId: imageId === undefined ? (base.imageId ?? null) : imageId,
             ...newPostDates(ctx, checked.columns.publishedAt ? { publishedAt: checked.columns.publishedAt, publishedLocal: checked.columns.publishedLocal! } : undefined),
           },
           select: { id: true },
         });
         await writeLinks(ctx, tx, event.id, checked);
+        await afterWrite?.(tx, event.id);
         return event.id;
-      }),
+      }, afterWrite ? SERIES_TRANSACTION : undefined),
   );
 }
 
-export async function updateEvent(ctx: Context, id: number, currentSlug: string, input: EventFields, checked: CheckedEvent) {
+export async function updateEvent(ctx: Context, id: number, currentSlug: string, input: EventFields, checked: CheckedEvent, { afterWrite }: WriteOptions = {}) {
   const write = (slug: string | undefined) =>
     ctx.db.$transaction(async (tx) => {
       const imageId = await imageIdForWrite(tx, checked.image);
@@ -90,7 +102,8 @@ export async function updateEvent(ctx: Context, id: number, currentSlug: string,
         data: { ...(checked.columns as Prisma.EventUncheckedUpdateInput), ...(slug ? { slug } : {}), ...(imageId === undefined ? {} : { imageId }), ...modifiedNow(ctx) },
       });
       await writeLinks(ctx, tx, id, checked);
-    });
+      await afterWrite?.(tx, id);
+    }, afterWrite ? SERIES_TRANSACTION : undefined);
   const base = input.slug ? slugFromText(input.slug) : null;
   if (!base || base === currentSlug) return write(undefined);
   return withFreeSlug(base, (b) => takenEventSlugs(ctx.db, b, id), write);

@@ -1,5 +1,6 @@
 import { requiredText, flag, linkedRecords, text, asRecord, type RemoteRecord } from '../remote.js';
 import type { Input } from '../writer.js';
+import { recurrenceOf } from '../series.js';
 import { expectedSlug, importedImage, locked, postFields, storedName, type LinkResolver, type RecordKind } from './kind.js';
 
 /** Wide enough for any calendar: TEC lists only upcoming events unless told otherwise. */
@@ -56,6 +57,8 @@ export const eventKind: RecordKind = {
       sticky: flag(remote, 'sticky'),
       featured: flag(remote, 'featured'),
       ticketed: flag(remote, 'ticketed'),
+      // A series master: the same rule here, which makes the occurrences (src/import/series.ts).
+      recurrence: recurrenceOf(remote),
     };
     // Links last: a record that cannot be read is refused before anything it links to is imported.
     input.venues = (await localIds(links, 'venue', linkedRecords(remote, 'venue'))).map((id) => ({ id }));

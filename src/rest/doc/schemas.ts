@@ -153,6 +153,9 @@ export function componentSchemas(t: Translate): Record<string, Schema> {
         custom_fields: { type: 'array', items: {}, maxItems: 0, description: t('prop.event.custom_fields') },
         json_ld: freeObject('prop.post.json_ld'),
         ticketed: bool('prop.event.ticketed'),
+        recurrence: { type: 'array', items: { type: 'string' }, description: t('prop.event.recurrence') },
+        recurring_event_id: int('prop.event.recurring_event_id'),
+        original_start_date: str('prop.event.original_start_date'),
       },
       // Every key is always there, except json_ld (single reads only).
       [
@@ -160,7 +163,7 @@ export function componentSchemas(t: Translate): Record<string, Schema> {
         'rest_url', 'title', 'description', 'excerpt', 'slug', 'image', 'all_day', 'start_date', 'start_date_details',
         'end_date', 'end_date_details', 'utc_start_date', 'utc_start_date_details', 'utc_end_date', 'utc_end_date_details',
         'timezone', 'timezone_abbr', 'cost', 'cost_details', 'website', 'show_map', 'show_map_link', 'hide_from_listings',
-        'sticky', 'featured', 'categories', 'tags', 'venue', 'organizer', 'custom_fields', 'ticketed',
+        'sticky', 'featured', 'categories', 'tags', 'venue', 'organizer', 'custom_fields', 'ticketed', 'recurrence',
       ],
     ),
     Venue: object(

@@ -42,6 +42,8 @@ export const de: Partial<Record<string, string>> = {
   'event.sticky': 'Ob die Veranstaltung oben in Listen angeheftet ist.',
   'event.featured': 'Ob die Veranstaltung hervorgehoben ist.',
   'event.ticketed': 'Ob die Veranstaltung Tickets hat.',
+  'event.recurrence': 'RFC-5545-Zeilen (RRULE, EXDATE, RDATE), die die Veranstaltung zu einer Serie machen; eine leere Liste beendet die Wiederholung.',
+  'event.scope': 'Für einen Termin einer Serie: this (nur er), following (er und die folgenden: die Serie wird dort geteilt) oder all (die Serie).',
   'event.categories': 'Kategorie-IDs oder -Namen; neue Namen werden angelegt.',
   'event.tags': 'Schlagwort-IDs oder -Namen; neue Namen werden angelegt.',
   'event.venue': 'Eine Veranstaltungsort-ID oder ein Objekt mit Feldern eines neu anzulegenden Veranstaltungsortes (ein gleicher vorhandener wird verwendet); 0 oder ein leerer Wert entfernt ihn.',

@@ -42,6 +42,8 @@ export const en = {
   'event.sticky': 'Whether the event sticks to the top of lists.',
   'event.featured': 'Whether the event is featured.',
   'event.ticketed': 'Whether the event has tickets.',
+  'event.recurrence': 'RFC 5545 lines (RRULE, EXDATE, RDATE) that make the event a recurring series; an empty list ends the recurrence.',
+  'event.scope': 'For an occurrence of a series: this (only it), following (it and those after: the series is split there) or all (the series).',
   'event.categories': 'Category IDs or names; new names are created.',
   'event.tags': 'Tag IDs or names; new names are created.',
   'event.venue': 'A venue ID, or an object of venue fields to create one (an existing match is reused); 0 or an empty value removes it.',

@@ -42,6 +42,8 @@ export const es: Partial<Record<string, string>> = {
   'event.sticky': 'Si el evento queda fijado al principio de las listas.',
   'event.featured': 'Si el evento está destacado.',
   'event.ticketed': 'Si el evento tiene entradas.',
+  'event.recurrence': 'Líneas RFC 5545 (RRULE, EXDATE, RDATE) que convierten el evento en una serie; una lista vacía termina la repetición.',
+  'event.scope': 'Para una ocurrencia de una serie: this (solo ella), following (ella y las siguientes: la serie se divide ahí) o all (la serie).',
   'event.categories': 'IDs o nombres de categorías; los nombres nuevos se crean.',
   'event.tags': 'IDs o nombres de etiquetas; los nombres nuevos se crean.',
   'event.venue': 'Un ID de lugar, o un objeto con los campos de un lugar que se crea (se reutiliza uno igual existente); 0 o un valor vacío lo quita.',

@@ -42,6 +42,8 @@ export const fr: Partial<Record<string, string>> = {
   'event.sticky': "Si l'événement est épinglé en tête des listes.",
   'event.featured': "Si l'événement est mis en avant.",
   'event.ticketed': "Si l'événement a des billets.",
+  'event.recurrence': "Lignes RFC 5545 (RRULE, EXDATE, RDATE) qui font de l'événement une série ; une liste vide met fin à la répétition.",
+  'event.scope': "Pour une occurrence d'une série : this (elle seule), following (elle et les suivantes : la série est scindée là) ou all (la série).",
   'event.categories': 'Identifiants ou noms de catégories ; les nouveaux noms sont créés.',
   'event.tags': "Identifiants ou noms d'étiquettes ; les nouveaux noms sont créés.",
   'event.venue': "Un identifiant de lieu, ou un objet avec les champs d'un lieu à créer (un lieu identique existant est réutilisé) ; 0 ou une valeur vide le retire.",

@@ -10,6 +10,7 @@ import {
   RestRecordKindDocument,
   RestUpdateEventDocument,
   type EventsFilter,
+  type EventUpdateScope,
   type RestEventFragment,
 } from '../operations/generated/graphql.js';
 import type { LinkedValue, Param, ParamDeclaration, ParamValues } from '../params.js';
@@ -81,6 +82,7 @@ const EVENT_FIELDS = new FieldMap({
   venue: 'venues',
   organizer: 'organizers',
   post_parent: 'parentId',
+  recurrence: 'recurrence',
 });
 
 const eventWriteParams = {
@@ -110,6 +112,12 @@ const eventWriteParams = {
   venue: { type: 'linked', description: 'event.venue' },
   organizer: { type: 'linked', description: 'event.organizer' },
   post_parent: { type: 'integer', min: 1, description: 'events.post_parent' },
+  recurrence: { type: 'list', items: 'string', lines: true, description: 'event.recurrence' },
+} satisfies ParamDeclaration;
+
+const updateParams = {
+  ...eventWriteParams,
+  scope: { type: 'string', enum: ['this', 'following', 'all'], description: 'event.scope' },
 } satisfies ParamDeclaration;
 
 const createParams = {
@@ -338,11 +346,12 @@ function singleEventEndpoints(by: Address, addressParam: ParamDeclaration) {
     }),
     endpoint({
       methods: EDITABLE,
-      params: { ...addressParam, ...eventWriteParams },
+      params: { ...addressParam, ...updateParams },
       async handle(call) {
         const id = await addressedEventId(call, by);
         const input = eventInput(call.params, call.sent);
-        const data = await writeEvent(call, id, () => call.run(RestUpdateEventDocument, { id, input }, eventErrors(id)));
+        const scope = call.params.scope === undefined ? undefined : (String(call.params.scope).toUpperCase() as EventUpdateScope);
+        const data = await writeEvent(call, id, () => call.run(RestUpdateEventDocument, { id, input, scope }, eventErrors(id)));
         return { body: eventToTec(call.urls, data.updateEvent) };
       },
     }),

@@ -119,6 +119,8 @@ export function eventToTec(urls: RestUrls, event: RestEventFragment, options: Se
     custom_fields: [],
     ...(options.single ? { json_ld: eventJsonLd(urls, event) } : {}),
     ticketed: event.ticketed,
+    recurrence: event.recurrence,
+    ...(event.recurringEventId == null ? {} : { recurring_event_id: event.recurringEventId, original_start_date: event.originalStartLocal }),
   };
 }
 

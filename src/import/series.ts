@@ -1,0 +1,47 @@
+// Recurring series on the source. A source that exposes them (this service, and TEC Pro sites extended the same way)
+// lists each occurrence with `recurring_event_id` (its series) and `original_start_date`, and answers the series itself
+// by ID with its `recurrence` lines. The series is imported as a series: its master with the same `recurrence`, whose
+// occurrences this service makes itself; a listed occurrence then only maps to the local occurrence of the same
+// original start, and is written only when it differs from its series (an exception on the source).
+import { MalformedRecord, text, type RemoteRecord } from './remote.js';
+import type { Input } from './writer.js';
+
+export interface RemoteOccurrence {
+  /** The series' ID on the source. */
+  seriesId: number;
+  /** The occurrence's start as the rule gave it, wall clock in the series' zone. */
+  originalStart: string;
+}
+
+/** The source's recurrence lines of a series master, or undefined for an event on its own. */
+export function recurrenceOf(remote: RemoteRecord): string[] | undefined {
+  const lines = remote.recurrence;
+  if (lines === undefined || lines === null) return undefined;
+  if (!Array.isArray(lines) || lines.some((line) => typeof line !== 'string')) throw new MalformedRecord('"recurrence" is not a list of lines');
+  return lines.length ? (lines as string[]) : undefined;
+}
+
+/** The series an occurrence belongs to, or null for an event on its own (or a series master). */
+export function occurrenceOf(remote: RemoteRecord): RemoteOccurrence | null {
+  const series = remote.recurring_event_id;
+  if (series === undefined || series === null || series === 0) return null;
+  if (typeof series !== 'number' || !Number.isInteger(series) || series < 1) throw new MalformedRecord('"recurring_event_id" is not an event ID');
+  const originalStart = text(remote, 'original_start_date');
+  if (!/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(originalStart)) throw new MalformedRecord('"original_start_date" is not a date and time');
+  return { seriesId: series, originalStart };
+}
+
+/** Fields that say nothing about whether an occurrence differs from its series. */
+const OWN_FIELDS = ['slug', 'startDate', 'endDate', 'dateUtc', 'recurrence'];
+
+const lengthOf = (input: Input) => Date.parse(String(input.endDate).replace(' ', 'T') + 'Z') - Date.parse(String(input.startDate).replace(' ', 'T') + 'Z');
+
+/**
+ * Whether an occurrence is what its series makes of it: at its original start, as long as the series, and with the
+ * series' fields and links. Otherwise it was changed on the source, and is imported as an exception.
+ */
+export function followsSeries(occurrence: Input, master: Input, originalStart: string): boolean {
+  if (occurrence.startDate !== originalStart || lengthOf(occurrence) !== lengthOf(master)) return false;
+  const strip = (input: Input) => JSON.stringify(Object.entries(input).filter(([key]) => !OWN_FIELDS.includes(key)));
+  return strip(occurrence) === strip(master);
+}

@@ -1,0 +1,248 @@
+// RFC 5545 recurrence: reading the lines a client sends (RRULE, EXDATE, RDATE) and expanding them to local starts.
+//
+// Expansion runs in floating (wall-clock) time: the rule sees the event's local start as if it were UTC, and each
+// local start it yields becomes an instant in the event's zone afterwards (luxon). So a weekly 10:00 Europe/Berlin
+// event stays at 10:00 across daylight-saving changes, and an all-day series stays on its dates.
+import vm from 'node:vm';
+import rrule from 'rrule';
+import { DateTime } from 'luxon';
+import { WALL_CLOCK_FORMAT } from './dates.js';
+
+const { RRule } = rrule;
+
+/** Occurrences a series may have: COUNT above it is refused, and no more rows than this are ever materialised. */
+export const MAX_SERIES_OCCURRENCES = 10_000;
+/** Lines in `recurrence`, and dates across its EXDATE and RDATE lines. */
+export const MAX_RECURRENCE_LINES = 100;
+export const MAX_RECURRENCE_DATES = 1_000;
+
+const SUPPORTED_FREQUENCIES = ['DAILY', 'WEEKLY', 'MONTHLY', 'YEARLY'];
+const WEEKDAY = '(MO|TU|WE|TH|FR|SA|SU)';
+const numberList = (min: number, max: number, signed: boolean) => (value: string) =>
+  value.split(',').every((item) => {
+    if (!/^[+-]?\d{1,3}$/.test(item)) return false;
+    const n = Number(item);
+    if (!signed && /^[+-]/.test(item)) return false;
+    return Math.abs(n) >= min && Math.abs(n) <= max;
+  });
+
+/** Each RRULE part this service accepts, and what its value must look like. */
+const RULE_PARTS: Record<string, (value: string) => boolean> = {
+  FREQ: (value) => SUPPORTED_FREQUENCIES.includes(value),
+  UNTIL: (value) => /^\d{8}(T\d{6}Z?)?$/.test(value),
+  COUNT: (value) => /^\d{1,9}$/.test(value) && Number(value) >= 1,
+  INTERVAL: (value) => /^\d{1,4}$/.test(value) && Number(value) >= 1,
+  BYSECOND: (value) => value.split(',').every((item) => /^\d{1,2}$/.test(item) && Number(item) <= 60),
+  BYMINUTE: (value) => value.split(',').every((item) => /^\d{1,2}$/.test(item) && Number(item) <= 59),
+  BYHOUR: (value) => value.split(',').every((item) => /^\d{1,2}$/.test(item) && Number(item) <= 23),
+  BYDAY: (value) =>
+    value.split(',').every((item) => {
+      const match = new RegExp(`^([+-]?\\d{1,2})?${WEEKDAY}$`).exec(item);
+      return match !== null && (match[1] === undefined || (Math.abs(Number(match[1])) >= 1 && Math.abs(Number(match[1])) <= 53));
+    }),
+  BYMONTHDAY: numberList(1, 31, true),
+  BYYEARDAY: numberList(1, 366, true),
+  BYWEEKNO: numberList(1, 53, true),
+  BYMONTH: numberList(1, 12, false),
+  BYSETPOS: numberList(1, 366, true),
+  WKST: (value) => new RegExp(`^${WEEKDAY}$`).test(value),
+};
+
+export interface Recurrence {
+  /** The lines as stored: property names upper-cased, otherwise as sent. */
+  lines: string[];
+  /** The RRULE's parts, or null for a series made of RDATEs only. */
+  rule: Record<string, string> | null;
+  /** The RRULE's UNTIL as a wall clock in the event's zone (a DATE bound: the end of that day). */
+  untilLocal: string | null;
+  /** Wall clocks in the event's zone (`YYYY-MM-DD HH:MM:SS`); dates only (`YYYY-MM-DD`) for VALUE=DATE. */
+  exdates: string[];
+  rdates: string[];
+}
+
+export class RecurrenceError extends Error {}
+
+const fail = (message: string): never => {
+  throw new RecurrenceError(message);
+};
+
+function readRule(value: string): Record<string, string> {
+  const parts: Record<string, string> = {};
+  for (const part of value.split(';')) {
+    const [name, partValue, ...rest] = part.split('=');
+    const key = name.toUpperCase();
+    if (!partValue || rest.length) fail(`RRULE part "${part}" is not NAME=VALUE`);
+    if (key === 'FREQ' && ['SECONDLY', 'MINUTELY', 'HOURLY'].includes(partValue.toUpperCase())) {
+      fail(`FREQ=${partValue.toUpperCase()} is not supported: a series repeats at most daily (use BYHOUR for several times a day)`);
+    }
+    if (!(key in RULE_PARTS)) fail(`RRULE part ${key} is not supported`);
+    if (key in parts) fail(`RRULE part ${key} is given twice`);
+    if (!RULE_PARTS[key](partValue.toUpperCase())) fail(`RRULE part ${key}=${partValue} is not valid`);
+    parts[key] = partValue.toUpperCase();
+  }
+  if (!parts.FREQ) fail('RRULE needs FREQ');
+  if (parts.COUNT && parts.UNTIL) fail('RRULE must not have both COUNT and UNTIL');
+  if (parts.COUNT && Number(parts.COUNT) > MAX_SERIES_OCCURRENCES) fail(`COUNT must be at most ${MAX_SERIES_OCCURRENCES}`);
+  return parts;
+}
+
+/** A DATE-TIME or DATE value of EXDATE/RDATE/UNTIL as a wall clock in `zone` (a date stays a date). */
+function localValue(value: string, tzid: string | undefined, zone: string, isDate: boolean): string {
+  const date = /^(\d{4})(\d{2})(\d{2})$/.exec(value);
+  if (date) return `${date[1]}-${date[2]}-${date[3]}`;
+  const time = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(Z?)$/.exec(value);
+  if (!time || isDate) return fail(`"${value}" is not an RFC 5545 ${isDate ? 'DATE' : 'DATE-TIME'}`);
+  const [, y, mo, d, h, mi, s, utc] = time;
+  const from = utc ? 'utc' : (tzid ?? zone);
+  const moment = DateTime.fromObject({ year: +y, month: +mo, day: +d, hour: +h, minute: +mi, second: +s }, { zone: from });
+  if (!moment.isValid) return fail(`"${value}"${tzid ? ` in ${tzid}` : ''} is not a valid date and time`);
+  return moment.setZone(zone).toFormat(WALL_CLOCK_FORMAT);
+}
+
+/** `EXDATE;TZID=Europe/Berlin:20270415T100000,…` → wall clocks in the event's zone. */
+function readDates(name: string, params: string[], value: string, zone: string): string[] {
+  let tzid: string | undefined;
+  let isDate = false;
+  for (const param of params) {
+    const [key, paramValue] = param.split('=');
+    if (key.toUpperCase() === 'TZID' && paramValue) {
+      if (!DateTime.now().setZone(paramValue).isValid) fail(`${name}: TZID=${paramValue} is not a known time zone`);
+      tzid = paramValue;
+    } else if (key.toUpperCase() === 'VALUE' && ['DATE', 'DATE-TIME'].includes(paramValue?.toUpperCase())) {
+      isDate = paramValue.toUpperCase() === 'DATE';
+    } else {
+      fail(`${name}: parameter ${param} is not supported`);
+    }
+  }
+  return value.split(',').map((item) => localValue(item.trim(), tzid, zone, isDate));
+}
+
+/**
+ * Reads the `recurrence` lines of an event in `zone`. Supported: one RRULE (FREQ DAILY to YEARLY and the BY… parts),
+ * EXDATE and RDATE with TZID, UTC or DATE values. Anything else is refused with a message naming it.
+ */
+export function parseRecurrence(input: string[], zone: string): Recurrence {
+  if (input.length > MAX_RECURRENCE_LINES) fail(`at most ${MAX_RECURRENCE_LINES} lines`);
+  const recurrence: Recurrence = { lines: [], rule: null, untilLocal: null, exdates: [], rdates: [] };
+  for (const raw of input) {
+    const line = raw.trim();
+    const colon = line.indexOf(':');
+    if (colon < 1) fail(`"${line.slice(0, 80)}" is not an RFC 5545 line (NAME:VALUE)`);
+    const [name, ...params] = line.slice(0, colon).split(';');
+    const property = name.toUpperCase();
+    const value = line.slice(colon + 1);
+    if (property === 'RRULE') {
+      if (params.length) fail('RRULE takes no parameters');
+      if (recurrence.rule) fail('only one RRULE is supported');
+      recurrence.rule = readRule(value);
+      if (recurrence.rule.UNTIL) {
+        const local = localValue(recurrence.rule.UNTIL, undefined, zone, false);
+        recurrence.untilLocal = local.length === 10 ? `${local} 23:59:59` : local;
+      }
+    } else if (property === 'EXDATE' || property === 'RDATE') {
+      (property === 'EXDATE' ? recurrence.exdates : recurrence.rdates).push(...readDates(property, params, value, zone));
+    } else {
+      fail(`${property} is not supported (only RRULE, EXDATE and RDATE)`);
+    }
+    recurrence.lines.push([property, ...params].join(';') + ':' + value);
+  }
+  if (recurrence.exdates.length + recurrence.rdates.length > MAX_RECURRENCE_DATES) fail(`at most ${MAX_RECURRENCE_DATES} EXDATE and RDATE values`);
+  if (!recurrence.rule && !recurrence.rdates.length) fail('needs an RRULE or an RDATE');
+  return recurrence;
+}
+
+/** A wall clock as the floating Date rrule computes with (its UTC fields are the local fields). */
+const floating = (wallClock: string) => new Date(`${wallClock.replace(' ', 'T')}Z`);
+const wallClockOf = (date: Date) => date.toISOString().slice(0, 19).replace('T', ' ');
+
+/** How long one expansion may compute before it is refused. */
+export const EXPANSION_TIME_LIMIT_MS = 1_000;
+
+// rrule searches for a rule's next match up to the year 9999 and checks UNTIL only on matches, so a rule that matches
+// nothing (FREQ=DAILY;BYMONTH=2;BYMONTHDAY=31) would compute for a minute. Running it as a vm script with a timeout
+// lets V8 stop it; the context holds no request data, only the function of the call in progress.
+const guard = vm.createContext({ task: null as (() => unknown) | null });
+const guardedCall = new vm.Script('task()');
+
+function withTimeLimit<T>(task: () => T): T {
+  guard.task = task;
+  try {
+    return guardedCall.runInContext(guard, { timeout: EXPANSION_TIME_LIMIT_MS }) as T;
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') {
+      throw new RecurrenceError('the rule takes too long to expand (does it match any date?)');
+    }
+    throw error;
+  } finally {
+    guard.task = null;
+  }
+}
+
+export interface Expansion {
+  /** Local starts (`YYYY-MM-DD HH:MM:SS`) before `until`, in order, at most `limit`. */
+  starts: string[];
+  /** Whether the series has no start at or after `until` (or the limit was not what stopped it). */
+  complete: boolean;
+}
+
+/**
+ * The series' local starts before the local wall clock `until`: DTSTART first (RFC 5545 counts it as the first
+ * instance even off the rule, as ical.js and calendar clients do), then the rule's and the RDATEs, less the EXDATEs.
+ * The rule's iteration is bounded by `until`, so a rule that matches no day (Feb 31) ends there instead of searching
+ * to the year 9999.
+ */
+export function expandRecurrence(recurrence: Recurrence, dtstartLocal: string, allDay: boolean, until: string, limit: number): Expansion {
+  return withTimeLimit(() => expandUnguarded(recurrence, dtstartLocal, allDay, until, limit));
+}
+
+function expandUnguarded(recurrence: Recurrence, dtstartLocal: string, allDay: boolean, until: string, limit: number): Expansion {
+  const start = floating(dtstartLocal);
+  const end = floating(until);
+  const timeOfDay = dtstartLocal.slice(11);
+  const asStart = (value: string) => (value.length === 10 ? `${value} ${allDay ? '00:00:00' : timeOfDay}` : allDay ? `${value.slice(0, 10)} 00:00:00` : value);
+  const starts = new Set<string>([dtstartLocal]);
+  let ruleComplete = true;
+  if (recurrence.rule) {
+    const { UNTIL: _until, COUNT: count, ...parts } = recurrence.rule;
+    const options = RRule.parseString(Object.entries(parts).map(([k, v]) => `${k}=${v}`).join(';'));
+    const ruleUntil = recurrence.untilLocal ? floating(recurrence.untilLocal) : undefined;
+    const onRule = new RRule({ ...options, dtstart: start, until: new Date(start.getTime()) }).all().length === 1;
+    const ruleCount = count ? Number(count) - (onRule ? 0 : 1) : undefined;
+    const bound = ruleUntil && ruleUntil < end ? ruleUntil : new Date(end.getTime() - 1);
+    if (ruleCount === undefined || ruleCount > 0) {
+      const generated = new RRule({ ...options, dtstart: start, until: bound, count: ruleCount }).all((_date, index) => index < limit + 1);
+      for (const date of generated) starts.add(wallClockOf(date));
+      const reachedCount = ruleCount !== undefined && generated.length >= ruleCount;
+      ruleComplete = reachedCount || Boolean(ruleUntil && ruleUntil < end);
+      if (generated.length > limit) ruleComplete = false;
+    }
+  }
+  for (const rdate of recurrence.rdates) starts.add(asStart(rdate));
+  const excludedDays = new Set(recurrence.exdates.filter((value) => value.length === 10));
+  const excluded = new Set(recurrence.exdates.filter((value) => value.length > 10).map(asStart));
+  const listed = [...starts]
+    .filter((local) => local < until && !excluded.has(local) && !excludedDays.has(local.slice(0, 10)))
+    .sort();
+  const laterDates = recurrence.rdates.some((rdate) => asStart(rdate) >= until);
+  return { starts: listed.slice(0, limit), complete: ruleComplete && !laterDates && listed.length <= limit };
+}
+
+/** An EXDATE or RDATE line for one local start of a series in `zone` (all-day: a DATE; fixed offsets: UTC). */
+export function dateLine(property: 'EXDATE' | 'RDATE', local: string, zone: string, allDay: boolean): string {
+  if (allDay) return `${property};VALUE=DATE:${local.slice(0, 10).replace(/-/g, '')}`;
+  if (/^UTC([+-]|$)/.test(zone)) {
+    return `${property}:${DateTime.fromSQL(local, { zone }).toUTC().toFormat("yyyyMMdd'T'HHmmss'Z'")}`;
+  }
+  return `${property};TZID=${zone}:${local.replace(/[-:]/g, '').replace(' ', 'T')}`;
+}
+
+/** The RRULE ended just before a local start: UNTIL one second earlier, as UTC (RFC 5545: UTC when DTSTART has a zone). */
+export function untilBefore(lines: string[], localStart: string, zone: string, allDay: boolean): string[] {
+  const before = DateTime.fromSQL(localStart, { zone }).minus({ seconds: 1 });
+  const until = allDay ? before.toFormat('yyyyMMdd') : before.toUTC().toFormat("yyyyMMdd'T'HHmmss'Z'");
+  return lines.map((line) => {
+    if (!/^RRULE:/i.test(line)) return line;
+    const parts = line.slice(6).split(';').filter((part) => !/^(UNTIL|COUNT)=/i.test(part));
+    return `RRULE:${[...parts, `UNTIL=${until}`].join(';')}`;
+  });
+}
