@@ -45,13 +45,30 @@ export async function runSql(databaseUrl: string, sql: string): Promise<void> {
     }
     return;
   }
+  await querySql(databaseUrl, sql);
+}
+
+/** Runs one SQL statement on a test server's database and answers its rows (none for a statement that returns none). */
+export async function querySql(databaseUrl: string, sql: string): Promise<Record<string, unknown>[]> {
+  if (TEST_ENGINE === 'sqlite') {
+    const { default: Database } = await import('better-sqlite3');
+    const db = new Database(databaseUrl.replace(/^file:/, ''));
+    try {
+      const statement = db.prepare(sql);
+      if (statement.reader) return statement.all() as Record<string, unknown>[];
+      statement.run();
+      return [];
+    } finally {
+      db.close();
+    }
+  }
   const url = new URL(databaseUrl);
   const schema = url.searchParams.get('schema')!;
   const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
   await client.connect();
   try {
     await client.query(`SET search_path TO "${schema}"`);
-    await client.query(sql);
+    return (await client.query(sql)).rows;
   } finally {
     await client.end();
   }

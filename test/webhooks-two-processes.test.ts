@@ -1,21 +1,24 @@
-// Two server processes on one PostgreSQL database: one of them (the holder of the dispatcher lease) sends each change,
+// Two server processes on one database (a SQLite file, or a PostgreSQL schema): one of them (the holder of the dispatcher lease) sends each change,
 // wherever it was made, within a second; when it dies, the other takes over.
-import pg from 'pg';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresConnectionString, postgresSchema } from '../src/db/client.js';
-import { freshDatabase, type TestDatabase } from './support/database.js';
+import { freshDatabase, querySql, TEST_ENGINE, type TestDatabase } from './support/database.js';
 import { PROCESS_ADMIN_PASSWORD, rest, startInstance, stop, type Instance } from './support/processes.js';
 import { startReceiver, type Receiver } from './support/webhook-receiver.js';
 
 const ENV = { WEBHOOKS_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_RETRY_MAX_MS: '200', WEBHOOK_LEASE_MS: '1500', WEBHOOK_WAKE_MS: '20' };
 
+let dir: string;
 let database: TestDatabase;
 let receiver: Receiver;
 let a: Instance;
 let b: Instance;
 
 beforeAll(async () => {
-  database = await freshDatabase('');
+  dir = mkdtempSync(join(tmpdir(), 'calendar-webhooks-'));
+  database = await freshDatabase(dir);
   receiver = await startReceiver();
   [a, b] = await Promise.all([startInstance(database.url, ENV), startInstance(database.url, ENV)]);
 }, 120_000);
@@ -24,17 +27,21 @@ afterAll(async () => {
   await Promise.all([a, b].filter((i) => i && i.child.exitCode === null && i.child.signalCode === null).map(stop));
   await receiver?.close();
   await database?.drop();
+  rmSync(dir, { recursive: true, force: true });
 });
 
+/** The process holding an unexpired dispatcher lease (its owner is `<pid>-…`). */
 async function leaseOwnerPid(): Promise<number | undefined> {
-  const client = new pg.Client({ connectionString: postgresConnectionString(database.url) });
-  await client.connect();
-  try {
-    const { rows } = await client.query(`SELECT "owner" FROM "${postgresSchema(database.url)}"."Lease" WHERE "name" = 'webhook-dispatcher' AND "expiresAt" > now() AT TIME ZONE 'UTC'`);
-    return rows[0] ? Number(String(rows[0].owner).split('-')[0]) : undefined;
-  } finally {
-    await client.end();
-  }
+  const rows = await querySql(database.url, `SELECT "owner", "expiresAt" FROM "Lease" WHERE "name" = 'webhook-dispatcher'`);
+  const lease = rows[0];
+  if (!lease || instantOf(lease.expiresAt) <= Date.now()) return undefined;
+  return Number(String(lease.owner).split('-')[0]);
+}
+
+/** A stored DateTime as milliseconds: PostgreSQL gives a Date (UTC wall clock read as local), SQLite its stored text or number. */
+function instantOf(value: unknown): number {
+  if (value instanceof Date) return value.getTime() - value.getTimezoneOffset() * 60_000;
+  return typeof value === 'number' ? value : Date.parse(String(value));
 }
 
 const tomorrow = (hour: number) => `${new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)} ${String(hour).padStart(2, '0')}:00:00`;
@@ -49,7 +56,7 @@ async function createWebhook(instance: Instance) {
   expect(body.errors).toBeUndefined();
 }
 
-describe('webhooks with two server processes on one PostgreSQL database', () => {
+describe(`webhooks with two server processes on one ${TEST_ENGINE} database`, () => {
   it('delivers a change made in either process within a second, from exactly one process', async () => {
     await createWebhook(a);
     const pids = [a.child.pid, b.child.pid];
