@@ -1,10 +1,9 @@
 import ipaddr from 'ipaddr.js';
 import type { ImageFetchConfig } from '../config.js';
+import { isPublicAddress } from '../net/public-address.js';
 
-// Which network addresses an image may be fetched from. Only ordinary public unicast addresses are fetched: a URL
-// naming (or resolving to) loopback, private, link-local (cloud metadata at 169.254.169.254), unique-local, multicast,
-// unspecified, carrier-grade NAT, documentation or other special ranges would let a client make the service read
-// inside its own network. IPv4 written inside IPv6 (`::ffff:127.0.0.1`) is judged as the IPv4 address it is.
+// Which network addresses an image may be fetched from: public ones (src/net/public-address.ts), and the private
+// ones IMAGE_FETCH_ALLOW_PRIVATE lists.
 
 /** An address or CIDR range as IMAGE_FETCH_ALLOW_PRIVATE lists them (`10.1.0.0/16`, `127.0.0.1`, `fd00::/8`). */
 export function isAddressRange(text: string): boolean {
@@ -23,8 +22,8 @@ function parseRange(text: string): [ipaddr.IPv4 | ipaddr.IPv6, number] {
 /** Whether an image may be fetched from this IP address (text as `dns.lookup` or a URL's host gives it). */
 export function mayFetchFrom(address: string, allowPrivate: ImageFetchConfig['allowPrivate']): boolean {
   if (!ipaddr.isValid(address)) return false;
-  const ip = ipaddr.process(address);
-  if (ip.range() === 'unicast' || allowPrivate === 'all') return true;
+  if (isPublicAddress(address) || allowPrivate === 'all') return true;
   if (allowPrivate === 'none') return false;
+  const ip = ipaddr.process(address);
   return allowPrivate.map(parseRange).some(([range, bits]) => range.kind() === ip.kind() && ip.match(range, bits));
 }

@@ -1,21 +1,13 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import ipaddr from 'ipaddr.js';
+import { isPublicAddress } from '../net/public-address.js';
 
-// Which addresses a webhook may be sent to: ordinary public unicast only, unless WEBHOOKS_ALLOW_PRIVATE=1. Loopback,
-// private, link-local (cloud metadata at 169.254.169.254), unique-local, multicast, carrier-grade NAT, documentation
-// and other special ranges would let whoever registers a webhook make the service send requests inside its own
-// network. IPv4 written inside IPv6 (`::ffff:127.0.0.1`) is judged as the IPv4 address it is. The same rule as
-// src/images/addresses.ts on branch wt-images (to be unified when both are merged).
+// Which addresses a webhook may be sent to: public ones (src/net/public-address.ts), any with WEBHOOKS_ALLOW_PRIVATE=1.
 
 /** Why a webhook URL is refused: completes "the webhook URL …". */
 export class WebhookUrlError extends Error {}
 
 const PRIVATE = 'points at a private or local network address (set WEBHOOKS_ALLOW_PRIVATE=1 to allow it)';
-
-export function isPublicAddress(address: string): boolean {
-  return ipaddr.isValid(address) && ipaddr.process(address).range() === 'unicast';
-}
 
 const lookupAll = (hostname: string) =>
   new Promise<LookupAddress[]>((resolve, reject) => dnsLookup(hostname, { all: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))));

@@ -1,7 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import { checkedLookup, hostOf, isPublicAddress, parseWebhookUrl, WebhookUrlError } from './addresses.js';
+import { isPublicAddress } from '../net/public-address.js';
+import { checkedLookup, hostOf, parseWebhookUrl, WebhookUrlError } from './addresses.js';
 
 /** How an attempt ended: a 2xx answer, or why not (an answer's status, a network error, a timeout, a refusal). */
 export type PostOutcome = { ok: true; status: number } | { ok: false; error: string };
