@@ -363,14 +363,14 @@ describe('GraphQL spot checks', () => {
     }
   });
 
-  it('introspection works anonymously; no record type exposes a password, secret or hash (only hasPassword and IssuedCredential.secret)', async () => {
+  it('introspection works anonymously; no record type exposes a password, secret or hash (only hasPassword, and the secrets shown once at creation: IssuedCredential.secret, CreatedWebhook.secret)', async () => {
     const result = await run('anonymous', '{ __schema { types { name fields { name } inputFields { name } } } }');
     expect(result.status).toBe(200);
     const outputs: string[] = [];
     for (const type of result.body.data.__schema.types.filter((t: { name: string }) => t.name !== 'Mutation')) {
       for (const field of type.fields ?? []) if (/password|secret|hash/i.test(field.name)) outputs.push(`${type.name}.${field.name}`);
     }
-    expect(outputs.sort()).toEqual(['Event.hasPassword', 'IssuedCredential.secret', 'Organizer.hasPassword', 'Venue.hasPassword']);
+    expect(outputs.sort()).toEqual(['CreatedWebhook.secret', 'Event.hasPassword', 'IssuedCredential.secret', 'Organizer.hasPassword', 'Venue.hasPassword']);
   });
 
   it('the matrix covers every post status (trash separately)', async () => {

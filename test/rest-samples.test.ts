@@ -354,8 +354,8 @@ function compareError(response: RestResponse, name: string) {
 // ---------------------------------------------------------------------------------------------------------------
 
 describe('the JSON Schemas accept the samples', () => {
-  it('events, lists, errors, venues, organizers and terms of the samples are valid (ours add custom_fields and ticketed)', () => {
-    const ours = (event: Json) => ({ ...event, custom_fields: [], ticketed: false });
+  it('events, lists, errors, venues, organizers and terms of the samples are valid (ours add custom_fields, ticketed and recurrence)', () => {
+    const ours = (event: Json) => ({ ...event, custom_fields: [], ticketed: false, recurrence: [] });
     for (const name of ['06-event-single', '07-event-single-allday-featured', '08-event-by-slug', '09-event-create-201', '10-event-update', '11-event-delete', '37-protected-get-no-password']) {
       expect(schemaErrors('event', ours(sampleBody(name))), name).toEqual([]);
     }
@@ -381,7 +381,8 @@ describe('the JSON Schemas accept the samples', () => {
   });
 
   it('and refuse what breaks the contract', () => {
-    const event = { ...sampleBody('06-event-single'), custom_fields: [], ticketed: false };
+    const event = { ...sampleBody('06-event-single'), custom_fields: [], ticketed: false, recurrence: [] };
+    expect(schemaErrors('event', event)).toEqual([]);
     expect(schemaErrors('event', { ...event, id: '48' })).not.toEqual([]);
     expect(schemaErrors('event', { ...event, author: 1 })).not.toEqual([]);
     expect(schemaErrors('event', { ...event, start_date: '2026-11-26T12:00:00' })).not.toEqual([]);
