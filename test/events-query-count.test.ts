@@ -81,7 +81,10 @@ describe('SQL statements per page of events', () => {
     const small = await pageCost(5);
     const large = await pageCost(EVENTS_ON_PAGE);
     // The first read at a data version also asks how far recurring series are materialised (src/graphql/events/series.ts).
-    expect(first.statements).toBe(small.statements + 2 + (TEST_ENGINE === 'postgres' ? 1 : 0));
+    // PostgreSQL: after this process's writes the data version is read once more, by this request or by a background
+    // task of the process (the webhook dispatcher asks for the version too), whichever asks first.
+    const versionRead = TEST_ENGINE === 'postgres' ? [0, 1] : [0];
+    expect(versionRead.map((read) => small.statements + 2 + read)).toContain(first.statements);
 
     // The page really holds what it claims, so the count measures real work.
     expect(large.data.events.totalCount).toBe(EVENTS_ON_PAGE);
