@@ -448,7 +448,8 @@ export async function generateDatabase(path: string, eventCount: number, options
     }
     let seriesRows = 0;
     if (options.seriesOccurrences) {
-      let id = eventCount + 1;
+      // One ID space for events, venues and organizers (migration shared_post_ids): series rows follow the events.
+      let id = venueCount + organizerCount + eventCount + 1;
       for (let n = 0, left = options.seriesOccurrences; left > 0; n++, left -= SERIES_COUNT_EACH) {
         const count = Math.min(SERIES_COUNT_EACH, left);
         const city = CITIES[n % CITIES.length]!;

@@ -60,6 +60,23 @@ describe('benchmark floor', () => {
     }
   });
 
+  it('generates the recurring-series data set as series the service reads, IDs shared with venues and organizers', async () => {
+    const generated = await generateDatabase(join(dir, 'series.db'), 200, { seriesOccurrences: 2500 });
+    expect(generated.events).toBe(200 + 2500 + 2);
+    const app = await createApp(loadConfig({ DATABASE_URL: `file:${generated.path}`, SITE_URL, PORT: '0', LOG_LEVEL: 'warn', RESPONSE_CACHE_MB: '0' }));
+    try {
+      const list = await (await app.fetch(new Request(`http://127.0.0.1${REST}/events?per_page=50&search=Daily%20class`))).json();
+      const occurrence = list.events.find((event: { recurring_event_id?: number }) => event.recurring_event_id);
+      expect(occurrence, 'an occurrence in the list').toBeDefined();
+      const master = await (await app.fetch(new Request(`http://127.0.0.1${REST}/events/${occurrence.recurring_event_id}`))).json();
+      expect(master.recurrence[0]).toMatch(/^RRULE:FREQ=DAILY;/);
+      const venues = await (await app.fetch(new Request(`http://127.0.0.1${REST}/venues?per_page=50`))).json();
+      expect(venues.venues.map((venue: { id: number }) => venue.id)).not.toContain(occurrence.id);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('remembers the list total only while the data version stays the same', async () => {
     const path = join(dir, 'written.db');
     copyFileSync(seedPath, path);
