@@ -11,6 +11,8 @@ import { rest, startInstance, stop, type Instance } from './support/processes.js
 // check keeps answering. The server runs as `npm start` runs it, in a process of its own, with the default limits.
 
 const API = '/wp-json/calendar/events/v1';
+const MIN_FLOOD_S = 6;
+const MAX_FLOOD_S = 40;
 let dir: string;
 let database: TestDatabase;
 let instance: Instance;
@@ -53,11 +55,14 @@ describe('under 500 connections of cache-busting reads', () => {
     })();
     const statuses = new Map<number, number>();
     let n = 0;
+    // The flood lasts at least MIN_FLOOD_S, and on until some reads were served (at most MAX_FLOOD_S): how long the
+    // first requests a process takes need to finish depends on the machine, not on whether it sheds correctly.
     const flood = (connections: number, request: autocannon.Request) =>
-      autocannon({ url: instance.base, connections, duration: 6, timeout: 20, requests: [request] });
+      // At run time the tracker autocannon answers is both stoppable and awaitable; its types know only the latter.
+      autocannon({ url: instance.base, connections, duration: MAX_FLOOD_S, timeout: 20, requests: [request] }) as unknown as autocannon.Instance & PromiseLike<autocannon.Result>;
     const count = (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1);
     // A new query every time: the response cache cannot answer, every request does the real work.
-    const [restRun, graphqlRun] = await Promise.all([
+    const floods = [
       flood(400, {
         method: 'GET',
         setupRequest: (request) => ({ ...request, path: `${API}/events?per_page=50&start_date=2031-01-01&search=Load&cb=${++n}` }),
@@ -75,7 +80,14 @@ describe('under 500 connections of cache-busting reads', () => {
           if (status === 503) shed.graphql ??= String(body);
         },
       }),
-    ]);
+    ];
+    const floodStarted = performance.now();
+    while (performance.now() - floodStarted < MIN_FLOOD_S * 1000 || !statuses.get(200)) {
+      if (performance.now() - floodStarted > MAX_FLOOD_S * 1000) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    for (const run of floods) run.stop();
+    const [restRun, graphqlRun] = await Promise.all(floods);
     loading = false;
     await probe;
     for (const run of [restRun, graphqlRun]) {
@@ -99,7 +111,7 @@ describe('under 500 connections of cache-busting reads', () => {
       if (after !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(after).toBe(200);
-  }, 60_000);
+  }, 90_000);
 
   it('answers a shed GraphQL request as GraphQL errors with a code', () => {
     const answer = overloadedAnswer('/graphql', () => ({ code: 'rest' }));
