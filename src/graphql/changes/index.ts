@@ -4,21 +4,11 @@ import type { Context } from '../context.js';
 import { invalidField } from '../errors.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../shared/page-size.js';
 import { encodeCursor, positionOf, ResyncRequiredError } from './cursor.js';
+import { ChangeRecordTypeEnum } from './record-type.js';
 import { asSeenBy, eachAsSeenBy, type SeenChange } from './visibility.js';
 
 // Incremental sync: the change feed (`changes`) and its live form (`changed`, over Server-Sent Events), both read
 // from the change log the database triggers write (src/db/change-log.ts), each reader seeing only what they may read.
-
-const ChangeRecordTypeEnum = builder.enumType('ChangeRecordType', {
-  description: 'The kind of record a change is about.',
-  values: {
-    EVENT: { value: 'event', description: 'An event (REST `/events`).' },
-    VENUE: { value: 'venue', description: 'A venue (REST `/venues`).' },
-    ORGANIZER: { value: 'organizer', description: 'An organizer (REST `/organizers`).' },
-    CATEGORY: { value: 'category', description: 'An event category (REST `/categories`).' },
-    TAG: { value: 'tag', description: 'An event tag (REST `/tags`).' },
-  } satisfies Record<string, { value: ChangeRecordType; description: string }>,
-});
 
 const ChangeActionEnum = builder.enumType('ChangeAction', {
   description: 'What happened to the record, as far as the reader can tell.',

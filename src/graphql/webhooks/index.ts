@@ -1,16 +1,12 @@
-import { CHANGE_RECORD_TYPES, type ChangeRecordType as RecordType } from '../../db/change-log.js';
+import type { ChangeRecordType as RecordType } from '../../db/change-log.js';
 import { createWebhook, deleteWebhook, WebhookInputError, type CreatedWebhook } from '../../webhooks/webhooks.js';
 import { requireCapability } from '../access.js';
 import { builder } from '../builder.js';
 import { FieldErrors } from '../errors.js';
+import { ChangeRecordTypeEnum } from '../changes/record-type.js';
 import { offsetConnection } from '../shared/connections.js';
 
 // Webhooks (src/webhooks): administrators only, as on the command line (`webhooks …`).
-
-const WebhookRecordTypeEnum = builder.enumType('WebhookRecordType', {
-  description: 'A kind of record whose changes a webhook receives.',
-  values: Object.fromEntries(CHANGE_RECORD_TYPES.map((type) => [type.toUpperCase(), { value: type, description: `Changes of ${type === 'category' ? 'categories' : `${type}s`}.` }])),
-});
 
 const WebhookDeliveryStatusEnum = builder.enumType('WebhookDeliveryStatus', {
   description: 'Where a delivery stands.',
@@ -25,7 +21,7 @@ const WebhookDeliveryType = builder.prismaObject('WebhookDelivery', {
   description: 'One change sent (or to be sent) to a webhook.',
   fields: (t) => ({
     id: t.exposeString('id', { description: 'The delivery ID: the `id` of the POSTed body and its `X-Calendar-Delivery` header.' }),
-    recordType: t.field({ type: WebhookRecordTypeEnum, description: 'The kind of record that changed.', resolve: (d) => d.recordType as RecordType }),
+    recordType: t.field({ type: ChangeRecordTypeEnum, description: 'The kind of record that changed.', resolve: (d) => d.recordType as RecordType }),
     recordId: t.exposeInt('recordId', { description: 'The database ID of the record that changed.' }),
     action: t.exposeString('action', { description: '`created`, `updated` or `deleted`, as the change was recorded.' }),
     status: t.field({ type: WebhookDeliveryStatusEnum, description: 'Pending, delivered or failed.', resolve: (d) => d.status as 'pending' | 'delivered' | 'failed' }),
@@ -48,7 +44,7 @@ const WebhookType = builder.prismaObject('Webhook', {
     id: t.exposeInt('id', { description: 'The webhook’s database ID, for `deleteWebhook(id:)`.' }),
     url: t.exposeString('url', { description: 'Where the changes are POSTed.' }),
     types: t.field({
-      type: [WebhookRecordTypeEnum],
+      type: [ChangeRecordTypeEnum],
       description: 'The record types whose changes are sent.',
       resolve: (webhook) => webhook.types.split(',') as RecordType[],
     }),
@@ -88,7 +84,7 @@ const WebhookInput = builder.inputType('WebhookInput', {
   description: 'A new webhook.',
   fields: (t) => ({
     url: t.string({ required: true, description: 'An http(s) URL on a public address (unless WEBHOOKS_ALLOW_PRIVATE=1).' }),
-    types: t.field({ type: [WebhookRecordTypeEnum], description: 'The record types to send; all when left out.' }),
+    types: t.field({ type: [ChangeRecordTypeEnum], description: 'The record types to send; all when left out.' }),
     secret: t.string({ description: 'The signing secret, at least 16 characters; a random one when left out.' }),
   }),
 });

@@ -13,7 +13,7 @@ export type ChangeAction =
   /** It changed, or came into the reader’s view: read it again (an upsert). */
   | 'UPDATED';
 
-/** The kind of record a change is about. */
+/** A kind of record whose changes are logged (the change feed, `changed` and webhooks). */
 export type ChangeRecordType =
   /** An event category (REST `/categories`). */
   | 'CATEGORY'
