@@ -1,49 +1,27 @@
 // The account commands of the CLI, run as child processes over a temporary SQLite file, and the credentials they
 // print, used against the real server over HTTP.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CliError, runAccountCommand } from '../src/cli/users.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { createApp, listen, shutdown, type App } from '../src/server.js';
 import { freshDatabase, type TestDatabase } from './support/database.js';
+import { runSourceCli, type CommandRun } from './support/processes.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SLOW = 90_000;
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 let dir: string;
 let database: TestDatabase;
 let config: Config;
 
-function cli(...args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: database.url, CALENDAR_ADMIN_PASSWORD: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const cli = (...args: string[]): Promise<CommandRun> => runSourceCli(args, { DATABASE_URL: database.url });
 
 /** Runs a command that must succeed. */
-async function ok(...args: string[]): Promise<Run> {
+async function ok(...args: string[]): Promise<CommandRun> {
   const run = await cli(...args);
   expect(run.code, `${args.join(' ')}\n${run.stderr}`).toBe(0);
   return run;

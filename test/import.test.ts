@@ -20,7 +20,7 @@ import type { RecordType } from '../src/import/remote.js';
 import { runImport, type ImportOptions, type ImportSummary } from '../src/import/run.js';
 import { freshDatabase, runSql, type TestDatabase } from './support/database.js';
 import { createCategory, createEvent, createOrganizer, createTag, createVenue } from './support/factories.js';
-import { readUntil } from './support/processes.js';
+import { readUntil, runSourceCli, type CommandRun } from './support/processes.js';
 import { call } from './support/rest.js';
 import { ADMIN_AUTHORIZATION, startServer, TEST_ADMIN_PASSWORD, type TestServer } from './support/server.js';
 import { startImageServer, type ImageServer } from './support/image-server.js';
@@ -77,30 +77,9 @@ async function importInto(target: Target, options: ImportOptions): Promise<Impor
   return { ...summary, lines };
 }
 
-interface Run {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The CLI as a child process (stdout is a pipe, not a terminal). `onStdout` may kill it. */
-function cli(args: string[], env: Record<string, string>, onSpawn?: (kill: () => void) => void): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'import', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, CALENDAR_ADMIN_PASSWORD: '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-    onSpawn?.(() => child.kill('SIGKILL'));
-  });
-}
+/** The CLI as a child process (stdout is a pipe, not a terminal). `onSpawn` may kill it. */
+const cli = (args: string[], env: Record<string, string>, onSpawn?: (kill: () => void) => void): Promise<CommandRun> =>
+  runSourceCli(['import', ...args], env, onSpawn);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Reading a whole calendar back through REST, as comparable values: IDs replaced by slugs, site URLs left out.

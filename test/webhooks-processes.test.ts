@@ -1,17 +1,14 @@
 // Webhooks with the server as deployed (the compiled CLI in child processes): the `webhooks` commands, and a server
 // SIGKILLed while a delivery is in flight, whose successor on the same database delivers it (at least once).
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMPILED_CLI } from '../bench/processes.js';
 import { freshDatabase, type TestDatabase } from './support/database.js';
-import { rest, startInstance, stop, type Instance } from './support/processes.js';
+import { rest, runCommand, startInstance, stop, type Instance } from './support/processes.js';
 import { expectedSignature, startReceiver, type Receiver } from './support/webhook-receiver.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ENV = {
   WEBHOOKS_ALLOW_PRIVATE: '1',
   WEBHOOK_RETRY_BASE_MS: '50',
@@ -42,21 +39,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function cli(env: Record<string, string>, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [COMPILED_CLI, ...args], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: database.url, CALENDAR_ADMIN_PASSWORD: '', LOG_LEVEL: 'warn', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const cli = (env: Record<string, string>, ...args: string[]) =>
+  runCommand(process.execPath, [COMPILED_CLI, ...args], { DATABASE_URL: database.url, CALENDAR_ADMIN_PASSWORD: '', LOG_LEVEL: 'warn', ...env });
 
 const tomorrow = (hour: number) => `${new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)} ${String(hour).padStart(2, '0')}:00:00`;
 

@@ -24,6 +24,34 @@ export function freePort(): Promise<number> {
   });
 }
 
+export interface CommandRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs a command in the project's folder to its end with pipes for stdout and stderr (not a terminal), and answers
+ * its exit and output. `onSpawn` gets a way to SIGKILL it, for tests of a command stopped half-way.
+ */
+export function runCommand(command: string, args: string[], env: Record<string, string>, onSpawn?: (kill: () => void) => void): Promise<CommandRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    onSpawn?.(() => child.kill('SIGKILL'));
+  });
+}
+
+/** The command line as `npm run cli` runs it from the sources (`tsx src/cli.ts …`). */
+export const runSourceCli = (args: string[], env: Record<string, string>, onSpawn?: (kill: () => void) => void) =>
+  runCommand(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { CALENDAR_ADMIN_PASSWORD: '', ...env }, onSpawn);
+
 export interface Instance {
   base: string;
   child: ChildProcess;
