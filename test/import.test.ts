@@ -644,13 +644,18 @@ interface ProSite extends TecSite {
   events: any[];
   /** Each child's parent (its `post_parent`). */
   parents: Map<number, number>;
+  /** Statuses answered to `post_parent=<id>` instead of its children (404: as TEC before 4.9 answers no children). */
+  refusals: Map<number, number>;
 }
 
 /** The recorded site, with an events list of its own that filters on `post_parent` as TEC's does. */
 async function startProSite(): Promise<ProSite> {
-  const state = { events: [] as any[], parents: new Map<number, number>() };
+  const state = { events: [] as any[], parents: new Map<number, number>(), refusals: new Map<number, number>() };
   const site = await startTecSite((url, page) => {
     const parent = url.searchParams.get('post_parent');
+    const refusal = state.refusals.get(Number(parent));
+    if (refusal === 404) return { status: 404, body: fixture('events-page-beyond-last') };
+    if (refusal) return { status: refusal, body: { code: 'rest_forbidden', message: 'Sorry, you are not allowed to do that.', data: { status: refusal } } };
     const perPage = Number(url.searchParams.get('per_page') ?? '10');
     const matching = state.events.filter((event) => parent === null || state.parents.get(event.id) === Number(parent));
     const totalPages = Math.ceil(matching.length / perPage);
@@ -776,6 +781,25 @@ describe('import of The Events Calendar Pro series (occurrences sharing a parent
     expect((await read(`/events/${series[0].recurring_event_id}`)).recurrence).toEqual([
       'RDATE;TZID=Europe/Berlin:20300326T100000,20300402T100000,20300409T100000,20300416T100000,20300423T100000',
     ]);
+  }, SLOW);
+
+  it('reports the events of a group whose parent could not be asked, and takes a 404 for no children', async () => {
+    const other = await newTarget();
+    try {
+      site.refusals.set(100, 403);
+      site.refusals.set(110, 404);
+      const run = await importInto(other, { root: root() });
+      const yogaIds = [100, 101, 103, 104, 105];
+      expect(run.failures.map((failure) => failure.what)).toEqual(yogaIds.map((id) => `event ${id} "Yoga by the lake"`));
+      for (const failure of run.failures) expect(failure.reason).toMatch(/^could not ask the source whether it belongs to a series \(GET \S+post_parent=100\S*: HTTP 403 rest_forbidden/);
+      expect(run.counts.event).toMatchObject({ created: site.events.length - yogaIds.length, failed: yogaIds.length });
+      const list = await call(await other.server(), 'GET', '/events', { query: { ...window, per_page: 50 }, headers: { authorization: ADMIN_AUTHORIZATION } });
+      const single = (list.body.events as any[]).filter((event) => event.title === 'Open mic');
+      expect(single.map((event) => [event.start_date, event.recurring_event_id])).toEqual([['2030-05-01 20:00:00', undefined], ['2030-06-05 20:00:00', undefined]]);
+    } finally {
+      site.refusals.clear();
+      await other.close();
+    }
   }, SLOW);
 });
 
