@@ -644,7 +644,7 @@ interface ProSite extends TecSite {
   events: any[];
   /** Each child's parent (its `post_parent`). */
   parents: Map<number, number>;
-  /** Statuses answered to `post_parent=<id>` instead of its children (404: as TEC before 4.9 answers no children). */
+  /** Statuses answered to `post_parent=<id>` instead of its children (404: as older TEC versions answer no children). */
   refusals: Map<number, number>;
 }
 

@@ -170,7 +170,7 @@ class Importer implements LinkResolver {
     const children: unknown[] = [];
     const query = { ...this.listQuery(eventKind), post_parent: parentId };
     for await (const page of this.source.pages(eventKind.route, eventKind.listKey, query, this.options.perPage ?? 50)) {
-      // TEC before 4.9 answers an empty list with a 404 (`event-archive-page-not-found`), later versions with `[]`.
+      // Older TEC versions answer an empty list with a 404 (`event-archive-page-not-found`), later ones with `[]`.
       if ('error' in page && page.page === 1 && page.error.status === 404) return [];
       if ('error' in page) throw page.error;
       children.push(...page.items);
