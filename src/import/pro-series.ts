@@ -11,7 +11,7 @@
 // it made are), each child as the occurrence at its start.
 import { DateTime } from 'luxon';
 import { canonicalTimeZone, toWallClock } from '../time/dates.js';
-import { dateLines, MAX_RECURRENCE_DATES, MAX_RECURRENCE_LINES } from '../time/recurrence.js';
+import { dateLines, MAX_RECURRENCE_DATES, MAX_RECURRENCE_LINES, MAX_SERIES_OCCURRENCES } from '../time/recurrence.js';
 import { asRecord, flag, remoteIdOf, text, type RemoteRecord } from './remote.js';
 
 /** The events whose `post_parent` is `parentId`, every page; throws when the source cannot answer. */
@@ -37,6 +37,12 @@ interface Member {
 
 /** RDATE values per line, so that MAX_RECURRENCE_DATES fit in MAX_RECURRENCE_LINES lines. */
 const DATES_PER_LINE = Math.ceil(MAX_RECURRENCE_DATES / MAX_RECURRENCE_LINES);
+/**
+ * Characters of `recurrence` a series written here may have. PostgreSQL keeps `recurrence` in the events' listing
+ * index, whose entries must fit in 2,704 bytes: longer lines are refused there (compression helps, but by how much
+ * depends on the dates), so a series stays under this, about 100 dates.
+ */
+const MAX_RECURRENCE_TEXT = 2_000;
 const WALL_CLOCK = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
 /** A readable event (ID and start); records that cannot be read are left as they are, and reported when imported. */
@@ -68,7 +74,9 @@ function candidateGroups(events: unknown[]): Member[][] {
     const member = memberOf(event);
     const title = member && typeof member.record.title === 'string' ? member.record.title : '';
     if (!member || title.trim() === '') continue;
-    byTitle.set(title, [...(byTitle.get(title) ?? []), member]);
+    const group = byTitle.get(title);
+    if (group) group.push(member);
+    else byTitle.set(title, [member]);
   }
   return [...byTitle.values()].filter((group) => group.length > 1).map((group) => group.sort(inStartOrder));
 }
@@ -94,6 +102,8 @@ async function findSeries(events: unknown[], childrenOf: ChildrenOf): Promise<{ 
         found.unresolved.push({ records: open.map((member) => member.record), reason: `could not ask the source whether it belongs to a series (${why})` });
         break;
       }
+      // A list that ignores `post_parent` answers everything, the event asked about too: no series can be told apart.
+      if (children.some((child) => child.id === first.id)) return { series: [], unresolved: [] };
       accounted.add(first.id);
       for (const child of children) accounted.add(child.id);
       if (children.length) found.series.push({ parent: first.record, children: children.sort(inStartOrder).map((child) => child.record) });
@@ -130,12 +140,47 @@ function startIn(record: RemoteRecord, series: Timing, siteZone: string): string
   return moment?.isValid ? toWallClock(moment) : null;
 }
 
+const DAY_MS = 86_400_000;
+const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+/** Days from one wall clock's date to another's. */
+const daysBetween = (from: string, to: string) => Math.round((Date.parse(`${to.slice(0, 10)}T00:00:00Z`) - Date.parse(`${from.slice(0, 10)}T00:00:00Z`)) / DAY_MS);
+const plusDays = (wallClock: string, days: number) => toWallClock(DateTime.fromSQL(wallClock, { zone: 'utc' }).plus({ days }));
+
+/**
+ * A rule for starts that mostly fall on a regular step after the first (the same time of day, every N days): the
+ * steps without a start as EXDATEs, the starts off the step as RDATEs. Null when no start is on a step.
+ */
+function steppedRule(first: string, starts: string[], { zone, allDay }: Timing): string[] | null {
+  const onStep = (start: string) => daysBetween(first, start) > 0 && (allDay || start.slice(11) === first.slice(11));
+  const offsets = starts.filter(onStep).map((start) => daysBetween(first, start));
+  if (!offsets.length) return null;
+  const step = offsets.reduce(gcd);
+  const count = Math.max(...offsets) / step + 1;
+  if (count > MAX_SERIES_OCCURRENCES) return null;
+  const present = new Set(offsets);
+  const missing = Array.from({ length: count - 1 }, (_, i) => (i + 1) * step).filter((offset) => !present.has(offset));
+  const frequency = step % 7 === 0 ? `FREQ=WEEKLY${step > 7 ? `;INTERVAL=${step / 7}` : ''}` : `FREQ=DAILY${step > 1 ? `;INTERVAL=${step}` : ''}`;
+  return [
+    `RRULE:${frequency};COUNT=${count}`,
+    ...dateLines('EXDATE', missing.map((offset) => plusDays(first, offset)), zone, allDay, DATES_PER_LINE),
+    ...dateLines('RDATE', starts.filter((start) => !onStep(start)), zone, allDay, DATES_PER_LINE),
+  ];
+}
+
+/** The `recurrence` of a series with these starts after its first: a stepped rule, or RDATEs only when shorter. */
+function recurrenceFor(first: string, starts: string[], timing: Timing): string[] {
+  const dates = dateLines('RDATE', starts, timing.zone, timing.allDay, DATES_PER_LINE);
+  const rule = steppedRule(first, starts, timing);
+  return rule && rule.join('\n').length < dates.join('\n').length ? rule : dates;
+}
+
 /**
  * One series here, led by `head` (its DTSTART): the head with `recurrence`, each other member with its series and
- * original start. A member whose start the series has already (the head's, another member's) or whose start cannot
- * be read stays an event of its own.
+ * original start; null when its `recurrence` would be longer than MAX_RECURRENCE_TEXT (which keeps it within
+ * MAX_RECURRENCE_DATES and MAX_RECURRENCE_LINES too). A member whose start the series has already (the head's,
+ * another member's) or whose start cannot be read stays an event of its own.
  */
-function asSeries([head, ...others]: RemoteRecord[], siteZone: string): RemoteRecord[] {
+function asSeries([head, ...others]: RemoteRecord[], siteZone: string): RemoteRecord[] | null {
   const timing = timingOf(head, siteZone);
   const headStart = startIn(head, timing, siteZone);
   if (headStart === null) return [head, ...others];
@@ -152,7 +197,8 @@ function asSeries([head, ...others]: RemoteRecord[], siteZone: string): RemoteRe
     occurrences.push({ record, start });
   }
   if (!occurrences.length) return [head, ...alone];
-  const recurrence = dateLines('RDATE', occurrences.map((occurrence) => occurrence.start), timing.zone, timing.allDay, DATES_PER_LINE);
+  const recurrence = recurrenceFor(headStart, occurrences.map((occurrence) => occurrence.start), timing);
+  if (recurrence.join('\n').length > MAX_RECURRENCE_TEXT) return null;
   const seriesId = remoteIdOf(head);
   return [
     { ...head, recurrence },
@@ -161,14 +207,27 @@ function asSeries([head, ...others]: RemoteRecord[], siteZone: string): RemoteRe
   ];
 }
 
+/** How many RDATEs a series led by an event of this timing may have (MAX_RECURRENCE_TEXT, MAX_RECURRENCE_DATES). */
+function rdateCapacity({ zone, allDay }: Timing): number {
+  const fullLine = dateLines('RDATE', Array<string>(DATES_PER_LINE).fill('2000-01-01 00:00:00'), zone, allDay, DATES_PER_LINE)[0];
+  return Math.min(MAX_RECURRENCE_DATES, Math.floor(MAX_RECURRENCE_TEXT / (fullLine.length + 1)) * DATES_PER_LINE);
+}
+
 /**
- * A Pro series as series here. One with more children than a `recurrence` holds (MAX_RECURRENCE_DATES) is kept as
- * consecutive series of that many occurrences after their first, each led by its first occurrence.
+ * A Pro series as series here. One whose `recurrence` would be too long (irregular, with many dates) is kept as
+ * consecutive series of as many occurrences as fit as RDATEs (rdateCapacity), each led by its first occurrence.
  */
 function seriesRecords({ parent, children }: ProSeries, siteZone: string): RemoteRecord[] {
   const members = [parent, ...children];
+  const whole = asSeries(members, siteZone);
+  if (whole) return whole;
   const records: RemoteRecord[] = [];
-  for (let i = 0; i < members.length; i += MAX_RECURRENCE_DATES + 1) records.push(...asSeries(members.slice(i, i + MAX_RECURRENCE_DATES + 1), siteZone));
+  for (let i = 0; i < members.length; ) {
+    const size = 1 + rdateCapacity(timingOf(members[i], siteZone));
+    // Fits: RDATEs only, at most rdateCapacity of them, are the longest it may be written as.
+    records.push(...asSeries(members.slice(i, i + size), siteZone)!);
+    i += size;
+  }
   return records;
 }
 
