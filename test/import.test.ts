@@ -782,6 +782,32 @@ describe('import of The Events Calendar Pro series (occurrences sharing a parent
     expect((await read(`/events/${series[0].recurring_event_id}`)).recurrence).toEqual(['RRULE:FREQ=WEEKLY;COUNT=6', 'EXDATE;TZID=Europe/Berlin:20300409T100000']);
   }, SLOW);
 
+  it('follows a parent changed alone on the source: the series takes its title, its children keep theirs', async () => {
+    const before = (await read(`/events?start_date=${window.start_date}&end_date=${window.end_date}&per_page=50`)).events as any[];
+    const parent = site.events[0];
+    site.events[0] = { ...parent, title: 'Opening class' };
+    try {
+      site.requests.length = 0;
+      const run = await importInto(target, { root: root() });
+      expect(run.failures).toEqual([]);
+      // The master, and its four children compared with it again (exceptions now, as they differ from it).
+      expect(run.counts.event).toMatchObject({ created: 0, updated: 5, unchanged: 5, failed: 0 });
+      // Asked as a series imported before, though no other event has its title now.
+      expect(parentRequests().map((url) => url.searchParams.get('post_parent'))).toEqual(['100', '120', '110']);
+      const after = (await read(`/events?start_date=${window.start_date}&end_date=${window.end_date}&per_page=50`)).events as any[];
+      const series = after.filter((event) => event.recurring_event_id === before[0].recurring_event_id);
+      expect(series.map((event) => [event.id, event.title])).toEqual([
+        [before[0].id, 'Opening class'],
+        [before[1].id, 'Yoga by the lake'],
+        [before[2].id, 'Yoga by the lake: guest teacher'],
+        [before[3].id, 'Yoga by the lake'],
+        [before[4].id, 'Yoga by the lake'],
+      ]);
+    } finally {
+      site.events[0] = parent;
+    }
+  }, SLOW);
+
   it('keeps a series whose recurrence would be too long as consecutive series, losing none', async () => {
     const other = await newTarget();
     const big = await startProSite();

@@ -85,14 +85,19 @@ async function childrenIn(childrenOf: ChildrenOf, parentId: number): Promise<Mem
   return (await childrenOf(parentId)).map(memberOf).filter((child): child is Member => child !== null);
 }
 
-/** Asks each candidate group for its series, as the module comment says. */
-async function findSeries(events: unknown[], childrenOf: ChildrenOf): Promise<{ series: ProSeries[]; unresolved: UnresolvedGroup[] }> {
+/**
+ * Asks each candidate group for its series, as the module comment says: first the parents of series imported before
+ * (each on its own: a parent retitled alone no longer shares its children's title), then the groups by title.
+ */
+async function findSeries(events: unknown[], childrenOf: ChildrenOf, knownParents: Set<number>): Promise<{ series: ProSeries[]; unresolved: UnresolvedGroup[] }> {
   const found = { series: [] as ProSeries[], unresolved: [] as UnresolvedGroup[] };
   const accounted = new Set<number>();
-  for (const group of candidateGroups(events)) {
+  const known = events.map(memberOf).filter((member): member is Member => member !== null && knownParents.has(member.id));
+  for (const group of [...known.map((member) => [member]), ...candidateGroups(events)]) {
     let open = group.filter((member) => !accounted.has(member.id));
-    // A lone member left could be a parent only if every one of its children had been retitled: it is not asked.
-    while (open.length > 1) {
+    // A lone member left of a title group could be a parent only if every one of its children had been retitled: it
+    // is not asked.
+    while (open.length > (group.length === 1 ? 0 : 1)) {
       const [first] = open;
       let children: Member[];
       try {
@@ -234,10 +239,15 @@ function seriesRecords({ parent, children }: ProSeries, siteZone: string): Remot
 /**
  * The listed events with The Events Calendar Pro's series among them written as series (see the module comment):
  * the members of each series found take its place in the list (children the list lacked included), and the members
- * of a group the source could not tell apart are left out, for the caller to report.
+ * of a group the source could not tell apart are left out, for the caller to report. `knownParents`: the events
+ * imported before as series masters.
  */
-export async function withProSeries(listed: unknown[], childrenOf: ChildrenOf, siteZone: string): Promise<{ events: unknown[]; unresolved: UnresolvedGroup[] }> {
-  const { series, unresolved } = await findSeries(listed, childrenOf);
+export async function withProSeries(
+  listed: unknown[],
+  childrenOf: ChildrenOf,
+  { siteZone, knownParents }: { siteZone: string; knownParents: Set<number> },
+): Promise<{ events: unknown[]; unresolved: UnresolvedGroup[] }> {
+  const { series, unresolved } = await findSeries(listed, childrenOf, knownParents);
   const replaced = new Map<number, RemoteRecord>();
   for (const found of series) for (const record of seriesRecords(found, siteZone)) replaced.set(remoteIdOf(record), record);
   const left = new Set(unresolved.flatMap((group) => group.records.map(remoteIdOf)));

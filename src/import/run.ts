@@ -22,7 +22,7 @@ import { contentHash, OriginStore } from './origins.js';
 import { emptyCounts, PLURAL, type Counts, type ImportProgress, type Outcome, type TypeProgress } from './progress.js';
 import { asRecord, describeRecord, MalformedRecord, RECORD_TYPES, remoteIdOf, text, type RecordType, type RemoteImage, type RemoteRecord } from './remote.js';
 import { withProSeries } from './pro-series.js';
-import { followsSeries, occurrenceOf, type RemoteOccurrence } from './series.js';
+import { followsSeries, occurrenceOf, seriesFacts, type RemoteOccurrence } from './series.js';
 import { GraphQLWriter, importerViewer, type Input } from './writer.js';
 
 export interface ImportOptions extends Omit<SourceOptions, 'onRetry'> {
@@ -63,6 +63,12 @@ const KINDS: Record<RecordType, RecordKind> = { category: categoryKind, tag: tag
 
 /** A record another one links to could not be imported. */
 class LinkFailed extends Error {}
+
+/** A series master as imported in this run: its local ID, and what was written for it. */
+interface SeriesMaster {
+  localId: number;
+  input: Input;
+}
 
 function reasonOf(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
@@ -158,11 +164,19 @@ class Importer implements LinkResolver {
       else listed.push(...items);
     });
     if (exposesSeries || this.stopped) return complete;
-    const { events, unresolved } = await withProSeries(listed, (parentId) => this.childrenOf(parentId), this.siteZone);
+    const knownParents = await this.seriesImportedBefore();
+    const { events, unresolved } = await withProSeries(listed, (parentId) => this.childrenOf(parentId), { siteZone: this.siteZone, knownParents });
     for (const group of unresolved) for (const record of group.records) this.refuse(kind, record, group.reason);
     for (const item of events) this.remember(kind, item);
     await this.importEach(kind, events);
     return complete;
+  }
+
+  /** The source's events whose copies here are series masters. */
+  private async seriesImportedBefore(): Promise<Set<number>> {
+    const masters = await this.db.event.findMany({ where: { recurrence: { not: '' } }, select: { id: true } });
+    const localIds = new Set(masters.map((master) => master.id));
+    return new Set(this.origins.remoteIds('event').filter((remoteId) => localIds.has(this.origins.get('event', remoteId)!.localId)));
   }
 
   /** The events whose `post_parent` is `parentId` (a Pro series' children), asked as the events list is. */
@@ -236,13 +250,14 @@ class Importer implements LinkResolver {
     try {
       const occurrence = kind.type === 'event' ? occurrenceOf(record) : null;
       const input = await kind.toInput(record, this);
-      const hash = contentHash(input);
+      const series = occurrence ? await this.master(occurrence.seriesId) : null;
+      const hash = contentHash(series ? { ...input, series: seriesFacts(series.input) } : input);
       const known = this.origins.get(kind.type, remoteId);
       if (known?.contentHash === hash) {
         this.count(kind.type, 'unchanged');
         return known.localId;
       }
-      if (occurrence) return await this.writeOccurrence(remoteId, record, occurrence, input, hash);
+      if (occurrence) return await this.writeOccurrence(remoteId, record, occurrence, series!, input, hash);
       const target = known?.localId ?? (await this.unclaimedTwin(kind, input));
       const written = { ...input, ...(kind.hasStatus ? { authorId: this.authorId } : {}) };
       const writtenId = target === undefined ? await this.writer.create(kind.mutations, written) : await this.writer.update(kind.mutations, target, written);
@@ -261,9 +276,9 @@ class Importer implements LinkResolver {
   }
 
   /** Series masters read from the source in this run, by remote ID (each occurrence compares itself with its series). */
-  private readonly masters = new Map<number, Promise<{ localId: number; input: Input }>>();
+  private readonly masters = new Map<number, Promise<SeriesMaster>>();
 
-  private master(remoteId: number): Promise<{ localId: number; input: Input }> {
+  private master(remoteId: number): Promise<SeriesMaster> {
     let master = this.masters.get(remoteId);
     if (!master) {
       master = (async () => {
@@ -284,8 +299,7 @@ class Importer implements LinkResolver {
    * An occurrence of a series on the source: the series is imported (as a series), and the occurrence is the local
    * one with the same original start, written only when it differs from its series (src/import/series.ts).
    */
-  private async writeOccurrence(remoteId: number, record: RemoteRecord, occurrence: RemoteOccurrence, input: Input, hash: string): Promise<number> {
-    const series = await this.master(occurrence.seriesId);
+  private async writeOccurrence(remoteId: number, record: RemoteRecord, occurrence: RemoteOccurrence, series: SeriesMaster, input: Input, hash: string): Promise<number> {
     const find = () => this.db.event.findFirst({ where: { recurringEventId: series.localId, originalStartLocal: occurrence.originalStart }, select: { id: true } });
     let local = await find();
     if (!local) {

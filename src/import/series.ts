@@ -36,12 +36,21 @@ const OWN_FIELDS = ['slug', 'startDate', 'endDate', 'dateUtc', 'recurrence'];
 
 const lengthOf = (input: Input) => Date.parse(String(input.endDate).replace(' ', 'T') + 'Z') - Date.parse(String(input.startDate).replace(' ', 'T') + 'Z');
 
+const shared = (input: Input) => Object.entries(input).filter(([key]) => !OWN_FIELDS.includes(key));
+
 /**
  * Whether an occurrence is what its series makes of it: at its original start, as long as the series, and with the
  * series' fields and links. Otherwise it was changed on the source, and is imported as an exception.
  */
 export function followsSeries(occurrence: Input, master: Input, originalStart: string): boolean {
   if (occurrence.startDate !== originalStart || lengthOf(occurrence) !== lengthOf(master)) return false;
-  const strip = (input: Input) => JSON.stringify(Object.entries(input).filter(([key]) => !OWN_FIELDS.includes(key)));
-  return strip(occurrence) === strip(master);
+  return JSON.stringify(shared(occurrence)) === JSON.stringify(shared(master));
+}
+
+/**
+ * What of its series an occurrence is compared with (followsSeries), for its content hash: an occurrence is looked at
+ * again when its series changes that way on the source, not only when it changes itself (a Pro parent edited alone).
+ */
+export function seriesFacts(master: Input): Input {
+  return { fields: Object.fromEntries(shared(master)), length: lengthOf(master) };
 }
