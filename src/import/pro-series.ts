@@ -4,11 +4,12 @@
 // series' other occurrences (its children). That is how the series are found here, in a bounded number of requests:
 // occurrences share their parent's title, so only an event whose title another listed event has can be a parent, and
 // each such group is asked, first start first, until its members are accounted for (a parent's children leave the
-// group): one request a series, as a rule. A child retitled on the source is found all the same, in its parent's answer.
+// group): one request a series, as a rule. A child retitled on the source is found all the same, in its parent's
+// answer; the parents of series imported before are asked whatever their title.
 //
 // A series found is written the way a source that exposes its series gives it (src/import/series.ts): the parent as a
-// series master whose `recurrence` lists its children's starts as RDATEs (Pro's own rule is not in the API; the dates
-// it made are), each child as the occurrence at its start.
+// series master whose `recurrence` gives its children's starts (Pro's own rule is not in the API; the dates it made
+// are), as a rule with a regular step or as RDATEs, whichever is shorter; each child as the occurrence at its start.
 import { DateTime } from 'luxon';
 import { canonicalTimeZone, toWallClock } from '../time/dates.js';
 import { dateLines, MAX_RECURRENCE_DATES, MAX_RECURRENCE_LINES, MAX_SERIES_OCCURRENCES } from '../time/recurrence.js';
