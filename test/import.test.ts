@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapAdmin } from '../src/auth/credentials.js';
 import { loadConfig, type Config } from '../src/config.js';
@@ -438,8 +439,17 @@ interface TecSite {
 
 const TRIBE = '/wp-json/tribe/events/v1';
 
-/** A The Events Calendar site made of recorded responses: the namespace index, the lists, nothing else. */
-async function startTecSite(): Promise<TecSite> {
+interface Answer {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+/**
+ * A The Events Calendar site made of recorded responses: the namespace index, the lists, nothing else. `events`, when
+ * given, answers the events list instead of the recorded pages.
+ */
+async function startTecSite(events?: (url: URL, page: number) => Answer): Promise<TecSite> {
   const site: TecSite = { url: '', requests: [], failures: new Map(), close: async () => {} };
   const send = (response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
     response.writeHead(status, { ...headers, 'content-type': 'application/json; charset=UTF-8' });
@@ -457,6 +467,10 @@ async function startTecSite(): Promise<TecSite> {
     if (failure === 0) return void response.socket?.destroy();
     if (failure) return send(response, failure, { code: 'failure', message: `Recorded failure ${failure}`, data: { status: failure } }, { 'retry-after': '0' });
     if (route === '') return send(response, 200, fixture('namespace-index'));
+    if (route === '/events' && events) {
+      const answer = events(url, page);
+      return send(response, answer.status, answer.body, answer.headers);
+    }
     if (route === '/events') {
       const pages = fixture('events-page-1').total_pages;
       if (page > pages) return send(response, 404, fixture('events-page-beyond-last'));
@@ -595,6 +609,225 @@ describe('import from The Events Calendar (recorded tribe/events/v1 responses)',
       const copy = await calendarOf(await other.server());
       expect(copy.events.find((e) => e.slug === 'event-1-workshop')!.tags).toEqual(['family']);
     } finally {
+      await other.close();
+    }
+  }, SLOW);
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// (b') From a The Events Calendar Pro site (legacy Pro): each occurrence of a series is an event of its own, the
+//      children pointing at the first (their parent); the REST API shows that only through `events?post_parent=`.
+
+interface ProSite extends TecSite {
+  /** The site's events in start order, as its events list answers them; changed between runs. */
+  events: any[];
+  /** Each child's parent (its `post_parent`). */
+  parents: Map<number, number>;
+  /** Statuses answered to `post_parent=<id>` instead of its children (404: as older TEC versions answer no children). */
+  refusals: Map<number, number>;
+}
+
+/** The recorded site, with an events list of its own that filters on `post_parent` as TEC's does. */
+async function startProSite(): Promise<ProSite> {
+  const state = { events: [] as any[], parents: new Map<number, number>(), refusals: new Map<number, number>() };
+  const site = await startTecSite((url, page) => {
+    const parent = url.searchParams.get('post_parent');
+    const refusal = state.refusals.get(Number(parent));
+    if (refusal === 404) return { status: 404, body: fixture('events-page-beyond-last') };
+    if (refusal) return { status: refusal, body: { code: 'rest_forbidden', message: 'Sorry, you are not allowed to do that.', data: { status: refusal } } };
+    const perPage = Number(url.searchParams.get('per_page') ?? '10');
+    const matching = state.events.filter((event) => parent === null || state.parents.get(event.id) === Number(parent));
+    const totalPages = Math.ceil(matching.length / perPage);
+    if (page > 1 && page > totalPages) return { status: 404, body: fixture('events-page-beyond-last') };
+    const headers = { 'x-tec-total': String(matching.length), 'x-tec-totalpages': String(totalPages) };
+    return { status: 200, body: { events: matching.slice((page - 1) * perPage, page * perPage), total: matching.length, total_pages: totalPages }, headers };
+  });
+  return Object.assign(site, state);
+}
+
+/** An event as TEC answers it, made from a recorded one (its venue, organizer and terms): its own ID, title and times. */
+function proEvent(id: number, title: string, zone: string, start: string, end: string, allDay = false) {
+  const { start_date_details, end_date_details, utc_start_date_details, utc_end_date_details, timezone_abbr, ...recorded } = recordedEvents().find((event) => event.id === 47);
+  const utc = (local: string) => DateTime.fromSQL(local, { zone }).toUTC().toFormat('yyyy-MM-dd HH:mm:ss');
+  const slug = `${title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-${id}`;
+  return {
+    ...recorded, id, title, slug, url: `http://127.0.0.1:8080/event/${slug}/`, rest_url: `http://127.0.0.1:8080/wp-json/tribe/events/v1/events/${id}`,
+    all_day: allDay, timezone: zone, start_date: start, end_date: end, utc_start_date: utc(start), utc_end_date: utc(end),
+  };
+}
+
+describe('import of The Events Calendar Pro series (occurrences sharing a parent)', () => {
+  let site: ProSite;
+  let target: Target;
+  const window = { start_date: '2030-01-01', end_date: '2030-12-31' };
+  const yoga = (id: number, day: string, title = 'Yoga by the lake') => proEvent(id, title, 'Europe/Berlin', `${day} 10:00:00`, `${day} 11:00:00`);
+  const fair = (id: number, day: string) => proEvent(id, 'Harvest fair', 'America/New_York', `${day} 00:00:00`, `${day} 23:59:59`, true);
+
+  beforeAll(async () => {
+    site = await startProSite();
+    site.events.push(
+      // A weekly series across the change to summer time, one occurrence retitled on the source (an exception), one
+      // deleted there (9 April).
+      yoga(100, '2030-03-19'), yoga(101, '2030-03-26'), yoga(102, '2030-04-02', 'Yoga by the lake: guest teacher'), yoga(104, '2030-04-16'),
+      // Two events that share a title and are no series.
+      proEvent(110, 'Open mic', 'Europe/Berlin', '2030-05-01 20:00:00', '2030-05-01 22:00:00'),
+      proEvent(111, 'Open mic', 'Europe/Berlin', '2030-06-05 20:00:00', '2030-06-05 22:00:00'),
+      // An all-day series on irregular days.
+      fair(120, '2030-09-14'), fair(121, '2030-09-15'), fair(122, '2030-09-17'),
+    );
+    for (const child of [101, 102, 104]) site.parents.set(child, 100);
+    for (const child of [121, 122]) site.parents.set(child, 120);
+    target = await newTarget();
+  });
+
+  afterAll(async () => {
+    await target?.close();
+    await site?.close();
+  });
+
+  const root = () => `${site.url}/wp-json/`;
+  const parentRequests = () => site.requests.filter((url) => url.pathname.endsWith('/events') && url.searchParams.has('post_parent'));
+  const shown = (events: any[]) => events.map((event) => [event.title, event.start_date, event.original_start_date]);
+  const read = async (route: string) => (await call(await target.server(), 'GET', route, { headers: { authorization: ADMIN_AUTHORIZATION } })).body;
+
+  it('imports each series as a series: the parent a master whose recurrence gives its children, each child its occurrence', async () => {
+    const run = await importInto(target, { root: root() });
+    expect(run.failures).toEqual([]);
+    expect(run.counts.event).toMatchObject({ created: 9, updated: 0, unchanged: 0, failed: 0 });
+    // One request a group of events sharing a title, with the list's own window; the lone "Open mic" left is not asked.
+    expect(parentRequests().map((url) => url.searchParams.get('post_parent'))).toEqual(['100', '110', '120']);
+    expect(Object.fromEntries(parentRequests()[0]!.searchParams)).toMatchObject({ start_date: '1970-01-01 00:00:00', end_date: '2100-12-31 23:59:59' });
+    expect(site.requests.filter((url) => /\/events\/\d+$/.test(url.pathname))).toEqual([]);
+
+    const list = await read(`/events?start_date=${window.start_date}&end_date=${window.end_date}&per_page=50`);
+    expect(list.total).toBe(site.events.length);
+    const copied = list.events as any[];
+    const series = copied.filter((event) => event.title.startsWith('Yoga'));
+    expect(shown(series)).toEqual([
+      ['Yoga by the lake', '2030-03-19 10:00:00', '2030-03-19 10:00:00'],
+      ['Yoga by the lake', '2030-03-26 10:00:00', '2030-03-26 10:00:00'],
+      ['Yoga by the lake: guest teacher', '2030-04-02 10:00:00', '2030-04-02 10:00:00'],
+      ['Yoga by the lake', '2030-04-16 10:00:00', '2030-04-16 10:00:00'],
+    ]);
+    expect(series.map((event) => event.utc_start_date)).toEqual(['2030-03-19 09:00:00', '2030-03-26 09:00:00', '2030-04-02 08:00:00', '2030-04-16 08:00:00']);
+    expect(new Set(series.map((event) => event.recurring_event_id)).size).toBe(1);
+    const master = await read(`/events/${series[0].recurring_event_id}`);
+    // Weekly from the parent's start, less the week without an occurrence (shorter than the three dates as RDATEs).
+    expect(master.recurrence).toEqual(['RRULE:FREQ=WEEKLY;COUNT=5', 'EXDATE;TZID=Europe/Berlin:20300409T100000']);
+    expect(master.title).toBe('Yoga by the lake');
+
+    const fairs = copied.filter((event) => event.title === 'Harvest fair');
+    expect(fairs.map((event) => [event.all_day, event.start_date, event.original_start_date])).toEqual([
+      [true, '2030-09-14 00:00:00', '2030-09-14 00:00:00'],
+      [true, '2030-09-15 00:00:00', '2030-09-15 00:00:00'],
+      [true, '2030-09-17 00:00:00', '2030-09-17 00:00:00'],
+    ]);
+    expect(new Set(fairs.map((event) => event.recurring_event_id)).size).toBe(1);
+    expect((await read(`/events/${fairs[0].recurring_event_id}`)).recurrence).toEqual(['RDATE;VALUE=DATE:20300915,20300917']);
+
+    const single = copied.filter((event) => event.title === 'Open mic');
+    expect(single.map((event) => [event.start_date, event.recurring_event_id, event.recurrence])).toEqual([
+      ['2030-05-01 20:00:00', undefined, []],
+      ['2030-06-05 20:00:00', undefined, []],
+    ]);
+  }, SLOW);
+
+  it('answers unchanged for every event on a second run, asking the same parents again', async () => {
+    site.requests.length = 0;
+    const run = await importInto(target, { root: root() });
+    expect(run.failures).toEqual([]);
+    expect(run.counts.event).toMatchObject({ created: 0, updated: 0, unchanged: 9, failed: 0 });
+    expect(parentRequests()).toHaveLength(3);
+  }, SLOW);
+
+  it('adds a child new on the source to its series, keeping the occurrences and the exception', async () => {
+    const before = (await read(`/events?start_date=${window.start_date}&end_date=${window.end_date}&per_page=50`)).events as any[];
+    site.events.splice(4, 0, yoga(105, '2030-04-23'));
+    site.parents.set(105, 100);
+    const run = await importInto(target, { root: root() });
+    expect(run.failures).toEqual([]);
+    // The master (its recurrence) updated, the new child created.
+    expect(run.counts.event).toMatchObject({ created: 1, updated: 1, unchanged: 8, failed: 0 });
+    const list = await read(`/events?start_date=${window.start_date}&end_date=${window.end_date}&per_page=50`);
+    expect(list.total).toBe(site.events.length);
+    const series = (list.events as any[]).filter((event) => event.title.startsWith('Yoga'));
+    expect(shown(series).slice(-2)).toEqual([
+      ['Yoga by the lake', '2030-04-16 10:00:00', '2030-04-16 10:00:00'],
+      ['Yoga by the lake', '2030-04-23 10:00:00', '2030-04-23 10:00:00'],
+    ]);
+    expect(series[2].title).toBe('Yoga by the lake: guest teacher');
+    const kept = before.filter((event) => event.title.startsWith('Yoga')).map((event) => event.id);
+    expect(series.slice(0, 4).map((event) => event.id)).toEqual(kept);
+    expect((await read(`/events/${series[0].recurring_event_id}`)).recurrence).toEqual(['RRULE:FREQ=WEEKLY;COUNT=6', 'EXDATE;TZID=Europe/Berlin:20300409T100000']);
+  }, SLOW);
+
+  it('follows a parent changed alone on the source: the series takes its title, its children keep theirs', async () => {
+    const before = (await read(`/events?start_date=${window.start_date}&end_date=${window.end_date}&per_page=50`)).events as any[];
+    const parent = site.events[0];
+    site.events[0] = { ...parent, title: 'Opening class' };
+    try {
+      site.requests.length = 0;
+      const run = await importInto(target, { root: root() });
+      expect(run.failures).toEqual([]);
+      // The master, and its four children compared with it again (exceptions now, as they differ from it).
+      expect(run.counts.event).toMatchObject({ created: 0, updated: 5, unchanged: 5, failed: 0 });
+      // Asked as a series imported before, though no other event has its title now.
+      expect(parentRequests().map((url) => url.searchParams.get('post_parent'))).toEqual(['100', '120', '110']);
+      const after = (await read(`/events?start_date=${window.start_date}&end_date=${window.end_date}&per_page=50`)).events as any[];
+      const series = after.filter((event) => event.recurring_event_id === before[0].recurring_event_id);
+      expect(series.map((event) => [event.id, event.title])).toEqual([
+        [before[0].id, 'Opening class'],
+        [before[1].id, 'Yoga by the lake'],
+        [before[2].id, 'Yoga by the lake: guest teacher'],
+        [before[3].id, 'Yoga by the lake'],
+        [before[4].id, 'Yoga by the lake'],
+      ]);
+    } finally {
+      site.events[0] = parent;
+    }
+  }, SLOW);
+
+  it('keeps a series whose recurrence would be too long as consecutive series, losing none', async () => {
+    const other = await newTarget();
+    const big = await startProSite();
+    try {
+      // 250 daily occurrences, one in three at 07:00 (the parent's time), the others at 08:00: off any step, they
+      // need an RDATE each, more than one series here may hold (about 100).
+      const starts = Array.from({ length: 250 }, (_, i) => `${DateTime.fromISO('2031-01-01').plus({ days: i }).toISODate()} ${i % 3 === 0 ? '07' : '08'}:00:00`);
+      big.events.push(...starts.map((start, i) => proEvent(1000 + i, 'Daily swim', 'UTC', start, `${start.slice(0, 11)}09:00:00`)));
+      for (let i = 1; i < starts.length; i++) big.parents.set(1000 + i, 1000);
+      const run = await importInto(other, { root: `${big.url}/wp-json/` });
+      expect(run.failures).toEqual([]);
+      expect(run.counts.event).toMatchObject({ created: 250, failed: 0 });
+      const copied = await listAll(await other.server(), '/events', 'events', { start_date: '2031-01-01', end_date: '2031-12-31' });
+      expect(copied.map((event) => [event.start_date, event.original_start_date])).toEqual(starts.map((start) => [start, start]));
+      const seriesIds = [...new Set(copied.map((event) => event.recurring_event_id))];
+      const masters = await Promise.all(seriesIds.map(async (id) => (await call(await other.server(), 'GET', `/events/${id}`)).body));
+      // Led by the parent, the 112th and the 223rd occurrence (110 dates fit a series as RDATEs in UTC).
+      expect(masters.map((master) => master.start_date)).toEqual([starts[0], starts[111], starts[222]]);
+      expect(masters[0].recurrence[0]).toBe('RRULE:FREQ=DAILY;INTERVAL=3;COUNT=37');
+      for (const master of masters) expect(master.recurrence.join('\n').length).toBeLessThanOrEqual(2000);
+    } finally {
+      await big.close();
+      await other.close();
+    }
+  }, SLOW);
+
+  it('reports the events of a group whose parent could not be asked, and takes a 404 for no children', async () => {
+    const other = await newTarget();
+    try {
+      site.refusals.set(100, 403);
+      site.refusals.set(110, 404);
+      const run = await importInto(other, { root: root() });
+      const yogaIds = [100, 101, 104, 105];
+      expect(run.failures.map((failure) => failure.what)).toEqual(yogaIds.map((id) => `event ${id} "Yoga by the lake"`));
+      for (const failure of run.failures) expect(failure.reason).toMatch(/^could not ask the source whether it belongs to a series \(GET \S+post_parent=100\S*: HTTP 403 rest_forbidden/);
+      expect(run.counts.event).toMatchObject({ created: site.events.length - yogaIds.length, failed: yogaIds.length });
+      const list = await call(await other.server(), 'GET', '/events', { query: { ...window, per_page: 50 }, headers: { authorization: ADMIN_AUTHORIZATION } });
+      const single = (list.body.events as any[]).filter((event) => event.title === 'Open mic');
+      expect(single.map((event) => [event.start_date, event.recurring_event_id])).toEqual([['2030-05-01 20:00:00', undefined], ['2030-06-05 20:00:00', undefined]]);
+    } finally {
+      site.refusals.clear();
       await other.close();
     }
   }, SLOW);

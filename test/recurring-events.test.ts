@@ -168,6 +168,22 @@ describe('REST: the series and its occurrences', () => {
     expect(refused.status).toBe(400);
   });
 
+  it('keeps the occurrences a list made beyond the horizon, exceptions included, through a series edit', async () => {
+    // Past RECURRENCE_HORIZON_DAYS (730 days from now): these rows exist because the list reached them.
+    const series = await newSeries({ start_date: '2031-07-07 10:00:00', end_date: '2031-07-07 11:00:00', recurrence: ['RRULE:FREQ=DAILY;COUNT=3'] });
+    const [first, second, third] = await listed(series.category, '2031-07-01', '2031-07-31');
+    const changed = await rest.post(`/events/${second.id}`, { json: { title: 'Guest teacher' } });
+    expect(changed.status, changed.text).toBe(200);
+    const edited = await rest.post(`/events/${series.id}`, { json: { title: 'Series title' } });
+    expect(edited.status, edited.text).toBe(200);
+    const events = await listed(series.category, '2031-07-01', '2031-07-31');
+    expect(events.map((event) => [event.id, event.title])).toEqual([
+      [first.id, 'Series title'],
+      [second.id, 'Guest teacher'],
+      [third.id, 'Series title'],
+    ]);
+  });
+
   it('deletes one occurrence as an EXDATE of its series', async () => {
     const series = await newSeries({ start_date: '2027-08-02 10:00:00', end_date: '2027-08-02 11:00:00', recurrence: ['RRULE:FREQ=DAILY;COUNT=3'] });
     const events = await listed(series.category, '2027-08-01', '2027-08-31');

@@ -21,7 +21,8 @@ import { isPostType, keepIdConflicts } from './keep-ids.js';
 import { contentHash, OriginStore } from './origins.js';
 import { emptyCounts, PLURAL, type Counts, type ImportProgress, type Outcome, type TypeProgress } from './progress.js';
 import { asRecord, describeRecord, MalformedRecord, RECORD_TYPES, remoteIdOf, text, type RecordType, type RemoteImage, type RemoteRecord } from './remote.js';
-import { followsSeries, occurrenceOf, type RemoteOccurrence } from './series.js';
+import { withProSeries } from './pro-series.js';
+import { followsSeries, occurrenceOf, seriesFacts, type RemoteOccurrence } from './series.js';
 import { GraphQLWriter, importerViewer, type Input } from './writer.js';
 
 export interface ImportOptions extends Omit<SourceOptions, 'onRetry'> {
@@ -63,6 +64,12 @@ const KINDS: Record<RecordType, RecordKind> = { category: categoryKind, tag: tag
 /** A record another one links to could not be imported. */
 class LinkFailed extends Error {}
 
+/** A series master as imported in this run: its local ID, and what was written for it. */
+interface SeriesMaster {
+  localId: number;
+  input: Input;
+}
+
 function reasonOf(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const line = message.split('\n').find((l) => l.trim() !== '') ?? message;
@@ -86,6 +93,8 @@ class Importer implements LinkResolver {
     private readonly summary: ImportSummary,
     private readonly progress: ImportProgress | undefined,
     private readonly options: ImportOptions,
+    /** The zone an event without one gets here (the site's). */
+    private readonly siteZone: string,
   ) {
     this.state = Object.fromEntries(RECORD_TYPES.map((type) => [type, { type, done: 0, total: null, counts: summary.counts[type] }])) as Record<RecordType, TypeProgress>;
   }
@@ -95,17 +104,24 @@ class Importer implements LinkResolver {
   }
 
   async importAll(kind: RecordKind): Promise<void> {
-    const complete = kind.type === 'category' ? await this.importParentsFirst(kind) : await this.eachPage(kind, (items) => this.importEach(kind, items));
+    const complete =
+      kind.type === 'category' ? await this.importParentsFirst(kind)
+      : kind.type === 'event' ? await this.importEvents(kind)
+      : await this.eachPage(kind, (items) => this.importEach(kind, items));
     if (complete && !this.stopped) await this.refreshUnlisted(kind);
     this.progress?.checkpoint(this.state[kind.type], true);
+  }
+
+  /** What a list of this kind is asked with: its own parameters, and every status when signed in. */
+  private listQuery(kind: RecordKind): Record<string, string | number> {
+    return { ...kind.listQuery, ...(kind.hasStatus && this.source.authenticated ? { status: EVERY_STATUS } : {}) };
   }
 
   /** Goes through a list page by page; answers whether every page could be read. */
   private async eachPage(kind: RecordKind, onPage: (items: unknown[]) => Promise<void>): Promise<boolean> {
     const state = this.state[kind.type];
-    const query = { ...kind.listQuery, ...(kind.hasStatus && this.source.authenticated ? { status: EVERY_STATUS } : {}) };
     let complete = true;
-    for await (const page of this.source.pages(kind.route, kind.listKey, query, this.options.perPage ?? 50)) {
+    for await (const page of this.source.pages(kind.route, kind.listKey, this.listQuery(kind), this.options.perPage ?? 50)) {
       if (this.stopped) return false;
       if ('error' in page) {
         complete = false;
@@ -133,6 +149,53 @@ class Importer implements LinkResolver {
     for (const item of items) this.remember(kind, item);
     await this.importEach(kind, items);
     return complete;
+  }
+
+  /**
+   * Events: page by page from a source that exposes its series (its records carry `recurrence`, as this service's
+   * do); from any other, the whole list first, to find The Events Calendar Pro's series in it (src/import/pro-series.ts).
+   */
+  private async importEvents(kind: RecordKind): Promise<boolean> {
+    const listed: unknown[] = [];
+    let exposesSeries: boolean | undefined;
+    const complete = await this.eachPage(kind, async (items) => {
+      exposesSeries ??= items.some((item) => item !== null && typeof item === 'object' && 'recurrence' in item);
+      if (exposesSeries) await this.importEach(kind, items);
+      else listed.push(...items);
+    });
+    if (exposesSeries || this.stopped) return complete;
+    const knownParents = await this.seriesImportedBefore();
+    const { events, unresolved } = await withProSeries(listed, (parentId) => this.childrenOf(parentId), { siteZone: this.siteZone, knownParents });
+    for (const group of unresolved) for (const record of group.records) this.refuse(kind, record, group.reason);
+    for (const item of events) this.remember(kind, item);
+    await this.importEach(kind, events);
+    return complete;
+  }
+
+  /** The source's events whose copies here are series masters. */
+  private async seriesImportedBefore(): Promise<Set<number>> {
+    const masters = await this.db.event.findMany({ where: { recurrence: { not: '' } }, select: { id: true } });
+    const localIds = new Set(masters.map((master) => master.id));
+    return new Set(this.origins.remoteIds('event').filter((remoteId) => localIds.has(this.origins.get('event', remoteId)!.localId)));
+  }
+
+  /** The events whose `post_parent` is `parentId` (a Pro series' children), asked as the events list is. */
+  private async childrenOf(parentId: number): Promise<unknown[]> {
+    const children: unknown[] = [];
+    const query = { ...this.listQuery(eventKind), post_parent: parentId };
+    for await (const page of this.source.pages(eventKind.route, eventKind.listKey, query, this.options.perPage ?? 50)) {
+      // Older TEC versions answer an empty list with a 404 (`event-archive-page-not-found`), later ones with `[]`.
+      if ('error' in page && page.page === 1 && page.error.status === 404) return [];
+      if ('error' in page) throw page.error;
+      children.push(...page.items);
+    }
+    return children;
+  }
+
+  /** A record not imported in this run, for a reason found before it was read; handled, so nothing asks for it again. */
+  private refuse(kind: RecordKind, record: RemoteRecord, reason: string): void {
+    this.handled.set(`${kind.type}:${remoteIdOf(record)}`, Promise.resolve(null));
+    this.fail(kind.type, describeRecord(kind.type, record), new Error(reason));
   }
 
   private remember(kind: RecordKind, item: unknown): void {
@@ -187,13 +250,14 @@ class Importer implements LinkResolver {
     try {
       const occurrence = kind.type === 'event' ? occurrenceOf(record) : null;
       const input = await kind.toInput(record, this);
-      const hash = contentHash(input);
+      const series = occurrence ? await this.master(occurrence.seriesId) : null;
+      const hash = contentHash(series ? { ...input, series: seriesFacts(series.input) } : input);
       const known = this.origins.get(kind.type, remoteId);
       if (known?.contentHash === hash) {
         this.count(kind.type, 'unchanged');
         return known.localId;
       }
-      if (occurrence) return await this.writeOccurrence(remoteId, record, occurrence, input, hash);
+      if (occurrence) return await this.writeOccurrence(remoteId, record, occurrence, series!, input, hash);
       const target = known?.localId ?? (await this.unclaimedTwin(kind, input));
       const written = { ...input, ...(kind.hasStatus ? { authorId: this.authorId } : {}) };
       const writtenId = target === undefined ? await this.writer.create(kind.mutations, written) : await this.writer.update(kind.mutations, target, written);
@@ -212,13 +276,15 @@ class Importer implements LinkResolver {
   }
 
   /** Series masters read from the source in this run, by remote ID (each occurrence compares itself with its series). */
-  private readonly masters = new Map<number, Promise<{ localId: number; input: Input }>>();
+  private readonly masters = new Map<number, Promise<SeriesMaster>>();
 
-  private master(remoteId: number): Promise<{ localId: number; input: Input }> {
+  private master(remoteId: number): Promise<SeriesMaster> {
     let master = this.masters.get(remoteId);
     if (!master) {
       master = (async () => {
-        const answer = await this.source.getOne(`${eventKind.route}/${remoteId}`);
+        // A Pro series' parent is listed, with the `recurrence` found for it; it is not asked for again.
+        const listed = this.listed.get(`event:${remoteId}`);
+        const answer = listed ? { record: listed } : await this.source.getOne(`${eventKind.route}/${remoteId}`);
         if ('missing' in answer) throw new LinkFailed(`its series ${remoteId} is not on the source (${answer.missing})`);
         const localId = await this.importRecord(eventKind, answer.record);
         if (localId === null) throw new LinkFailed(`its series ${remoteId} could not be imported`);
@@ -233,8 +299,7 @@ class Importer implements LinkResolver {
    * An occurrence of a series on the source: the series is imported (as a series), and the occurrence is the local
    * one with the same original start, written only when it differs from its series (src/import/series.ts).
    */
-  private async writeOccurrence(remoteId: number, record: RemoteRecord, occurrence: RemoteOccurrence, input: Input, hash: string): Promise<number> {
-    const series = await this.master(occurrence.seriesId);
+  private async writeOccurrence(remoteId: number, record: RemoteRecord, occurrence: RemoteOccurrence, series: SeriesMaster, input: Input, hash: string): Promise<number> {
     const find = () => this.db.event.findFirst({ where: { recurringEventId: series.localId, originalStartLocal: occurrence.originalStart }, select: { id: true } });
     let local = await find();
     if (!local) {
@@ -347,7 +412,7 @@ export async function runImport(config: Config, options: ImportOptions): Promise
     }
     const viewer = await importerViewer(db);
     const authorId = await authorIdFor(db, options.author, viewer.user!.id);
-    const importer = new Importer(source, origins, new GraphQLWriter(db, config, viewer), db, authorId, summary, options.progress, options);
+    const importer = new Importer(source, origins, new GraphQLWriter(db, config, viewer), db, authorId, summary, options.progress, options, config.siteTimezone);
     for (const type of RECORD_TYPES) {
       if (options.signal?.aborted) break;
       await importer.importAll(KINDS[type]);

@@ -1,6 +1,6 @@
-// Recurring series on the source. A source that exposes them (this service, and TEC Pro sites extended the same way)
-// lists each occurrence with `recurring_event_id` (its series) and `original_start_date`, and answers the series itself
-// by ID with its `recurrence` lines. The series is imported as a series: its master with the same `recurrence`, whose
+// Recurring series on the source. A source that exposes them (this service) lists each occurrence with
+// `recurring_event_id` (its series) and `original_start_date`, and answers the series itself by ID with its
+// `recurrence` lines; The Events Calendar Pro's series are found and given the same shape (src/import/pro-series.ts). The series is imported as a series: its master with the same `recurrence`, whose
 // occurrences this service makes itself; a listed occurrence then only maps to the local occurrence of the same
 // original start, and is written only when it differs from its series (an exception on the source).
 import { MalformedRecord, text, type RemoteRecord } from './remote.js';
@@ -36,12 +36,21 @@ const OWN_FIELDS = ['slug', 'startDate', 'endDate', 'dateUtc', 'recurrence'];
 
 const lengthOf = (input: Input) => Date.parse(String(input.endDate).replace(' ', 'T') + 'Z') - Date.parse(String(input.startDate).replace(' ', 'T') + 'Z');
 
+const shared = (input: Input) => Object.entries(input).filter(([key]) => !OWN_FIELDS.includes(key));
+
 /**
  * Whether an occurrence is what its series makes of it: at its original start, as long as the series, and with the
  * series' fields and links. Otherwise it was changed on the source, and is imported as an exception.
  */
 export function followsSeries(occurrence: Input, master: Input, originalStart: string): boolean {
   if (occurrence.startDate !== originalStart || lengthOf(occurrence) !== lengthOf(master)) return false;
-  const strip = (input: Input) => JSON.stringify(Object.entries(input).filter(([key]) => !OWN_FIELDS.includes(key)));
-  return strip(occurrence) === strip(master);
+  return JSON.stringify(shared(occurrence)) === JSON.stringify(shared(master));
+}
+
+/**
+ * What of its series an occurrence is compared with (followsSeries), for its content hash: an occurrence is looked at
+ * again when its series changes that way on the source, not only when it changes itself (a Pro parent edited alone).
+ */
+export function seriesFacts(master: Input): Input {
+  return { fields: Object.fromEntries(shared(master)), length: lengthOf(master) };
 }

@@ -122,7 +122,9 @@ export async function syncSeries(ctx: Context, tx: DbTransaction, masterId: numb
     select: { id: true, originalStartsAt: true, endLocal: true, startLocal: true, originalStartLocal: true, detached: true },
   });
   const lines = recurrenceLines(master.recurrence);
-  const target = DateTime.fromJSDate(reach).plus({ days: EXTENSION_SLACK_DAYS });
+  // As far as rows exist at least (a list reached further than `reach`): a row beyond it is kept in line, not dropped.
+  const furthest = existing.reduce((latest, row) => Math.max(latest, row.originalStartsAt!.getTime()), reach.getTime());
+  const target = DateTime.fromMillis(furthest).plus({ days: EXTENSION_SLACK_DAYS });
   let starts: string[] = [];
   let complete = true;
   if (lines.length) {
