@@ -38,7 +38,7 @@ export const FLOOR_STATEMENTS = 5;
 
 const IN_IDS = `IN (SELECT value FROM json_each(?))`;
 /** The service's list conditions (the whole-day window, and the `startsAt` bound it implies: zones lie within UTC+14). */
-const LISTED = `e.hideFromListings = 0 AND e.recurrence = '' AND e.status = 'publish' AND e.startLocal >= ? AND e.startsAt >= ? AND e.endLocal <= ?`;
+const LISTED = `e.hideFromListings = 0 AND e.isSeriesMaster = 0 AND e.status = 'publish' AND e.startLocal >= ? AND e.startsAt >= ? AND e.endLocal <= ?`;
 const LATEST_OFFSET_MS = 14 * 3_600_000;
 
 /** The default window of the events list (today to two years on, whole days in the site zone), recomputed each minute. */

@@ -19,6 +19,7 @@ import { loadConfig } from '../src/config.js';
 import { migrate } from '../src/db/migrate.js';
 import { randomSequence } from '../src/random.js';
 import { guessCurrency } from '../src/graphql/events/cost.js';
+import { recurrenceColumns } from '../src/graphql/events/recurrence-columns.js';
 
 export interface GenerateOptions {
   /** Seed of the pseudo-random sequence (the data is the same for the same seed and day). */
@@ -280,8 +281,8 @@ export async function generateDatabase(path: string, eventCount: number, options
   );
   const insertSeriesRow = db.prepare(
     `INSERT INTO "Event" (id, title, description, excerpt, slug, status, authorId, publishedLocal, publishedAt, modifiedLocal, modifiedAt,
-       timezone, startLocal, endLocal, startsAt, endsAt, recurrence, recurringEventId, originalStartsAt, originalStartLocal)
-     VALUES (?, ?, ?, '', ?, 'publish', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       timezone, startLocal, endLocal, startsAt, endsAt, recurrence, isSeriesMaster, recurringEventId, originalStartsAt, originalStartLocal)
+     VALUES (?, ?, ?, '', ?, 'publish', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertEventVenue = db.prepare(`INSERT INTO "EventVenue" (eventId, venueId, position) VALUES (?, ?, ?)`);
   const insertEventOrganizer = db.prepare(`INSERT INTO "EventOrganizer" (eventId, organizerId, position) VALUES (?, ?, ?)`);
@@ -471,17 +472,18 @@ export async function generateDatabase(path: string, eventCount: number, options
         const description = `<p>${title}. ${random.pick(FILLER)}</p>`;
         const venue = (venuesByCity.get(city.city) ?? [])[0];
         const masterId = id++;
-        const row = (rowId: number, rowSlug: string, start: Moment, recurrence: string, series: number | null) => {
+        const row = (rowId: number, rowSlug: string, start: Moment, lines: string[], series: number | null) => {
           const end = endOf(start);
+          const { recurrence, isSeriesMaster } = recurrenceColumns(lines);
           insertSeriesRow.run(
-            rowId, title, description, rowSlug, authorId, when.local, when.at, when.local, when.at, zone,
-            start.wall, end.wall, start.instant, end.instant, recurrence, series, series ? start.instant : null, series ? start.wall : null,
+            rowId, title, description, rowSlug, authorId, when.local, when.at, when.local, when.at, zone, start.wall, end.wall,
+            start.instant, end.instant, recurrence, isSeriesMaster ? 1 : 0, series, series ? start.instant : null, series ? start.wall : null,
           );
           if (venue) insertEventVenue.run(rowId, venue, 0);
           insertEventTerm.run(rowId, categoryIds.get('workshops')!);
         };
-        row(masterId, slug, starts[0]!, `RRULE:FREQ=DAILY;BYHOUR=${SERIES_HOURS.join(',')};COUNT=${count}`, null);
-        for (const start of starts) row(id++, `${slug}-${start.wall.slice(0, 10)}-${start.wall.slice(11, 13)}00`, start, '', masterId);
+        row(masterId, slug, starts[0]!, [`RRULE:FREQ=DAILY;BYHOUR=${SERIES_HOURS.join(',')};COUNT=${count}`], null);
+        for (const start of starts) row(id++, `${slug}-${start.wall.slice(0, 10)}-${start.wall.slice(11, 13)}00`, start, [], masterId);
         seriesRows += count + 1;
       }
     }

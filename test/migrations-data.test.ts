@@ -92,3 +92,45 @@ describe(`migrating a ${TEST_ENGINE} database that holds data`, () => {
     ]);
   });
 });
+
+describe(`migrating a ${TEST_ENGINE} database that holds a series to series_master_flag`, () => {
+  let dir: string;
+  let database: TestDatabase;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'calendar-migrations-'));
+    database = await freshDatabase(dir);
+  });
+  afterAll(async () => {
+    await database.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('flags the series masters and logs no change for it', async () => {
+    const config = loadConfig({ DATABASE_URL: database.url });
+    const migrations = readMigrations(TEST_ENGINE).map((migration) => migration.name);
+    const flag = migrations.findIndex((name) => name.endsWith('_series_master_flag'));
+    await migrate(config, { until: migrations[flag - 1] });
+    const event = (id: number, recurrence: string, series: number | null) => `INSERT INTO "Event" ("id", "title", "slug",
+      "publishedLocal", "publishedAt", "modifiedLocal", "modifiedAt", "timezone", "startLocal", "endLocal", "startsAt", "endsAt",
+      "recurrence", "recurringEventId") VALUES (${id}, 'Yoga', 'yoga-${id}', '2026-01-01 10:00:00', '2026-01-01T10:00:00.000+00:00',
+      '2026-01-01 10:00:00', '2026-01-01T10:00:00.000+00:00', 'UTC', '2026-02-01 10:00:00', '2026-02-01 11:00:00',
+      '2026-02-01T10:00:00.000+00:00', '2026-02-01T11:00:00.000+00:00', '${recurrence}', ${series})`;
+    const [, , , [before]] = await runSql(database.url, [
+      event(1, 'RRULE:FREQ=DAILY;COUNT=2', null),
+      event(2, '', 1),
+      event(3, '', null),
+      'SELECT count(*) AS "changes" FROM "Change"',
+    ]);
+
+    const report = await migrate(config);
+    expect(report.applied).toEqual(migrations.slice(flag));
+
+    const [events, [after]] = await runSql(database.url, [
+      'SELECT "id", "isSeriesMaster" FROM "Event" ORDER BY 1',
+      'SELECT count(*) AS "changes" FROM "Change"',
+    ]);
+    expect(events!.map((row) => [row.id, Boolean(row.isSeriesMaster)])).toEqual([[1, true], [2, false], [3, false]]);
+    expect(Number(after!.changes)).toBe(Number(before!.changes));
+  });
+});

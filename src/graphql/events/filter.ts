@@ -165,7 +165,7 @@ export async function eventsWhere(ctx: Context, filter: EventsFilter): Promise<P
   const errors = new FieldErrors();
   const conditions: Prisma.EventWhereInput[] = [
     { hideFromListings: false },
-    filter.expandRecurring === false ? { recurringEventId: null } : { recurrence: '' },
+    filter.expandRecurring === false ? { recurringEventId: null } : { isSeriesMaster: false },
     ...statusConditions(ctx, filter),
     ...dateConditions(ctx, filter, errors),
   ];

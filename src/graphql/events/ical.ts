@@ -4,7 +4,7 @@ import { icalUidSuffix, siteDomain } from '../../ical/uid-suffix.js';
 import { htmlToPlainText } from '../../ical/plain-text.js';
 import { exdateLine, exportedRecurrence } from '../../ical/recurrence.js';
 import { eventsWhere } from './filter.js';
-import { recurrenceLines } from './series.js';
+import { recurrenceLines } from './recurrence-columns.js';
 import { isLocked, readableLinkedPosts } from '../access.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';

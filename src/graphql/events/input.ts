@@ -13,6 +13,7 @@ import { databaseIdOf } from '../shared/node.js';
 import { POST_INPUT_DESCRIPTIONS, PostStatusEnum, publicationFromInput } from '../shared/posts.js';
 import { checkNonEmpty, checkUrl, definedOnly } from '../shared/validate.js';
 import { guessCurrency } from './cost.js';
+import { recurrenceColumns } from './recurrence-columns.js';
 import { readTermAssignment } from '../terms/references.js';
 import { checkVenueInput, VenueInput } from '../venues/index.js';
 
@@ -233,16 +234,18 @@ export async function checkEventInput(ctx: Context, input: EventFields, current:
 }
 
 /** The recurrence lines, checked in the zone the event will have; an occurrence has none of its own. */
-function checkRecurrence(input: EventFields, current: Event | null, when: Schedule | undefined, errors: FieldErrors) {
+function checkRecurrence(
+  input: EventFields, current: Event | null, when: Schedule | undefined, errors: FieldErrors,
+): Partial<ReturnType<typeof recurrenceColumns>> {
   if (input.recurrence == null) return {};
   if (current?.recurringEventId) {
     errors.add('recurrence', 'belongs to the series: change it there, or with scope FOLLOWING from this occurrence on');
     return {};
   }
   const lines = input.recurrence.map((line) => line.trim()).filter((line) => line !== '');
-  if (lines.length === 0) return { recurrence: '' };
+  if (lines.length === 0) return recurrenceColumns([]);
   try {
-    return { recurrence: parseRecurrence(lines, when?.timezone ?? current?.timezone ?? 'UTC').lines.join('\n') };
+    return recurrenceColumns(parseRecurrence(lines, when?.timezone ?? current?.timezone ?? 'UTC').lines);
   } catch (error) {
     if (!(error instanceof RecurrenceError)) throw error;
     errors.add('recurrence', error.message);

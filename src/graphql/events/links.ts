@@ -31,7 +31,7 @@ builder.prismaObjectFields(EventType, (t) => ({
 function linkedEventsWhere(ctx: Context) {
   const { statuses, condition } = listVisibility(ctx, undefined, 'events');
   // A recurring series shows as its occurrences, as in the events list.
-  return { event: { AND: [{ status: { in: statuses } }, condition, { recurrence: '' }] } };
+  return { event: { AND: [{ status: { in: statuses } }, condition, { isSeriesMaster: false }] } };
 }
 
 const LINKED_EVENT_ORDER = [{ event: { startsAt: 'asc' as const } }, { eventId: 'asc' as const }];

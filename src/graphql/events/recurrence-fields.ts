@@ -4,7 +4,8 @@ import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { offsetConnection } from '../shared/connections.js';
 import { eventsWhere, windowReach, type EventsFilter } from './filter.js';
-import { defaultReach, extendSeries, recurrenceLines } from './series.js';
+import { recurrenceLines } from './recurrence-columns.js';
+import { defaultReach, extendSeries } from './series.js';
 import { EventType } from './type.js';
 
 /**

@@ -18,6 +18,7 @@ import {
 } from '../../time/recurrence.js';
 import type { Context } from '../context.js';
 import { invalidField } from '../errors.js';
+import { recurrenceColumns, recurrenceLines } from './recurrence-columns.js';
 
 /** How far beyond the reach asked for a series is materialised, so that the next lists find it done. */
 const EXTENSION_SLACK_DAYS = 30;
@@ -27,8 +28,6 @@ const CHUNK = 500;
  * Prisma's default 5 seconds on a busy database.
  */
 export const SERIES_TRANSACTION = { timeout: 60_000, maxWait: 10_000 } as const;
-
-export const recurrenceLines = (stored: string): string[] => (stored === '' ? [] : stored.split('\n'));
 
 /** Reads recurrence lines, turning their faults into an input error on `field`. */
 export function readRecurrence(lines: string[], zone: string, field = 'recurrence'): Recurrence {
@@ -48,7 +47,7 @@ export function defaultReach(ctx: Context): Date {
 /** The master's columns an occurrence copies (everything but identity, schedule and series bookkeeping). */
 function copiedColumns(master: Event) {
   const {
-    id: _id, slug: _slug, recurrence: _r, recurringEventId: _s, originalStartsAt: _os, originalStartLocal: _ol, detached: _d,
+    id: _id, slug: _slug, recurrence: _r, isSeriesMaster: _sm, recurringEventId: _s, originalStartsAt: _os, originalStartLocal: _ol, detached: _d,
     materializedUntil: _m, startLocal: _sl, endLocal: _el, startsAt: _sa, endsAt: _ea, parentId: _p, ...copied
   } = master;
   return copied;
@@ -220,7 +219,7 @@ export async function extendSeries(ctx: Context, reach: Date) {
 export async function excludeOccurrence(tx: DbTransaction, occurrence: Event) {
   const master = await tx.event.findUniqueOrThrow({ where: { id: occurrence.recurringEventId! } });
   const line = dateLine('EXDATE', occurrence.originalStartLocal!, master.timezone, master.allDay);
-  await tx.event.update({ where: { id: master.id }, data: { recurrence: [...recurrenceLines(master.recurrence), line].join('\n') } });
+  await tx.event.update({ where: { id: master.id }, data: recurrenceColumns([...recurrenceLines(master.recurrence), line]) });
   await tx.event.delete({ where: { id: occurrence.id } });
 }
 

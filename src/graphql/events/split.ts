@@ -6,6 +6,7 @@ import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { authorizeUpdate } from '../shared/post-permissions.js';
 import { checkEventInput, type EventFields } from './input.js';
+import { recurrenceColumns } from './recurrence-columns.js';
 import { copiedColumns, defaultReach, occurrenceTimes, splitRecurrence, syncSeries } from './series.js';
 import { insertEvent } from './write.js';
 
@@ -44,7 +45,7 @@ export async function splitSeries(ctx: Context, occurrence: Event, input: EventF
   const master = await ctx.db.event.findUniqueOrThrow({ where: { id: occurrence.recurringEventId! } });
   const splitLocal = occurrence.originalStartLocal!;
   const { before, after } = splitRecurrence(master, splitLocal);
-  const start = { ...master, ...occurrenceTimes(master, splitLocal), recurringEventId: null, recurrence: after.join('\n') };
+  const start = { ...master, ...occurrenceTimes(master, splitLocal), recurringEventId: null, ...recurrenceColumns(after) };
   const checked = await checkEventInput(ctx, { ...input, recurrence: input.recurrence ?? after }, start);
   const { status: _requested, ...columns } = checked.columns;
   const allowed = authorizeUpdate(ctx, occurrence, input);
@@ -62,7 +63,7 @@ export async function splitSeries(ctx: Context, occurrence: Event, input: EventF
           where: { recurringEventId: master.id, originalStartsAt: { gte: occurrence.originalStartsAt! } },
           data: { recurringEventId: id },
         });
-        await tx.event.update({ where: { id: master.id }, data: { recurrence: before.join('\n') } });
+        await tx.event.update({ where: { id: master.id }, data: recurrenceColumns(before) });
         await syncSeries(ctx, tx, master.id, reach, { refresh: false });
         await syncSeries(ctx, tx, id, reach, { refresh: true });
       },
