@@ -791,22 +791,22 @@ describe('import of The Events Calendar Pro series (occurrences sharing a parent
     const other = await newTarget();
     const big = await startProSite();
     try {
-      // 250 daily occurrences, one in three at 07:00 (the parent's time), the others at 08:00: off any step, they
-      // need an RDATE each, more than one series here may hold (about 100).
-      const starts = Array.from({ length: 250 }, (_, i) => `${DateTime.fromISO('2031-01-01').plus({ days: i }).toISODate()} ${i % 3 === 0 ? '07' : '08'}:00:00`);
-      big.events.push(...starts.map((start, i) => proEvent(1000 + i, 'Daily swim', 'UTC', start, `${start.slice(0, 11)}09:00:00`)));
-      for (let i = 1; i < starts.length; i++) big.parents.set(1000 + i, 1000);
+      // 1,200 daily occurrences, one in ten at 07:00 (the parent's time), the others at 08:00: off any step, those
+      // need an RDATE each, more than one series here may hold (MAX_RECURRENCE_DATES, 1,000).
+      const starts = Array.from({ length: 1200 }, (_, i) => `${DateTime.fromISO('2031-01-01').plus({ days: i }).toISODate()} ${i % 10 === 0 ? '07' : '08'}:00:00`);
+      big.events.push(...starts.map((start, i) => proEvent(10_000 + i, 'Daily swim', 'UTC', start, `${start.slice(0, 11)}09:00:00`)));
+      for (let i = 1; i < starts.length; i++) big.parents.set(10_000 + i, 10_000);
       const run = await importInto(other, { root: `${big.url}/wp-json/` });
       expect(run.failures).toEqual([]);
-      expect(run.counts.event).toMatchObject({ created: 250, failed: 0 });
-      const copied = await listAll(await other.server(), '/events', 'events', { start_date: '2031-01-01', end_date: '2031-12-31' });
+      expect(run.counts.event).toMatchObject({ created: 1200, failed: 0 });
+      const copied = await listAll(await other.server(), '/events', 'events', { start_date: '2031-01-01', end_date: '2034-12-31' });
       expect(copied.map((event) => [event.start_date, event.original_start_date])).toEqual(starts.map((start) => [start, start]));
       const seriesIds = [...new Set(copied.map((event) => event.recurring_event_id))];
       const masters = await Promise.all(seriesIds.map(async (id) => (await call(await other.server(), 'GET', `/events/${id}`)).body));
-      // Led by the parent, the 112th and the 223rd occurrence (110 dates fit a series as RDATEs in UTC).
-      expect(masters.map((master) => master.start_date)).toEqual([starts[0], starts[111], starts[222]]);
-      expect(masters[0].recurrence[0]).toBe('RRULE:FREQ=DAILY;INTERVAL=3;COUNT=37');
-      for (const master of masters) expect(master.recurrence.join('\n').length).toBeLessThanOrEqual(2000);
+      // Whole, it would need 1,080 RDATEs beside a rule of every tenth day: cut after its first 1 + 1,000 occurrences
+      // (a rule and 900 RDATEs), the remaining 199 a series of their own.
+      expect(masters.map((master) => master.start_date)).toEqual([starts[0], starts[1001]]);
+      expect(masters[0].recurrence[0]).toBe('RRULE:FREQ=DAILY;INTERVAL=10;COUNT=101');
     } finally {
       await big.close();
       await other.close();

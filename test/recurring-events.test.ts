@@ -282,11 +282,42 @@ describe('REST: a series with many dates', () => {
       expect(deleted.status, deleted.text).toBe(200);
     }
     const master = (await rest.get(`/events/${series.id}`)).body;
-    expect(master.recurrence).toEqual([...recurrence, ...starts.slice(0, 3).map((local) => `EXDATE;TZID=Europe/Berlin:${value(local)}`)]);
+    expect(master.recurrence).toEqual([...recurrence, `EXDATE;TZID=Europe/Berlin:${starts.slice(0, 3).map(value).join(',')}`]);
     const after = await rest.get('/events', { query: window });
     expect(after.body.total).toBe(601);
     expect(after.body.events.map((event: Json) => event.start_date)).toEqual(['2028-01-03 10:00:00', ...starts.slice(3, 6), '2028-01-10 10:00:00']);
     expect(after.body.events[1].id).toBe(first.body.events[4].id);
+  });
+});
+
+describe('REST: deleting occurrences one by one', () => {
+  it('gathers the EXDATEs ten to a line, so the series stays editable, and refuses a deletion beyond the limits', async () => {
+    const series = await newSeries({ start_date: '2029-03-01 09:00:00', end_date: '2029-03-01 10:00:00', recurrence: ['RRULE:FREQ=DAILY;COUNT=150'] });
+    const window = { categories: series.category, start_date: '2029-03-01', end_date: '2029-12-31', per_page: 50 };
+    const occurrences = (await rest.get('/events', { query: window })).body.events.filter((event: Json) => event.recurring_event_id);
+    // The first (the series' own start) stays; the next twelve go.
+    for (const event of occurrences.slice(1, 13)) expect((await rest.delete(`/events/${event.id}`)).status).toBe(200);
+    const day = (n: number) => `202903${String(n).padStart(2, '0')}T090000`;
+    const exdates = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => day(from + i)).join(',');
+    expect((await rest.get(`/events/${series.id}`)).body.recurrence).toEqual([
+      'RRULE:FREQ=DAILY;COUNT=150',
+      `EXDATE;TZID=Europe/Berlin:${exdates(2, 11)}`,
+      `EXDATE;TZID=Europe/Berlin:${exdates(12, 13)}`,
+    ]);
+    const edited = await rest.post(`/events/${series.id}`, { json: { title: 'Still a series' } });
+    expect(edited.status, edited.text).toBe(200);
+
+    // A series at the limit of EXDATE and RDATE values (1,000): one more exception is refused, nothing changed.
+    const values = Array.from({ length: 1000 }, (_, i) => new Date(Date.UTC(2030, 0, 2 + i)).toISOString().slice(0, 10).replace(/-/g, '') + 'T090000');
+    const rdates = Array.from({ length: 100 }, (_, line) => `RDATE;TZID=Europe/Berlin:${values.slice(line * 10, line * 10 + 10).join(',')}`);
+    const full = await newSeries({ start_date: '2030-01-01 09:00:00', end_date: '2030-01-01 10:00:00', recurrence: rdates });
+    const [, second] = (await rest.get('/events', { query: { categories: full.category, start_date: '2030-01-01', end_date: '2030-01-03', per_page: 5 } })).body.events;
+    expect(second.start_date).toBe('2030-01-02 09:00:00');
+    const refused = await rest.delete(`/events/${second.id}`);
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.body.data.details.id.message).toMatch(/cannot be deleted on its own: its series would break a limit \(at most 100 lines\)/);
+    expect((await rest.get(`/events/${second.id}`)).status).toBe(200);
+    expect((await rest.get(`/events/${full.id}`)).body.recurrence).toEqual(rdates);
   });
 });
 

@@ -12,7 +12,7 @@
 // are), as a rule with a regular step or as RDATEs, whichever is shorter; each child as the occurrence at its start.
 import { DateTime } from 'luxon';
 import { canonicalTimeZone, toWallClock } from '../time/dates.js';
-import { dateLines, MAX_RECURRENCE_DATES, MAX_RECURRENCE_LINES, MAX_SERIES_OCCURRENCES } from '../time/recurrence.js';
+import { dateLines, DATES_PER_LINE, MAX_RECURRENCE_DATES, MAX_RECURRENCE_LINES, MAX_SERIES_OCCURRENCES } from '../time/recurrence.js';
 import { asRecord, flag, remoteIdOf, text, type RemoteRecord } from './remote.js';
 
 /** The events whose `post_parent` is `parentId`, every page; throws when the source cannot answer. */
@@ -36,14 +36,6 @@ interface Member {
   order: string;
 }
 
-/** RDATE values per line, so that MAX_RECURRENCE_DATES fit in MAX_RECURRENCE_LINES lines. */
-const DATES_PER_LINE = Math.ceil(MAX_RECURRENCE_DATES / MAX_RECURRENCE_LINES);
-/**
- * Characters of `recurrence` a series written here may have. PostgreSQL keeps `recurrence` in the events' listing
- * index, whose entries must fit in 2,704 bytes: longer lines are refused there (compression helps, but by how much
- * depends on the dates), so a series stays under this, about 100 dates.
- */
-const MAX_RECURRENCE_TEXT = 2_000;
 const WALL_CLOCK = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
 /** A readable event (ID and start); records that cannot be read are left as they are, and reported when imported. */
@@ -177,13 +169,12 @@ function steppedRule(first: string, starts: string[], { zone, allDay }: Timing):
 function recurrenceFor(first: string, starts: string[], timing: Timing): string[] {
   const dates = dateLines('RDATE', starts, timing.zone, timing.allDay, DATES_PER_LINE);
   const rule = steppedRule(first, starts, timing);
-  return rule && rule.join('\n').length < dates.join('\n').length ? rule : dates;
+  return rule && withinLimits(rule) && rule.join('\n').length < dates.join('\n').length ? rule : dates;
 }
 
 /**
  * One series here, led by `head` (its DTSTART): the head with `recurrence`, each other member with its series and
- * original start; null when its `recurrence` would be longer than MAX_RECURRENCE_TEXT (which keeps it within
- * MAX_RECURRENCE_DATES and MAX_RECURRENCE_LINES too). A member whose start the series has already (the head's,
+ * original start; null when its `recurrence` would go beyond what the service accepts (withinLimits). A member whose start the series has already (the head's,
  * another member's) or whose start cannot be read stays an event of its own.
  */
 function asSeries([head, ...others]: RemoteRecord[], siteZone: string): RemoteRecord[] | null {
@@ -204,7 +195,7 @@ function asSeries([head, ...others]: RemoteRecord[], siteZone: string): RemoteRe
   }
   if (!occurrences.length) return [head, ...alone];
   const recurrence = recurrenceFor(headStart, occurrences.map((occurrence) => occurrence.start), timing);
-  if (recurrence.join('\n').length > MAX_RECURRENCE_TEXT) return null;
+  if (!withinLimits(recurrence)) return null;
   const seriesId = remoteIdOf(head);
   return [
     { ...head, recurrence },
@@ -213,15 +204,15 @@ function asSeries([head, ...others]: RemoteRecord[], siteZone: string): RemoteRe
   ];
 }
 
-/** How many RDATEs a series led by an event of this timing may have (MAX_RECURRENCE_TEXT, MAX_RECURRENCE_DATES). */
-function rdateCapacity({ zone, allDay }: Timing): number {
-  const fullLine = dateLines('RDATE', Array<string>(DATES_PER_LINE).fill('2000-01-01 00:00:00'), zone, allDay, DATES_PER_LINE)[0];
-  return Math.min(MAX_RECURRENCE_DATES, Math.floor(MAX_RECURRENCE_TEXT / (fullLine.length + 1)) * DATES_PER_LINE);
+/** Whether the service accepts these lines as a `recurrence` (MAX_RECURRENCE_LINES, MAX_RECURRENCE_DATES). */
+function withinLimits(recurrence: string[]): boolean {
+  const dates = recurrence.filter((line) => /^(EXDATE|RDATE)[;:]/.test(line)).reduce((sum, line) => sum + line.split(',').length, 0);
+  return recurrence.length <= MAX_RECURRENCE_LINES && dates <= MAX_RECURRENCE_DATES;
 }
 
 /**
  * A Pro series as series here. One whose `recurrence` would be too long (irregular, with many dates) is kept as
- * consecutive series of as many occurrences as fit as RDATEs (rdateCapacity), each led by its first occurrence.
+ * consecutive series of as many occurrences as fit as RDATEs (MAX_RECURRENCE_DATES), each led by its first occurrence.
  */
 function seriesRecords({ parent, children }: ProSeries, siteZone: string): RemoteRecord[] {
   const members = [parent, ...children];
@@ -229,8 +220,8 @@ function seriesRecords({ parent, children }: ProSeries, siteZone: string): Remot
   if (whole) return whole;
   const records: RemoteRecord[] = [];
   for (let i = 0; i < members.length; ) {
-    const size = 1 + rdateCapacity(timingOf(members[i], siteZone));
-    // Fits: RDATEs only, at most rdateCapacity of them, are the longest it may be written as.
+    // Fits: RDATEs only, MAX_RECURRENCE_DATES of them in DATES_PER_LINE a line, are the longest it may be written as.
+    const size = 1 + MAX_RECURRENCE_DATES;
     records.push(...asSeries(members.slice(i, i + size), siteZone)!);
     i += size;
   }

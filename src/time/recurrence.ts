@@ -15,6 +15,8 @@ export const MAX_SERIES_OCCURRENCES = 10_000;
 /** Lines in `recurrence`, and dates across its EXDATE and RDATE lines. */
 export const MAX_RECURRENCE_LINES = 100;
 export const MAX_RECURRENCE_DATES = 1_000;
+/** EXDATE or RDATE values written to a line, so that MAX_RECURRENCE_DATES fit in MAX_RECURRENCE_LINES lines. */
+export const DATES_PER_LINE = Math.ceil(MAX_RECURRENCE_DATES / MAX_RECURRENCE_LINES);
 
 const SUPPORTED_FREQUENCIES = ['DAILY', 'WEEKLY', 'MONTHLY', 'YEARLY'];
 const WEEKDAY = '(MO|TU|WE|TH|FR|SA|SU)';
@@ -259,4 +261,20 @@ export function dateLines(property: 'EXDATE' | 'RDATE', locals: string[], zone: 
     lines.push(head + single.map((line) => line.slice(head.length)).join(','));
   }
   return lines;
+}
+
+/**
+ * The lines with one more EXDATE or RDATE value for a local start: added to the last line of that property and the
+ * same parameters while it holds fewer than DATES_PER_LINE values, so a series whose single occurrences are deleted
+ * one by one keeps within MAX_RECURRENCE_LINES until it reaches MAX_RECURRENCE_DATES.
+ */
+export function withDate(lines: readonly string[], property: 'EXDATE' | 'RDATE', local: string, zone: string, allDay: boolean): string[] {
+  const line = dateLine(property, local, zone, allDay);
+  const head = line.slice(0, line.indexOf(':') + 1);
+  let at = -1;
+  lines.forEach((existing, index) => {
+    if (existing.startsWith(head) && existing.split(',').length < DATES_PER_LINE) at = index;
+  });
+  if (at < 0) return [...lines, line];
+  return lines.map((existing, index) => (index === at ? `${existing},${line.slice(head.length)}` : existing));
 }

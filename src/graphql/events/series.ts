@@ -14,6 +14,7 @@ import {
   parseRecurrence,
   RecurrenceError,
   untilBefore,
+  withDate,
   type Recurrence,
 } from '../../time/recurrence.js';
 import type { Context } from '../context.js';
@@ -218,8 +219,15 @@ export async function extendSeries(ctx: Context, reach: Date) {
 /** Deleting one occurrence: an EXDATE in its series, and the row goes. */
 export async function excludeOccurrence(tx: DbTransaction, occurrence: Event) {
   const master = await tx.event.findUniqueOrThrow({ where: { id: occurrence.recurringEventId! } });
-  const line = dateLine('EXDATE', occurrence.originalStartLocal!, master.timezone, master.allDay);
-  await tx.event.update({ where: { id: master.id }, data: recurrenceColumns([...recurrenceLines(master.recurrence), line]) });
+  const lines = withDate(recurrenceLines(master.recurrence), 'EXDATE', occurrence.originalStartLocal!, master.timezone, master.allDay);
+  try {
+    parseRecurrence(lines, master.timezone);
+  } catch (error) {
+    // Refused before a series full of exceptions is stored in a form its next edit could not read.
+    if (!(error instanceof RecurrenceError)) throw error;
+    throw invalidField('id', `this occurrence cannot be deleted on its own: its series would break a limit (${error.message}); change the series' recurrence instead`);
+  }
+  await tx.event.update({ where: { id: master.id }, data: recurrenceColumns(lines) });
   await tx.event.delete({ where: { id: occurrence.id } });
 }
 
