@@ -7,7 +7,10 @@ import {
   type ChangePosition,
 } from '../src/db/change-log.js';
 import { createCategory, createEvent, createOrganizer, createTag, createVenue } from './support/factories.js';
-import { runSql } from './support/database.js';
+import Database from 'better-sqlite3';
+import { loadConfig } from '../src/config.js';
+import { createDb, sqlitePath } from '../src/db/client.js';
+import { runSql, TEST_ENGINE } from './support/database.js';
 import { startServer, type TestServer } from './support/server.js';
 
 // The change log is written by database triggers in the writing transaction; these tests read it as the change
@@ -94,5 +97,41 @@ describe('the change log', () => {
     const horizon = await prunedThrough(server.app.db);
     expect(horizon!.version <= everything.version && horizon!.seq <= everything.seq).toBe(true);
     expect(await pruneChanges(server.app.db, new Date(Date.now() + 60_000))).toBe(0);
+  });
+});
+
+describe('reading the change log at scale', () => {
+  // The webhook dispatcher and the feed read the log every second or so; a statement that scans it blocked the event
+  // loop for 100–200 ms a second at a million entries (bench/results.md, History 9). Each read must go through an index.
+  it('reads positions, pages and pruning bounds through indexes, not by scanning the log', async () => {
+    const statements: Array<{ query: string; params: string }> = [];
+    const db = createDb(loadConfig({ DATABASE_URL: server.databaseUrl }), { counter: { count: 0 } });
+    db.$on('query' as never, (event: { query: string; params: string }) => void statements.push(event));
+    try {
+      const now = await currentChangePosition(db);
+      await readChangesAfter(db, now, 500);
+      await pruneChanges(db, new Date(0));
+    } finally {
+      await db.$disconnect();
+    }
+    const reads = statements.filter(({ query }) => /\bFROM\b[^]*"?Change"?/.test(query) && !/^\s*(BEGIN|COMMIT)/i.test(query));
+    expect(reads.length).toBeGreaterThanOrEqual(3);
+    for (const { query } of reads) {
+      // Prisma's aggregates wrap the table in a subquery (a scan), and an OR of the two position cases defeats the
+      // (version, seq) index on SQLite.
+      expect(query, query).not.toMatch(/\b(MAX|MIN)\(/);
+      expect(query, query).not.toMatch(/\bOR\b/);
+    }
+    if (TEST_ENGINE === 'sqlite') {
+      // The page read (ordered by position, from one) must be a range search on the (version, seq) index.
+      const page = reads.find(({ query }) => /ORDER BY .*version.* ASC/.test(query))!;
+      const sqlite = new Database(sqlitePath(server.databaseUrl), { readonly: true });
+      try {
+        const plan = sqlite.prepare(`EXPLAIN QUERY PLAN ${page.query}`).all(...(JSON.parse(page.params) as unknown[])) as Array<{ detail: string }>;
+        expect(plan.map((step) => step.detail).join(' | ')).toMatch(/^SEARCH main\.Change USING (COVERING )?INDEX Change_version_seq_idx \(version>\?\)$/);
+      } finally {
+        sqlite.close();
+      }
+    }
   });
 });

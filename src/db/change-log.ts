@@ -38,7 +38,9 @@ export function comparePositions(a: ChangePosition, b: ChangePosition): number {
 /** Up to `limit` entries committed after `after`, in commit order. */
 export async function readChangesAfter(db: DbTransaction, after: ChangePosition, limit: number): Promise<ChangeEntry[]> {
   const rows = await db.change.findMany({
-    where: { OR: [{ version: { gt: after.version } }, { version: after.version, seq: { gt: after.seq } }] },
+    // (version, seq) > after, written as a range on the index's first column less the entries at or before `after`
+    // in its version: an OR of the two cases makes SQLite scan the whole log (70 ms at a million entries).
+    where: { version: { gte: after.version }, NOT: { version: after.version, seq: { lte: after.seq } } },
     orderBy: [{ version: 'asc' }, { seq: 'asc' }],
     take: limit,
   });
@@ -52,10 +54,12 @@ export async function readChangesAfter(db: DbTransaction, after: ChangePosition,
  */
 export async function currentChangePosition(db: DbTransaction): Promise<ChangePosition> {
   const version = await readDataVersion(db as Db);
-  const last = await db.change.aggregate({ _max: { seq: true } });
+  // Not `aggregate({ _max })`, which Prisma wraps in a subquery that scans the whole log (100 ms at a million
+  // entries); ordered with a limit, the primary key answers at once.
+  const last = await db.change.findFirst({ orderBy: { seq: 'desc' }, select: { seq: true } });
   // Sequence numbers only grow, even over pruned entries: an empty log is at the last one pruned.
   const pruned = await prunedThrough(db);
-  return { version, seq: Math.max(last._max.seq ?? 0, pruned?.seq ?? 0) };
+  return { version, seq: Math.max(last?.seq ?? 0, pruned?.seq ?? 0) };
 }
 
 /** The last position pruned from the log (nothing before it can be read any more), or none. */
@@ -76,7 +80,8 @@ export async function pruneChanges(db: Db, before: Date): Promise<number> {
     });
     if (!last) return 0;
     const { count } = await tx.change.deleteMany({
-      where: { OR: [{ version: { lt: last.version } }, { version: last.version, seq: { lte: last.seq } }] },
+      // (version, seq) <= last, as a range on the index (see readChangesAfter).
+      where: { version: { lte: last.version }, NOT: { version: last.version, seq: { gt: last.seq } } },
     });
     const previous = await prunedThrough(tx);
     if (!previous || comparePositions(previous, last) < 0) {
