@@ -50,29 +50,34 @@ async function runSql(url: string, statements: string[]): Promise<Record<string,
   }
 }
 
-describe(`migrating a ${TEST_ENGINE} database that holds data`, () => {
+/** A fresh database for the tests of the describe block it is called in, dropped after them. */
+function freshDatabaseForBlock(): { readonly current: TestDatabase } {
   let dir: string;
-  let database: TestDatabase;
-
+  const holder = {} as { current: TestDatabase };
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'calendar-migrations-'));
-    database = await freshDatabase(dir);
+    holder.current = await freshDatabase(dir);
   });
   afterAll(async () => {
-    await database.drop();
+    await holder.current.drop();
     rmSync(dir, { recursive: true, force: true });
   });
+  return holder;
+}
+
+describe(`migrating a ${TEST_ENGINE} database that holds data`, () => {
+  const fresh = freshDatabaseForBlock();
 
   it('keeps every record and link and counts the published events per term', async () => {
-    const config = loadConfig({ DATABASE_URL: database.url });
+    const config = loadConfig({ DATABASE_URL: fresh.current.url });
     const [first, ...later] = readMigrations(TEST_ENGINE);
     await migrate(config, { until: first!.name });
-    await runSql(database.url, SEED_ROWS);
+    await runSql(fresh.current.url, SEED_ROWS);
 
     const report = await migrate(config);
     expect(report.applied).toEqual(later.map((migration) => migration.name));
 
-    const [events, links, terms] = await runSql(database.url, [
+    const [events, links, terms] = await runSql(fresh.current.url, [
       'SELECT "id", "slug" FROM "Event" ORDER BY 1',
       'SELECT "eventId", "termId" FROM "EventTerm" ORDER BY 1, 2',
       'SELECT "id", "slug", "eventCount" FROM "Term" ORDER BY 1',
@@ -94,20 +99,10 @@ describe(`migrating a ${TEST_ENGINE} database that holds data`, () => {
 });
 
 describe(`migrating a ${TEST_ENGINE} database that holds a series to series_master_flag`, () => {
-  let dir: string;
-  let database: TestDatabase;
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'calendar-migrations-'));
-    database = await freshDatabase(dir);
-  });
-  afterAll(async () => {
-    await database.drop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const fresh = freshDatabaseForBlock();
 
   it('flags the series masters and logs no change for it', async () => {
-    const config = loadConfig({ DATABASE_URL: database.url });
+    const config = loadConfig({ DATABASE_URL: fresh.current.url });
     const migrations = readMigrations(TEST_ENGINE).map((migration) => migration.name);
     const flag = migrations.findIndex((name) => name.endsWith('_series_master_flag'));
     await migrate(config, { until: migrations[flag - 1] });
@@ -116,7 +111,7 @@ describe(`migrating a ${TEST_ENGINE} database that holds a series to series_mast
       "recurrence", "recurringEventId") VALUES (${id}, 'Yoga', 'yoga-${id}', '2026-01-01 10:00:00', '2026-01-01T10:00:00.000+00:00',
       '2026-01-01 10:00:00', '2026-01-01T10:00:00.000+00:00', 'UTC', '2026-02-01 10:00:00', '2026-02-01 11:00:00',
       '2026-02-01T10:00:00.000+00:00', '2026-02-01T11:00:00.000+00:00', '${recurrence}', ${series})`;
-    const [, , , [before]] = await runSql(database.url, [
+    const [, , , [before]] = await runSql(fresh.current.url, [
       event(1, 'RRULE:FREQ=DAILY;COUNT=2', null),
       event(2, '', 1),
       event(3, '', null),
@@ -126,7 +121,7 @@ describe(`migrating a ${TEST_ENGINE} database that holds a series to series_mast
     const report = await migrate(config);
     expect(report.applied).toEqual(migrations.slice(flag));
 
-    const [events, [after]] = await runSql(database.url, [
+    const [events, [after]] = await runSql(fresh.current.url, [
       'SELECT "id", "isSeriesMaster" FROM "Event" ORDER BY 1',
       'SELECT count(*) AS "changes" FROM "Change"',
     ]);
