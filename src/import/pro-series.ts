@@ -12,7 +12,7 @@
 // are), as a rule with a regular step or as RDATEs, whichever is shorter; each child as the occurrence at its start.
 import { DateTime } from 'luxon';
 import { canonicalTimeZone, toWallClock } from '../time/dates.js';
-import { dateLines, DATES_PER_LINE, MAX_RECURRENCE_DATES, MAX_RECURRENCE_LINES, MAX_SERIES_OCCURRENCES } from '../time/recurrence.js';
+import { dateLines, MAX_RECURRENCE_DATES, MAX_RECURRENCE_LINES, MAX_SERIES_OCCURRENCES } from '../time/recurrence.js';
 import { asRecord, flag, remoteIdOf, text, type RemoteRecord } from './remote.js';
 
 /** The events whose `post_parent` is `parentId`, every page; throws when the source cannot answer. */
@@ -160,14 +160,14 @@ function steppedRule(first: string, starts: string[], { zone, allDay }: Timing):
   const frequency = step % 7 === 0 ? `FREQ=WEEKLY${step > 7 ? `;INTERVAL=${step / 7}` : ''}` : `FREQ=DAILY${step > 1 ? `;INTERVAL=${step}` : ''}`;
   return [
     `RRULE:${frequency};COUNT=${count}`,
-    ...dateLines('EXDATE', missing.map((offset) => plusDays(first, offset)), zone, allDay, DATES_PER_LINE),
-    ...dateLines('RDATE', starts.filter((start) => !onStep(start)), zone, allDay, DATES_PER_LINE),
+    ...dateLines('EXDATE', missing.map((offset) => plusDays(first, offset)), zone, allDay),
+    ...dateLines('RDATE', starts.filter((start) => !onStep(start)), zone, allDay),
   ];
 }
 
 /** The `recurrence` of a series with these starts after its first: a stepped rule, or RDATEs only when shorter. */
 function recurrenceFor(first: string, starts: string[], timing: Timing): string[] {
-  const dates = dateLines('RDATE', starts, timing.zone, timing.allDay, DATES_PER_LINE);
+  const dates = dateLines('RDATE', starts, timing.zone, timing.allDay);
   const rule = steppedRule(first, starts, timing);
   return rule && withinLimits(rule) && rule.join('\n').length < dates.join('\n').length ? rule : dates;
 }
@@ -220,7 +220,7 @@ function seriesRecords({ parent, children }: ProSeries, siteZone: string): Remot
   if (whole) return whole;
   const records: RemoteRecord[] = [];
   for (let i = 0; i < members.length; ) {
-    // Fits: RDATEs only, MAX_RECURRENCE_DATES of them in DATES_PER_LINE a line, are the longest it may be written as.
+    // Fits: RDATEs only, MAX_RECURRENCE_DATES of them (DATES_PER_LINE a line), are the longest it may be written as.
     const size = 1 + MAX_RECURRENCE_DATES;
     records.push(...asSeries(members.slice(i, i + size), siteZone)!);
     i += size;

@@ -174,7 +174,7 @@ class Importer implements LinkResolver {
 
   /** The source's events whose copies here are series masters. */
   private async seriesImportedBefore(): Promise<Set<number>> {
-    const masters = await this.db.event.findMany({ where: { recurrence: { not: '' } }, select: { id: true } });
+    const masters = await this.db.event.findMany({ where: { isSeriesMaster: true }, select: { id: true } });
     const localIds = new Set(masters.map((master) => master.id));
     return new Set(this.origins.remoteIds('event').filter((remoteId) => localIds.has(this.origins.get('event', remoteId)!.localId)));
   }

@@ -1,8 +1,9 @@
 // Recurring series on the source. A source that exposes them (this service) lists each occurrence with
 // `recurring_event_id` (its series) and `original_start_date`, and answers the series itself by ID with its
-// `recurrence` lines; The Events Calendar Pro's series are found and given the same shape (src/import/pro-series.ts). The series is imported as a series: its master with the same `recurrence`, whose
-// occurrences this service makes itself; a listed occurrence then only maps to the local occurrence of the same
-// original start, and is written only when it differs from its series (an exception on the source).
+// `recurrence` lines; The Events Calendar Pro's series are found and given the same shape (src/import/pro-series.ts).
+// The series is imported as a series: its master with the same `recurrence`, whose occurrences this service makes
+// itself; a listed occurrence then only maps to the local occurrence of the same original start, and is written only
+// when it differs from its series (an exception on the source).
 import { MalformedRecord, text, type RemoteRecord } from './remote.js';
 import type { Input } from './writer.js';
 

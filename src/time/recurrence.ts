@@ -250,13 +250,13 @@ export function untilBefore(lines: string[], localStart: string, zone: string, a
 }
 
 /**
- * EXDATE or RDATE lines for many local starts of one series, `perLine` values to a line (they share the zone, so the
- * line's parameters): a series of up to MAX_RECURRENCE_DATES dates fits in MAX_RECURRENCE_LINES lines.
+ * EXDATE or RDATE lines for many local starts of one series, DATES_PER_LINE values to a line (they share the zone, so
+ * the line's parameters): a series of up to MAX_RECURRENCE_DATES dates fits in MAX_RECURRENCE_LINES lines.
  */
-export function dateLines(property: 'EXDATE' | 'RDATE', locals: string[], zone: string, allDay: boolean, perLine: number): string[] {
+export function dateLines(property: 'EXDATE' | 'RDATE', locals: string[], zone: string, allDay: boolean): string[] {
   const lines: string[] = [];
-  for (let i = 0; i < locals.length; i += perLine) {
-    const single = locals.slice(i, i + perLine).map((local) => dateLine(property, local, zone, allDay));
+  for (let i = 0; i < locals.length; i += DATES_PER_LINE) {
+    const single = locals.slice(i, i + DATES_PER_LINE).map((local) => dateLine(property, local, zone, allDay));
     const head = single[0].slice(0, single[0].indexOf(':') + 1);
     lines.push(head + single.map((line) => line.slice(head.length)).join(','));
   }
