@@ -20,7 +20,8 @@ import { SignInLimiter } from './auth/sign-in-limits.js';
 import { createContext, type Context, type Viewer } from './graphql/context.js';
 import { schema } from './graphql/schema.js';
 import { Deadline, DeadlineExceededError, guardedDb, TIMEOUT_CODE } from './limits/deadline.js';
-import { graphqlLimitPlugins } from './limits/graphql.js';
+import { documentCaches } from './limits/document-cache.js';
+import { documentBytesLimit, graphqlLimitPlugins } from './limits/graphql.js';
 import { HEALTH_PATH, LoadShedder, overloadedAnswer } from './limits/load-shedding.js';
 import { StartPacing } from './limits/start-pacing.js';
 import { persistedOperationsPlugin } from './limits/persisted-operations.js';
@@ -173,12 +174,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     cors: false, // decided for REST and GraphQL alike (src/http/cors.ts)
     logging: yogaLogger(logger, reported),
     plugins: [
+      documentBytesLimit(config.limits.graphql),
       persistedOperationsPlugin(config.persistedOperations, schema),
       reportUnexpectedErrors(reported),
       logErrorCodes(),
       ...graphqlLimitPlugins(config.limits.graphql),
     ],
     maxRequestBodySize: config.limits.maxBodyBytes,
+    parserAndValidationCache: documentCaches(config.limits.graphql.documentCacheBytes),
     context: ({ viewer, deadline }) => createContext(guardedDb(db, deadline), config, viewer, dataVersion, changes),
   });
 

