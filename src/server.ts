@@ -25,6 +25,7 @@ import { documentBytesLimit, graphqlLimitPlugins } from './limits/graphql.js';
 import { HEALTH_PATH, LoadShedder, overloadedAnswer } from './limits/load-shedding.js';
 import { StartPacing } from './limits/start-pacing.js';
 import { persistedOperationsPlugin } from './limits/persisted-operations.js';
+import { requestParamChecks } from './limits/request-params.js';
 import { logErrorCodes, reportUnexpectedErrors, yogaLogger } from './logging/graphql-errors.js';
 import { createLogger, type Logger } from './logging/logger.js';
 import { withRequestLog, type RequestLog } from './logging/request-log.js';
@@ -174,6 +175,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     cors: false, // decided for REST and GraphQL alike (src/http/cors.ts)
     logging: yogaLogger(logger, reported),
     plugins: [
+      requestParamChecks(),
       documentBytesLimit(config.limits.graphql),
       persistedOperationsPlugin(config.persistedOperations, schema),
       reportUnexpectedErrors(reported),

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type ChildServer } from '../bench/processes.js';
 import { freshDatabase, type TestDatabase } from './support/database.js';
+import { startServer, type TestServer } from './support/server.js';
 
 // Regression tests for the second adversarial audit (issue 24), the rows about what a request may carry: GraphQL
 // documents (24.1), request parameters (24.10), the headers of HTML pages (24.11), embedded IPv4 addresses (24.12)
@@ -108,5 +109,44 @@ describe('unique large GraphQL documents cannot exhaust the heap (24.1)', () => 
     expect(ms, 'the slowest read of the second client, ms').toBeLessThan(3000);
     const health = await fetch(`${service.url}/healthz`);
     expect(health.status).toBe(200);
+  });
+});
+
+describe('malformed GraphQL request parameters (24.10)', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(() => server?.close());
+
+  async function graphql(path: string, init: RequestInit = {}) {
+    const response = await fetch(`${server.url}${path}`, { ...init, headers: { accept: 'application/json', ...init.headers } });
+    const body = (await response.json()) as { errors?: { message: string; extensions?: { code?: string } }[] };
+    return { status: response.status, code: body.errors?.[0]?.extensions?.code, message: body.errors?.[0]?.message };
+  }
+  const post = (body: unknown, contentType = 'application/json') =>
+    graphql('/graphql', { method: 'POST', headers: { 'content-type': contentType }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+
+  it('answers variables or extensions that are not JSON, in a URL or a form, with 400 BAD_REQUEST naming the parameter', async () => {
+    for (const name of ['variables', 'extensions']) {
+      for (const text of ['{', '{"a":', 'undefined', "{'a':1}"]) {
+        const query = new URLSearchParams({ query: '{ __typename }', [name]: text });
+        const viaGet = await graphql(`/graphql?${query}`);
+        expect(viaGet, `GET ${name}=${text}`).toEqual({ status: 400, code: 'BAD_REQUEST', message: expect.stringContaining(`The "${name}" parameter is not valid JSON`) });
+        const viaForm = await post(query.toString(), 'application/x-www-form-urlencoded');
+        expect([viaForm.status, viaForm.code], `form ${name}=${text}`).toEqual([400, 'BAD_REQUEST']);
+      }
+    }
+  });
+
+  it('answers variables, extensions and operationName of the wrong JSON type with 400 BAD_REQUEST', async () => {
+    for (const value of ['text', ['a'], 3, true]) {
+      for (const name of ['variables', 'extensions', 'operationName']) {
+        if (name === 'operationName' && typeof value === 'string') continue;
+        const answer = await post({ query: 'query Q { __typename }', [name]: value });
+        expect([answer.status, answer.code], `${name}: ${JSON.stringify(value)}`).toEqual([400, 'BAD_REQUEST']);
+      }
+    }
+    expect(await post({ query: 'query Q { __typename }', operationName: 'Q', variables: null, extensions: null })).toMatchObject({ status: 200 });
   });
 });
