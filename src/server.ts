@@ -36,6 +36,7 @@ import { createPageHandler } from './pages/router.js';
 import { createCachedAnswers } from './http/cached-answers.js';
 import { createCors } from './http/cors.js';
 import { graphiql, GRAPHIQL_ASSETS_PATH } from './http/graphiql.js';
+import { EVERY_ANSWER } from './http/security-headers.js';
 import { restUrls } from './rest/urls.js';
 import { WebhookDispatcher, type RenderRecord } from './webhooks/dispatcher.js';
 
@@ -303,6 +304,7 @@ export function listen(app: App, port = app.config.port, host = app.config.host)
   // nothing, or a flood of shed requests keeps the process as far behind as the flood it sheds. So is a response-cache
   // hit, for the same reason: the Fetch objects would cost more than the hit.
   const server = createServer((req, res) => {
+    for (const [name, value] of Object.entries(EVERY_ANSWER)) res.setHeader(name, value);
     if (req.url?.startsWith(HEALTH_PATH) || !app.isBehind()) {
       app.answerFromCache(req, res).then(
         (answered) => void (answered || adapter(req, res)),

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type ChildServer } from '../bench/processes.js';
 import { freshDatabase, type TestDatabase } from './support/database.js';
+import { createEvent, createOrganizer, createVenue } from './support/factories.js';
 import { startServer, type TestServer } from './support/server.js';
 
 // Regression tests for the second adversarial audit (issue 24), the rows about what a request may carry: GraphQL
@@ -112,13 +113,14 @@ describe('unique large GraphQL documents cannot exhaust the heap (24.1)', () => 
   });
 });
 
-describe('malformed GraphQL request parameters (24.10)', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer();
-  });
-  afterAll(() => server?.close());
+/** The server of the tests that need no process of their own. */
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(() => server?.close());
 
+describe('malformed GraphQL request parameters (24.10)', () => {
   async function graphql(path: string, init: RequestInit = {}) {
     const response = await fetch(`${server.url}${path}`, { ...init, headers: { accept: 'application/json', ...init.headers } });
     const body = (await response.json()) as { errors?: { message: string; extensions?: { code?: string } }[] };
@@ -148,5 +150,82 @@ describe('malformed GraphQL request parameters (24.10)', () => {
       }
     }
     expect(await post({ query: 'query Q { __typename }', operationName: 'Q', variables: null, extensions: null })).toMatchObject({ status: 200 });
+  });
+});
+
+describe('browsers are told how to treat each answer (24.11)', () => {
+  /** A Content-Security-Policy header as directive → its values. */
+  const policyOf = (response: Response) =>
+    Object.fromEntries(
+      (response.headers.get('content-security-policy') ?? '')
+        .split(';')
+        .map((directive) => directive.trim().split(/\s+/))
+        .filter(([name]) => name)
+        .map(([name, ...values]) => [name!, values]),
+    );
+
+  it('serves every public page, error pages included, with a script-free Content-Security-Policy, frame-ancestors, nosniff and a Referrer-Policy', async () => {
+    const venue = await createVenue(server);
+    const organizer = await createOrganizer(server);
+    const event = await createEvent(server, { venues: [{ id: String(venue.id) }], organizers: [{ id: String(organizer.id) }] });
+    const pages = [
+      [`/event/${event.slug}/`, 'GET', 200],
+      [`/venue/${venue.slug}/`, 'GET', 200],
+      [`/organizer/${organizer.slug}/`, 'GET', 200],
+      ['/events/', 'GET', 200],
+      ['/events/?month=2030-01', 'GET', 200],
+      ['/event/no-such-event/', 'GET', 404],
+      ['/events/', 'POST', 405],
+    ] as const;
+    for (const [path, method, status] of pages) {
+      const response = await fetch(`${server.url}${path}`, { method });
+      expect([response.status, response.headers.get('content-type')], path).toEqual([status, 'text/html; charset=utf-8']);
+      const policy = policyOf(response);
+      expect(policy, path).toMatchObject({
+        'default-src': ["'none'"],
+        'style-src': [expect.stringMatching(/^'sha256-[A-Za-z0-9+/]+=*'$/)],
+        'base-uri': ["'none'"],
+        'form-action': ["'none'"],
+        'frame-ancestors': ["'self'"],
+      });
+      // Nothing may run: no script-src, and default-src allows nothing.
+      expect(policy['script-src'], path).toBeUndefined();
+      expect(response.headers.get('x-content-type-options'), path).toBe('nosniff');
+      expect(response.headers.get('referrer-policy'), path).toBe('strict-origin-when-cross-origin');
+    }
+  });
+
+  it("serves GraphiQL with a policy that allows only this service's own resources, frame-ancestors, nosniff and a Referrer-Policy", async () => {
+    const response = await fetch(`${server.url}/graphql`, { headers: { accept: 'text/html' } });
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const policy = policyOf(response);
+    expect(policy).toMatchObject({ 'default-src': ["'self'"], 'object-src': ["'none'"], 'base-uri': ["'none'"], 'frame-ancestors': ["'self'"] });
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('referrer-policy')).toBe('strict-origin-when-cross-origin');
+  });
+
+  it('marks every answer nosniff: REST, calendar feeds, GraphQL answers and errors, /healthz, remembered answers, 304s, preflights, unknown paths', async () => {
+    const event = await createEvent(server);
+    const rest = '/wp-json/calendar/events/v1';
+    const first = await fetch(`${server.url}${rest}/events/${event.id}`);
+    const requests: [string, RequestInit?][] = [
+      [`${rest}/events/${event.id}`],
+      [`${rest}/events/${event.id}`, { headers: { 'if-none-match': first.headers.get('etag')! } }],
+      [`${rest}/events/999999`],
+      [`${rest}/events/${event.id}.ics`],
+      [`${rest}/events.ics`],
+      ['/graphql?query=%7B__typename%7D'],
+      ['/graphql?query=%7B__typename%7D'],
+      ['/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' }],
+      ['/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ nope }"}' }],
+      ['/graphql', { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } }],
+      ['/healthz'],
+      ['/no/such/path'],
+    ];
+    for (const [path, init] of requests) {
+      const response = await fetch(`${server.url}${path}`, init);
+      await response.arrayBuffer();
+      expect(response.headers.get('x-content-type-options'), `${init?.method ?? 'GET'} ${path} (${response.status})`).toBe('nosniff');
+    }
   });
 });
