@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type ChildServer } from '../bench/processes.js';
 import { freshDatabase, type TestDatabase } from './support/database.js';
 import { createEvent, createOrganizer, createVenue } from './support/factories.js';
-import { startServer, type TestServer } from './support/server.js';
+import { call } from './support/rest.js';
+import { isPublicAddress } from '../src/net/public-address.js';
+import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
 
 // Regression tests for the second adversarial audit (issue 24), the rows about what a request may carry: GraphQL
 // documents (24.1), request parameters (24.10), the headers of HTML pages (24.11), embedded IPv4 addresses (24.12)
@@ -227,5 +229,48 @@ describe('browsers are told how to treat each answer (24.11)', () => {
       await response.arrayBuffer();
       expect(response.headers.get('x-content-type-options'), `${init?.method ?? 'GET'} ${path} (${response.status})`).toBe('nosniff');
     }
+  });
+});
+
+describe('IPv4 addresses carried inside IPv6 are judged as the IPv4 address (24.12)', () => {
+  const notPublic = [
+    // IPv4-compatible (::/96), the form `http://[::127.0.0.1]/` is written in by URL parsers
+    '::7f00:1', '::127.0.0.1', '0:0:0:0:0:0:7f00:1', '::a00:1', '::a9fe:a9fe', '::c0a8:101', '::6440:1', '::1', '::',
+    // IPv4-mapped (::ffff:0:0/96) and IPv4-translated (::ffff:0:0:0/96)
+    '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:169.254.169.254', '::ffff:0:0', '::ffff:0:7f00:1', '::ffff:0:a00:1',
+    // NAT64, well-known (64:ff9b::/96) and local-use (64:ff9b:1::/48, never globally reachable)
+    '64:ff9b::7f00:1', '64:ff9b::10.0.0.1', '64:ff9b::a9fe:a9fe', '64:ff9b:1::808:808', '64:ff9b:1:ffff::7f00:1',
+    // 6to4 (2002::/16)
+    '2002:7f00:1::1', '2002:a00:1::', '2002:a9fe:a9fe:1::1', '2002:c0a8:101::',
+    // Teredo (2001::/32): client 127.0.0.1 or 10.0.0.1 (bits inverted), or a server at a private address
+    '2001:0:4136:e378:8000:63bf:80ff:fffe', '2001:0:4136:e378:8000:63bf:f5ff:fffe', '2001:0:a00:1:8000:63bf:f7f7:f7f7',
+    // and the plain special ranges
+    '127.0.0.1', '10.0.0.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '192.0.0.8', '198.18.0.1', '240.0.0.1', '224.0.0.1',
+    'fe80::1', 'fd00::1', 'ff02::1', '2001:db8::1', '100::1', '3fff::1', '5f00::1', 'fec0::1',
+  ];
+  const publicOnes = [
+    '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8', '::808:808', '::ffff:0:808:808', '64:ff9b::808:808', '64:ff9b::1.1.1.1',
+    '2002:808:808::1', '2001:0:4136:e378:8000:63bf:f7f7:f7f7',
+  ];
+
+  it('refuses every form of a non-public IPv4 address, and admits the forms of a public one', () => {
+    expect(notPublic.filter(isPublicAddress)).toEqual([]);
+    expect(publicOnes.filter((address) => !isPublicAddress(address))).toEqual([]);
+  });
+
+  it('refuses a webhook URL and an image URL at 127.0.0.1 written as ::7f00:1 or any other embedded form, creating nothing', async () => {
+    const port = new URL(server.url).port;
+    for (const host of ['[::7f00:1]', '[::127.0.0.1]', '[::ffff:0:7f00:1]', '[64:ff9b::7f00:1]', '[2002:7f00:1::]', '[2001:0:4136:e378:8000:63bf:80ff:fffe]']) {
+      const url = `http://${host}:${port}/`;
+      const webhook = await server.gql(`mutation ($input: WebhookInput!) { createWebhook(input: $input) { webhook { id } } }`, { input: { url } });
+      expect(webhook.errors?.[0]?.extensions?.code, url).toBe('BAD_USER_INPUT');
+      expect(JSON.stringify(webhook.errors), url).toContain('private or local');
+      // The test server may fetch images from 127.0.0.1 (IMAGE_FETCH_ALLOW_PRIVATE=127.0.0.1), not from these.
+      const event = { title: 'Embedded', start_date: '2030-02-01 10:00:00', end_date: '2030-02-01 11:00:00', image: `${url}image.png` };
+      const image = await call(server, 'POST', '/events', { json: event, headers: { authorization: ADMIN_AUTHORIZATION } });
+      expect([image.status, image.body.data?.details?.image?.message], url).toEqual([400, 'image: may not be fetched: its host is a private or local network address']);
+    }
+    expect(await server.gqlOk(`{ webhooks { id } }`, {}, ADMIN_AUTHORIZATION)).toEqual({ webhooks: [] });
+    expect((await call(server, 'GET', '/events', { query: 'search=Embedded&start_date=2030-01-01&end_date=2030-12-31' })).headers.get('x-tec-total')).toBe('0');
   });
 });
