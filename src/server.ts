@@ -5,7 +5,7 @@ import { Router } from 'itty-router';
 import type { Config } from './config.js';
 import { ResponseCache } from './cache/response-cache.js';
 import { ChangeNotifier } from './db/change-notifier.js';
-import { changeCursorEpoch } from './graphql/changes/cursor.js';
+import { prepareChangeCursors } from './graphql/changes/cursor.js';
 import { pruneChangesPeriodically } from './db/change-retention.js';
 import { createDb, type Db, type QueryCounter } from './db/client.js';
 import { readDataVersion } from './db/data-version.js';
@@ -150,7 +150,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   if (config.adminPassword) await bootstrapAdmin(db, config.adminPassword, logger);
   await credentialKey(db);
   await icalUidSuffix(db, config.siteUrl);
-  await changeCursorEpoch(db);
+  await prepareChangeCursors(db);
 
   const signInLimiter = new SignInLimiter(config.signInLimits);
   /** Checks the request's credentials, unless too many failed lately from its address or for its login. */

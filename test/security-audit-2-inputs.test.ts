@@ -274,3 +274,74 @@ describe('IPv4 addresses carried inside IPv6 are judged as the IPv4 address (24.
     expect((await call(server, 'GET', '/events', { query: 'search=Embedded&start_date=2030-01-01&end_date=2030-12-31' })).headers.get('x-tec-total')).toBe('0');
   });
 });
+
+describe('change-feed and list cursors are read exactly as they were handed out (24.13)', () => {
+  const feed = (since: string) => call(server, 'GET', '/changes', { query: { since } });
+  const feedOverGraphQL = (since: string) => server.gql(`query ($since: String) { changes(since: $since) { next more nodes { databaseId } } }`, { since });
+
+  /** Cursors made from a real one (`epoch:version.seq:signature` once decoded) by editing it as a client could. */
+  function forgeries(cursor: string): Record<string, string> {
+    const text = Buffer.from(cursor, 'base64url').toString('latin1');
+    const [epoch, position, signature] = text.split(':') as [string, string, string | undefined];
+    const [version, seq] = position.split('.') as [string, string];
+    const encode = (forged: string) => Buffer.from(forged, 'latin1').toString('base64url');
+    const flipped = signature ? `${signature[0] === 'A' ? 'B' : 'A'}${signature.slice(1)}` : 'A';
+    return {
+      'the start of the log': encode(`${epoch}:0.0`),
+      'an extra part': encode(`${epoch}:1.1:extra`),
+      'an extra part after the whole cursor': encode(`${text}:extra`),
+      'no signature': encode(`${epoch}:${position}`),
+      'a signature of another position': encode(`${epoch}:${BigInt(version) - 1n}.${seq}${signature ? `:${signature}` : ''}`),
+      'a changed signature': encode(`${epoch}:${position}:${flipped}`),
+      'a leading zero': encode(`${epoch}:0${version}.${seq}${signature ? `:${signature}` : ''}`),
+      'a sign': encode(`${epoch}:+${version}.${seq}${signature ? `:${signature}` : ''}`),
+      'whitespace': encode(` ${text}`),
+      'a trailing newline': encode(`${text}\n`),
+      'a version past 64 bits': encode(`${epoch}:99999999999999999999.${seq}`),
+    };
+  }
+
+  it('answers 410 rest_changes_resync_required (invalid) to every cursor it did not hand out, and GraphQL RESYNC_REQUIRED', async () => {
+    await createEvent(server);
+    const since: string = (await call(server, 'GET', '/changes')).body.next;
+    await createEvent(server);
+    expect((await feed(since)).status).toBe(200);
+    for (const [name, cursor] of Object.entries(forgeries(since))) {
+      const rest = await feed(cursor);
+      expect([rest.status, rest.body.code, rest.body.data?.reason], name).toEqual([410, 'rest_changes_resync_required', 'invalid']);
+      const graphql = await feedOverGraphQL(cursor);
+      expect([graphql.errors?.[0]?.extensions?.code, graphql.errors?.[0]?.extensions?.reason], name).toEqual(['RESYNC_REQUIRED', 'invalid']);
+    }
+    // The cursors handed out, the fresh one of a 410 among them, are followed.
+    const refused = await feed(forgeries(since)['the start of the log']!);
+    expect((await feed(refused.body.data.next)).status).toBe(200);
+    const page = await feedOverGraphQL(since);
+    expect(page.errors).toBeUndefined();
+    expect((await feed(page.data.changes.next)).status).toBe(200);
+  });
+
+  it("refuses a list's cursor that the list did not hand out with BAD_USER_INPUT: no extra part, leading zero, sign, whitespace or other base64", async () => {
+    await createEvent(server);
+    const page = await server.gqlOk(`{ events(first: 1, filter: { startDate: "2000-01-01" }) { pageInfo { endCursor } } }`);
+    const cursor: string = page.events.pageInfo.endCursor;
+    const text = Buffer.from(cursor, 'base64').toString('utf8');
+    expect(text).toMatch(/^OffsetConnection:\d+$/);
+    const encode = (forged: string) => Buffer.from(forged).toString('base64');
+    // The cursor of the eleventh record, as the list writes it: base64 with its padding.
+    const padded = encode('OffsetConnection:10');
+    expect(padded).toMatch(/=$/);
+    const forged = [
+      encode(`${text}:extra`), encode(text.replace(':', ':0')), encode(text.replace(':', ':+')), encode(text.replace(':', ': ')), encode(`${text}\n`),
+      encode('OffsetConnection:1000000000'), encode('OffsetConnection:-1'), encode('OffsetConnection:1.0'), encode('offsetconnection:1'),
+      padded.replace(/=+$/, ''), `${padded}=`, `${cursor}=`, ` ${cursor}`, `${cursor} `, `${cursor.slice(0, -1)}*`,
+    ];
+    for (const after of forged) {
+      const answer = await server.gql(`query ($after: String) { events(first: 1, after: $after, filter: { startDate: "2000-01-01" }) { totalCount } }`, { after });
+      expect(answer.errors?.[0]?.extensions, after).toMatchObject({ code: 'BAD_USER_INPUT', fields: { after: 'is not a cursor of this list' } });
+    }
+    for (const after of [cursor, padded]) {
+      const next = await server.gql(`query ($after: String) { events(first: 1, after: $after, filter: { startDate: "2000-01-01" }) { totalCount } }`, { after });
+      expect(next.errors, after).toBeUndefined();
+    }
+  });
+});
