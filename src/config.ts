@@ -84,6 +84,10 @@ export interface Limits {
     maxDirectives: number;
     /** GRAPHQL_MAX_TOKENS: lexical tokens in a document. */
     maxTokens: number;
+    /** GRAPHQL_MAX_DOCUMENT_BYTES: a document's length in UTF-8 bytes, checked before anything reads it. */
+    maxDocumentBytes: number;
+    /** GRAPHQL_DOCUMENT_CACHE_KB: memory for parsed documents (and their validation) kept for reuse, in bytes. */
+    documentCacheBytes: number;
     /** GRAPHQL_MAX_COST: the estimated cost, about the fields an answer can hold (src/limits/cost.ts, README "Limits"). */
     maxCost: number;
     /** GRAPHQL_MAX_RESPONSE_FIELDS: fields an answer may grow to while it is built (counted at each list). */
@@ -175,6 +179,8 @@ function readLimits(env: Env): Limits {
       maxAliases: readWholeNumber(env, 'GRAPHQL_MAX_ALIASES', 100, 0),
       maxDirectives: readWholeNumber(env, 'GRAPHQL_MAX_DIRECTIVES', 50, 0),
       maxTokens: readWholeNumber(env, 'GRAPHQL_MAX_TOKENS', 5_000, 1),
+      maxDocumentBytes: readWholeNumber(env, 'GRAPHQL_MAX_DOCUMENT_BYTES', 131_072, 1),
+      documentCacheBytes: readWholeNumber(env, 'GRAPHQL_DOCUMENT_CACHE_KB', 16_384, 0) * 1024,
       maxCost: readWholeNumber(env, 'GRAPHQL_MAX_COST', 100_000, 1),
       maxResponseFields: readWholeNumber(env, 'GRAPHQL_MAX_RESPONSE_FIELDS', 200_000, 1),
       introspection: readSwitch(env, 'GRAPHQL_INTROSPECTION', true),

@@ -5,7 +5,7 @@ import { Router } from 'itty-router';
 import type { Config } from './config.js';
 import { ResponseCache } from './cache/response-cache.js';
 import { ChangeNotifier } from './db/change-notifier.js';
-import { changeCursorEpoch } from './graphql/changes/cursor.js';
+import { prepareChangeCursors } from './graphql/changes/cursor.js';
 import { pruneChangesPeriodically } from './db/change-retention.js';
 import { createDb, type Db, type QueryCounter } from './db/client.js';
 import { readDataVersion } from './db/data-version.js';
@@ -20,10 +20,12 @@ import { SignInLimiter } from './auth/sign-in-limits.js';
 import { createContext, type Context, type Viewer } from './graphql/context.js';
 import { schema } from './graphql/schema.js';
 import { Deadline, DeadlineExceededError, guardedDb, TIMEOUT_CODE } from './limits/deadline.js';
-import { graphqlLimitPlugins } from './limits/graphql.js';
+import { documentCaches } from './limits/document-cache.js';
+import { documentBytesLimit, graphqlLimitPlugins } from './limits/graphql.js';
 import { HEALTH_PATH, LoadShedder, overloadedAnswer } from './limits/load-shedding.js';
 import { StartPacing } from './limits/start-pacing.js';
 import { persistedOperationsPlugin } from './limits/persisted-operations.js';
+import { requestParamChecks } from './limits/request-params.js';
 import { logErrorCodes, reportUnexpectedErrors, yogaLogger } from './logging/graphql-errors.js';
 import { createLogger, type Logger } from './logging/logger.js';
 import { withRequestLog, type RequestLog } from './logging/request-log.js';
@@ -34,6 +36,7 @@ import { createPageHandler } from './pages/router.js';
 import { createCachedAnswers } from './http/cached-answers.js';
 import { createCors } from './http/cors.js';
 import { graphiql, GRAPHIQL_ASSETS_PATH } from './http/graphiql.js';
+import { EVERY_ANSWER } from './http/security-headers.js';
 import { restUrls } from './rest/urls.js';
 import { WebhookDispatcher, type RenderRecord } from './webhooks/dispatcher.js';
 
@@ -147,7 +150,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   if (config.adminPassword) await bootstrapAdmin(db, config.adminPassword, logger);
   await credentialKey(db);
   await icalUidSuffix(db, config.siteUrl);
-  await changeCursorEpoch(db);
+  await prepareChangeCursors(db);
 
   const signInLimiter = new SignInLimiter(config.signInLimits);
   /** Checks the request's credentials, unless too many failed lately from its address or for its login. */
@@ -173,12 +176,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     cors: false, // decided for REST and GraphQL alike (src/http/cors.ts)
     logging: yogaLogger(logger, reported),
     plugins: [
+      requestParamChecks(),
+      documentBytesLimit(config.limits.graphql),
       persistedOperationsPlugin(config.persistedOperations, schema),
       reportUnexpectedErrors(reported),
       logErrorCodes(),
       ...graphqlLimitPlugins(config.limits.graphql),
     ],
     maxRequestBodySize: config.limits.maxBodyBytes,
+    parserAndValidationCache: documentCaches(config.limits.graphql.documentCacheBytes),
     context: ({ viewer, deadline }) => createContext(guardedDb(db, deadline), config, viewer, dataVersion, changes),
   });
 
@@ -298,6 +304,7 @@ export function listen(app: App, port = app.config.port, host = app.config.host)
   // nothing, or a flood of shed requests keeps the process as far behind as the flood it sheds. So is a response-cache
   // hit, for the same reason: the Fetch objects would cost more than the hit.
   const server = createServer((req, res) => {
+    for (const [name, value] of Object.entries(EVERY_ANSWER)) res.setHeader(name, value);
     if (req.url?.startsWith(HEALTH_PATH) || !app.isBehind()) {
       app.answerFromCache(req, res).then(
         (answered) => void (answered || adapter(req, res)),

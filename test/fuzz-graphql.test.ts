@@ -349,6 +349,46 @@ const randomQuery = fc.gen().map((g) => {
   return [`query ${query}`, ...parts.fragments].join('\n');
 });
 
+/** A parameter's text in a URL or form: JSON of any type, broken JSON, or any text. */
+const paramText = fc.oneof(
+  fc.constantFrom('{', '{"a":', '[', '}', 'null', '', 'undefined', 'NaN', '{"a":1}', '[]', '1', '"x"', 'true', '{"persistedQuery":{"version":1}}', '\u0000'),
+  fc.json({ maxDepth: 2 }),
+  fc.string({ maxLength: 20 }),
+);
+/** A parameter's value in a JSON body: of any type. */
+const paramValue = fc.oneof(fc.string({ maxLength: 20 }), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(fc.integer(), { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 5 }), fc.integer(), { maxKeys: 2 }));
+const GRAPHQL_PARAMS = ['variables', 'extensions', 'operationName'] as const;
+const SMALL_QUERIES = ['{ __typename }', 'query Q($n: Int) { events(first: $n) { totalCount } }', '{ __typename', ''];
+
+/** A request to /graphql with some of its parameters malformed: by GET, by a form-encoded POST or by a JSON POST. */
+const malformedRequest = fc.record({
+  method: fc.constantFrom('GET', 'form', 'json'),
+  query: fc.constantFrom(...SMALL_QUERIES),
+  text: fc.record(Object.fromEntries(GRAPHQL_PARAMS.map((name) => [name, paramText])), { requiredKeys: [] }),
+  values: fc.record(Object.fromEntries(GRAPHQL_PARAMS.map((name) => [name, paramValue])), { requiredKeys: [] }),
+});
+
+type MalformedRequest = typeof malformedRequest extends fc.Arbitrary<infer T> ? T : never;
+
+async function sendMalformed(server: TestServer, request: MalformedRequest): Promise<Answer> {
+  const headers = { accept: 'application/json' };
+  const form = new URLSearchParams({ query: request.query, ...(request.text as Record<string, string>) });
+  const response =
+    request.method === 'GET'
+      ? await fetch(`${server.url}/graphql?${form}`, { headers })
+      : await fetch(`${server.url}/graphql`, {
+          method: 'POST',
+          headers: { ...headers, 'content-type': request.method === 'form' ? 'application/x-www-form-urlencoded' : 'application/json' },
+          body: request.method === 'form' ? form.toString() : JSON.stringify({ query: request.query, ...request.values }),
+        });
+  const text = await response.text();
+  try {
+    return { status: response.status, body: JSON.parse(text) as Answer['body'] };
+  } catch {
+    return { status: response.status, body: { errors: [{ message: `not JSON: ${text.slice(0, 200)}` }] } };
+  }
+}
+
 describe('GraphQL fuzzing: random documents never yield a 5xx, and every error has a code', () => {
   let server: TestServer;
 
@@ -369,6 +409,18 @@ describe('GraphQL fuzzing: random documents never yield a 5xx, and every error h
       }),
       fuzzRuns(150),
     );
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+
+  it('answers malformed request parameters by GET and POST (JSON that does not parse, values of the wrong type) with 4xx and a code', async () => {
+    await fc.assert(
+      fc.asyncProperty(malformedRequest, async (request) => {
+        expectExpectedErrors(await sendMalformed(server, request));
+      }),
+      fuzzRuns(150),
+    );
+    const broken = await sendMalformed(server, { method: 'GET', query: '{ __typename }', text: { variables: '{' }, values: {} });
+    expect([broken.status, broken.body.errors?.[0]?.extensions?.code]).toEqual([400, 'BAD_REQUEST']);
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
 

@@ -102,6 +102,17 @@ describe('GraphQL document limits, at their defaults', () => {
     await expectRefusedPast(long, DEFAULTS.graphql.maxTokens, `more than ${DEFAULTS.graphql.maxTokens} tokens`, 'QUERY_TOO_LARGE', 'Q0');
   });
 
+  it(`refuses a document longer than GRAPHQL_MAX_DOCUMENT_BYTES (${DEFAULTS.graphql.maxDocumentBytes}) before parsing it, whatever fills it`, async () => {
+    const query = '{ viewer { id } }';
+    const padded = (pad: string) => (bytes: number) => `${query}${pad.repeat(Math.ceil((bytes - query.length) / pad.length))}`.slice(0, bytes);
+    const limit = DEFAULTS.graphql.maxDocumentBytes;
+    await expectRefusedPast(padded(' '), limit, `more than the limit of ${limit} (GRAPHQL_MAX_DOCUMENT_BYTES)`, 'QUERY_TOO_LARGE');
+    await expectRefusedPast(padded('\n# comment'), limit, `more than the limit of ${limit} (GRAPHQL_MAX_DOCUMENT_BYTES)`, 'QUERY_TOO_LARGE');
+    // Counted in UTF-8 bytes, not characters: a comment of 3-byte characters.
+    const wide = `${query}#${'€'.repeat(Math.ceil(limit / 3))}`;
+    expect((await postGraphQL(server, wide)).body.errors?.[0]?.extensions?.code).toBe('QUERY_TOO_LARGE');
+  });
+
   /** A month view as the front end asks for it: a full page of events with their venues, organizers and terms. */
   const MONTH_VIEW = (first: string) =>
     `events(first: ${first}, filter: { startDate: "2030-01-01", endDate: "2030-01-31" }) { totalCount edges { node { title startsAt venues { name city } organizers { name } categories { name } tags { name } } } }`;

@@ -149,6 +149,14 @@ describe('automatic persisted queries (Apollo Client link)', () => {
     expect({ status: later.status, code: later.body.errors?.[0]?.extensions?.code }).toEqual(NOT_FOUND);
   });
 
+  it('refuses to register a document longer than GRAPHQL_MAX_DOCUMENT_BYTES, and stores nothing', async () => {
+    const query = `{ events(first: 1) { totalCount } }${' '.repeat(loadConfig({}).limits.graphql.maxDocumentBytes)}`;
+    const refused = await postGraphQL(server, { query, extensions: apq(sha256(query)) });
+    expect(refused.body.errors?.[0]?.extensions?.code).toBe('QUERY_TOO_LARGE');
+    const later = await postGraphQL(server, { extensions: apq(sha256(query)) });
+    expect({ status: later.status, code: later.body.errors?.[0]?.extensions?.code }).toEqual(NOT_FOUND);
+  });
+
   it('forgets the least recently used documents beyond GRAPHQL_APQ_STORE_KB', async () => {
     const small = await startServer({ GRAPHQL_APQ_STORE_KB: '1' });
     try {

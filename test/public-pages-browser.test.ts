@@ -49,8 +49,15 @@ describe('public pages in Chromium without JavaScript', () => {
       'title',
     );
     const page = await context.newPage();
+    const refusedByPolicy: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) refusedByPolicy.push(message.text());
+    });
     const response = await page.goto(`${server.url}/event/${event.slug}/`);
     expect(response?.status()).toBe(200);
+    // The page's Content-Security-Policy lets its own stylesheet apply (46rem wide body) and refuses nothing it uses.
+    expect(response?.headers()['content-security-policy']).toContain("default-src 'none'");
+    expect(await page.locator('body').evaluate((body) => getComputedStyle(body).maxWidth)).toBe('736px');
     expect(await page.locator('h1').innerText()).toBe(event.title);
     expect(await page.title()).toBe(event.title);
     expect(await page.locator('.when').innerText()).toBe('Thursday 4 July 2030, 21:00 – 23:30 CEST');
@@ -62,6 +69,7 @@ describe('public pages in Chromium without JavaScript', () => {
     // The only script element is the JSON-LD data, which a browser does not run.
     expect(await page.locator('script').count()).toBe(1);
     expect(await page.locator('script').getAttribute('type')).toBe('application/ld+json');
+    expect(refusedByPolicy).toEqual([]);
     await page.screenshot({ path: join(SCREENSHOT_DIR, `event-page-${ENGINE}.png`), fullPage: true });
     await page.close();
   });

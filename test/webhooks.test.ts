@@ -174,7 +174,9 @@ describe('webhooks to private addresses', () => {
   });
   afterAll(async () => guarded?.close());
 
-  it.each(['http://127.0.0.1:9/', 'http://localhost/', 'http://10.1.2.3/', 'http://192.168.0.1/', 'http://169.254.169.254/latest', 'http://[::1]/', 'http://[fd00::1]/', 'http://[::ffff:127.0.0.1]/', 'http://0.0.0.0/', 'http://100.64.0.1/'])(
+  it.each(['http://127.0.0.1:9/', 'http://localhost/', 'http://10.1.2.3/', 'http://192.168.0.1/', 'http://169.254.169.254/latest', 'http://[::1]/', 'http://[fd00::1]/', 'http://[::ffff:127.0.0.1]/', 'http://0.0.0.0/', 'http://100.64.0.1/',
+    // IPv4 carried inside IPv6: IPv4-compatible, IPv4-translated, NAT64, 6to4, Teredo (client 127.0.0.1).
+    'http://[::7f00:1]/', 'http://[::a9fe:a9fe]/', 'http://[::ffff:0:7f00:1]/', 'http://[64:ff9b::a9fe:a9fe]/', 'http://[2002:c0a8:101::1]/', 'http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/'])(
     'refuses %s at creation without WEBHOOKS_ALLOW_PRIVATE',
     async (url) => {
       const result = await guarded.gql(CREATE, { input: { url } });

@@ -97,9 +97,9 @@ export function encodePosition(position: ChangePosition): string {
   return `${position.version}.${position.seq}`;
 }
 
-/** A position from its stored form, or undefined when `text` is not one. */
+/** A position from its stored form, or undefined when `text` is not exactly one (no sign, no leading zero). */
 export function decodePosition(text: string): ChangePosition | undefined {
-  const match = /^(\d{1,18})\.(\d{1,10})$/.exec(text);
+  const match = /^(0|[1-9]\d{0,17})\.(0|[1-9]\d{0,9})$/.exec(text);
   if (!match) return undefined;
   const seq = Number(match[2]);
   if (seq > 2 ** 31 - 1) return undefined;

@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { shouldRenderGraphiQL } from 'graphql-yoga';
 import { sourceFile } from '../project-files.js';
 import { StaticFile, type StaticFileOptions } from './precompressed.js';
+import { REFERRER_POLICY } from './security-headers.js';
 
 // GraphiQL served by this service alone: the page, its script, stylesheet, icon and Monaco's editor workers all come
 // from /graphql/assets/, taken from @graphql-yoga/render-graphiql (fonts and images are data: URLs inside its CSS), so
@@ -105,7 +106,7 @@ export function graphiql({ title }: GraphiQLOptions) {
     cacheControl: 'no-cache',
     version: createHash('sha256').update(html).digest('hex').slice(0, 16),
     load: () => html,
-    headers: { 'content-security-policy': CONTENT_SECURITY_POLICY },
+    headers: { 'content-security-policy': CONTENT_SECURITY_POLICY, 'referrer-policy': REFERRER_POLICY },
   });
   const assets = assetFiles(fingerprint);
   return {

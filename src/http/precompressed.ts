@@ -36,7 +36,6 @@ export class StaticFile {
       ...validators,
       'content-type': this.options.contentType,
       'content-length': String(body.length),
-      'x-content-type-options': 'nosniff',
       ...(encoding === 'identity' ? {} : { 'content-encoding': encoding }),
     };
     return new Response(request.method === 'HEAD' ? null : body, { status: 200, headers });

@@ -16,6 +16,22 @@ const CLOSING = new Set<TokenKind>([TokenKind.BRACE_R, TokenKind.BRACKET_R, Toke
 const refusal = (code: string, message: string) => new GraphQLError(message, { extensions: { code, http: { status: 400, spec: true } } });
 
 /**
+ * Refuses a document longer than `maxBytes` (UTF-8), before it is parsed, registered as a persisted query or kept in
+ * any cache: whitespace and comments cost no token, so only this bounds what a document of few tokens holds.
+ */
+export function checkDocumentBytes(text: string, maxBytes: number): void {
+  // A UTF-8 character takes at most 3 bytes per UTF-16 code unit: most documents are decided without counting.
+  if (text.length * 3 <= maxBytes) return;
+  const bytes = Buffer.byteLength(text);
+  if (bytes > maxBytes) throw refusal(QUERY_TOO_LARGE, `The document is ${bytes} bytes long, more than the limit of ${maxBytes} (GRAPHQL_MAX_DOCUMENT_BYTES).`);
+}
+
+/** The memory a string takes in V8: one byte a character while all are Latin-1, two otherwise. */
+export function heldBytes(text: string): number {
+  return /[^\u0000-\u00ff]/.test(text) ? text.length * 2 : text.length;
+}
+
+/**
  * Reads a document's tokens without parsing it (the lexer does not recurse) and refuses it when it has more than
  * `maxTokens` tokens or nests deeper than MAX_DOCUMENT_NESTING; lexical errors are left to the parser to report.
  */

@@ -10,9 +10,10 @@ import {
   type FragmentDefinitionNode,
   type ValidationContext,
 } from 'graphql';
+import type { Plugin as YogaPlugin } from 'graphql-yoga';
 import type { Limits } from '../config.js';
 import { operationCost, QueryTooCostlyError } from './cost.js';
-import { checkDocumentSize, QUERY_TOO_DEEP } from './document.js';
+import { checkDocumentBytes, checkDocumentSize, QUERY_TOO_DEEP } from './document.js';
 import { SafeLiteralsRule, unsafeVariablesError } from './input.js';
 import { guardResponseSize, ResponseBudget, ResponseTooLargeError, setResponseBudget } from './response-size.js';
 
@@ -58,6 +59,18 @@ function executionRefusal(args: ExecutionArgs, maxCost: number): readonly GraphQ
   if (variables.errors) return variables.errors.map(badVariable);
   const cost = operationCost(args.schema, operation, fragmentsOf(args.document), variables.coerced);
   return cost > maxCost ? [new QueryTooCostlyError(Math.ceil(cost), maxCost)] : null;
+}
+
+/**
+ * GRAPHQL_MAX_DOCUMENT_BYTES, checked on the request's parameters: before the document is parsed, registered by an
+ * automatic persisted query or kept in a cache. Put before the persisted operations' plugin.
+ */
+export function documentBytesLimit(limits: Limits['graphql']): YogaPlugin {
+  return {
+    onParams({ params }) {
+      if (typeof params.query === 'string') checkDocumentBytes(params.query, limits.maxDocumentBytes);
+    },
+  };
 }
 
 /**

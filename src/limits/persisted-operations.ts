@@ -8,6 +8,7 @@ import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { ConfigError, type Config } from '../config.js';
 import { sourceFile } from '../project-files.js';
+import { heldBytes } from './document.js';
 
 /** Registered operations: the ID a client sends (for Apollo's links, the SHA-256 of the text) → the document's text. */
 export type Manifest = Record<string, string>;
@@ -86,7 +87,7 @@ export function registeredOperations(settings: Settings, schema: GraphQLSchema):
  * a client sent their text with its hash (checked by the plugin), least recently used first out beyond `maxBytes`.
  */
 function apqStore(registered: Map<string, string>, maxBytes: number): APQStore {
-  const remembered = new LRUCache<string, string>({ maxSize: maxBytes, sizeCalculation: (text, hash) => Buffer.byteLength(text) + hash.length });
+  const remembered = new LRUCache<string, string>({ maxSize: maxBytes, sizeCalculation: (text, hash) => heldBytes(text) + heldBytes(hash) });
   return {
     get: (hash) => registered.get(hash) ?? remembered.get(hash),
     set: (hash, text) => void (registered.has(hash) || remembered.set(hash, text)),

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { htmlSafeJson } from '../content/safe-json.js';
+import { REFERRER_POLICY } from '../http/security-headers.js';
 import { html, trustedHtml, type Html } from './html.js';
 import type { SitePaths } from './paths.js';
 
@@ -47,7 +49,25 @@ ${body}
 
 export const HTML_MEDIA_TYPE = 'text/html; charset=utf-8';
 
+/**
+ * What a page may load and do: no script at all (the JSON-LD block is data, which no policy needs to allow), the one
+ * stylesheet above by its hash, the images, audio and video of descriptions from wherever they are (their URLs were
+ * checked to be http(s) when stored), no plugin, form, `<base>` or framing by another site.
+ */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  `style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`,
+  'img-src http: https:',
+  'media-src http: https:',
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'self'",
+].join('; ');
+
 /** An HTML answer. */
 export function htmlResponse(document: string, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(document, { status, headers: { 'content-type': HTML_MEDIA_TYPE, ...headers } });
+  return new Response(document, {
+    status,
+    headers: { 'content-type': HTML_MEDIA_TYPE, 'content-security-policy': CONTENT_SECURITY_POLICY, 'referrer-policy': REFERRER_POLICY, ...headers },
+  });
 }

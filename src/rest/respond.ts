@@ -56,7 +56,6 @@ export function finishResponse(query: Record<string, unknown>, reply: RestReply,
   if (fields && status < 400) body = pickFields(body, fieldTree(fields));
   const headers: Record<string, string> = {
     'Content-Type': reply.contentType ?? 'application/json; charset=UTF-8',
-    'X-Content-Type-Options': 'nosniff',
     Link: `<${urls.root}>; rel="https://api.w.org/"`,
     ...reply.headers,
   };
