@@ -2,9 +2,10 @@ import ipaddr from 'ipaddr.js';
 
 /**
  * Limits on the slow check of a sign-in (scrypt, or a failure's decoys), which only what the fast check (one HMAC)
- * did not prove ever reaches, so a right issued secret is never refused. Failures are counted in fixed windows per
- * client address, per address and login, and per login; a login with too many failures from everywhere is "under
- * attack", and an address that has failed for it even once gets no further check for it until its own window ends.
+ * did not prove ever reaches, so a right issued secret is never refused (README "Limits on failed sign-ins").
+ * Failures are counted in fixed windows per client address, per address and login, and per login; a login with too
+ * many failures from everywhere is "under attack", and an address that has failed for it even once gets no further
+ * check for it until its own window ends.
  * Kept in this process's memory (each server process counts on its own), in at most MAX_TRACKED windows: the least
  * recently failing are forgotten first.
  */
@@ -40,6 +41,10 @@ interface Window {
 /** About 100 bytes each: a few MB at most, however many addresses and logins an attacker tries. */
 const MAX_TRACKED = 20_000;
 
+const addressKey = (attempt: SignInAttempt) => `address ${attempt.address}`;
+const pairKey = (attempt: SignInAttempt) => `pair ${JSON.stringify([attempt.address, attempt.login])}`;
+const loginKey = (attempt: SignInAttempt) => `login ${attempt.login}`;
+
 /**
  * Who an address is for counting: an IPv4 address (IPv4-mapped IPv6 included) as it is, an IPv6 address by its /64,
  * the block one subscriber gets (counting single IPv6 addresses would give an attacker 2^64 fresh budgets).
@@ -68,7 +73,7 @@ export class SignInLimiter {
    */
   async check<T>(attempt: SignInAttempt, check: () => Promise<T>, failed: (result: T) => boolean): Promise<T | Throttled> {
     const counted = { address: addressForCounting(attempt.address), login: attempt.login };
-    return this.oneAtATime(this.pairKey(counted), async () => {
+    return this.oneAtATime(pairKey(counted), async () => {
       const retryAfter = this.retryAfterSeconds(counted);
       if (retryAfter > 0) return { kind: 'throttled' as const, retryAfter };
       const reserved = this.recordFailure(counted);
@@ -118,23 +123,18 @@ export class SignInLimiter {
 
   /** [key, limit] of each limit that applies to the attempt: a login under attack allows each address one failure. */
   private counted(attempt: SignInAttempt): Array<[string, number]> {
-    const [address, pair, login] = this.keys(attempt);
-    const limits: Array<[string, number]> = [[address!, this.limits.failuresPerAddress]];
-    if (pair && login) {
-      const underAttack = this.limits.failuresPerLogin > 0 && (this.live(login)?.failures ?? 0) >= this.limits.failuresPerLogin;
-      limits.push([pair, underAttack ? 1 : this.limits.failuresPerAddressAndLogin]);
+    const limits: Array<[string, number]> = [[addressKey(attempt), this.limits.failuresPerAddress]];
+    if (attempt.login !== null) {
+      const loginFailures = this.live(loginKey(attempt))?.failures ?? 0;
+      const underAttack = this.limits.failuresPerLogin > 0 && loginFailures >= this.limits.failuresPerLogin;
+      limits.push([pairKey(attempt), underAttack ? 1 : this.limits.failuresPerAddressAndLogin]);
     }
     return limits.filter(([, limit]) => limit > 0);
   }
 
   /** The windows an attempt's failures are counted in: its address, its address and login, its login. */
   private keys(attempt: SignInAttempt): string[] {
-    const address = `address ${attempt.address}`;
-    return attempt.login === null ? [address] : [address, this.pairKey(attempt), `login ${attempt.login}`];
-  }
-
-  private pairKey(attempt: SignInAttempt): string {
-    return `pair ${JSON.stringify([attempt.address, attempt.login])}`;
+    return attempt.login === null ? [addressKey(attempt)] : [addressKey(attempt), pairKey(attempt), loginKey(attempt)];
   }
 
   private live(key: string): Window | undefined {
