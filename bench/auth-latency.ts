@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   const passwords = Array.from({ length: 10 }, (_, n) => cli(databaseUrl, 'passwords', 'create', 'reader', '--name', `p${n}`));
   const token = cli(databaseUrl, 'tokens', 'create', 'reader');
   // The limits on failed sign-ins off, so that the failures measure the work a check costs rather than a 429.
-  Object.assign(process.env, { SIGNIN_FAILURES_PER_ADDRESS: '0', SIGNIN_FAILURES_PER_LOGIN: '0' });
+  Object.assign(process.env, { SIGNIN_FAILURES_PER_ADDRESS: '0', SIGNIN_FAILURES_PER_ADDRESS_AND_LOGIN: '0', SIGNIN_FAILURES_PER_LOGIN: '0' });
   const server = await startService(databaseUrl, 'http://localhost', { responseCache: false, workers: 1 });
   const path = '/wp-json/calendar/events/v1/venues';
   const scenarios: Array<[string, LoadRequest]> = [

@@ -23,7 +23,7 @@ export interface Config {
   /** LOG_LEVEL: the least severe log level written (pino's levels, or `silent`). */
   logLevel: LogLevel;
   limits: Limits;
-  /** Failed sign-ins allowed per client address and per login in a window (src/auth/sign-in-limits.ts). */
+  /** Failed sign-ins allowed per client address, per address and login, and per login in a window (src/auth/sign-in-limits.ts). */
   signInLimits: SignInLimits;
   /** TRUST_PROXY: the client address is the last one in X-Forwarded-For (added by a proxy in front) instead of the socket's. */
   trustProxy: boolean;
@@ -265,6 +265,7 @@ export function loadConfig(env: Env = process.env): Config {
     limits: readLimits(env),
     signInLimits: {
       failuresPerAddress: readWholeNumber(env, 'SIGNIN_FAILURES_PER_ADDRESS', 30, 0),
+      failuresPerAddressAndLogin: readWholeNumber(env, 'SIGNIN_FAILURES_PER_ADDRESS_AND_LOGIN', 5, 0),
       failuresPerLogin: readWholeNumber(env, 'SIGNIN_FAILURES_PER_LOGIN', 10, 0),
       windowMs: readWholeNumber(env, 'SIGNIN_WINDOW_MS', 15 * 60 * 1000, 1),
     },

@@ -11,7 +11,7 @@ import { createDb, type Db, type QueryCounter } from './db/client.js';
 import { readDataVersion } from './db/data-version.js';
 import { watchDataVersion, type DataVersionWatch } from './db/data-version-watch.js';
 import { migrate } from './db/migrate.js';
-import { authenticate, claimedLogin, parseAuthorization } from './auth/authenticate.js';
+import { authenticate, parseAuthorization } from './auth/authenticate.js';
 import { clientAddressOf } from './auth/client-address.js';
 import { bootstrapAdmin } from './auth/credentials.js';
 import { credentialKey } from './auth/credential-key.js';
@@ -153,16 +153,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   await prepareChangeCursors(db);
 
   const signInLimiter = new SignInLimiter(config.signInLimits);
-  /** Checks the request's credentials, unless too many failed lately from its address or for its login. */
+  /** Checks the request's credentials, within the limits on failed sign-ins (src/auth/sign-in-limits.ts). */
   const signIn = async (request: Request, clientAddress: string): Promise<SignIn> => {
-    const claim = parseAuthorization(request.headers.get('authorization'));
-    if (!claim) return { viewer: { user: null } };
-    const attempt = { address: clientAddress, login: claimedLogin(claim) };
-    const retryAfter = signInLimiter.retryAfterSeconds(attempt);
-    if (retryAfter > 0) return { refused: 'rate_limited', retryAfter };
-    const result = await authenticate(db, claim);
+    const result = await authenticate(db, parseAuthorization(request.headers.get('authorization')), signInLimiter, clientAddress);
+    if (result.kind === 'anonymous') return { viewer: { user: null } };
     if (result.kind === 'user') return { viewer: { user: result.user } };
-    signInLimiter.recordFailure(attempt);
+    if (result.kind === 'throttled') return { refused: 'rate_limited', retryAfter: result.retryAfter };
     return { refused: 'invalid' };
   };
 

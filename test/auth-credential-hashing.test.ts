@@ -5,8 +5,9 @@ import { unique } from './support/factories.js';
 import { ADMIN_AUTHORIZATION, basicAuthorization, startServer, type TestServer } from './support/server.js';
 
 // How secrets are kept: the service's own (application passwords, bearer tokens) as HMAC-SHA-256 under the server
-// key, found by a public part; rows from before that (scrypt, no public part) keep working and are rewritten to the
-// keyed form on their next use; CALENDAR_ADMIN_PASSWORD, chosen by a person, stays scrypt.
+// key, found by a public part (a password's first 8 characters, a token's random ID); rows from before that (scrypt,
+// no public part) keep working and are rewritten to the keyed form on their next use; CALENDAR_ADMIN_PASSWORD, chosen
+// by a person, stays scrypt.
 
 let server: TestServer;
 beforeAll(async () => {
@@ -42,14 +43,14 @@ const viewerLogin = async (authorization: string) => {
 };
 
 describe('issued secrets', () => {
-  it('are stored as a keyed hash with the password’s first 8 characters as its public lookup part', async () => {
+  it('are stored as a keyed hash with a public lookup part: the password’s first 8 characters, the token’s ID', async () => {
     const user = await newUser();
     const issued = await adminData(server, `mutation { p: createApplicationPassword(name: "x", userId: ${user.id}) { secret } t: createBearerToken(name: "x", userId: ${user.id}) { secret } }`);
     const password = issued.p.secret.replace(/ /g, '');
     const rows = await server.app.db.credential.findMany({ where: { userId: user.id }, orderBy: { id: 'asc' } });
     expect(rows.map((row) => [row.kind, row.lookup])).toEqual([
       ['application_password', password.slice(0, 8)],
-      ['bearer_token', null],
+      ['bearer_token', issued.t.secret.split('.')[0]],
     ]);
     for (const row of rows) expect(row.secretHash).toMatch(/^hmac-sha256\$[\w-]{43}$/);
     expect(await viewerLogin(basicAuthorization(user.login, issued.p.secret))).toBe(user.login);

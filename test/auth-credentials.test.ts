@@ -96,20 +96,23 @@ describe('application passwords', () => {
 });
 
 describe('bearer tokens', () => {
-  it('`Bearer <id>.<secret>` signs in; wrong secret, unknown ID, revoked token and crossed schemes do not', async () => {
+  it('`Bearer <public ID>.<secret>` signs in; wrong secret, unknown ID, revoked token and crossed schemes do not', async () => {
     const created = await gql('mutation { t: createBearerToken(name: "ci") { id kind secret } }', editor.authorization);
     const token = created.body.data.t;
     issued.push(token.secret);
     expect(token.kind).toBe('BEARER_TOKEN');
-    expect(token.secret).toMatch(new RegExp(`^${token.id}\\.\\S+$`));
+    expect(token.secret).toMatch(/^[A-Za-z0-9]{16}\.[A-Za-z0-9]{24}$/);
+    const [publicId, secret] = token.secret.split('.');
     const bearer = `Bearer ${token.secret}`;
     expect(await viewerLogin(bearer)).toBe('cred-editor');
     // A bearer token carries the editor's capabilities on REST writes too.
     const write = await rest('POST', '/categories', bearer, { name: unique('Bearer category') });
     expect(write.status, write.text).toBe(201);
 
-    await expectInvalid(`Bearer ${token.id}.wrong-secret`, 'wrong secret');
-    await expectInvalid(`Bearer 999999.${token.secret.split('.')[1]}`, 'unknown token ID');
+    await expectInvalid(`Bearer ${publicId}.wrong-secret`, 'wrong secret');
+    await expectInvalid(`Bearer ${'x'.repeat(16)}.${secret}`, 'unknown token ID');
+    await expectInvalid(`Bearer ${token.id}.${secret}`, 'the credential ID instead of the public ID');
+    await expectInvalid(`Bearer 999999.${secret}`, 'unknown number');
     await expectInvalid(basicAuthorization(editor.login, token.secret), 'token as application password');
     await expectInvalid(`Bearer ${editor.password.replace(/ /g, '')}`, 'application password as token');
 

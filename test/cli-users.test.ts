@@ -207,9 +207,9 @@ describe('CLI: application passwords and tokens against the server', () => {
   it('prints a bearer token once that signs in, until it is revoked', { timeout: SLOW }, async () => {
     const run = await ok('tokens', 'create', 'edith', '--name', 'deploy');
     const token = run.stdout.trim();
-    expect(token).toMatch(/^\d+\.\S{20,}$/);
+    expect(token).toMatch(/^[A-Za-z0-9]{16}\.[A-Za-z0-9]{24}$/);
     expect(run.stderr).toMatch(/cannot be shown again/);
-    const id = Number(token.split('.')[0]);
+    const id = Number(/\(ID (\d+)\)/.exec(run.stderr)![1]);
 
     expect(await viewerLogin(`Bearer ${token}`)).toEqual({ status: 200, login: 'edith' });
     expect((await createCategory('Gospel', `Bearer ${token}`)).status).toBe(201);

@@ -1,15 +1,23 @@
 import type { Db } from '../db/client.js';
 import type { ViewerUser } from './permissions.js';
-import { ADMIN_CREDENTIAL_NAME } from './credentials.js';
+import { ADMIN_CREDENTIAL_NAME, LOGIN_MAX_LENGTH } from './credentials.js';
 import { credentialKey } from './credential-key.js';
-import { isScryptHash, lookupOf, macMatches, macOf, normalizeApplicationPassword, verifyAgainstDecoy, verifyChosenSecret } from './secrets.js';
+import { isScryptHash, lookupOf, macMatches, macOf, normalizeApplicationPassword, TOKEN_ID_SHAPE, verifyAgainstDecoy, verifyChosenSecret } from './secrets.js';
+import type { SignInLimiter, Throttled } from './sign-in-limits.js';
 
-export type Authentication = { kind: 'anonymous' } | { kind: 'user'; user: ViewerUser } | { kind: 'invalid' };
+export type Authentication =
+  | { kind: 'anonymous' }
+  | { kind: 'user'; user: ViewerUser }
+  | { kind: 'invalid' }
+  | Throttled;
+
+/** A bearer token's ID: the random public ID tokens carry, or the row's number a token issued before those starts with. */
+type TokenId = { publicId: string } | { rowId: number };
 
 /** What an Authorization header claims, before anything is checked. */
 export type Claim =
   | { scheme: 'basic'; login: string; secret: string }
-  | { scheme: 'bearer'; id: number | null; secret: string }
+  | { scheme: 'bearer'; id: TokenId | null; secret: string }
   | { scheme: 'malformed' };
 
 const ANONYMOUS: Authentication = { kind: 'anonymous' };
@@ -24,8 +32,10 @@ function decodeBasic(value: string): Claim {
 }
 
 function decodeBearer(value: string): Claim {
-  const match = /^(\d{1,12})\.(.+)$/.exec(value.trim());
-  return { scheme: 'bearer', id: match ? Number(match[1]) : null, secret: match?.[2] ?? value };
+  const [, id = '', secret = ''] = /^([^.]*)\.(.+)$/.exec(value.trim()) ?? [];
+  if (TOKEN_ID_SHAPE.test(id)) return { scheme: 'bearer', id: { publicId: id }, secret };
+  if (/^\d{1,12}$/.test(id)) return { scheme: 'bearer', id: { rowId: Number(id) }, secret };
+  return { scheme: 'bearer', id: null, secret: value };
 }
 
 /** Reads the Authorization header: null when there is none (an anonymous reader). */
@@ -37,11 +47,13 @@ export function parseAuthorization(authorization: string | null): Claim | null {
   return { scheme: 'malformed' };
 }
 
-/** The name failed attempts are counted under for this claim (src/auth/sign-in-limits.ts). */
-export function claimedLogin(claim: Claim): string | null {
-  if (claim.scheme === 'basic') return claim.login;
-  if (claim.scheme === 'bearer' && claim.id !== null) return `token:${claim.id}`;
-  return null;
+/**
+ * The login a claim's failures are counted under (src/auth/sign-in-limits.ts): a Basic header's, cut to one character
+ * more than any login has (a longer one names nobody). A bearer token's failures count under its address only: the
+ * token is unguessable, and counting under its ID would let anyone who knows the ID hold it up.
+ */
+function claimedLogin(claim: Claim): string | null {
+  return claim.scheme === 'basic' ? claim.login.slice(0, LOGIN_MAX_LENGTH + 1) : null;
 }
 
 async function signedIn(db: Db, credentialId: number, user: ViewerUser, upgrade: { lookup?: string | null; secretHash?: string } = {}): Promise<Authentication> {
@@ -96,10 +108,13 @@ async function byScryptPassword(db: Db, key: Buffer, login: string, normalized: 
 }
 
 /**
- * One HMAC and one indexed read by the password's public part; when that fails, the scrypt rows (a fixed number of
- * checks, see scryptChecksPerFailure).
+ * What the fast check of a claim settled: signed in by an issued secret (one indexed read, one HMAC), or else the
+ * slow check still to make, which settles it (scrypt rows and decoys; src/auth/sign-in-limits.ts rations it).
  */
-async function byApplicationPassword(db: Db, login: string, secret: string): Promise<Authentication> {
+type FastCheck = { signedIn: Authentication } | { slowCheck: () => Promise<Authentication> };
+
+/** By the password's public part and one HMAC; else the user's scrypt rows (a fixed number of checks, see scryptChecksPerFailure). */
+async function byApplicationPassword(db: Db, login: string, secret: string): Promise<FastCheck> {
   const normalized = normalizeApplicationPassword(secret);
   const key = await credentialKey(db);
   const mac = macOf(key, normalized);
@@ -108,8 +123,8 @@ async function byApplicationPassword(db: Db, login: string, secret: string): Pro
     ? await db.credential.findUnique({ where: { lookup }, select: { id: true, kind: true, revokedAt: true, secretHash: true, user: { select: USER_FIELDS } } })
     : null;
   const verified = row !== null && macMatches(mac, row.secretHash);
-  if (verified && row.kind === 'application_password' && row.revokedAt === null && row.user.login === login) return signedIn(db, row.id, row.user);
-  return byScryptPassword(db, key, login, normalized);
+  if (verified && row.kind === 'application_password' && row.revokedAt === null && row.user.login === login) return { signedIn: await signedIn(db, row.id, row.user) };
+  return { slowCheck: () => byScryptPassword(db, key, login, normalized) };
 }
 
 /** Whether any bearer token is still a scrypt row: then every failure spends one scrypt check, as one on such a row does. */
@@ -117,26 +132,43 @@ async function scryptTokensRemain(db: Db): Promise<boolean> {
   return (await db.credential.findFirst({ where: { kind: 'bearer_token', revokedAt: null, secretHash: { startsWith: 'scrypt$' } }, select: { id: true } })) !== null;
 }
 
+/** A token's row: by its public ID, or, for a token issued before those, by its number (and only such a token's). */
+const tokenRow = (id: TokenId) => ('publicId' in id ? { lookup: id.publicId } : { id: id.rowId, lookup: null });
+
 /** Found by the ID it starts with, then one HMAC (or, for a token from before the keyed form, one scrypt check). */
-async function byBearerToken(db: Db, id: number | null, secret: string): Promise<Authentication> {
+async function byBearerToken(db: Db, id: TokenId | null, secret: string): Promise<FastCheck> {
   const key = await credentialKey(db);
   const mac = macOf(key, secret);
-  const row = id === null ? null : await db.credential.findFirst({ where: { id, kind: 'bearer_token', revokedAt: null }, select: { id: true, secretHash: true, user: { select: USER_FIELDS } } });
+  const row =
+    id === null
+      ? null
+      : await db.credential.findFirst({ where: { ...tokenRow(id), kind: 'bearer_token', revokedAt: null }, select: { id: true, secretHash: true, user: { select: USER_FIELDS } } });
   const old = row !== null && isScryptHash(row.secretHash);
-  if (row && !old && macMatches(mac, row.secretHash)) return signedIn(db, row.id, row.user);
-  if (row && old && (await verifyChosenSecret(secret, row.secretHash))) return signedIn(db, row.id, row.user, { secretHash: mac });
-  if (!old && (await scryptTokensRemain(db))) await verifyAgainstDecoy(secret);
-  return INVALID;
+  if (row && !old && macMatches(mac, row.secretHash)) return { signedIn: await signedIn(db, row.id, row.user) };
+  return {
+    slowCheck: async () => {
+      if (row && old && (await verifyChosenSecret(secret, row.secretHash))) return signedIn(db, row.id, row.user, { secretHash: mac });
+      if (!old && (await scryptTokensRemain(db))) await verifyAgainstDecoy(secret);
+      return INVALID;
+    },
+  };
 }
 
-/**
- * Checks a claim: HTTP Basic with an application password, or a Bearer token. No claim means an anonymous reader;
- * anything that does not verify (unknown user, wrong or revoked secret, malformed header) is `invalid`, the same
- * answer after the same work.
- */
-export async function authenticate(db: Db, claim: Claim | null): Promise<Authentication> {
-  if (!claim) return ANONYMOUS;
+function fastCheck(db: Db, claim: Claim): Promise<FastCheck> {
   if (claim.scheme === 'basic') return byApplicationPassword(db, claim.login, claim.secret);
   if (claim.scheme === 'bearer') return byBearerToken(db, claim.id, claim.secret);
   return byApplicationPassword(db, '', '');
+}
+
+/**
+ * Checks a claim: HTTP Basic with an application password, or a Bearer token. No claim means an anonymous reader.
+ * A right issued secret is proven by the fast check and never refused; anything else gets the slow check only as
+ * the limits on failed sign-ins allow (`throttled` otherwise, whether or not it was right). Anything that does not
+ * verify (unknown user, wrong or revoked secret, malformed header) is `invalid`, the same answer after the same work.
+ */
+export async function authenticate(db: Db, claim: Claim | null, limiter: SignInLimiter, address: string): Promise<Authentication> {
+  if (!claim) return ANONYMOUS;
+  const fast = await fastCheck(db, claim);
+  if ('signedIn' in fast) return fast.signedIn;
+  return limiter.check({ address, login: claimedLogin(claim) }, fast.slowCheck, (result) => result.kind === 'invalid');
 }

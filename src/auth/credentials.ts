@@ -2,35 +2,37 @@ import type { DbTransaction } from '../db/client.js';
 import type { CredentialKind, Role } from '../db/generated/prisma/enums.js';
 import type { Logger } from '../logging/logger.js';
 import { credentialKey } from './credential-key.js';
-import { hashChosenSecret, lookupOf, macOf, newSecret, normalizeApplicationPassword } from './secrets.js';
+import { hashChosenSecret, lookupOf, macOf, newSecret, newTokenId, normalizeApplicationPassword } from './secrets.js';
 
 export interface IssuedCredential {
   id: number;
   name: string;
   kind: CredentialKind;
-  /** Shown once: an application password, or a bearer token `<id>.<secret>`. Never stored. */
+  /** Shown once: an application password, or a bearer token `<public ID>.<secret>`. Never stored. */
   secret: string;
 }
 
 /** Logins users sign in with (HTTP Basic `login:password`): what `createUser` in GraphQL and the CLI accept. */
-export const LOGIN_PATTERN = /^[A-Za-z0-9._@-]{1,60}$/;
-export const LOGIN_RULE = 'use 1-60 letters, digits, . _ @ or -';
+export const LOGIN_MAX_LENGTH = 60;
+export const LOGIN_PATTERN = new RegExp(`^[A-Za-z0-9._@-]{1,${LOGIN_MAX_LENGTH}}$`);
+export const LOGIN_RULE = `use 1-${LOGIN_MAX_LENGTH} letters, digits, . _ @ or -`;
 
 export async function createUser(db: DbTransaction, login: string, role: Role, email = '', displayName = login) {
   return db.user.create({ data: { login, role, email, displayName } });
 }
 
 /**
- * Issues a credential for a user; the secret is returned once and only its keyed hash is kept. An application
- * password's first characters are its public lookup part; a bearer token is found by the ID it starts with.
+ * Issues a credential for a user; the secret is returned once and only its keyed hash is kept. The public part that
+ * finds its row (`lookup`) is an application password's first characters, or the random ID a bearer token starts
+ * with (not the row's number, which anyone could guess).
  */
 export async function issueCredential(db: DbTransaction, userId: number, kind: CredentialKind, name: string): Promise<IssuedCredential> {
   const secret = newSecret();
   const stored = normalizeApplicationPassword(secret);
-  const lookup = kind === 'application_password' ? lookupOf(stored) : null;
+  const lookup = kind === 'application_password' ? lookupOf(stored) : newTokenId();
   const secretHash = macOf(await credentialKey(db), stored);
   const credential = await db.credential.create({ data: { userId, kind, name, lookup, secretHash } });
-  const shown = kind === 'bearer_token' ? `${credential.id}.${stored}` : secret;
+  const shown = kind === 'bearer_token' ? `${lookup}.${stored}` : secret;
   return { id: credential.id, name, kind, secret: shown };
 }
 

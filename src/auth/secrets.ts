@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 /*
- * Two ways to keep a secret. Secrets the service issues (application passwords, bearer tokens) carry ~140 random
+ * Two ways to keep a secret. Secrets the service issues (application passwords, bearer tokens) carry ~142 random
  * bits, so a fast keyed hash suffices: HMAC-SHA-256 with the server key, one per sign-in. A password a person chose
  * (CALENDAR_ADMIN_PASSWORD) may be guessable, so it gets scrypt, slow on purpose; rows written before the keyed
  * form existed are scrypt too, until their next use rewrites them.
@@ -77,8 +77,20 @@ export function lookupOf(normalized: string): string | null {
   return ISSUED_SHAPE.test(normalized) ? normalized.slice(0, LOOKUP_LENGTH) : null;
 }
 
-/** A new secret to show once: 24 random letters and digits in groups of four, like WordPress application passwords. */
+/**
+ * Random letters and digits, 4 for every 3 bytes: base64url with `-` and `_` written `x`, so about 5.93 bits each
+ * (61 characters at 1/64, `x` at 3/64).
+ */
+const randomLettersAndDigits = (bytes: number) => randomBytes(bytes).toString('base64url').replace(/[-_]/g, 'x');
+
+/** A new secret to show once: 24 random letters and digits (~142 bits) in groups of four, like WordPress application passwords. */
 export function newSecret(): string {
-  const raw = randomBytes(18).toString('base64url').replace(/[-_]/g, 'x');
-  return raw.match(/.{4}/g)!.join(' ');
+  return randomLettersAndDigits(18).match(/.{4}/g)!.join(' ');
+}
+
+/** What a bearer token starts with: a public ID that finds its row, 16 random letters and digits (~95 bits). */
+export const TOKEN_ID_SHAPE = /^[A-Za-z0-9]{16}$/;
+
+export function newTokenId(): string {
+  return randomLettersAndDigits(12);
 }

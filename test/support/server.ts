@@ -66,6 +66,7 @@ export async function startServer(env: Record<string, string> = {}, options: Sta
     // Every test's requests come from 127.0.0.1, and many send wrong credentials on purpose; the limits on failed
     // sign-ins are tested with their own settings (test/auth-sign-in-limits.test.ts).
     SIGNIN_FAILURES_PER_ADDRESS: '1000',
+    SIGNIN_FAILURES_PER_ADDRESS_AND_LOGIN: '1000',
     SIGNIN_FAILURES_PER_LOGIN: '1000',
     // The suite keeps both cores busy, which would make test servers shed load; shedding is tested with its defaults
     // in a server process of its own (test/load-shedding.test.ts).
