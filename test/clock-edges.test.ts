@@ -213,6 +213,22 @@ describe('occurrences in a daylight-saving gap (issue 25.1)', () => {
     expect([page.jsonLd.startDate, page.jsonLd.endDate]).toEqual(['2027-03-28T03:30:00+02:00', '2027-03-28T04:00:00+02:00']);
   });
 
+  it('deletes the moved occurrence for good: its EXDATE is the rule’s 02:30, in the series and in the feed', async () => {
+    const series: Series = { ...gap, category: unique('Gap delete') };
+    const master = await createSeries(series);
+    const occurrences = await restList(series.category, '2027-03-01', '2027-04-30');
+    expect((await rest.delete(`/events/${occurrences[2]!.event.id}`)).status).toBe(200);
+    // A series edit expands the rule again: the EXDATE must still match the occurrence it was written for.
+    const edited = await rest.post(`/events/${master.id}`, { json: { title: unique('Gap delete, renamed') } });
+    expect(edited.status, edited.text).toBe(200);
+    expect(edited.body.recurrence).toEqual(['RRULE:FREQ=DAILY;COUNT=4', 'EXDATE;TZID=Europe/Berlin:20270328T023000']);
+    const left = await restList(series.category, '2027-03-01', '2027-04-30');
+    expect(left.map(({ local }) => local[0])).toEqual(['2027-03-26 02:30:00', '2027-03-27 02:30:00', '2027-03-29 02:30:00']);
+    const text = await feed(series.category);
+    expect(text).toContain('EXDATE;TZID=Europe/Berlin:20270328T023000');
+    expect(icalJsInstants(text)).toEqual(left.map(({ utc }) => utc));
+  });
+
   it('moves an end the zone skips forward, whatever the start (dateutil agrees)', async () => {
     const series: Series = { category: unique('Gap end'), zone: 'Europe/Berlin', start: '2027-03-27 01:45:00', end: '2027-03-27 02:45:00', rule: 'FREQ=DAILY;COUNT=3' };
     await createSeries(series);

@@ -6,7 +6,7 @@
 import vm from 'node:vm';
 import rrule from 'rrule';
 import { DateTime } from 'luxon';
-import { fromWallClock, lastWallClock, WALL_CLOCK_FORMAT, withinYears, YEARS } from './dates.js';
+import { canonicalTimeZone, fromWallClock, lastWallClock, WALL_CLOCK_FORMAT, withinYears, YEARS } from './dates.js';
 
 const { RRule } = rrule;
 
@@ -109,7 +109,10 @@ function localValue(value: string, tzid: string | undefined, zone: string, isDat
   const moment = fromWallClock(typed, from);
   if (!moment.isValid) return fail(`"${value}"${tzid ? ` in ${tzid}` : ''} is not a valid date and time`);
   const inZone = moment.setZone(zone);
-  if (withinYears(inZone)) return inZone.toFormat(WALL_CLOCK_FORMAT);
+  // A wall clock of the event's own zone stays as written, as the rule's starts do: an EXDATE of a start the zone
+  // skips (02:30) must match it, not the 03:30 it becomes.
+  const ownZone = !utc && (tzid === undefined || canonicalTimeZone(tzid) === zone);
+  if (withinYears(inZone)) return ownZone ? typed : inZone.toFormat(WALL_CLOCK_FORMAT);
   if (isUntil && (inZone.year > YEARS.last || inZone.toUTC().year > YEARS.last)) return lastWallClock(zone);
   return fail(outsideYears(value));
 }
