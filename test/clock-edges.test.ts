@@ -15,7 +15,7 @@ let server: TestServer;
 let rest: RestClient;
 
 beforeAll(async () => {
-  server = await startServer({ SITE_URL: 'https://calendar.example' });
+  server = await startServer({ SITE_URL: 'https://calendar.example', SITE_TIMEZONE: 'Europe/Berlin' });
   rest = restClient(server);
 });
 afterAll(() => server?.close());
@@ -371,6 +371,10 @@ describe('the year 9999 (issue 25.4)', () => {
     });
     expect(rdate.status, rdate.text).toBe(400);
     expect(Object.keys(rdate.body.data.params)).toEqual(['recurrence']);
+    // A publication date is written in UTC and in the site's zone (Europe/Berlin here): neither may leave the years.
+    const published = await rest.post('/events', { json: { ...late, timezone: 'UTC', start_date: '9999-01-01 10:00:00', end_date: '9999-01-01 11:00:00', date_utc: '9999-12-31 23:30:00' } });
+    expect(published.status, published.text).toBe(400);
+    expect(Object.keys(published.body.data.params)).toEqual(['date_utc']);
     // East of UTC the same wall clock is still in the year 9999 in UTC.
     const east = await rest.post('/events', { json: { ...late, timezone: 'Europe/Berlin' } });
     expect(east.status, east.text).toBe(201);
