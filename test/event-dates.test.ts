@@ -34,7 +34,7 @@ describe('years from 1000 to 9999', () => {
       const input = { title: unique('Far'), startDate: '2031-06-01 10:00:00', endDate: '2031-06-01 12:00:00', [field]: date };
       const result = await server.gql(CREATE, { input });
       expect(result.errors?.[0]?.extensions?.code, `${field} ${JSON.stringify(result)}`).toBe('BAD_USER_INPUT');
-      expect(result.errors![0]!.extensions!.fields).toEqual({ [field]: 'is not a date in the years 1000 to 9999' });
+      expect(result.errors![0]!.extensions!.fields).toEqual({ [field]: 'is not a date in the years 1000 to 9999 (in its time zone and in UTC)' });
     }
   });
 

@@ -1,7 +1,7 @@
-import { ICalCalendar, type ICalEventData } from 'ical-generator';
+import { ICalCalendar, ICalEvent, type ICalEventData } from 'ical-generator';
 import { DateTime } from 'luxon';
-import { fromWallClock } from '../time/dates.js';
-import { namedZone } from './recurrence.js';
+import { toWallClock, WALL_CLOCK_FORMAT, wallClockKind } from '../time/dates.js';
+import { localStartProperty, namedZone } from './recurrence.js';
 import { vtimezone } from './vtimezone.js';
 
 /** What an event's VEVENT shows; content withheld from the viewer is simply left out. */
@@ -62,32 +62,64 @@ function zoneSpans(events: FeedEvent[]): Map<string, { first: Date; last: Date }
 }
 
 const localDate = (wallClock: string) => DateTime.fromISO(wallClock.slice(0, 10), { zone: 'utc' });
+const floating = (wallClock: string) => DateTime.fromFormat(wallClock, WALL_CLOCK_FORMAT, { zone: 'utc' });
 
-/** DTSTART/DTEND: dates for all-day events (the end exclusive: the day after the last day), else zoned times. */
-function schedule(event: FeedEvent): Pick<ICalEventData, 'start' | 'end' | 'allDay' | 'timezone'> {
+/** Whether an instant's wall clock is one its zone repeats: `DTSTART;TZID=…:local` would not say which instant it is. */
+const repeatedAt = (instant: Date, zone: string) => wallClockKind(toWallClock(DateTime.fromJSDate(instant, { zone })), zone) === 'repeated';
+
+/**
+ * DTSTART/DTEND: dates for all-day events (the end exclusive: the day after the last day), else zoned times. The
+ * clock rule (src/time/dates.ts) reads a repeated wall clock as its first instant, as RFC 5545 does, but readers
+ * differ (ical.js takes the second): a time the zone repeats is written in UTC, which is exact, except a series'
+ * DTSTART, which keeps its zone for the rule to follow (its first occurrence is then an exception with UTC times, see
+ * graphql/events/ical.ts). A series whose start or end the zone skips or repeats has a DURATION instead of DTEND: the
+ * wall-clock length its occurrences have, which readers otherwise take from DTEND minus DTSTART as they read them.
+ */
+function schedule(event: FeedEvent): Pick<ICalEventData, 'start' | 'end' | 'allDay' | 'timezone' | 'x'> {
   if (event.allDay) return { allDay: true, start: localDate(event.startLocal), end: localDate(event.endLocal).plus({ days: 1 }) };
-  return { start: DateTime.fromJSDate(event.startsAt), end: DateTime.fromJSDate(event.endsAt), timezone: namedZone(event.timezone) };
+  const zone = namedZone(event.timezone);
+  const start = DateTime.fromJSDate(event.startsAt);
+  const end = DateTime.fromJSDate(event.endsAt);
+  if (!zone) return { start, end, timezone: null };
+  if (!event.series) return { start, end, timezone: repeatedAt(event.startsAt, zone) || repeatedAt(event.endsAt, zone) ? null : zone };
+  if (wallClockKind(event.startLocal, zone) === 'exact' && wallClockKind(event.endLocal, zone) === 'exact') return { start, end, timezone: zone };
+  const length = floating(event.endLocal).diff(floating(event.startLocal), ['days', 'hours', 'minutes', 'seconds']);
+  return { start, end: null, timezone: zone, x: [['DURATION', length.toISO()!]] };
 }
 
 /** RFC 6868 for a quoted parameter value (the organizer's CN), which may hold neither `"` nor a line break. */
 const parameterText = (text: string) => text.replace(/\^/g, '^^').replace(/"/g, "^'").replace(/\r?\n/g, '^n');
 
 /**
- * RECURRENCE-ID (RFC 5545 §3.8.4.4) in the form of the series' DTSTART: ical-generator writes a zoned or UTC time
- * itself, but no DATE, so an all-day one is an extra property (whose name it upper-cases, which a TZID must not be).
+ * RECURRENCE-ID (RFC 5545 §3.8.4.4): the occurrence's original start as the rule gave it, in the form of the series'
+ * DTSTART (a wall clock with the series' TZID, a DATE, or UTC for fixed offsets), written as it is, not from an
+ * instant: readers match it against the rule's own wall clocks, and the rule may give one the zone skips.
  */
-function recurrenceId(event: FeedEvent): Pick<ICalEventData, 'recurrenceId' | 'x'> {
+function recurrenceIdLine(event: FeedEvent): string[] {
   const of = event.occurrenceOf;
-  if (!of) return {};
-  if (of.allDay) return { x: [[`RECURRENCE-ID;VALUE=DATE`, of.originalStartLocal.slice(0, 10).replace(/-/g, '')]] };
-  return { recurrenceId: fromWallClock(of.originalStartLocal, of.zone) };
+  if (!of) return [];
+  const [name, value] = localStartProperty('RECURRENCE-ID', of.originalStartLocal, of.zone, of.allDay);
+  return [`${name}:${value}`];
+}
+
+/** A VEVENT with property lines ical-generator cannot write (it writes dates only from instants). */
+class VEventWithLines extends ICalEvent {
+  private readonly lines: string[];
+
+  constructor(data: ICalEventData, calendar: ICalCalendar, lines: string[]) {
+    super(data, calendar);
+    this.lines = lines;
+  }
+
+  override toString(): string {
+    return super.toString().replace(/END:VEVENT\r\n$/, `${this.lines.map((line) => `${line}\r\n`).join('')}END:VEVENT\r\n`);
+  }
 }
 
 function vevent(event: FeedEvent, site: SiteIdentity): ICalEventData {
   return {
     id: `${event.occurrenceOf?.seriesId ?? event.id}${site.uidSuffix}`,
     repeating: event.series ? event.series.lines.join('\n') : null,
-    ...recurrenceId(event),
     sequence: Math.floor((event.revisedAt.getTime() - SEQUENCE_EPOCH) / 1000),
     // Without METHOD, DTSTAMP is when the event was last revised (RFC 5545 §3.8.7.2), which keeps the feed's bytes
     // (and so its ETag) the same until something changes.
@@ -126,7 +158,7 @@ export function renderCalendar(events: FeedEvent[], site: SiteIdentity): string 
       },
     },
   });
-  for (const event of events) calendar.createEvent(vevent(event, site));
+  for (const event of events) calendar.createEvent(new VEventWithLines(vevent(event, site), calendar, recurrenceIdLine(event)));
   // RFC 5545 §3.1: every content line ends with CRLF, the last one included.
   return `${calendar.toString().replace(/\r\n$/, '')}\r\n`;
 }

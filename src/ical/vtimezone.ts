@@ -8,7 +8,7 @@ import { timeZoneAbbreviation } from '../time/dates.js';
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
 
-interface OffsetChange {
+export interface OffsetChange {
   /** The instant of the change. */
   at: number;
   /** Offsets in minutes east of UTC before and after it. */
@@ -46,6 +46,13 @@ function changesIn(zone: string, year: number): OffsetChange[] {
     }
     changesByYear.set(key, changes);
   }
+  return changes;
+}
+
+/** The offset changes of `zone` from `first` to `last` (whole UTC years). */
+export function offsetChangesBetween(zone: string, first: Date, last: Date): OffsetChange[] {
+  const changes: OffsetChange[] = [];
+  for (let year = first.getUTCFullYear(); year <= last.getUTCFullYear(); year++) changes.push(...changesIn(zone, year));
   return changes;
 }
 

@@ -1,6 +1,6 @@
 // English only, as chrono's default parser is; the package's main entry loads every locale (~20 MB more memory).
 import * as chrono from 'chrono-node/en';
-import { DateTime, IANAZone, type DateObjectUnits } from 'luxon';
+import { DateTime, IANAZone, Info, type DateObjectUnits, type Zone } from 'luxon';
 import { isRelativeDate, resolveRelativeDate, type WallClock } from './relative-dates.js';
 
 /** The wall-clock format used in storage and by The Events Calendar: `Y-m-d H:i:s`. */
@@ -13,10 +13,25 @@ const UNIX_TIMESTAMP = /^-?\d{9,11}$/;
 /** The years a date may have: four digits, as `Y-m-d` writes them and MySQL's DATETIME (WordPress's store) holds them. */
 export const YEARS = { first: 1000, last: 9999 } as const;
 
-/** What a date field answers when its text is no date, or a date outside YEARS. */
-export const NOT_A_DATE = `is not a date in the years ${YEARS.first} to ${YEARS.last}`;
+/** What a date field answers when its text is no date, or a date outside YEARS in its zone or in UTC. */
+export const NOT_A_DATE = `is not a date in the years ${YEARS.first} to ${YEARS.last} (in its time zone and in UTC)`;
 
-const withinYears = (moment: DateTime) => moment.isValid && moment.year >= YEARS.first && moment.year <= YEARS.last;
+const inYears = (moment: DateTime) => moment.isValid && moment.year >= YEARS.first && moment.year <= YEARS.last;
+
+/**
+ * Whether an instant reads as a date within YEARS both in its zone and in UTC: the service writes every time in
+ * both (`start_date` and `utc_start_date`), and neither may have five digits or fall before the year 1000.
+ */
+export const withinYears = (moment: DateTime) => inYears(moment) && inYears(moment.toUTC());
+
+/** The last instant within YEARS in UTC: no stored time, window or series reaches past it. */
+export const LAST_INSTANT = DateTime.fromObject({ year: YEARS.last, month: 12, day: 31, hour: 23, minute: 59, second: 59 }, { zone: 'utc' });
+
+/** The last wall clock in `zone` whose instant lies within YEARS both there and in UTC (west of UTC, before midnight). */
+export function lastWallClock(zone: string): string {
+  const inZone = LAST_INSTANT.setZone(zone);
+  return inZone.year > YEARS.last ? `${YEARS.last}-12-31 23:59:59` : toWallClock(inZone);
+}
 
 let ianaSpellings: Map<string, string> | undefined;
 
@@ -50,9 +65,50 @@ export interface ReadDate {
   moment: DateTime;
   /**
    * Milliseconds a wall-clock time inside a daylight-saving gap was moved forward (`2027-03-28 02:30` in
-   * Europe/Berlin is read as 03:30, as PHP and luxon do); 0 for times that exist and for exact instants.
+   * Europe/Berlin is read as 03:30, as RFC 5545 and PHP do); 0 for times that exist and for exact instants.
    */
   movedForward: number;
+}
+
+/** How often a wall clock occurs in a zone: once, never (the clocks skip it) or twice (the clocks repeat it). */
+export type WallClockKind = 'exact' | 'skipped' | 'repeated';
+
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+
+/**
+ * The clock rule (RFC 5545 §3.3.5, as python-dateutil reads a wall clock): a wall clock the zone repeats (the hour
+ * after a daylight-saving end) is the first of its two instants; one the zone skips (a daylight-saving gap) is read
+ * with the offset in force before the gap, which moves it forward by the gap's length (02:30 → 03:30). Luxon alone
+ * picks either instant of a repeated hour depending on today's date, so every wall clock is read here.
+ * `localMillis` is the wall clock as if it were UTC. Assumes no zone changes its offset twice within two days.
+ */
+function resolveWallClock(localMillis: number, zone: Zone): { instant: number; kind: WallClockKind } {
+  const offsetBefore = zone.offset(localMillis - DAY);
+  const offsets = new Set([offsetBefore, zone.offset(localMillis), zone.offset(localMillis + DAY)]);
+  const instants = [...offsets].filter((offset) => zone.offset(localMillis - offset * MINUTE) === offset).map((offset) => localMillis - offset * MINUTE);
+  if (instants.length === 0) return { instant: localMillis - offsetBefore * MINUTE, kind: 'skipped' };
+  return { instant: Math.min(...instants), kind: instants.length > 1 ? 'repeated' : 'exact' };
+}
+
+const WALL_CLOCK_PARTS = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
+
+/** A stored wall clock (`Y-m-d H:i:s`) as if it were UTC, or NaN when it is none. */
+function wallClockMillis(wallClock: string): number {
+  const parts = WALL_CLOCK_PARTS.exec(wallClock);
+  if (!parts) return NaN;
+  const [year, month, day, hour, minute, second] = parts.slice(1).map(Number);
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, 0);
+  // Reject dates that roll over (`02-30`) and times past 23:59:59.
+  const valid = date.getUTCMonth() === month - 1 && date.getUTCDate() === day && hour < 24 && minute < 60 && second < 60;
+  return valid ? date.getTime() : NaN;
+}
+
+/** How often a stored wall clock occurs in `zone` (see resolveWallClock). */
+export function wallClockKind(wallClock: string, zone: string): WallClockKind {
+  return resolveWallClock(wallClockMillis(wallClock), Info.normalizeZone(zone)).kind;
 }
 
 /**
@@ -73,12 +129,18 @@ export function readDateInput(text: string, zone: string, now: DateTime = DateTi
 
 const exact = (moment: DateTime): ReadDate | null => (moment.isValid ? { moment, movedForward: 0 } : null);
 
-/** A wall-clock time read in `zone`; luxon moves a time the zone skips forward by the gap. */
+/** A wall-clock time read in `zone` by the clock rule (resolveWallClock). */
 function wallClockIn(fields: DateObjectUnits, zone: string): ReadDate | null {
-  const moment = DateTime.fromObject(fields, { zone });
-  if (!moment.isValid) return null;
   const asTyped = DateTime.fromObject(fields, { zone: 'utc' });
-  return { moment, movedForward: moment.setZone('utc', { keepLocalTime: true }).toMillis() - asTyped.toMillis() };
+  const resolvedZone = Info.normalizeZone(zone);
+  if (!asTyped.isValid || !resolvedZone.isValid) return null;
+  return readWallClock(asTyped.toMillis(), zone, resolvedZone);
+}
+
+function readWallClock(localMillis: number, zone: string, resolvedZone: Zone): ReadDate {
+  const { instant } = resolveWallClock(localMillis, resolvedZone);
+  const moment = DateTime.fromMillis(instant, { zone });
+  return { moment, movedForward: instant + moment.offset * MINUTE - localMillis };
 }
 
 function readAnyYear(value: string, zone: string, now: DateTime): ReadDate | null {
@@ -143,9 +205,17 @@ export function toWallClock(moment: DateTime): string {
   return moment.toFormat(WALL_CLOCK_FORMAT);
 }
 
-/** A stored wall-clock string read back as a moment in its zone. */
+/** A stored wall-clock string read back as a moment in its zone, by the clock rule (resolveWallClock). */
 export function fromWallClock(wallClock: string, zone: string): DateTime {
-  return DateTime.fromFormat(wallClock, WALL_CLOCK_FORMAT, { zone });
+  return readWallClockIn(wallClock, zone)?.moment ?? DateTime.invalid(`"${wallClock}" is no wall clock in ${zone}`);
+}
+
+/** fromWallClock, telling also how far a wall clock the zone skips was moved forward; null when it is none. */
+export function readWallClockIn(wallClock: string, zone: string): ReadDate | null {
+  const localMillis = wallClockMillis(wallClock);
+  const resolvedZone = Info.normalizeZone(zone);
+  if (Number.isNaN(localMillis) || !resolvedZone.isValid) return null;
+  return readWallClock(localMillis, zone, resolvedZone);
 }
 
 export function startOfDayWallClock(moment: DateTime): string {
@@ -173,16 +243,18 @@ const abbreviations = new Map<string, string>();
 const ABBREVIATION_CACHE_SIZE = 10_000;
 
 /**
- * The abbreviation of `zone` at a wall-clock time, memoised: asking ICU (through luxon) costs far more than the
- * rest of an event's fields, and the answer depends only on its inputs (zone rules change with Node's ICU, not at
- * run time), so every process can keep its own copy.
+ * The abbreviation of `zone` at an instant, memoised by zone, year and offset: asking ICU (through luxon) for the
+ * name costs far more than the rest of an event's fields, and the answer depends only on its inputs (zone rules
+ * change with Node's ICU, not at run time), so every process can keep its own copy. By instant, not wall clock: an
+ * hour the clocks repeat has two names (`01:30 EDT`, `01:30 EST`).
  */
-export function abbreviationAt(zone: string, wallClock: string): string {
-  const key = `${zone}|${wallClock.slice(0, 13)}`;
+export function abbreviationAt(zone: string, instant: Date): string {
+  const offset = Info.normalizeZone(zone).offset(instant.getTime());
+  const key = `${zone}|${instant.getUTCFullYear()}|${offset}`;
   let abbreviation = abbreviations.get(key);
   if (abbreviation === undefined) {
     if (abbreviations.size >= ABBREVIATION_CACHE_SIZE) abbreviations.clear();
-    abbreviation = timeZoneAbbreviation(fromWallClock(wallClock, zone));
+    abbreviation = timeZoneAbbreviation(DateTime.fromJSDate(instant, { zone }));
     abbreviations.set(key, abbreviation);
   }
   return abbreviation;

@@ -6,7 +6,7 @@
 import vm from 'node:vm';
 import rrule from 'rrule';
 import { DateTime } from 'luxon';
-import { WALL_CLOCK_FORMAT } from './dates.js';
+import { canonicalTimeZone, fromWallClock, lastWallClock, WALL_CLOCK_FORMAT, withinYears, YEARS } from './dates.js';
 
 const { RRule } = rrule;
 
@@ -88,17 +88,33 @@ function readRule(value: string): Record<string, string> {
   return parts;
 }
 
-/** A DATE-TIME or DATE value of EXDATE/RDATE/UNTIL as a wall clock in `zone` (a date stays a date). */
-function localValue(value: string, tzid: string | undefined, zone: string, isDate: boolean): string {
+const outsideYears = (value: string) => `"${value}" is not in the years ${YEARS.first} to ${YEARS.last} (in the event's time zone and in UTC)`;
+
+/**
+ * A DATE-TIME or DATE value of EXDATE/RDATE/UNTIL as a wall clock in `zone` (a date stays a date). Dates must lie in
+ * the years the service writes; an UNTIL past them (`UNTIL=99991231T235959Z` east of UTC) ends with them instead.
+ */
+function localValue(value: string, tzid: string | undefined, zone: string, isDate: boolean, isUntil = false): string {
   const date = /^(\d{4})(\d{2})(\d{2})$/.exec(value);
-  if (date) return `${date[1]}-${date[2]}-${date[3]}`;
+  if (date) {
+    if (Number(date[1]) < YEARS.first) fail(outsideYears(value));
+    return `${date[1]}-${date[2]}-${date[3]}`;
+  }
   const time = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(Z?)$/.exec(value);
   if (!time || isDate) return fail(`"${value}" is not an RFC 5545 ${isDate ? 'DATE' : 'DATE-TIME'}`);
   const [, y, mo, d, h, mi, s, utc] = time;
   const from = utc ? 'utc' : (tzid ?? zone);
-  const moment = DateTime.fromObject({ year: +y, month: +mo, day: +d, hour: +h, minute: +mi, second: +s }, { zone: from });
+  // Read by the clock rule (src/time/dates.ts), as the event's own times are.
+  const typed = `${y}-${mo}-${d} ${h}:${mi}:${s}`;
+  const moment = fromWallClock(typed, from);
   if (!moment.isValid) return fail(`"${value}"${tzid ? ` in ${tzid}` : ''} is not a valid date and time`);
-  return moment.setZone(zone).toFormat(WALL_CLOCK_FORMAT);
+  const inZone = moment.setZone(zone);
+  // A wall clock of the event's own zone stays as written, as the rule's starts do: an EXDATE of a start the zone
+  // skips (02:30) must match it, not the 03:30 it becomes.
+  const ownZone = !utc && (tzid === undefined || canonicalTimeZone(tzid) === zone);
+  if (withinYears(inZone)) return ownZone ? typed : inZone.toFormat(WALL_CLOCK_FORMAT);
+  if (isUntil && (inZone.year > YEARS.last || inZone.toUTC().year > YEARS.last)) return lastWallClock(zone);
+  return fail(outsideYears(value));
 }
 
 /** `EXDATE;TZID=Europe/Berlin:20270415T100000,…` → wall clocks in the event's zone. */
@@ -138,7 +154,7 @@ export function parseRecurrence(input: string[], zone: string): Recurrence {
       if (recurrence.rule) fail('only one RRULE is supported');
       recurrence.rule = readRule(value);
       if (recurrence.rule.UNTIL) {
-        const local = localValue(recurrence.rule.UNTIL, undefined, zone, false);
+        const local = localValue(recurrence.rule.UNTIL, undefined, zone, false, true);
         recurrence.untilLocal = local.length === 10 ? `${local} 23:59:59` : local;
       }
     } else if (property === 'EXDATE' || property === 'RDATE') {

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import type { Prisma } from '../../db/generated/prisma/client.js';
-import { endOfDayWallClock, NOT_A_DATE, parseDateInput, startOfDayWallClock } from '../../time/dates.js';
+import { endOfDayWallClock, LAST_INSTANT, NOT_A_DATE, parseDateInput, startOfDayWallClock } from '../../time/dates.js';
 import { listVisibility, unlockedWhere } from '../access.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
@@ -148,15 +148,15 @@ function statusConditions(ctx: Context, filter: EventsFilter): Prisma.EventWhere
 }
 
 /**
- * The latest instant a list's window reaches (its end bounds, a day later for whole days and zones), or null when
- * it has no end: series are materialised that far before the list runs.
+ * The latest instant a list's window reaches (its end bounds, a day later for whole days and zones, at most the end
+ * of the year 9999), or null when it has no end: series are materialised that far before the list runs.
  */
 export function windowReach(ctx: Context, filter: EventsFilter): Date | null {
   const now = DateTime.fromJSDate(ctx.now);
   const ends = (['endDate', 'startsBefore', 'endsBefore'] as const)
     .map((field) => (filter[field] == null ? null : parseDateInput(filter[field] as string, ctx.config.siteTimezone, now)))
     .filter((moment) => moment !== null)
-    .map((moment) => moment.plus({ days: 2 }).toJSDate().getTime());
+    .map((moment) => Math.min(moment.plus({ days: 2 }).toMillis(), LAST_INSTANT.toMillis()));
   return ends.length ? new Date(Math.min(...ends)) : null;
 }
 

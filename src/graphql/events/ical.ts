@@ -2,7 +2,10 @@ import type { Prisma } from '../../db/generated/prisma/client.js';
 import { renderCalendar, type FeedEvent } from '../../ical/calendar.js';
 import { icalUidSuffix, siteDomain } from '../../ical/uid-suffix.js';
 import { htmlToPlainText } from '../../ical/plain-text.js';
-import { exdateLine, exportedRecurrence } from '../../ical/recurrence.js';
+import { exdateLine, exportedRecurrence, namedZone } from '../../ical/recurrence.js';
+import { offsetChangesBetween } from '../../ical/vtimezone.js';
+import { WALL_CLOCK_FORMAT, wallClockKind } from '../../time/dates.js';
+import { DateTime } from 'luxon';
 import { eventsWhere } from './filter.js';
 import { recurrenceLines } from './recurrence-columns.js';
 import { isLocked, readableLinkedPosts } from '../access.js';
@@ -116,7 +119,10 @@ function feedEvent(ctx: Context, row: FeedEventRow): FeedEvent {
 
 /** A series' master and its changed occurrences, as they are exported with it. */
 interface SeriesParts {
-  /** Changed occurrences the viewer sees in lists: each a VEVENT with RECURRENCE-ID. */
+  /**
+   * Changed occurrences the viewer sees in lists, and those whose wall clocks the zone skips or repeats (see
+   * clockEdgeOccurrences): each a VEVENT with RECURRENCE-ID.
+   */
   changed: Map<number, FeedEventRow[]>;
   /** Original local starts of changed occurrences the viewer does not see: EXDATEs, as the lists leave them out. */
   hidden: Map<number, string[]>;
@@ -129,8 +135,9 @@ const group = <T>(rows: T[], key: (row: T) => number) => {
   return groups;
 };
 
-/** The changed occurrences and the reach of the series among `masterIds`. */
-async function seriesParts(ctx: Context, masterIds: number[]): Promise<SeriesParts> {
+/** The changed occurrences and the reach of the series among `masters`. */
+async function seriesParts(ctx: Context, masters: FeedEventRow[]): Promise<SeriesParts> {
+  const masterIds = masters.map((master) => master.id);
   if (!masterIds.length) return { changed: new Map(), hidden: new Map(), lastEndsAt: new Map() };
   const ofSeries = { recurringEventId: { in: masterIds } };
   // What an unfiltered list shows the viewer (status, listing, passwords aside): the same conditions, without a window.
@@ -140,11 +147,52 @@ async function seriesParts(ctx: Context, masterIds: number[]): Promise<SeriesPar
     ctx.db.event.findMany({ where: { AND: [ofSeries, { detached: true }, { NOT: listed }] }, select: { recurringEventId: true, originalStartLocal: true } }),
     ctx.db.event.groupBy({ by: ['recurringEventId'], where: ofSeries, _max: { endsAt: true } }),
   ]);
+  const lastEndsAt = new Map(reach.map((row) => [row.recurringEventId!, row._max.endsAt!]));
+  const edges = await clockEdgeOccurrences(ctx, masters, lastEndsAt);
+  // In the order of their original starts (wall clocks of one zone per series), so the feed's bytes stay the same.
+  const exceptions = [...changed, ...edges].sort((a, b) => (a.originalStartLocal! < b.originalStartLocal! ? -1 : a.originalStartLocal! > b.originalStartLocal! ? 1 : 0));
   return {
-    changed: group(changed, (row) => row.recurringEventId!),
+    changed: group(exceptions, (row) => row.recurringEventId!),
     hidden: new Map([...group(hidden, (row) => row.recurringEventId!)].map(([id, rows]) => [id, rows.map((row) => row.originalStartLocal!)])),
-    lastEndsAt: new Map(reach.map((row) => [row.recurringEventId!, row._max.endsAt!])),
+    lastEndsAt,
   };
+}
+
+const floating = (wallClock: string) => DateTime.fromFormat(wallClock, WALL_CLOCK_FORMAT, { zone: 'utc' });
+const DAY_MS = 24 * 3600_000;
+/** Conditions a statement holds at most (SQLite binds at most 999 values, three a condition here). */
+const CONDITIONS_PER_STATEMENT = 300;
+
+/**
+ * Occurrences that follow their series but whose start or end, as the rule gives it, is a wall clock the zone skips
+ * or repeats. The clock rule reads such a time by RFC 5545 (src/time/dates.ts) while readers of `DTSTART;TZID=…`
+ * differ (ical.js reads a skipped 02:30 as 01:30 and a repeated hour as its second instant), so each is exported as
+ * an exception with its exact times. They lie within a day of an offset change of the zone: only those rows are read.
+ */
+async function clockEdgeOccurrences(ctx: Context, masters: FeedEventRow[], lastEndsAt: Map<number, Date>): Promise<FeedEventRow[]> {
+  const conditions: Prisma.EventWhereInput[] = [];
+  const byId = new Map(masters.map((master) => [master.id, master]));
+  const length = (master: FeedEventRow) => floating(master.endLocal).diff(floating(master.startLocal));
+  for (const master of masters) {
+    const zone = namedZone(master.timezone);
+    if (!zone || master.allDay) continue;
+    const longest = length(master).toMillis();
+    for (const change of offsetChangesBetween(zone, master.startsAt, lastEndsAt.get(master.id) ?? master.endsAt)) {
+      const around = { gte: new Date(change.at - longest - DAY_MS), lte: new Date(change.at + DAY_MS) };
+      conditions.push({ recurringEventId: master.id, originalStartsAt: around });
+    }
+  }
+  const rows = new Map<number, FeedEventRow>();
+  for (let i = 0; i < conditions.length; i += CONDITIONS_PER_STATEMENT) {
+    const batch = await ctx.db.event.findMany({ where: { detached: false, OR: conditions.slice(i, i + CONDITIONS_PER_STATEMENT) }, select: FEED_EVENT_SELECT });
+    for (const row of batch) rows.set(row.id, row);
+  }
+  return [...rows.values()].filter((row) => {
+    const master = byId.get(row.recurringEventId!)!;
+    const start = row.originalStartLocal!;
+    const end = floating(start).plus(length(master)).toFormat(WALL_CLOCK_FORMAT);
+    return wallClockKind(start, master.timezone) !== 'exact' || wallClockKind(end, master.timezone) !== 'exact';
+  });
 }
 
 /**
@@ -165,7 +213,7 @@ function feedEventsOf(ctx: Context, row: FeedEventRow, parts: SeriesParts): Feed
 }
 
 async function calendarOf(ctx: Context, rows: FeedEventRow[]): Promise<ICalendar> {
-  const parts = await seriesParts(ctx, rows.filter((row) => row.recurrence !== '').map((row) => row.id));
+  const parts = await seriesParts(ctx, rows.filter((row) => row.recurrence !== ''));
   const events = rows.flatMap((row) => feedEventsOf(ctx, row, parts));
   return {
     text: renderCalendar(events, { domain: siteDomain(ctx.config.siteUrl), uidSuffix: await icalUidSuffix(ctx.db, ctx.config.siteUrl) }),

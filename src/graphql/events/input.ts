@@ -164,15 +164,21 @@ function schedule(ctx: Context, input: EventFields, current: Event | null, error
   // An invalid zone still lets the dates be read in UTC, to tell which of them cannot be read at all.
   const timezone = zone ?? 'UTC';
   const now = DateTime.fromJSDate(ctx.now);
-  const read = (field: 'startDate' | 'endDate', stored: string | undefined): ReadDate | null => {
+  // A date not sent keeps its instant while the zone stays (a repeated hour's second instant included); in a new
+  // zone the event keeps its wall clock, read there.
+  const keptZone = current?.timezone === timezone;
+  const read = (field: 'startDate' | 'endDate', stored: string | undefined, storedAt: Date | undefined): ReadDate | null => {
     const raw = input[field];
-    if (raw == null) return stored === undefined ? null : { moment: fromWallClock(stored, timezone), movedForward: 0 };
+    if (raw == null) {
+      if (stored === undefined) return null;
+      return { moment: keptZone && storedAt ? DateTime.fromJSDate(storedAt, { zone: timezone }) : fromWallClock(stored, timezone), movedForward: 0 };
+    }
     const date = readDateInput(raw, timezone, now);
     if (!date) errors.add(field, NOT_A_DATE);
     return date;
   };
-  const startRead = read('startDate', current?.startLocal);
-  const endRead = read('endDate', current?.endLocal);
+  const startRead = read('startDate', current?.startLocal, current?.startsAt);
+  const endRead = read('endDate', current?.endLocal, current?.endsAt);
   if (!startRead || !endRead || !zone) return undefined;
   let start = startRead.moment;
   // A start the zone skips (a daylight-saving gap) is moved forward, as PHP and luxon read it; an end sent with it

@@ -6,7 +6,7 @@ import { DateTime } from 'luxon';
 import type { DbTransaction } from '../../db/client.js';
 import { VersionedMemo } from '../../db/data-version.js';
 import type { Event, Prisma } from '../../db/generated/prisma/client.js';
-import { fromWallClock, toWallClock, WALL_CLOCK_FORMAT } from '../../time/dates.js';
+import { lastWallClock, readWallClockIn, toWallClock, WALL_CLOCK_FORMAT } from '../../time/dates.js';
 import {
   dateLine,
   expandRecurrence,
@@ -54,17 +54,38 @@ function copiedColumns(master: Event) {
   return copied;
 }
 
-/** An occurrence's times: its local start, and the master's wall-clock length after it. */
+const floating = (wallClock: string) => DateTime.fromFormat(wallClock, WALL_CLOCK_FORMAT, { zone: 'utc' });
+
+/**
+ * An occurrence's times: its local start as the rule gave it, and the master's wall-clock length after it, each an
+ * instant by the clock rule (src/time/dates.ts: a repeated hour is its first instant, a skipped one moves forward by
+ * the gap). A start moved forward moves its end as far, so the occurrence keeps its length (as a single event's
+ * start does); the local times are those of the instants (02:30 skipped → 03:30). All-day occurrences keep their dates.
+ */
 function occurrenceTimes(master: Event, startLocal: string) {
-  const floating = (wallClock: string) => DateTime.fromFormat(wallClock, WALL_CLOCK_FORMAT, { zone: 'utc' });
   const length = floating(master.endLocal).diff(floating(master.startLocal));
   const endLocal = floating(startLocal).plus(length).toFormat(WALL_CLOCK_FORMAT);
+  const start = readWallClockIn(startLocal, master.timezone)!;
+  const end = readWallClockIn(endLocal, master.timezone)!;
+  const endsAt = end.moment.plus({ milliseconds: Math.max(0, start.movedForward - end.movedForward) });
   return {
-    startLocal,
-    endLocal,
-    startsAt: fromWallClock(startLocal, master.timezone).toJSDate(),
-    endsAt: fromWallClock(endLocal, master.timezone).toJSDate(),
+    startLocal: master.allDay ? startLocal : toWallClock(start.moment),
+    endLocal: master.allDay ? endLocal : toWallClock(endsAt),
+    startsAt: start.moment.toJSDate(),
+    endsAt: endsAt.toJSDate(),
   };
+}
+
+/**
+ * Where an expansion toward `target` stops: `target` as a wall clock in the series' zone, or, when that lies past
+ * the years the service writes, the last start whose occurrence still ends within them (and then the series is
+ * complete: no later occurrence can exist).
+ */
+function expansionBound(master: Event, target: DateTime): { until: string; atYearLimit: boolean } {
+  const lastEnd = floating(lastWallClock(master.timezone));
+  const lastStart = toWallClock(lastEnd.minus(floating(master.endLocal).diff(floating(master.startLocal))).plus({ seconds: 1 }));
+  if (target < readWallClockIn(lastStart, master.timezone)!.moment) return { until: toWallClock(target.setZone(master.timezone)), atYearLimit: false };
+  return { until: lastStart, atYearLimit: true };
 }
 
 /** Slugs for new occurrences: the series' slug and the date (and time, when a day has several); clashes get the series ID. */
@@ -129,10 +150,11 @@ export async function syncSeries(ctx: Context, tx: DbTransaction, masterId: numb
   let complete = true;
   if (lines.length) {
     try {
-      const expansion = expandRecurrence(parseRecurrence(lines, master.timezone), master.startLocal, master.allDay, toWallClock(target.setZone(master.timezone)), MAX_SERIES_OCCURRENCES);
+      const { until, atYearLimit } = expansionBound(master, target);
+      const expansion = expandRecurrence(parseRecurrence(lines, master.timezone), master.startLocal, master.allDay, until, MAX_SERIES_OCCURRENCES);
       starts = expansion.starts;
-      // Past MAX_SERIES_OCCURRENCES rows a series grows no further (README, Recurring events).
-      complete = expansion.complete || starts.length >= MAX_SERIES_OCCURRENCES;
+      // Past MAX_SERIES_OCCURRENCES rows, or the year 9999, a series grows no further (README, Recurring events).
+      complete = expansion.complete || starts.length >= MAX_SERIES_OCCURRENCES || atYearLimit;
     } catch (error) {
       if (error instanceof RecurrenceError) throw invalidField('recurrence', error.message);
       throw error;

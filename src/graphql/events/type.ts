@@ -55,8 +55,8 @@ export const EventType = builder.prismaObject('Event', {
     timezone: t.exposeString('timezone', { description: 'IANA time zone of the event, e.g. `Europe/Berlin`.' }),
     timezoneAbbreviation: t.string({
       description: 'The zone abbreviation at the start (`CET`), or its offset (`UTC+2`).',
-      select: { startLocal: true, timezone: true },
-      resolve: (event) => abbreviationAt(event.timezone, event.startLocal),
+      select: { startsAt: true, timezone: true },
+      resolve: (event) => abbreviationAt(event.timezone, event.startsAt),
     }),
     startsAt: t.expose('startsAt', { type: 'DateTime', description: 'The start as an instant (REST `utc_start_date`); lists are ordered by it.' }),
     endsAt: t.expose('endsAt', { type: 'DateTime', description: 'The end as an instant (REST `utc_end_date`).' }),

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { PostStatus } from '../../db/generated/prisma/enums.js';
-import { NOT_A_DATE, parseDateInput, toWallClock } from '../../time/dates.js';
+import { NOT_A_DATE, parseDateInput, toWallClock, withinYears } from '../../time/dates.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import type { FieldErrors } from '../errors.js';
@@ -71,7 +71,9 @@ export function publicationFromInput(ctx: Context, input: PublicationInput, erro
   const now = DateTime.fromJSDate(ctx.now);
   let moment: DateTime | null | undefined;
   if (input.dateUtc) {
+    // Written in the site's zone too (`date`), where it must not leave the years either.
     moment = parseDateInput(input.dateUtc, 'UTC', now);
+    if (moment && !withinYears(moment.setZone(zone))) moment = null;
     if (!moment) errors.add('dateUtc', NOT_A_DATE);
   } else if (input.date) {
     moment = parseDateInput(input.date, zone, now);

@@ -43,9 +43,10 @@ export function formattedCost(event: Pick<RestEventFragment, 'cost' | 'costDetai
   return cost.replace(new RegExp(AMOUNT, 'g'), (n) => withSymbol(n));
 }
 
-function isoWithOffset(wallClock: string, timezone: string): string {
+/** An instant with the offset of its zone: from the instant, as a wall clock the zone repeats names two of them. */
+function isoWithOffset(instant: string, timezone: string): string {
   // `+00:00` rather than `Z`, as TEC prints it.
-  const moment = DateTime.fromFormat(wallClock, 'yyyy-MM-dd HH:mm:ss', { zone: timezone });
+  const moment = DateTime.fromISO(instant, { zone: timezone });
   return moment.isValid ? moment.toFormat("yyyy-MM-dd'T'HH:mm:ssZZ") : '';
 }
 
@@ -61,8 +62,8 @@ export function eventJsonLd(urls: RestUrls, event: RestEventFragment) {
     ...(event.image ? { image: event.image.url } : {}),
     url,
     eventAttendanceMode: 'https://schema.org/OfflineEventAttendanceMode',
-    startDate: isoWithOffset(event.startsAtLocal, event.timezone),
-    endDate: isoWithOffset(event.endsAtLocal, event.timezone),
+    startDate: isoWithOffset(event.startsAt, event.timezone),
+    endDate: isoWithOffset(event.endsAt, event.timezone),
     ...(venue ? { location: venueJsonLd(urls, venue) } : {}),
     ...(organizer ? { organizer: organizerJsonLd(organizer) } : {}),
     ...(event.costDetails.values.length
