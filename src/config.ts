@@ -50,6 +50,10 @@ export interface Config {
     pruneIntervalMs: number;
     /** CHANGES_POLL_MS: how often a process with `changed` subscribers asks whether the data version moved. */
     pollMs: number;
+    /** SUBSCRIPTIONS_PER_CLIENT: open `changed` streams one client address may hold in a process (0: no limit). */
+    subscriptionsPerClient: number;
+    /** SUBSCRIPTIONS_PER_PROCESS: open `changed` streams a process holds in all (0: no limit). */
+    subscriptionsPerProcess: number;
   };
   /** RECURRENCE_HORIZON_DAYS: how far ahead of now a series' occurrences always exist (lists reaching further add more). */
   recurrenceHorizonDays: number;
@@ -279,6 +283,8 @@ export function loadConfig(env: Env = process.env): Config {
       retentionDays: readWholeNumber(env, 'CHANGES_RETENTION_DAYS', 30, 1),
       pruneIntervalMs: readWholeNumber(env, 'CHANGES_PRUNE_INTERVAL_MS', 3_600_000, 1000),
       pollMs: readWholeNumber(env, 'CHANGES_POLL_MS', 100, 10),
+      subscriptionsPerClient: readWholeNumber(env, 'SUBSCRIPTIONS_PER_CLIENT', 20, 0),
+      subscriptionsPerProcess: readWholeNumber(env, 'SUBSCRIPTIONS_PER_PROCESS', 1000, 0),
     },
     dataVersion: {
       pollMs: readWholeNumber(env, 'DATA_VERSION_POLL_MS', 1000, 1),

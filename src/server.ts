@@ -6,6 +6,7 @@ import type { Config } from './config.js';
 import { ResponseCache } from './cache/response-cache.js';
 import { ChangeNotifier } from './db/change-notifier.js';
 import { prepareChangeCursors } from './graphql/changes/cursor.js';
+import { LiveChanges } from './graphql/changes/live.js';
 import { pruneChangesPeriodically } from './db/change-retention.js';
 import { createDb, type Db, type QueryCounter } from './db/client.js';
 import { readDataVersion } from './db/data-version.js';
@@ -48,8 +49,8 @@ export interface App {
   logger: Logger;
   /** Whether the process is too far behind to take another request (src/limits/load-shedding.ts). */
   isBehind(): boolean;
-  /** Tells subscribers (`changed`) of committed changes. */
-  changes: ChangeNotifier;
+  /** The subscribers (`changed`) told of committed changes. */
+  changes: LiveChanges;
   /** Ends the open subscription streams (Server-Sent Events), which would otherwise keep the server from closing. */
   closeStreams(): void;
   /** `socketAddress`: the peer's address, for the sign-in limits (see clientAddressOf). */
@@ -142,9 +143,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   watch = await watchDataVersion(config, () => readDataVersion(db), logger);
   const dataVersion = () => watch.current();
 
-  const changes = new ChangeNotifier(db, dataVersion, config.changes.pollMs, (error) =>
+  const notifier = new ChangeNotifier(db, dataVersion, config.changes.pollMs, (error) =>
     logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'change notifications: reading the change log failed; retrying'),
   );
+  const changes = new LiveChanges(notifier, { perClient: config.changes.subscriptionsPerClient, perProcess: config.changes.subscriptionsPerProcess });
   const stopPruning = pruneChangesPeriodically(db, config.changes.retentionDays, config.changes.pruneIntervalMs, logger);
 
   if (config.adminPassword) await bootstrapAdmin(db, config.adminPassword, logger);
@@ -164,7 +166,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   // Errors already on their request's log line, so that GraphQL Yoga's own error logging skips them.
   const reported = new WeakSet<object>();
-  const yoga = createYoga<{ viewer: Viewer; requestLog: RequestLog; deadline: Deadline }, Context>({
+  const yoga = createYoga<{ viewer: Viewer; requestLog: RequestLog; deadline: Deadline; clientAddress: string }, Context>({
     schema,
     graphqlEndpoint: '/graphql',
     graphiql: false, // served below, from this service's own assets (src/http/graphiql.ts)
@@ -181,7 +183,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ],
     maxRequestBodySize: config.limits.maxBodyBytes,
     parserAndValidationCache: documentCaches(config.limits.graphql.documentCacheBytes),
-    context: ({ viewer, deadline }) => createContext(guardedDb(db, deadline), config, viewer, dataVersion, changes),
+    context: ({ request, viewer, deadline, clientAddress }) =>
+      createContext(guardedDb(db, deadline), config, viewer, dataVersion, changes.forRequest(clientAddress, request.signal)),
   });
 
   const responseCache = new ResponseCache(dataVersion, config.responseCache);
@@ -198,7 +201,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     responseCache.answer(request, async () => {
       const outcome = await signIn(request, clientAddress);
       if (!('viewer' in outcome)) return graphqlRefusal(outcome);
-      return yoga.fetch(request, { viewer: outcome.viewer, requestLog, deadline });
+      return yoga.fetch(request, { viewer: outcome.viewer, requestLog, deadline, clientAddress });
     }),
   );
   router.get(HEALTH_PATH, async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInstance, stop, type Instance } from './support/processes.js';
 import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
+import { CHANGED, subscribe as subscribeOver, type Stream } from './support/sse.js';
 
 // The `changed` subscription over Server-Sent Events: a subscriber of one server process is told of a change made
 // by another process on the same database (PostgreSQL: LISTEN/NOTIFY; SQLite: the same file, its data version) within
@@ -10,7 +11,9 @@ let server: TestServer;
 let other: Instance;
 
 beforeAll(async () => {
-  server = await startServer();
+  // All of the test's clients are 127.0.0.1: room for more streams than one client may hold by default (the limits
+  // are tested in test/security-audit-2-subscriptions.test.ts).
+  server = await startServer({ SUBSCRIPTIONS_PER_CLIENT: '100' });
   other = await startInstance(server.databaseUrl);
 }, 120_000);
 
@@ -29,76 +32,14 @@ async function rest(instance: Instance, method: string, route: string, body: unk
   return { status: response.status, body: (await response.json()) as any };
 }
 
-interface Received {
-  at: number;
-  change: { type: string; databaseId: number; action: string; modifiedAt: string };
-}
-
-/** An open subscription: what it received so far, and a way to hang up. */
-interface Stream {
-  received: Received[];
-  close(): void;
-  /** Resolves once a change matching `test` arrives (or fails after `ms`). */
-  waitFor(test: (change: Received['change']) => boolean, ms?: number): Promise<Received>;
-}
-
+/** Subscribes and checks that the stream opened. */
 async function subscribe(base: string, query: string, authorization?: string): Promise<Stream> {
-  const abort = new AbortController();
-  const response = await fetch(`${base}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...(authorization ? { authorization } : {}) },
-    body: JSON.stringify({ query }),
-    signal: abort.signal,
-  });
-  expect(response.status).toBe(200);
-  expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
-  const received: Received[] = [];
-  const waiters = new Set<() => void>();
-  void (async () => {
-    const decoder = new TextDecoder();
-    let buffer = '';
-    try {
-      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-        buffer += decoder.decode(chunk, { stream: true });
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const message = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const data = message.split('\n').find((line) => line.startsWith('data: '));
-          const payload = data ? JSON.parse(data.slice(6)) : undefined;
-          if (payload?.data?.changed) received.push({ at: Date.now(), change: payload.data.changed });
-          if (payload?.errors) received.push({ at: Date.now(), change: { type: 'ERROR', databaseId: 0, action: JSON.stringify(payload.errors), modifiedAt: '' } });
-          for (const wake of waiters) wake();
-        }
-      }
-    } catch {
-      // hung up
-    }
-  })();
-  return {
-    received,
-    close: () => abort.abort(),
-    waitFor(test, ms = 5000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          const found = received.find((one) => test(one.change));
-          if (!found) return;
-          waiters.delete(check);
-          clearTimeout(timer);
-          resolve(found);
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`no matching change within ${ms} ms; got ${JSON.stringify(received.map((one) => one.change))}`));
-        }, ms);
-        waiters.add(check);
-        check();
-      });
-    },
-  };
+  const stream = await subscribeOver(base, query, { authorization });
+  expect(stream.status).toBe(200);
+  expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+  return stream;
 }
 
-const CHANGED = 'subscription { changed { type databaseId action modifiedAt } }';
 const idle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits until the server holds `count` subscriptions (a subscription registers once its stream has started). */

@@ -4,10 +4,16 @@ import { comparePositions, currentChangePosition, readChangesAfter, type ChangeE
 /** Entries read from the log at once while catching up. */
 const BATCH = 500;
 
+/**
+ * Entries read from the log at once, in commit order. Every subscriber is handed the same batch, frozen: work done
+ * per batch can be shared between subscribers by its identity (src/graphql/changes/live.ts).
+ */
+export type ChangeBatch = readonly ChangeEntry[];
+
 /** One subscriber's entries, from the position it subscribed at: an async iterator that ends when it is returned. */
-class Subscription implements AsyncIterableIterator<ChangeEntry[]> {
-  private readonly queue: ChangeEntry[][] = [];
-  private waiting: ((result: IteratorResult<ChangeEntry[]>) => void) | undefined;
+class Subscription implements AsyncIterableIterator<ChangeBatch> {
+  private readonly queue: ChangeBatch[] = [];
+  private waiting: ((result: IteratorResult<ChangeBatch>) => void) | undefined;
   private done = false;
 
   constructor(
@@ -15,8 +21,10 @@ class Subscription implements AsyncIterableIterator<ChangeEntry[]> {
     private readonly leave: (subscription: Subscription) => void,
   ) {}
 
-  push(entries: ChangeEntry[]): void {
-    const fresh = entries.filter((entry) => comparePositions(entry, this.from) > 0);
+  push(batch: ChangeBatch): void {
+    const after = (entry: ChangeEntry) => comparePositions(entry, this.from) > 0;
+    // Batches come in commit order after the position each subscriber started from: each is handed on as it is.
+    const fresh = batch.length > 0 && after(batch[0]!) ? batch : Object.freeze(batch.filter(after));
     if (this.done || fresh.length === 0) return;
     if (this.waiting) {
       const resolve = this.waiting;
@@ -25,14 +33,14 @@ class Subscription implements AsyncIterableIterator<ChangeEntry[]> {
     } else this.queue.push(fresh);
   }
 
-  next(): Promise<IteratorResult<ChangeEntry[]>> {
+  next(): Promise<IteratorResult<ChangeBatch>> {
     if (this.queue.length) return Promise.resolve({ value: this.queue.shift()!, done: false });
     if (this.done) return Promise.resolve({ value: undefined, done: true });
     return new Promise((resolve) => (this.waiting = resolve));
   }
 
   /** The subscriber went away (a disconnected client, a finished operation): stop at once, even while waiting. */
-  return(): Promise<IteratorResult<ChangeEntry[]>> {
+  return(): Promise<IteratorResult<ChangeBatch>> {
     if (!this.done) {
       this.done = true;
       this.queue.length = 0;
@@ -70,7 +78,7 @@ export class ChangeNotifier {
   ) {}
 
   /** The entries committed from now on, in batches; `return()` on the iterator unsubscribes. */
-  async subscribe(): Promise<AsyncIterableIterator<ChangeEntry[]>> {
+  async subscribe(): Promise<AsyncIterableIterator<ChangeBatch>> {
     if (this.closed) throw new Error('the change notifier is closed');
     // Nobody listened until now: start from the log's position now, not from where the last subscriber left.
     if (this.subscriptions.size === 0 && !this.reading) this.position = undefined;
@@ -124,7 +132,7 @@ export class ChangeNotifier {
     this.seenVersion = await this.dataVersion();
     let position = this.position;
     for (;;) {
-      const entries = await readChangesAfter(this.db, position, BATCH);
+      const entries: ChangeBatch = Object.freeze(await readChangesAfter(this.db, position, BATCH));
       if (entries.length === 0) return;
       position = this.position = entries.at(-1)!;
       for (const subscription of this.subscriptions) subscription.push(entries);

@@ -1,8 +1,8 @@
 import type { ViewerUser } from '../auth/permissions.js';
 import type { Config } from '../config.js';
-import type { ChangeNotifier } from '../db/change-notifier.js';
 import type { Db } from '../db/client.js';
 import { readDataVersion } from '../db/data-version.js';
+import type { ChangeStreams } from './changes/live.js';
 
 /** Who is asking: a signed-in user, or an anonymous reader (user null). */
 export interface Viewer {
@@ -22,8 +22,8 @@ export interface Context {
   offeredPasswords: string[];
   /** The database's data version now (src/db/data-version.ts), for what is remembered across requests. */
   dataVersion: () => Promise<bigint>;
-  /** This process's notifier of committed changes, for the `changed` subscription (absent outside the server). */
-  changes?: ChangeNotifier;
+  /** The `changed` streams this request may open (absent outside /graphql). */
+  changes?: ChangeStreams;
 }
 
 export function createContext(
@@ -31,7 +31,7 @@ export function createContext(
   config: Config,
   viewer: Viewer = ANONYMOUS,
   dataVersion: () => Promise<bigint> = () => readDataVersion(db),
-  changes?: ChangeNotifier,
+  changes?: ChangeStreams,
 ): Context {
   return { db, config, viewer, now: new Date(), offeredPasswords: [], dataVersion, changes };
 }

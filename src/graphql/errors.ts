@@ -13,6 +13,8 @@ export const ErrorCode = {
   alreadyTrashed: 'ALREADY_TRASHED',
   /** A change cursor that is unknown or expired: read everything again (src/graphql/changes/cursor.ts). */
   resyncRequired: 'RESYNC_REQUIRED',
+  /** A `changed` stream past SUBSCRIPTIONS_PER_CLIENT or SUBSCRIPTIONS_PER_PROCESS (src/graphql/changes/live.ts). */
+  tooManySubscriptions: 'TOO_MANY_SUBSCRIPTIONS',
 } as const;
 
 /** Bad input: `fields` maps each offending input field (its GraphQL name) to a message a person can act on. */

@@ -1,11 +1,11 @@
-import { comparePositions, currentChangePosition, prunedThrough, readChangesAfter, type ChangeEntry, type ChangeRecordType } from '../../db/change-log.js';
+import { comparePositions, currentChangePosition, prunedThrough, readChangesAfter, type ChangeRecordType } from '../../db/change-log.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { invalidField } from '../errors.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../shared/page-size.js';
 import { encodeCursor, positionOf, ResyncRequiredError } from './cursor.js';
 import { ChangeRecordTypeEnum } from './record-type.js';
-import { asSeenBy, eachAsSeenBy, type SeenChange } from './visibility.js';
+import { asSeenBy, type SeenChange } from './visibility.js';
 
 // Incremental sync: the change feed (`changes`) and its live form (`changed`, over Server-Sent Events), both read
 // from the change log the database triggers write (src/db/change-log.ts), each reader seeing only what they may read.
@@ -79,29 +79,6 @@ builder.queryField('changes', (t) =>
   }),
 );
 
-/** The changes of each batch the notifier hands over, of the types asked for, as this reader sees them. */
-function seenChanges(reader: Context, batches: AsyncIterableIterator<ChangeEntry[]>, types: readonly ChangeRecordType[]) {
-  const ready: SeenChange[] = [];
-  const iterator: AsyncIterableIterator<SeenChange> = {
-    async next() {
-      while (ready.length === 0) {
-        const batch = await batches.next();
-        if (batch.done) return { value: undefined, done: true };
-        const wanted = types.length ? batch.value.filter((entry) => types.includes(entry.recordType)) : batch.value;
-        if (wanted.length) ready.push(...(await eachAsSeenBy(reader, wanted)));
-      }
-      return { value: ready.shift()!, done: false };
-    },
-    // Not an async generator: a client that goes away must unsubscribe at once, not at the next change.
-    async return() {
-      await batches.return?.();
-      return { value: undefined, done: true };
-    },
-    [Symbol.asyncIterator]: () => iterator,
-  };
-  return iterator;
-}
-
 builder.subscriptionType({ description: 'Live notifications, over Server-Sent Events (`Accept: text/event-stream`).' });
 
 builder.subscriptionField('changed', (t) =>
@@ -109,16 +86,15 @@ builder.subscriptionField('changed', (t) =>
     type: ChangeType,
     description:
       'Each change committed after subscribing, once, in commit order, whichever server process made it, as the ' +
-      'subscriber sees it (as in `changes`, but one by one: a record changed twice is told of twice).',
+      'subscriber sees it (as in `changes`, but one by one: a record changed twice is told of twice). A client address ' +
+      'may hold SUBSCRIPTIONS_PER_CLIENT streams and a process SUBSCRIPTIONS_PER_PROCESS; past either, the subscription ' +
+      'is refused with code `TOO_MANY_SUBSCRIPTIONS` (HTTP 429 or 503, with Retry-After).',
     args: {
       types: t.arg({ type: [ChangeRecordTypeEnum], description: 'Only changes of these kinds; every kind when left out or empty.' }),
     },
     subscribe: async (_root, args, ctx) => {
       if (!ctx.changes) throw new Error('change notifications are not available in this context');
-      const batches = await ctx.changes.subscribe();
-      // The stream outlives the request's deadline, so its reads go through the notifier's own client.
-      const reader: Context = { ...ctx, db: ctx.changes.db };
-      return seenChanges(reader, batches, (args.types ?? []) as ChangeRecordType[]);
+      return ctx.changes.open(ctx, (args.types ?? []) as ChangeRecordType[]);
     },
     resolve: (change) => change,
   }),

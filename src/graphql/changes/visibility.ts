@@ -1,37 +1,55 @@
 import type { ChangeEntry, ChangeRecordType } from '../../db/change-log.js';
+import type { Db } from '../../db/client.js';
 import { listVisibility, unlockedWhere } from '../access.js';
 import type { Context } from '../context.js';
+import type { PostStatusValue } from '../shared/posts.js';
 
 /** `<type>:<id>`: one record of the change log. */
 export const recordKey = (type: ChangeRecordType, id: number) => `${type}:${id}`;
 
 /**
- * A post type's records in the reader's view: what its list shows the reader by default (the statuses it may list),
- * with their content readable (not locked by a password the reader lacks).
+ * What decides which records a reader sees: the statuses its lists show by default, the condition that keeps others'
+ * unpublished records out, and which password-protected records it may read. Readers with equal views see the same
+ * records, whoever they are: anonymous readers and subscribers share one, editors and administrators another, each
+ * author and contributor has their own.
  */
-function postsInView(ctx: Context, ids: number[]) {
-  const { statuses, condition } = listVisibility(ctx, undefined, 'statuses');
-  return { AND: [{ id: { in: ids } }, { status: { in: statuses } }, condition, unlockedWhere(ctx)] };
+export interface ReaderView {
+  statuses: readonly PostStatusValue[];
+  condition: object;
+  unlocked: object;
 }
 
-const IN_VIEW: Record<ChangeRecordType, (ctx: Context, ids: number[]) => Promise<{ id: number }[]>> = {
+export function readerViewOf(ctx: Context): ReaderView {
+  const { statuses, condition } = listVisibility(ctx, undefined, 'statuses');
+  return { statuses, condition, unlocked: unlockedWhere(ctx) };
+}
+
+/** A key equal for readers with equal views (their visibility class): the view's conditions themselves. */
+export const visibilityClassOf = (view: ReaderView): string => JSON.stringify(view);
+
+/** A post type's records in the view: what its list shows by default, with their content readable (not locked). */
+function postsInView(view: ReaderView, ids: number[]) {
+  return { AND: [{ id: { in: ids } }, { status: { in: [...view.statuses] } }, view.condition, view.unlocked] };
+}
+
+const IN_VIEW: Record<ChangeRecordType, (db: Db, view: ReaderView, ids: number[]) => Promise<{ id: number }[]>> = {
   // Lists leave out events hidden from listings, so a synchronised copy of the list does too.
-  event: (ctx, ids) => ctx.db.event.findMany({ where: { AND: [postsInView(ctx, ids), { hideFromListings: false }] }, select: { id: true } }),
-  venue: (ctx, ids) => ctx.db.venue.findMany({ where: postsInView(ctx, ids), select: { id: true } }),
-  organizer: (ctx, ids) => ctx.db.organizer.findMany({ where: postsInView(ctx, ids), select: { id: true } }),
-  category: (ctx, ids) => ctx.db.term.findMany({ where: { id: { in: ids }, taxonomy: 'category' }, select: { id: true } }),
-  tag: (ctx, ids) => ctx.db.term.findMany({ where: { id: { in: ids }, taxonomy: 'tag' }, select: { id: true } }),
+  event: (db, view, ids) => db.event.findMany({ where: { AND: [postsInView(view, ids), { hideFromListings: false }] }, select: { id: true } }),
+  venue: (db, view, ids) => db.venue.findMany({ where: postsInView(view, ids), select: { id: true } }),
+  organizer: (db, view, ids) => db.organizer.findMany({ where: postsInView(view, ids), select: { id: true } }),
+  category: (db, _view, ids) => db.term.findMany({ where: { id: { in: ids }, taxonomy: 'category' }, select: { id: true } }),
+  tag: (db, _view, ids) => db.term.findMany({ where: { id: { in: ids }, taxonomy: 'tag' }, select: { id: true } }),
 };
 
-/** The records of `entries` that are in the reader's view now, as recordKey values. */
-export async function recordsInView(ctx: Context, entries: readonly ChangeEntry[]): Promise<Set<string>> {
+/** The records of `entries` that are in the view now, as recordKey values: one statement per kind of record. */
+export async function recordsInView(db: Db, view: ReaderView, entries: readonly ChangeEntry[]): Promise<Set<string>> {
   const idsByType = new Map<ChangeRecordType, Set<number>>();
   for (const entry of entries) {
     const ids = idsByType.get(entry.recordType) ?? new Set();
     idsByType.set(entry.recordType, ids.add(entry.recordId));
   }
   const found = await Promise.all(
-    [...idsByType].map(async ([type, ids]) => (await IN_VIEW[type](ctx, [...ids])).map((row) => recordKey(type, row.id))),
+    [...idsByType].map(async ([type, ids]) => (await IN_VIEW[type](db, view, [...ids])).map((row) => recordKey(type, row.id))),
   );
   return new Set(found.flat());
 }
@@ -50,13 +68,11 @@ export interface SeenChange {
  * view was `created` when its first entry here is its creation, else `updated`.
  */
 export async function asSeenBy(ctx: Context, entries: readonly ChangeEntry[]): Promise<SeenChange[]> {
-  const inView = await recordsInView(ctx, entries);
-  return collapsed(entries, inView);
+  return collapsed(entries, await recordsInView(ctx.db, readerViewOf(ctx), entries));
 }
 
-/** Each entry as this reader sees it, one by one (live notifications tell of every change). */
-export async function eachAsSeenBy(ctx: Context, entries: readonly ChangeEntry[]): Promise<SeenChange[]> {
-  const inView = await recordsInView(ctx, entries);
+/** Each entry as a reader with the records `inView` sees it, one by one (live notifications tell of every change). */
+export function eachAsSeen(entries: readonly ChangeEntry[], inView: ReadonlySet<string>): SeenChange[] {
   return entries.map((entry) => ({
     type: entry.recordType,
     databaseId: entry.recordId,
