@@ -7,7 +7,7 @@ import { ResponseCache } from './cache/response-cache.js';
 import { ChangeNotifier } from './db/change-notifier.js';
 import { changeCursorEpoch } from './graphql/changes/cursor.js';
 import { pruneChangesPeriodically } from './db/change-retention.js';
-import { createDb, type Db, type QueryCounter } from './db/client.js';
+import { createDb, rawTableName, type Db, type QueryCounter } from './db/client.js';
 import { readDataVersion } from './db/data-version.js';
 import { watchDataVersion, type DataVersionWatch } from './db/data-version-watch.js';
 import { migrate } from './db/migrate.js';
@@ -215,7 +215,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   });
   // A client of its own: the dispatcher's statements are not the requests' (nor counted with them).
   const webhooksDb = createDb({ ...config, databasePoolSize: 2 });
-  const dispatcher = new WebhookDispatcher(webhooksDb, config.webhooks, dataVersion, publicRecordRenderer(config, handleRest, logger), logger);
+  const render = publicRecordRenderer(config, handleRest, logger);
+  const dispatcher = new WebhookDispatcher(webhooksDb, config.webhooks, dataVersion, render, logger, rawTableName(config, 'WebhookDelivery'));
   dispatcher.start();
   const noRoute = () => json({ code: 'rest_no_route', message: 'No route was found matching the URL and request method.', data: { status: 404 } }, 404);
   router.all('*', (request: Request, requestLog: RequestLog, scope: RequestScope) =>
