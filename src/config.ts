@@ -121,6 +121,8 @@ export interface WebhookConfig {
   concurrency: number;
   /** WEBHOOK_CONCURRENCY_PER_WEBHOOK: delivery attempts in flight at once to one webhook. */
   concurrencyPerWebhook: number;
+  /** WEBHOOK_DELIVERY_RETENTION_DAYS: delivered and failed deliveries are deleted this long after they were queued. */
+  deliveryRetentionDays: number;
 }
 
 export class ConfigError extends Error {}
@@ -241,6 +243,7 @@ function readWebhookConfig(env: Env): WebhookConfig {
     wakeMs: readWholeNumber(env, 'WEBHOOK_WAKE_MS', 100, 10),
     concurrency: readWholeNumber(env, 'WEBHOOK_CONCURRENCY', 16, 1),
     concurrencyPerWebhook: readWholeNumber(env, 'WEBHOOK_CONCURRENCY_PER_WEBHOOK', 4, 1),
+    deliveryRetentionDays: readWholeNumber(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 7, 1),
   };
 }
 

@@ -35,6 +35,7 @@ import { createCachedAnswers } from './http/cached-answers.js';
 import { createCors } from './http/cors.js';
 import { graphiql, GRAPHIQL_ASSETS_PATH } from './http/graphiql.js';
 import { restUrls } from './rest/urls.js';
+import { pruneDeliveriesPeriodically } from './webhooks/delivery-retention.js';
 import { WebhookDispatcher, type RenderRecord } from './webhooks/dispatcher.js';
 
 export interface App {
@@ -218,6 +219,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const render = publicRecordRenderer(config, handleRest, logger);
   const dispatcher = new WebhookDispatcher(webhooksDb, config.webhooks, dataVersion, render, logger, rawTableName(config, 'WebhookDelivery'));
   dispatcher.start();
+  const stopPruningDeliveries = pruneDeliveriesPeriodically(webhooksDb, config.webhooks.deliveryRetentionDays, config.changes.pruneIntervalMs, logger);
   const noRoute = () => json({ code: 'rest_no_route', message: 'No route was found matching the URL and request method.', data: { status: 404 } }, 404);
   router.all('*', (request: Request, requestLog: RequestLog, scope: RequestScope) =>
     responseCache.answer(request, async () => (await handlePage(request, requestLog, scope)) ?? (await handleRest(request, requestLog, scope)) ?? noRoute()),
@@ -255,7 +257,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     close: async () => {
       changes.close();
       stopPruning();
-      await dispatcher.close();
+      await Promise.all([dispatcher.close(), stopPruningDeliveries()]);
       await webhooksDb.$disconnect();
       shedder.close();
       await watch.close();

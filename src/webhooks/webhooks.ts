@@ -98,7 +98,7 @@ export async function deleteWebhook(db: Db, id: number): Promise<boolean> {
   return count > 0;
 }
 
-/** A webhook's deliveries, newest first. */
+/** A webhook's deliveries, newest first (finished ones for WEBHOOK_DELIVERY_RETENTION_DAYS: src/webhooks/delivery-retention.ts). */
 export async function listDeliveries(db: Db, webhookId: number, limit = 100, offset = 0): Promise<DeliveryView[]> {
   const rows = await db.webhookDelivery.findMany({
     where: { webhookId },

@@ -55,7 +55,7 @@ const WebhookType = builder.prismaObject('Webhook', {
     deliveries: t.connection(
       {
         type: WebhookDeliveryType,
-        description: 'Its deliveries, newest first.',
+        description: 'Its deliveries, newest first: the pending ones, and the delivered or failed ones queued within the last WEBHOOK_DELIVERY_RETENTION_DAYS.',
         resolve: (webhook, args, ctx) => {
           const where = { webhookId: webhook.id };
           return offsetConnection(
