@@ -125,13 +125,13 @@ describe.each([
     // On main: 103 s with the default timeout, 20 s with 2 s.
     await healthy.waitFor(() => healthy.accepted().length === 40, 8000);
     await expectResponsive(stopWatching);
-    // At most WEBHOOK_CONCURRENCY_PER_WEBHOOK of its requests were open at once.
+    // One attempt at a time to a webhook none of whose attempts succeeded lately.
     expect(silent.received.length).toBeGreaterThan(0);
-    expect(silent.mostHanging).toBeLessThanOrEqual(4);
+    expect(silent.mostHanging).toBe(1);
 
     if (timeoutMs < 10_000) {
       // The timeout cuts the attempt (its connection is closed) and the delivery is retried.
-      await silent.waitFor(() => silent.received.filter((r) => r.closed).length >= 4, timeoutMs + 5000);
+      await silent.waitFor(() => silent.received.filter((r) => r.closed).length >= 2, 2 * timeoutMs + 5000);
       const { webhook } = await server.gqlOk(`query ($id: Int!) { webhook(id: $id) { deliveries(first: 100) { nodes { lastError } } } }`, { id: silentId }, ADMIN_AUTHORIZATION);
       expect(webhook.deliveries.nodes.map((d: { lastError: string | null }) => d.lastError)).toContain(`no answer within ${timeoutMs} ms`);
     }

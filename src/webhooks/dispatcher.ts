@@ -60,8 +60,9 @@ export function deliveryBody(delivery: DeliveryRow, data: unknown): string {
  * version moves (src/db/data-version-watch.ts), when an attempt ends, and every `wakeMs` for due retries. A round
  * queues a bounded step of new log entries as deliveries (src/webhooks/queue.ts), then starts the due deliveries of
  * each webhook that has a free slot, without waiting for them: at most `concurrencyPerWebhook` attempts per webhook
- * and `concurrency` in all, the webhooks served in turn. A receiver that never answers or keeps failing thus holds
- * its own slots only, for `timeoutMs` per attempt; the others' deliveries go on. An attempt is counted and its retry
+ * (one until an attempt to it succeeds, and again after one fails) and `concurrency` in all, the webhooks served in
+ * turn. A receiver that never answers or keeps failing thus holds one slot, for `timeoutMs` per attempt; the others'
+ * deliveries go on. An attempt is counted and its retry
  * scheduled before it is made, so a process killed during it leaves a delivery that the next holder retries.
  * Memory: the rows of one round (a slot's worth per webhook) and the bodies of the attempts in flight.
  */
@@ -80,6 +81,8 @@ export class WebhookDispatcher {
   private readonly stopping = new AbortController();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly inFlightPerWebhook = new Map<number, number>();
+  /** Webhooks whose last attempt succeeded: they get all their slots, the others one attempt at a time. */
+  private readonly answering = new Set<number>();
   /** When each webhook's earliest pending delivery is due, as last read; unknown (read it) when missing. */
   private readonly dueAt = new Map<number, number>();
   /** The index, in webhook order, of the webhook served first next round: each has its turn when slots are scarce. */
@@ -166,12 +169,14 @@ export class WebhookDispatcher {
     const webhooks = await this.db.webhook.findMany({ orderBy: { id: 'asc' } });
     const ids = new Set(webhooks.map((webhook) => webhook.id));
     for (const id of this.dueAt.keys()) if (!ids.has(id)) this.dueAt.delete(id);
+    for (const id of this.answering) if (!ids.has(id)) this.answering.delete(id);
     const now = Date.now();
     let lastServed: number | undefined;
     for (let k = 0; k < webhooks.length && !this.closed && this.inFlight.size < this.config.concurrency; k++) {
       const index = (this.turn + k) % webhooks.length;
       const webhook = webhooks[index]!;
-      const free = Math.min(this.config.concurrencyPerWebhook - (this.inFlightPerWebhook.get(webhook.id) ?? 0), this.config.concurrency - this.inFlight.size);
+      const slots = this.answering.has(webhook.id) ? this.config.concurrencyPerWebhook : 1;
+      const free = Math.min(slots - (this.inFlightPerWebhook.get(webhook.id) ?? 0), this.config.concurrency - this.inFlight.size);
       if (free <= 0) continue; // woken again when one of its attempts ends
       const dueAt = this.dueAt.get(webhook.id) ?? now;
       if (dueAt > now) {
@@ -230,6 +235,8 @@ export class WebhookDispatcher {
       },
       (error: unknown): PostOutcome => ({ ok: false, error: `not sent: ${error instanceof Error ? error.message : String(error)}` }),
     );
+    if (outcome.ok) this.answering.add(webhook.id);
+    else this.answering.delete(webhook.id);
     try {
       if (outcome.ok) return await finishDelivery(this.db, delivery, 'delivered', null);
       const expired = Date.now() - delivery.createdAt.getTime() >= this.config.retryForMs;
