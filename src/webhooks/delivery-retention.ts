@@ -12,15 +12,19 @@ const FINISHED = ['delivered', 'failed'];
  * ones stay, however old.
  */
 export async function pruneDeliveries(db: Db, before: Date, keepGoing = () => true): Promise<number> {
-  const where = { status: { in: FINISHED }, createdAt: { lt: before } };
   let count = 0;
-  for (;;) {
-    const batch = await db.webhookDelivery.findMany({ where, select: { id: true }, take: BATCH });
-    if (batch.length === 0) return count;
-    count += (await db.webhookDelivery.deleteMany({ where: { ...where, id: { in: batch.map((row) => row.id) } } })).count;
-    if (batch.length < BATCH || !keepGoing()) return count;
-    await new Promise((resolve) => setImmediate(resolve));
+  for (const status of FINISHED) {
+    // One status at a time, oldest first: the order of the (status, createdAt) index, so no batch sorts the rest.
+    const where = { status, createdAt: { lt: before } };
+    for (;;) {
+      const batch = await db.webhookDelivery.findMany({ where, orderBy: { createdAt: 'asc' }, select: { id: true }, take: BATCH });
+      if (batch.length > 0) count += (await db.webhookDelivery.deleteMany({ where: { ...where, id: { in: batch.map((row) => row.id) } } })).count;
+      if (!keepGoing()) return count;
+      if (batch.length < BATCH) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
+  return count;
 }
 
 /**
