@@ -125,6 +125,12 @@ export interface WebhookConfig {
   leaseMs: number;
   /** WEBHOOK_WAKE_MS: how often the dispatcher asks the data version watch for changes and looks for due retries. */
   wakeMs: number;
+  /** WEBHOOK_CONCURRENCY: delivery attempts in flight at once, all webhooks together. */
+  concurrency: number;
+  /** WEBHOOK_CONCURRENCY_PER_WEBHOOK: delivery attempts in flight at once to one webhook. */
+  concurrencyPerWebhook: number;
+  /** WEBHOOK_DELIVERY_RETENTION_DAYS: delivered and failed deliveries are deleted this long after they were queued. */
+  deliveryRetentionDays: number;
 }
 
 export class ConfigError extends Error {}
@@ -245,6 +251,9 @@ function readWebhookConfig(env: Env): WebhookConfig {
     retryForMs: readWholeNumber(env, 'WEBHOOK_RETRY_FOR_MS', 24 * 60 * 60 * 1000, 0),
     leaseMs: readWholeNumber(env, 'WEBHOOK_LEASE_MS', 15_000, 100),
     wakeMs: readWholeNumber(env, 'WEBHOOK_WAKE_MS', 100, 10),
+    concurrency: readWholeNumber(env, 'WEBHOOK_CONCURRENCY', 16, 1),
+    concurrencyPerWebhook: readWholeNumber(env, 'WEBHOOK_CONCURRENCY_PER_WEBHOOK', 4, 1),
+    deliveryRetentionDays: readWholeNumber(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 7, 1),
   };
 }
 

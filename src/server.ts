@@ -8,7 +8,7 @@ import { ChangeNotifier } from './db/change-notifier.js';
 import { prepareChangeCursors } from './graphql/changes/cursor.js';
 import { LiveChanges } from './graphql/changes/live.js';
 import { pruneChangesPeriodically } from './db/change-retention.js';
-import { createDb, type Db, type QueryCounter } from './db/client.js';
+import { createDb, rawTableName, type Db, type QueryCounter } from './db/client.js';
 import { readDataVersion } from './db/data-version.js';
 import { watchDataVersion, type DataVersionWatch } from './db/data-version-watch.js';
 import { migrate } from './db/migrate.js';
@@ -39,6 +39,7 @@ import { createCors } from './http/cors.js';
 import { graphiql, GRAPHIQL_ASSETS_PATH } from './http/graphiql.js';
 import { EVERY_ANSWER } from './http/security-headers.js';
 import { restUrls } from './rest/urls.js';
+import { pruneDeliveriesPeriodically } from './webhooks/delivery-retention.js';
 import { WebhookDispatcher, type RenderRecord } from './webhooks/dispatcher.js';
 
 export interface App {
@@ -220,8 +221,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   });
   // A client of its own: the dispatcher's statements are not the requests' (nor counted with them).
   const webhooksDb = createDb({ ...config, databasePoolSize: 2 });
-  const dispatcher = new WebhookDispatcher(webhooksDb, config.webhooks, dataVersion, publicRecordRenderer(config, handleRest, logger), logger);
+  const render = publicRecordRenderer(config, handleRest, logger);
+  const dispatcher = new WebhookDispatcher(webhooksDb, config.webhooks, dataVersion, render, logger, rawTableName(config, 'WebhookDelivery'));
   dispatcher.start();
+  const stopPruningDeliveries = pruneDeliveriesPeriodically(webhooksDb, config.webhooks.deliveryRetentionDays, config.changes.pruneIntervalMs, logger);
   const noRoute = () => json({ code: 'rest_no_route', message: 'No route was found matching the URL and request method.', data: { status: 404 } }, 404);
   router.all('*', (request: Request, requestLog: RequestLog, scope: RequestScope) =>
     responseCache.answer(request, async () => (await handlePage(request, requestLog, scope)) ?? (await handleRest(request, requestLog, scope)) ?? noRoute()),
@@ -259,7 +262,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     close: async () => {
       changes.close();
       stopPruning();
-      await dispatcher.close();
+      await Promise.all([dispatcher.close(), stopPruningDeliveries()]);
       await webhooksDb.$disconnect();
       shedder.close();
       await watch.close();

@@ -129,3 +129,38 @@ describe(`migrating a ${TEST_ENGINE} database that holds a series to series_mast
     expect(Number(after!.changes)).toBe(Number(before!.changes));
   });
 });
+
+describe(`migrating a ${TEST_ENGINE} database with webhook deliveries to webhook_delivery_queues`, () => {
+  const fresh = freshDatabaseForBlock();
+
+  it('leaves the earliest pending delivery of each record pending and makes the later ones wait behind it', async () => {
+    const config = loadConfig({ DATABASE_URL: fresh.current.url });
+    const migrations = readMigrations(TEST_ENGINE).map((migration) => migration.name);
+    const queues = migrations.findIndex((name) => name.endsWith('_webhook_delivery_queues'));
+    await migrate(config, { until: migrations[queues - 1] });
+    const delivery = (id: string, webhookId: number, seq: number, recordId: number, status: string) => `INSERT INTO "WebhookDelivery" ("id", "webhookId",
+      "changeVersion", "changeSeq", "recordType", "recordId", "action", "changedAt", "status", "nextAttemptAt")
+      VALUES ('${id}', ${webhookId}, 7, ${seq}, 'event', ${recordId}, 'updated', '2026-01-01T10:00:00.000+00:00', '${status}', '2026-01-01T10:00:00.000+00:00')`;
+    await runSql(fresh.current.url, [
+      `INSERT INTO "Webhook" ("id", "url", "types", "secret", "fromVersion", "fromSeq") VALUES (1, 'https://a.example/', 'event', 'a-secret-of-sixteen', 0, 0), (2, 'https://b.example/', 'event', 'b-secret-of-sixteen', 0, 0)`,
+      delivery('a1', 1, 1, 10, 'delivered'),
+      delivery('a2', 1, 2, 10, 'pending'),
+      delivery('a3', 1, 3, 10, 'pending'),
+      delivery('a4', 1, 4, 11, 'pending'),
+      delivery('a5', 1, 5, 10, 'pending'),
+      delivery('b1', 2, 2, 10, 'pending'),
+    ]);
+
+    await migrate(config);
+
+    const [rows] = await runSql(fresh.current.url, ['SELECT "id", "status" FROM "WebhookDelivery" ORDER BY 1']);
+    expect(rows).toEqual([
+      { id: 'a1', status: 'delivered' },
+      { id: 'a2', status: 'pending' },
+      { id: 'a3', status: 'waiting' },
+      { id: 'a4', status: 'pending' },
+      { id: 'a5', status: 'waiting' },
+      { id: 'b1', status: 'pending' },
+    ]);
+  });
+});

@@ -26,6 +26,15 @@ export function postgresSchema(databaseUrl: string): string {
   return new URL(databaseUrl).searchParams.get('schema') ?? 'public';
 }
 
+/**
+ * A table as a raw statement must name it: Prisma puts its own statements in the schema of DATABASE_URL on
+ * PostgreSQL, but not raw ones.
+ */
+export function rawTableName(config: Pick<Config, 'engine' | 'databaseUrl'>, table: string): string {
+  const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+  return config.engine === 'postgres' ? `${quote(postgresSchema(config.databaseUrl))}.${quote(table)}` : quote(table);
+}
+
 /** DATABASE_URL without Prisma's own query parameters, as the pg driver wants it. */
 export function postgresConnectionString(databaseUrl: string): string {
   const url = new URL(databaseUrl);

@@ -1,25 +1,39 @@
 import { randomUUID } from 'node:crypto';
 import type { WebhookConfig } from '../config.js';
 import type { Db } from '../db/client.js';
-import { comparePositions, currentChangePosition, decodePosition, encodePosition, readChangesAfter, type ChangeEntry, type ChangePosition } from '../db/change-log.js';
 import type { Logger } from '../logging/logger.js';
 import { holdLease, releaseLease } from './lease.js';
 import { postOnce, type PostOutcome } from './post.js';
+import {
+  claimAttempt,
+  deliveriesTable,
+  finishDelivery,
+  pendingDeliveries,
+  queueChanges,
+  scheduleRetry,
+  type DeliveriesTable,
+  type DeliveryRow,
+  type WebhookRow,
+} from './queue.js';
 import { DELIVERY_HEADER, SIGNATURE_HEADER, signBody } from './signature.js';
 
 /** The record as REST answers an anonymous reader, or null when it is gone or not public (src/server.ts renders it). */
 export type RenderRecord = (recordType: string, recordId: number) => Promise<unknown>;
 
 const LEASE = 'webhook-dispatcher';
-/** The Setting row with the change-log position the dispatcher has turned into deliveries. */
-const POSITION = 'webhook_dispatch_position';
-const BATCH = 500;
-/** Pending deliveries looked at per round; attempts made at once. */
-const PENDING_WINDOW = 1000;
-const PARALLEL = 8;
+/**
+ * Deliveries queued per round, in one transaction: a long change log is queued a short step at a time (a few
+ * milliseconds of SQLite's write lock, and of the event loop, per step).
+ */
+const QUEUED_PER_ROUND = 200;
+/** After a round failed (the database unreachable…), the next one waits this long. */
+const AFTER_FAILURE_MS = 1000;
 
-type DeliveryRow = Awaited<ReturnType<Db['webhookDelivery']['findFirstOrThrow']>>;
-type WebhookRow = Awaited<ReturnType<Db['webhook']['findFirstOrThrow']>>;
+/**
+ * A turn of the event loop of its own for each round: better-sqlite3 answers synchronously, so rounds that follow
+ * each other (a long change log being queued) would otherwise keep requests waiting for as long as they all last.
+ */
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 /** The delay before attempt `attempts + 1`: doubling from the base up to the maximum, each with ±25% jitter. */
 export function retryDelay(config: WebhookConfig, attempts: number): number {
@@ -43,21 +57,37 @@ export function deliveryBody(delivery: DeliveryRow, data: unknown): string {
 /**
  * Sends every change of the change log to the webhooks subscribed to its record type, from one process at a time
  * among all those serving the database (the one holding the `webhook-dispatcher` lease). It wakes when the data
- * version moves (src/db/data-version-watch.ts) and every `wakeMs` for due retries; it turns new log entries into
- * delivery rows (with its position, in one transaction), then attempts the due ones: per webhook and record, only
- * the oldest pending delivery, so that a record's changes arrive in order. An attempt is counted and its retry
+ * version moves (src/db/data-version-watch.ts), when an attempt ends, and every `wakeMs` for due retries. A round
+ * queues a bounded step of new log entries as deliveries (src/webhooks/queue.ts), then starts the due deliveries of
+ * each webhook that has a free slot, without waiting for them: at most `concurrencyPerWebhook` attempts per webhook
+ * (one until an attempt to it succeeds, and again after one fails) and `concurrency` in all, the webhooks served in
+ * turn. A receiver that never answers or keeps failing thus holds one slot, for `timeoutMs` per attempt; the others'
+ * deliveries go on. An attempt is counted and its retry
  * scheduled before it is made, so a process killed during it leaves a delivery that the next holder retries.
+ * Memory: the rows of one round (a slot's worth per webhook) and the bodies of the attempts in flight.
  */
 export class WebhookDispatcher {
   private readonly owner = `${process.pid}-${randomUUID()}`;
+  private readonly renewEveryMs: number;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
-  private seenVersion: bigint | undefined;
-  private lastRound = 0;
-  /** When the earliest pending delivery seen last round is due. */
-  private nextDue = Number.POSITIVE_INFINITY;
+  /** The data version the change log was last queued to its end at. */
+  private queuedVersion: bigint | undefined;
+  private lastRenewal = Number.NEGATIVE_INFINITY;
+  /** When the next round has something to do without being woken (queue more changes, start a due delivery). */
+  private nextDue = 0;
   private holding = false;
   private closed = false;
+  private readonly stopping = new AbortController();
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly inFlightPerWebhook = new Map<number, number>();
+  /** Webhooks whose last attempt succeeded: they get all their slots, the others one attempt at a time. */
+  private readonly answering = new Set<number>();
+  /** When each webhook's earliest pending delivery is due, as last read; unknown (read it) when missing. */
+  private readonly dueAt = new Map<number, number>();
+  /** The index, in webhook order, of the webhook served first next round: each has its turn when slots are scarce. */
+  private turn = 0;
+  private readonly table: DeliveriesTable;
 
   constructor(
     private readonly db: Db,
@@ -65,142 +95,158 @@ export class WebhookDispatcher {
     private readonly dataVersion: () => Promise<bigint>,
     private readonly render: RenderRecord,
     private readonly logger: Logger,
-  ) {}
-
-  start(): void {
-    this.timer = setInterval(() => void this.wake(), this.config.wakeMs).unref();
-    void this.wake();
+    /** The `WebhookDelivery` table as raw statements name it (rawTableName in src/db/client.ts). */
+    deliveriesTableName: string,
+  ) {
+    this.renewEveryMs = Math.min(config.leaseMs / 3, 1000);
+    this.table = deliveriesTable(deliveriesTableName);
   }
 
+  start(): void {
+    this.timer = setInterval(() => this.wake(), this.config.wakeMs).unref();
+    this.wake();
+  }
+
+  /** Stops starting attempts, ends those in flight (each is retried later), and gives the lease up. */
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
     await this.running;
+    this.stopping.abort();
+    await Promise.all(this.inFlight);
     if (this.holding) await releaseLease(this.db, LEASE, this.owner).catch(() => undefined);
   }
 
-  /** A round when the data changed, when a retry is due, and at least every third of the lease (to renew or take it). */
-  private async wake(): Promise<void> {
+  /** Starts a round unless one is running; when it ends with work already due, the next follows at once. */
+  private wake(): void {
     if (this.running || this.closed) return;
-    const version = await this.dataVersion().catch(() => undefined);
-    const now = Date.now();
-    const renewal = now - this.lastRound >= Math.min(this.config.leaseMs / 3, 1000);
-    if (version === this.seenVersion && now < this.nextDue && !renewal) return;
-    this.running = this.round(version).finally(() => (this.running = undefined));
-    await this.running;
+    this.running = this.roundIfNeeded().finally(() => {
+      this.running = undefined;
+      if (!this.closed && this.nextDue <= Date.now()) setTimeout(() => this.wake(), 0);
+    });
   }
 
-  private async round(version: bigint | undefined): Promise<void> {
-    this.lastRound = Date.now();
+  /** A round when the data changed, when something is due, and every third of the lease (to renew or take it). */
+  private async roundIfNeeded(): Promise<void> {
+    await nextTurn();
+    const version = await this.dataVersion().catch(() => undefined);
+    const now = Date.now();
+    const changed = version === undefined || version !== this.queuedVersion;
+    if (!changed && now < this.nextDue && now - this.lastRenewal < this.renewEveryMs) return;
     try {
-      this.holding = await holdLease(this.db, LEASE, this.owner, this.config.leaseMs);
-      if (!this.holding) return;
-      await this.enqueue();
-      this.seenVersion = version;
-      await this.sendDue();
+      this.nextDue = Number.POSITIVE_INFINITY;
+      if (!(await this.renewLease())) return;
+      if (changed) await this.queue(version);
+      await this.startDue();
     } catch (error) {
+      this.nextDue = Date.now() + AFTER_FAILURE_MS;
       this.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'webhooks: a dispatch round failed; retrying');
     }
   }
 
-  /** Turns the log entries after the stored position into deliveries, a batch per transaction with the position. */
-  private async enqueue(): Promise<void> {
-    let position = await this.position();
-    for (;;) {
-      const entries = await readChangesAfter(this.db, position, BATCH);
-      if (entries.length === 0) return;
-      // Read after the entries: a webhook created since starts after all of them (its position is taken at creation).
-      const webhooks = await this.db.webhook.findMany();
-      const next = entries.at(-1)!;
-      const rows = entries.flatMap((entry) => webhooks.filter((webhook) => wants(webhook, entry)).map((webhook) => deliveryRow(webhook, entry)));
-      await this.db.$transaction([
-        ...rows.map((data) => this.db.webhookDelivery.create({ data })),
-        this.db.setting.upsert({ where: { name: POSITION }, create: { name: POSITION, value: encodePosition(next) }, update: { value: encodePosition(next) } }),
-      ]);
-      position = next;
-      if (entries.length < BATCH || this.closed) return;
-    }
+  /** Queues a step of the change log; the next round follows at once until it is all queued. */
+  private async queue(version: bigint | undefined): Promise<void> {
+    const queued = await queueChanges(this.db, this.table, QUEUED_PER_ROUND);
+    for (const webhookId of queued.webhookIds) this.dueAt.delete(webhookId);
+    if (queued.caughtUp) this.queuedVersion = version;
+    else this.nextDue = 0;
   }
 
-  /** Where the log was read to; the first time, the earliest webhook's start (or now, when there is none). */
-  private async position(): Promise<ChangePosition> {
-    const stored = await this.db.setting.findUnique({ where: { name: POSITION } });
-    const decoded = stored ? decodePosition(stored.value) : undefined;
-    if (decoded) return decoded;
-    const first = await this.db.webhook.findFirst({ orderBy: [{ fromVersion: 'asc' }, { fromSeq: 'asc' }] });
-    return first ? { version: first.fromVersion, seq: first.fromSeq } : currentChangePosition(this.db);
-  }
-
-  private async sendDue(): Promise<void> {
-    const pending = await this.db.webhookDelivery.findMany({
-      where: { status: 'pending' },
-      orderBy: [{ changeVersion: 'asc' }, { changeSeq: 'asc' }],
-      take: PENDING_WINDOW,
-      include: { webhook: true },
-    });
-    // The oldest pending delivery of each (webhook, record) is the only one that may go now.
-    const heads = new Map<string, (typeof pending)[number]>();
-    for (const delivery of pending) {
-      const key = `${delivery.webhookId} ${delivery.recordType} ${delivery.recordId}`;
-      if (!heads.has(key)) heads.set(key, delivery);
-    }
+  /** Renews the lease (or tries to take it) once per renewal period; whether this process dispatches. */
+  private async renewLease(): Promise<boolean> {
     const now = Date.now();
-    const due = [...heads.values()].filter((delivery) => delivery.nextAttemptAt.getTime() <= now);
-    const waiting = [...heads.values()].filter((delivery) => delivery.nextAttemptAt.getTime() > now);
-    this.nextDue = Math.min(...waiting.map((delivery) => delivery.nextAttemptAt.getTime()));
-    for (let i = 0; i < due.length && !this.closed; i += PARALLEL) {
-      // Renewed before each batch (attempts last at most timeoutMs): a holder that lost it stops sending.
-      if (i > 0 && !(this.holding = await holdLease(this.db, LEASE, this.owner, this.config.leaseMs))) return;
-      await Promise.all(due.slice(i, i + PARALLEL).map((delivery) => this.attempt(delivery, delivery.webhook)));
-    }
+    if (now - this.lastRenewal < this.renewEveryMs) return this.holding;
+    const held = await holdLease(this.db, LEASE, this.owner, this.config.leaseMs);
+    // Taken over: another process moved the queues meanwhile, so each is read again.
+    if (held && !this.holding) this.dueAt.clear();
+    this.holding = held;
+    this.lastRenewal = now;
+    return held;
   }
 
-  private async attempt(delivery: DeliveryRow, webhook: WebhookRow): Promise<void> {
+  /** Starts the due deliveries of each webhook with a free slot, in turn from where the last round stopped. */
+  private async startDue(): Promise<void> {
+    const webhooks = await this.db.webhook.findMany({ orderBy: { id: 'asc' } });
+    const ids = new Set(webhooks.map((webhook) => webhook.id));
+    for (const id of this.dueAt.keys()) if (!ids.has(id)) this.dueAt.delete(id);
+    for (const id of this.answering) if (!ids.has(id)) this.answering.delete(id);
+    const now = Date.now();
+    let lastServed: number | undefined;
+    for (let k = 0; k < webhooks.length && !this.closed && this.inFlight.size < this.config.concurrency; k++) {
+      const index = (this.turn + k) % webhooks.length;
+      const webhook = webhooks[index]!;
+      const slots = this.answering.has(webhook.id) ? this.config.concurrencyPerWebhook : 1;
+      const free = Math.min(slots - (this.inFlightPerWebhook.get(webhook.id) ?? 0), this.config.concurrency - this.inFlight.size);
+      if (free <= 0) continue; // woken again when one of its attempts ends
+      const dueAt = this.dueAt.get(webhook.id) ?? now;
+      if (dueAt > now) {
+        this.nextDue = Math.min(this.nextDue, dueAt);
+        continue;
+      }
+      const { started, nextDueAt } = await this.startDueOf(webhook, free, now);
+      this.dueAt.set(webhook.id, nextDueAt);
+      if (started < free) this.nextDue = Math.min(this.nextDue, nextDueAt);
+      if (started > 0) lastServed = index;
+    }
+    if (lastServed !== undefined) this.turn = lastServed + 1;
+  }
+
+  /** Starts up to `free` of the webhook's due deliveries; when its next pending one is due. */
+  private async startDueOf(webhook: WebhookRow, free: number, now: number): Promise<{ started: number; nextDueAt: number }> {
+    // One more than the slots: when the next one is due.
+    const pending = await pendingDeliveries(this.db, webhook.id, free + 1);
+    let started = 0;
+    for (const delivery of pending) {
+      const dueAt = delivery.nextAttemptAt.getTime();
+      if (started === free || dueAt > now) return { started, nextDueAt: dueAt };
+      if (await this.startAttempt(delivery, webhook)) started++;
+    }
+    // Read to the end; or some were claimed by another process meanwhile: read again shortly, not at once.
+    return { started, nextDueAt: pending.length <= free ? Number.POSITIVE_INFINITY : now + this.config.wakeMs };
+  }
+
+  /** Claims the delivery and starts its attempt without waiting for it; false when it was claimed elsewhere. */
+  private async startAttempt(delivery: DeliveryRow, webhook: WebhookRow): Promise<boolean> {
     const attempts = delivery.attempts + 1;
-    // Claimed before sending: only if no one attempted it meanwhile, and retried later if this process dies now.
-    const { count } = await this.db.webhookDelivery.updateMany({
-      where: { id: delivery.id, status: 'pending', attempts: delivery.attempts },
-      data: { attempts, nextAttemptAt: new Date(Date.now() + this.config.timeoutMs + retryDelay(this.config, attempts)) },
+    const retryAt = new Date(Date.now() + this.config.timeoutMs + retryDelay(this.config, attempts));
+    if (!(await claimAttempt(this.db, delivery, retryAt))) return false;
+    this.inFlightPerWebhook.set(webhook.id, (this.inFlightPerWebhook.get(webhook.id) ?? 0) + 1);
+    const attempt = this.attempt(delivery, webhook).finally(() => {
+      this.inFlight.delete(attempt);
+      const left = this.inFlightPerWebhook.get(webhook.id)! - 1;
+      if (left > 0) this.inFlightPerWebhook.set(webhook.id, left);
+      else this.inFlightPerWebhook.delete(webhook.id);
+      // A slot is free, and the record's next delivery may be pending now.
+      this.dueAt.delete(webhook.id);
+      this.nextDue = 0;
+      this.wake();
     });
-    if (count === 0) return;
+    this.inFlight.add(attempt);
+    return true;
+  }
+
+  /** Renders, signs and POSTs the delivery, and records how it went. Never rejects. */
+  private async attempt(delivery: DeliveryRow, webhook: WebhookRow): Promise<void> {
     const outcome = await this.render(delivery.recordType, delivery.recordId).then(
       (data) => {
         const body = deliveryBody(delivery, data);
         const headers = { [SIGNATURE_HEADER]: signBody(body, webhook.secret), [DELIVERY_HEADER]: delivery.id };
-        return postOnce(webhook.url, body, headers, this.config.timeoutMs, this.config.allowPrivate);
+        return postOnce(webhook.url, body, headers, this.config.timeoutMs, this.config.allowPrivate, this.stopping.signal);
       },
       (error: unknown): PostOutcome => ({ ok: false, error: `not sent: ${error instanceof Error ? error.message : String(error)}` }),
     );
-    if (outcome.ok) {
-      await this.db.webhookDelivery.update({ where: { id: delivery.id }, data: { status: 'delivered', deliveredAt: new Date(), lastError: null } });
-      this.nextDue = 0; // the record's next delivery, if any, may go now
-      return;
+    if (outcome.ok) this.answering.add(webhook.id);
+    else this.answering.delete(webhook.id);
+    try {
+      if (outcome.ok) return await finishDelivery(this.db, delivery, 'delivered', null);
+      const expired = Date.now() - delivery.createdAt.getTime() >= this.config.retryForMs;
+      if (expired) await finishDelivery(this.db, delivery, 'failed', outcome.error);
+      else await scheduleRetry(this.db, delivery, outcome.error, new Date(Date.now() + retryDelay(this.config, delivery.attempts + 1)));
+      const attempts = delivery.attempts + 1;
+      this.logger.info({ webhook: webhook.id, delivery: delivery.id, attempts, error: outcome.error, failed: expired }, 'webhooks: a delivery attempt failed');
+    } catch (error) {
+      // The claim already planned a retry.
+      this.logger.warn({ webhook: webhook.id, delivery: delivery.id, err: error instanceof Error ? error.message : String(error) }, 'webhooks: recording an attempt failed');
     }
-    const expired = Date.now() - delivery.createdAt.getTime() >= this.config.retryForMs;
-    const nextAttemptAt = Date.now() + retryDelay(this.config, attempts);
-    await this.db.webhookDelivery.update({
-      where: { id: delivery.id },
-      data: { lastError: outcome.error, ...(expired ? { status: 'failed' } : { nextAttemptAt: new Date(nextAttemptAt) }) },
-    });
-    this.nextDue = Math.min(this.nextDue, expired ? 0 : nextAttemptAt);
-    this.logger.info({ webhook: webhook.id, delivery: delivery.id, attempts, error: outcome.error, failed: expired }, 'webhooks: a delivery attempt failed');
   }
-}
-
-function wants(webhook: WebhookRow, entry: ChangeEntry): boolean {
-  return webhook.types.split(',').includes(entry.recordType) && comparePositions(entry, { version: webhook.fromVersion, seq: webhook.fromSeq }) > 0;
-}
-
-function deliveryRow(webhook: WebhookRow, entry: ChangeEntry) {
-  return {
-    id: randomUUID(),
-    webhookId: webhook.id,
-    changeVersion: entry.version,
-    changeSeq: entry.seq,
-    recordType: entry.recordType,
-    recordId: entry.recordId,
-    action: entry.action,
-    changedAt: entry.changedAt,
-    nextAttemptAt: new Date(),
-  };
 }

@@ -12,9 +12,18 @@ const MAX_ANSWER_BYTES = 64 * 1024;
 
 /**
  * POSTs `body` to `url` once. Redirects are not followed (a 3xx is a failure); the host's addresses are checked as
- * the connection is made; the whole exchange has `timeoutMs`. A connection of its own, not pooled.
+ * the connection is made; the whole exchange (name lookup, connection, request, answer's headers and body) has
+ * `timeoutMs`, after which the connection is destroyed; `signal` ends it sooner (the server stopping). A connection
+ * of its own, not pooled.
  */
-export function postOnce(url: string, body: string, headers: Record<string, string>, timeoutMs: number, allowPrivate: boolean): Promise<PostOutcome> {
+export function postOnce(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+  allowPrivate: boolean,
+  signal?: AbortSignal,
+): Promise<PostOutcome> {
   let target: URL;
   try {
     target = parseWebhookUrl(url);
@@ -30,9 +39,11 @@ export function postOnce(url: string, body: string, headers: Record<string, stri
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      signal?.removeEventListener('abort', stop);
       request.destroy();
       resolve(outcome);
     };
+    const stop = () => settle({ ok: false, error: 'interrupted: the server stopped' });
     const request = client.request(
       target,
       {
@@ -55,6 +66,8 @@ export function postOnce(url: string, body: string, headers: Record<string, stri
       },
     );
     const timer = setTimeout(() => settle({ ok: false, error: `no answer within ${timeoutMs} ms` }), timeoutMs);
+    if (signal?.aborted) stop();
+    else signal?.addEventListener('abort', stop, { once: true });
     request.on('error', (error: NodeJS.ErrnoException) => {
       const refusal = error instanceof WebhookUrlError || error.cause instanceof WebhookUrlError;
       settle({ ok: false, error: refusal ? `refused: the URL ${error.message}` : `network error: ${error.code ?? error.message}` });

@@ -24,13 +24,21 @@ export interface DeliveryView {
   recordType: string;
   recordId: number;
   action: string;
-  status: string;
+  status: DeliveryStatus;
   attempts: number;
   lastError: string | null;
   nextAttemptAt: Date | null;
   deliveredAt: Date | null;
   createdAt: Date;
 }
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+/** A delivery's status as shown: one waiting behind an earlier delivery of its record (src/webhooks/queue.ts) is pending. */
+export const shownStatus = (status: string) => (status === 'waiting' ? 'pending' : status) as DeliveryStatus;
+
+/** When a delivery is attempted next: null once it is done, and while it waits for an earlier one of its record. */
+export const shownNextAttempt = (delivery: { status: string; nextAttemptAt: Date }) => (delivery.status === 'pending' ? delivery.nextAttemptAt : null);
 
 /** A value the caller sent that cannot be used: the message completes "<what> …". */
 export class WebhookInputError extends Error {
@@ -90,7 +98,7 @@ export async function deleteWebhook(db: Db, id: number): Promise<boolean> {
   return count > 0;
 }
 
-/** A webhook's deliveries, newest first. */
+/** A webhook's deliveries, newest first (finished ones for WEBHOOK_DELIVERY_RETENTION_DAYS: src/webhooks/delivery-retention.ts). */
 export async function listDeliveries(db: Db, webhookId: number, limit = 100, offset = 0): Promise<DeliveryView[]> {
   const rows = await db.webhookDelivery.findMany({
     where: { webhookId },
@@ -103,10 +111,10 @@ export async function listDeliveries(db: Db, webhookId: number, limit = 100, off
     recordType: row.recordType,
     recordId: row.recordId,
     action: row.action,
-    status: row.status,
+    status: shownStatus(row.status),
     attempts: row.attempts,
     lastError: row.lastError,
-    nextAttemptAt: row.status === 'pending' ? row.nextAttemptAt : null,
+    nextAttemptAt: shownNextAttempt(row),
     deliveredAt: row.deliveredAt,
     createdAt: row.createdAt,
   }));

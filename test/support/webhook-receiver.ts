@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 // A webhook receiver on 127.0.0.1 for the tests: keeps every request (raw body bytes and headers) and answers as the
-// test tells it (2xx, a status, or never, for a timeout).
+// test tells it (2xx, a status, or never, for a timeout: no answer at all, or the headers of a 200 without its body).
 
 export interface Received {
   body: Buffer;
@@ -11,9 +11,11 @@ export interface Received {
   headers: Record<string, string | string[] | undefined>;
   /** What the receiver answered: a status, or 0 when it never did. */
   answered: number;
+  /** Whether the connection was closed (by the sender, for an answer that never came). */
+  closed: boolean;
 }
 
-export type Answer = number | 'hang';
+export type Answer = number | 'hang' | 'hang-after-headers';
 
 export interface Receiver {
   url: string;
@@ -22,6 +24,8 @@ export interface Receiver {
   answer: (request: Received, index: number) => Answer;
   /** The bodies answered 2xx, first time each delivery id was accepted. */
   accepted(): any[];
+  /** The most requests that were waiting for an answer at once. */
+  mostHanging: number;
   waitFor(condition: () => boolean, withinMs?: number): Promise<void>;
   close(): Promise<void>;
 }
@@ -37,6 +41,7 @@ export async function startReceiver(): Promise<Receiver> {
     url: '',
     received: [],
     answer: () => 204,
+    mostHanging: 0,
     accepted() {
       const seen = new Set<string>();
       return this.received
@@ -67,10 +72,19 @@ export async function startReceiver(): Promise<Receiver> {
       } catch {
         json = undefined;
       }
-      const received: Received = { body, json, headers: request.headers, answered: 0 };
+      const received: Received = { body, json, headers: request.headers, answered: 0, closed: false };
       const answer = receiver.answer(received, receiver.received.length);
       receiver.received.push(received);
-      if (answer === 'hang') return void hanging.add(response);
+      response.on('close', () => {
+        received.closed = true;
+        hanging.delete(response);
+      });
+      if (answer === 'hang' || answer === 'hang-after-headers') {
+        hanging.add(response);
+        receiver.mostHanging = Math.max(receiver.mostHanging, hanging.size);
+        if (answer === 'hang-after-headers') response.writeHead(200, { 'content-length': '10' }).flushHeaders();
+        return;
+      }
       received.answered = answer;
       response.writeHead(answer).end();
     });

@@ -1,5 +1,5 @@
 import type { ChangeRecordType as RecordType } from '../../db/change-log.js';
-import { createWebhook, deleteWebhook, WebhookInputError, type CreatedWebhook } from '../../webhooks/webhooks.js';
+import { createWebhook, deleteWebhook, shownNextAttempt, shownStatus, WebhookInputError, type CreatedWebhook } from '../../webhooks/webhooks.js';
 import { requireCapability } from '../access.js';
 import { builder } from '../builder.js';
 import { FieldErrors } from '../errors.js';
@@ -11,7 +11,10 @@ import { offsetConnection } from '../shared/connections.js';
 const WebhookDeliveryStatusEnum = builder.enumType('WebhookDeliveryStatus', {
   description: 'Where a delivery stands.',
   values: {
-    PENDING: { value: 'pending', description: 'Not sent yet, or failed and to be retried at `nextAttemptAt`.' },
+    PENDING: {
+      value: 'pending',
+      description: 'Not sent yet, or failed and to be retried at `nextAttemptAt` (null while an earlier change of the same record is still pending).',
+    },
     DELIVERED: { value: 'delivered', description: 'The receiver answered 2xx.' },
     FAILED: { value: 'failed', description: 'Still failing after WEBHOOK_RETRY_FOR_MS: given up.' },
   },
@@ -24,14 +27,14 @@ const WebhookDeliveryType = builder.prismaObject('WebhookDelivery', {
     recordType: t.field({ type: ChangeRecordTypeEnum, description: 'The kind of record that changed.', resolve: (d) => d.recordType as RecordType }),
     recordId: t.exposeInt('recordId', { description: 'The database ID of the record that changed.' }),
     action: t.exposeString('action', { description: '`created`, `updated` or `deleted`, as the change was recorded.' }),
-    status: t.field({ type: WebhookDeliveryStatusEnum, description: 'Pending, delivered or failed.', resolve: (d) => d.status as 'pending' | 'delivered' | 'failed' }),
+    status: t.field({ type: WebhookDeliveryStatusEnum, description: 'Pending, delivered or failed.', resolve: (d) => shownStatus(d.status) }),
     attempts: t.exposeInt('attempts', { description: 'Attempts made so far.' }),
     lastError: t.exposeString('lastError', { nullable: true, description: 'Why the last attempt failed (`answered 500`, a timeout, a network error); null after a success.' }),
     nextAttemptAt: t.field({
       type: 'DateTime',
       nullable: true,
-      description: 'When it is attempted next, while pending; null otherwise.',
-      resolve: (delivery) => (delivery.status === 'pending' ? delivery.nextAttemptAt : null),
+      description: 'When it is attempted next, while pending; null otherwise, and while an earlier change of the same record is still pending.',
+      resolve: shownNextAttempt,
     }),
     deliveredAt: t.expose('deliveredAt', { type: 'DateTime', nullable: true, description: 'When the receiver answered 2xx; null until then.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the change was queued for this webhook.' }),
@@ -52,7 +55,7 @@ const WebhookType = builder.prismaObject('Webhook', {
     deliveries: t.connection(
       {
         type: WebhookDeliveryType,
-        description: 'Its deliveries, newest first.',
+        description: 'Its deliveries, newest first: the pending ones, and the delivered or failed ones queued within the last WEBHOOK_DELIVERY_RETENTION_DAYS.',
         resolve: (webhook, args, ctx) => {
           const where = { webhookId: webhook.id };
           return offsetConnection(
