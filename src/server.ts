@@ -36,6 +36,7 @@ import { createCors } from './http/cors.js';
 import { graphiql, GRAPHIQL_ASSETS_PATH } from './http/graphiql.js';
 import { restUrls } from './rest/urls.js';
 import { WebhookDispatcher, type RenderRecord } from './webhooks/dispatcher.js';
+import { SeriesMaintainer, UNFINISHED_SYNC_POLL_MS } from './graphql/events/series-sync.js';
 
 export interface App {
   config: Config;
@@ -143,6 +144,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'change notifications: reading the change log failed; retrying'),
   );
   const stopPruning = pruneChangesPeriodically(db, config.changes.retentionDays, config.changes.pruneIntervalMs, logger);
+  // A client of its own: the extender's statements are not the requests' (nor counted with them).
+  const seriesDb = createDb({ ...config, databasePoolSize: 1 });
+  const series = new SeriesMaintainer(seriesDb, logger, UNFINISHED_SYNC_POLL_MS);
+  series.start();
 
   if (config.adminPassword) await bootstrapAdmin(db, config.adminPassword, logger);
   await credentialKey(db);
@@ -179,7 +184,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       ...graphqlLimitPlugins(config.limits.graphql),
     ],
     maxRequestBodySize: config.limits.maxBodyBytes,
-    context: ({ viewer, deadline }) => createContext(guardedDb(db, deadline), config, viewer, dataVersion, changes),
+    context: ({ viewer, deadline }) => createContext(guardedDb(db, deadline), config, viewer, dataVersion, changes, series),
   });
 
   const responseCache = new ResponseCache(dataVersion, config.responseCache);
@@ -206,12 +211,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const handleRest = createRestHandler(config, async (request, { deadline, clientAddress }: RequestScope) => {
     const outcome = await signIn(request, clientAddress);
     if (!('viewer' in outcome)) throw restRefusal(outcome);
-    return createContext(guardedDb(db, deadline), config, outcome.viewer, dataVersion);
+    return createContext(guardedDb(db, deadline), config, outcome.viewer, dataVersion, undefined, series);
   });
   const handlePage = createPageHandler(config, async (request, { deadline, clientAddress }: RequestScope) => {
     const outcome = await signIn(request, clientAddress);
     if (!('viewer' in outcome)) throw pageRefusal(outcome);
-    return createContext(guardedDb(db, deadline), config, outcome.viewer, dataVersion);
+    return createContext(guardedDb(db, deadline), config, outcome.viewer, dataVersion, undefined, series);
   });
   // A client of its own: the dispatcher's statements are not the requests' (nor counted with them).
   const webhooksDb = createDb({ ...config, databasePoolSize: 2 });
@@ -254,6 +259,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     close: async () => {
       changes.close();
       stopPruning();
+      await series.close();
+      await seriesDb.$disconnect();
       await dispatcher.close();
       await webhooksDb.$disconnect();
       shedder.close();
