@@ -36,7 +36,7 @@ import { createCors } from './http/cors.js';
 import { graphiql, GRAPHIQL_ASSETS_PATH } from './http/graphiql.js';
 import { restUrls } from './rest/urls.js';
 import { WebhookDispatcher, type RenderRecord } from './webhooks/dispatcher.js';
-import { SeriesMaintainer, UNFINISHED_SYNC_POLL_MS } from './graphql/events/series-sync.js';
+import { dialectOf, SeriesMaintainer, UNFINISHED_SYNC_POLL_MS } from './graphql/events/series-sync.js';
 
 export interface App {
   config: Config;
@@ -146,7 +146,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const stopPruning = pruneChangesPeriodically(db, config.changes.retentionDays, config.changes.pruneIntervalMs, logger);
   // A client of its own: the extender's statements are not the requests' (nor counted with them).
   const seriesDb = createDb({ ...config, databasePoolSize: 1 });
-  const series = new SeriesMaintainer(seriesDb, logger, UNFINISHED_SYNC_POLL_MS);
+  const series = new SeriesMaintainer(seriesDb, dialectOf(config), logger, UNFINISHED_SYNC_POLL_MS);
   series.start();
 
   if (config.adminPassword) await bootstrapAdmin(db, config.adminPassword, logger);

@@ -18,7 +18,7 @@ import { SortOrderEnum } from '../shared/ordering.js';
 import { EventType } from './type.js';
 import { insertEvent, updateEvent, type AfterWrite } from './write.js';
 import { defaultReach, excludeOccurrence, SERIES_TRANSACTION } from './series.js';
-import { markSeriesWritten, runSeriesSteps } from './series-sync.js';
+import { bringSeriesInLine, markSeriesWritten } from './series-sync.js';
 import { materialiseForList } from './recurrence-fields.js';
 import { EventScopeEnum, SCOPE_DESCRIPTION, splitSeries } from './split.js';
 
@@ -128,7 +128,7 @@ builder.mutationFields((t) => ({
       await fetchNewImages(ctx, newImagesOf(checked));
       const series = checked.columns.recurrence ? markSeries(ctx) : undefined;
       const id = await insertEvent(ctx, args.input, { ...checked, columns: { ...checked.columns, ...stamp } }, { afterWrite: series });
-      if (series) await runSeriesSteps(ctx.db, id);
+      if (series) await bringSeriesInLine(ctx, id);
       return ctx.db.event.findUniqueOrThrow({ ...query, where: { id } });
     },
   }),
@@ -158,7 +158,7 @@ builder.mutationFields((t) => ({
       const exception = current.recurringEventId ? { detached: true } : {};
       const series = current.recurrence !== '' || checked.columns.recurrence !== undefined;
       await updateEvent(ctx, id, current.slug, args.input, { ...checked, columns: { ...columns, ...allowed, ...exception } }, { afterWrite: series ? markSeries(ctx) : undefined });
-      if (series) await runSeriesSteps(ctx.db, id);
+      if (series) await bringSeriesInLine(ctx, id);
       return ctx.db.event.findUniqueOrThrow({ ...query, where: { id } });
     },
   }),

@@ -11,27 +11,32 @@
 // the calendar and so logged; and the extension of a series further ahead (the horizon moving, a list reaching
 // further), which adds rows the rule already defined: a cache of the rule, so not logged (README "Recurring events").
 import { DateTime } from 'luxon';
-import type { Db, DbTransaction } from '../../db/client.js';
+import type { Config } from '../../config.js';
+import { postgresSchema, type Db, type DbTransaction } from '../../db/client.js';
 import { lockForWriting, VersionedMemo } from '../../db/data-version.js';
 import type { Event, Prisma } from '../../db/generated/prisma/client.js';
 import type { Logger } from '../../logging/logger.js';
-import { fromWallClock, toWallClock } from '../../time/dates.js';
+import { toWallClock } from '../../time/dates.js';
 import { expandRecurrence, MAX_SERIES_OCCURRENCES, parseRecurrence, RecurrenceError } from '../../time/recurrence.js';
 import type { Context } from '../context.js';
 import { invalidField, OccurrencesPendingError } from '../errors.js';
 import { recurrenceLines } from './recurrence-columns.js';
-import { copiedColumns, copyLinks, EXTENSION_SLACK_DAYS, occurrenceSlugs, occurrenceTimes } from './series.js';
+import { copiedColumns, copyLinks, EXTENSION_SLACK_DAYS, instantOf, occurrenceSlugs, occurrenceTimes } from './series.js';
 
-/** Rows one step writes at most: occurrences, each counted with its links (at least one occurrence a step). */
-export const SYNC_STEP_WRITES = 1_000;
+/**
+ * Rows one step writes at most: occurrences, each counted with its links (at least one occurrence a step); a step
+ * takes some 50 to 200 ms.
+ */
+export const SYNC_STEP_WRITES = 400;
 /** Before the first possible occurrence: where a sync after a write starts. */
 const EARLIEST = new Date('0001-01-01T00:00:00.000Z');
 /**
- * Rows a list waits for while its series are extended (this process's extender writes them, for it or for others,
- * one step at a time) before it is answered 503 with Retry-After; the extension goes on meanwhile. Whatever the
- * list's window, this is what it waits for at most.
+ * Occurrence rows a request waits for. A list whose series are short of its window waits while this process's
+ * extender writes this many (for it or for others, one step at a time), then is answered 503 with Retry-After while
+ * the extension goes on; whatever its window, that is all it costs. A write of a series master answers once this
+ * many of its occurrences are in line, and the extender brings in the rest.
  */
-export const LIST_WAIT_ROWS = 1_000;
+export const REQUEST_WAIT_ROWS = 1_000;
 /** The Retry-After of that 503. */
 const PENDING_RETRY_AFTER_SECONDS = 2;
 /** How often each process looks for syncs of writes left unfinished (by a crash) to take them up. */
@@ -85,7 +90,7 @@ function makePlan(master: Event, work: Work): Plan {
   }
   const byInstant = new Map<number, string>();
   for (const local of expansion.starts) {
-    const at = fromWallClock(local, master.timezone).toMillis();
+    const at = instantOf(local, master.timezone).getTime();
     if (!byInstant.has(at)) byInstant.set(at, local);
   }
   const starts = [...byInstant].map(([at, local]) => ({ at, local })).sort((a, b) => a.at - b.at);
@@ -119,7 +124,7 @@ type StepOutcome = { rows: number; left: boolean } | 'replan';
  * master says it stands. Writers queue on the data-version lock first, so two processes working on one series take
  * turns, each from where the other left it.
  */
-async function step(tx: DbTransaction, masterId: number, plan: Plan, extendTo: Date | undefined): Promise<StepOutcome> {
+async function step(tx: DbTransaction, dialect: Dialect, masterId: number, plan: Plan, extendTo: Date | undefined): Promise<StepOutcome> {
   await lockForWriting(tx);
   const master = await tx.event.findUnique({ where: { id: masterId } });
   const work = master && workOf(master, extendTo);
@@ -150,7 +155,7 @@ async function step(tx: DbTransaction, masterId: number, plan: Plan, extendTo: D
   if (stale.length) await tx.event.deleteMany({ where: { id: { in: stale.map((row) => row.id) } } });
   const copied = copiedColumns(master);
   if (work.logged) await refreshKept(tx, master, kept.filter((row) => !row.detached), copied);
-  const created = await insertOccurrences(tx, master, fresh, plan.busyDays, copied);
+  const created = await insertOccurrences(tx, dialect, master, fresh, plan.busyDays);
   await copyLinks(tx, masterId, created, false);
 
   const done = sliceEnd >= to;
@@ -184,27 +189,56 @@ async function refreshKept(
   await copyLinks(tx, master.id, ids, true);
 }
 
-async function insertOccurrences(tx: DbTransaction, master: Event, starts: string[], busyDays: Set<string>, copied: ReturnType<typeof copiedColumns>) {
+/** The engine's text for an instant in a raw statement: as Prisma writes DateTime columns (SQLite: ISO text). */
+const timestampOf = (engine: Dialect['engine'], instant: Date) => (engine === 'sqlite' ? instant.toISOString().replace('Z', '+00:00') : instant.toISOString());
+
+/**
+ * Inserts occurrences in one statement that copies the master's columns in SQL. Prisma's createMany spends about a
+ * millisecond of the event loop on each row (it checks and encodes each of its some 40 fields), ten times what the
+ * database takes; a step of a long series would hold the event loop for a second.
+ */
+async function insertOccurrences(tx: DbTransaction, { engine, eventTable }: Dialect, master: Event, starts: string[], busyDays: Set<string>) {
   if (!starts.length) return [];
   const slugs = await occurrenceSlugs(tx, master, starts, busyDays);
-  const rows = await tx.event.createManyAndReturn({
-    data: starts.map((local, i) => {
-      const times = occurrenceTimes(master, local);
-      return {
-        ...(copied as Prisma.EventCreateManyInput),
-        ...times,
-        slug: slugs[i]!,
-        recurringEventId: master.id,
-        originalStartsAt: times.startsAt,
-        originalStartLocal: local,
-      };
-    }),
-    select: { id: true },
+  const copied = Object.keys(copiedColumns(master));
+  const params: unknown[] = [];
+  const param = (value: unknown, instant = false) => {
+    params.push(value);
+    const placeholder = engine === 'postgres' ? `$${params.length}` : '?';
+    return instant && engine === 'postgres' ? `CAST(${placeholder} AS TIMESTAMP(3))` : placeholder;
+  };
+  const values = starts.map((local, i) => {
+    const times = occurrenceTimes(master, local);
+    const at = (instant: Date) => param(timestampOf(engine, instant), true);
+    return `(${[param(local), param(times.endLocal), at(times.startsAt), at(times.endsAt), param(slugs[i]), at(times.startsAt), param(local)].join(', ')})`;
   });
+  const own = ['startLocal', 'endLocal', 'startsAt', 'endsAt', 'slug', 'originalStartsAt', 'originalStartLocal'];
+  const quoted = (name: string) => `"${name}"`;
+  await tx.$executeRawUnsafe(
+    `INSERT INTO ${eventTable} (${[...copied, ...own, 'recurringEventId'].map(quoted).join(', ')}) ` +
+      `SELECT ${[...copied.map((name) => `m.${quoted(name)}`), ...own.map((_, i) => `v.column${i + 1}`), 'm."id"'].join(', ')} ` +
+      `FROM ${eventTable} AS m, (VALUES ${values.join(', ')}) AS v WHERE m."id" = ${param(master.id)}`,
+    ...params,
+  );
+  const instants = starts.map((local) => occurrenceTimes(master, local).startsAt);
+  const rows = await tx.event.findMany({ where: { recurringEventId: master.id, originalStartsAt: { in: instants } }, select: { id: true } });
   return rows.map((row) => row.id);
 }
 
+/** What a raw statement needs to know of the database: its engine and the Event table's name there. */
+export interface Dialect {
+  engine: Config['engine'];
+  eventTable: string;
+}
+
+/** The dialect of the configured database (PostgreSQL: the table in the schema DATABASE_URL names). */
+export const dialectOf = (config: Config): Dialect => ({
+  engine: config.engine,
+  eventTable: config.engine === 'postgres' ? `"${postgresSchema(config.databaseUrl).replace(/"/g, '""')}"."Event"` : '"Event"',
+});
+
 interface RunOptions {
+  dialect: Dialect;
   /** Extend the series so that rows exist for original starts before this instant (after any sync of a write). */
   extendTo?: Date;
   /** Stop after this many rows (the run can be taken up again); unbounded when left out. */
@@ -219,7 +253,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * Runs steps on one series until its work is done (or `budgetRows` are written), pausing after each as long as it
  * took. Answers the rows written and whether work is left.
  */
-export async function runSeriesSteps(db: Db, masterId: number, { extendTo, budgetRows = Number.POSITIVE_INFINITY, plans = new Map() }: RunOptions = {}) {
+export async function runSeriesSteps(db: Db, masterId: number, { dialect, extendTo, budgetRows = Number.POSITIVE_INFINITY, plans = new Map() }: RunOptions) {
   let rows = 0;
   while (rows < budgetRows) {
     const master = await db.event.findUnique({ where: { id: masterId } });
@@ -231,7 +265,7 @@ export async function runSeriesSteps(db: Db, masterId: number, { extendTo, budge
       plans.set(masterId, plan);
     }
     const started = performance.now();
-    const outcome = await db.$transaction((tx) => step(tx, masterId, plan, extendTo), { timeout: 30_000, maxWait: 30_000 });
+    const outcome = await db.$transaction((tx) => step(tx, dialect, masterId, plan, extendTo), { timeout: 30_000, maxWait: 30_000 });
     if (outcome === 'replan') continue;
     rows += outcome.rows;
     if (!outcome.left) return { rows, left: false };
@@ -259,6 +293,8 @@ export async function markSeriesWritten(tx: DbTransaction, masterId: number, hor
  */
 export class SeriesMaintainer {
   private readonly demands = new Map<number, number>();
+  /** Syncs of writes handed over by this process's requests. */
+  private readonly taken = new Set<number>();
   private readonly plans = new Map<number, Plan>();
   private readonly waiters = new Set<() => void>();
   private running: Promise<void> | null = null;
@@ -268,6 +304,7 @@ export class SeriesMaintainer {
 
   constructor(
     private readonly db: Db,
+    private readonly dialect: Dialect,
     private readonly logger: Logger,
     private readonly pollMs: number,
   ) {}
@@ -299,6 +336,12 @@ export class SeriesMaintainer {
     return settled();
   }
 
+  /** Takes over the sync of a write of `masterId` that a request began. */
+  take(masterId: number) {
+    this.taken.add(masterId);
+    this.wake();
+  }
+
   private wake() {
     if (this.closed || this.running) return;
     this.running = this.work().finally(() => {
@@ -311,12 +354,13 @@ export class SeriesMaintainer {
     const unfinished = await this.db.event
       .findMany({ where: { syncedThrough: { not: null } }, select: { id: true }, take: 100 })
       .catch(() => []);
-    const queue = [...new Set([...unfinished.map((row) => row.id), ...this.demands.keys()])];
+    const queue = [...new Set([...this.taken, ...unfinished.map((row) => row.id), ...this.demands.keys()])];
+    this.taken.clear();
     while (!this.closed && queue.length) {
       const id = queue.shift()!;
       const reach = this.demands.get(id);
       try {
-        const { rows, left } = await runSeriesSteps(this.db, id, { extendTo: reach === undefined ? undefined : new Date(reach), budgetRows: 1, plans: this.plans });
+        const { rows, left } = await runSeriesSteps(this.db, id, { dialect: this.dialect, extendTo: reach === undefined ? undefined : new Date(reach), budgetRows: 1, plans: this.plans });
         this.rowsWritten += rows;
         if (left) queue.push(id);
         else if (this.demands.get(id) === reach) this.demands.delete(id);
@@ -326,7 +370,8 @@ export class SeriesMaintainer {
       }
       if (this.plans.size > 8) this.plans.delete(this.plans.keys().next().value!);
       for (const waiter of [...this.waiters]) waiter();
-      for (const id of this.demands.keys()) if (!queue.includes(id)) queue.push(id);
+      for (const id of [...this.taken, ...this.demands.keys()]) if (!queue.includes(id)) queue.push(id);
+      this.taken.clear();
       await pause(MIN_PAUSE_MS);
     }
   }
@@ -348,7 +393,7 @@ const earliestMaterialised = new VersionedMemo<number | null>(100);
 /**
  * Before a list reads occurrences up to `reach`: every series whose rows stop short of it is extended (to `reach`
  * and EXTENSION_SLACK_DAYS more, so the next lists find it done) by this process's SeriesMaintainer. The list waits
- * while LIST_WAIT_ROWS rows are written; series still short then are left to the extender, and the list is refused
+ * while REQUEST_WAIT_ROWS rows are written; series still short then are left to the extender, and the list is refused
  * with OccurrencesPendingError rather than answered without their occurrences.
  */
 export async function extendSeriesFor(ctx: Context, reach: Date) {
@@ -367,11 +412,20 @@ export async function extendSeriesFor(ctx: Context, reach: Date) {
   const target = DateTime.fromJSDate(reach).plus({ days: EXTENSION_SLACK_DAYS }).toJSDate();
   if (!ctx.series) {
     // Outside the server (seed, import): no extender and no anonymous caller; the work is done here.
-    for (const id of due) await runSeriesSteps(ctx.db, id, { extendTo: target });
+    for (const id of due) await runSeriesSteps(ctx.db, id, { dialect: dialectOf(ctx.config), extendTo: target });
     return;
   }
-  if (await ctx.series.extend(due, target, LIST_WAIT_ROWS)) return;
+  if (await ctx.series.extend(due, target, REQUEST_WAIT_ROWS)) return;
   // Another process may have got them there meanwhile.
   const short = await ctx.db.event.count({ where: { id: { in: due }, materializedUntil: { lt: reach } } });
   if (short > 0) throw new OccurrencesPendingError(PENDING_RETRY_AFTER_SECONDS);
+}
+
+/**
+ * After a write of a series master has committed: its occurrences are brought in line, up to REQUEST_WAIT_ROWS rows
+ * while the request waits, then by this process's extender (in full here when there is none: the seed, the importer).
+ */
+export async function bringSeriesInLine(ctx: Context, masterId: number) {
+  const { left } = await runSeriesSteps(ctx.db, masterId, { dialect: dialectOf(ctx.config), budgetRows: ctx.series ? REQUEST_WAIT_ROWS : undefined });
+  if (left) ctx.series?.take(masterId);
 }

@@ -54,17 +54,25 @@ export function copiedColumns(master: Event) {
   return copied;
 }
 
+/** A wall clock's fields as a floating instant (ms), for arithmetic on wall clocks. */
+function floatingMs(wallClock: string): number {
+  const date = new Date(0);
+  date.setUTCFullYear(+wallClock.slice(0, 4), +wallClock.slice(5, 7) - 1, +wallClock.slice(8, 10));
+  date.setUTCHours(+wallClock.slice(11, 13), +wallClock.slice(14, 16), +wallClock.slice(17, 19));
+  return date.getTime();
+}
+
+/** The instant of a wall clock in `zone` (as fromWallClock, without parsing a format: series write thousands). */
+export function instantOf(wallClock: string, zone: string): Date {
+  const [year, month, day, hour, minute, second] = [0, 5, 8, 11, 14, 17].map((at) => Number(wallClock.slice(at, at === 0 ? 4 : at + 2)));
+  return DateTime.fromObject({ year, month, day, hour, minute, second }, { zone }).toJSDate();
+}
+
 /** An occurrence's times: its local start, and the master's wall-clock length after it. */
 export function occurrenceTimes(master: Event, startLocal: string) {
-  const floating = (wallClock: string) => DateTime.fromFormat(wallClock, WALL_CLOCK_FORMAT, { zone: 'utc' });
-  const length = floating(master.endLocal).diff(floating(master.startLocal));
-  const endLocal = floating(startLocal).plus(length).toFormat(WALL_CLOCK_FORMAT);
-  return {
-    startLocal,
-    endLocal,
-    startsAt: fromWallClock(startLocal, master.timezone).toJSDate(),
-    endsAt: fromWallClock(endLocal, master.timezone).toJSDate(),
-  };
+  const length = floatingMs(master.endLocal) - floatingMs(master.startLocal);
+  const endLocal = new Date(floatingMs(startLocal) + length).toISOString().slice(0, 19).replace('T', ' ');
+  return { startLocal, endLocal, startsAt: instantOf(startLocal, master.timezone), endsAt: instantOf(endLocal, master.timezone) };
 }
 
 /**

@@ -8,7 +8,7 @@ import { authorizeUpdate } from '../shared/post-permissions.js';
 import { checkEventInput, type EventFields } from './input.js';
 import { recurrenceColumns } from './recurrence-columns.js';
 import { copiedColumns, defaultReach, occurrenceTimes, splitRecurrence } from './series.js';
-import { markSeriesWritten, runSeriesSteps } from './series-sync.js';
+import { bringSeriesInLine, markSeriesWritten } from './series-sync.js';
 import { insertEvent } from './write.js';
 
 export const EventScopeEnum = builder.enumType('EventUpdateScope', {
@@ -70,6 +70,6 @@ export async function splitSeries(ctx: Context, occurrence: Event, input: EventF
       },
     },
   );
-  await runSeriesSteps(ctx.db, id);
+  await bringSeriesInLine(ctx, id);
   return id;
 }
