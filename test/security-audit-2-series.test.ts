@@ -108,8 +108,9 @@ describe('a recurrence rule that can never match (24.3)', () => {
     });
     const seen = await whileRunning(server.url, () => timedGet(`${server.url}${API}/events?per_page=5`), Promise.all(attackers));
     expect(seen.result.flat().every((status) => status === 400)).toBe(true);
-    // Before: each refusal took the event loop for a second (a vm timeout), so every other request waited 1 s or more.
-    expect(seen.slowestHealth).toBeLessThan(800);
+    // Before: each refusal took the event loop for a second (a vm timeout), six in a row, so every other request waited
+    // one second or several.
+    expect(seen.slowestHealth).toBeLessThan(1000);
     expect(seen.slowestRead).toBeLessThan(1500);
     expect(seen.reads.every((read) => read.status === 200)).toBe(true);
   }, 60_000);
