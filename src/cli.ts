@@ -4,6 +4,7 @@ import { ACCOUNT_GROUPS, ACCOUNT_USAGE, CliError, runAccountCommand } from './cl
 import { runWebhookCommand, WEBHOOK_USAGE } from './cli/webhooks.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { isClusterWorker, runPrimary } from './cluster.js';
+import { isDatabaseBusy, SQLITE_BUSY_TIMEOUT_MS } from './db/client.js';
 import { migrate } from './db/migrate.js';
 import { createLogger, type Logger } from './logging/logger.js';
 import { createApp, listen, shutdown } from './server.js';
@@ -120,6 +121,11 @@ main().catch((error: unknown) => {
   }
   if (error instanceof CliError) {
     console.error(`Error: ${error.message}`);
+    process.exit(1);
+  }
+  if (isDatabaseBusy(error)) {
+    // Each statement waited SQLITE_BUSY_TIMEOUT_MS for the writer first; a stack trace would tell the user nothing more.
+    console.error(`Error: the database stayed busy: another process held its writer for over ${SQLITE_BUSY_TIMEOUT_MS / 1000} s while this command waited; try again`);
     process.exit(1);
   }
   console.error(error);

@@ -41,6 +41,7 @@ import { EVERY_ANSWER } from './http/security-headers.js';
 import { restUrls } from './rest/urls.js';
 import { pruneDeliveriesPeriodically } from './webhooks/delivery-retention.js';
 import { WebhookDispatcher, type RenderRecord } from './webhooks/dispatcher.js';
+import { dialectOf, SeriesMaintainer, UNFINISHED_SYNC_POLL_MS } from './graphql/events/series-sync.js';
 
 export interface App {
   config: Config;
@@ -149,6 +150,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   );
   const changes = new LiveChanges(notifier, { perClient: config.changes.subscriptionsPerClient, perProcess: config.changes.subscriptionsPerProcess });
   const stopPruning = pruneChangesPeriodically(db, config.changes.retentionDays, config.changes.pruneIntervalMs, logger);
+  // A client of its own: the extender's statements are not the requests' (nor counted with them).
+  const seriesDb = createDb({ ...config, databasePoolSize: 1 });
+  const series = new SeriesMaintainer(seriesDb, dialectOf(config), logger, UNFINISHED_SYNC_POLL_MS);
+  series.start();
 
   if (config.adminPassword) await bootstrapAdmin(db, config.adminPassword, logger);
   await credentialKey(db);
@@ -185,7 +190,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     maxRequestBodySize: config.limits.maxBodyBytes,
     parserAndValidationCache: documentCaches(config.limits.graphql.documentCacheBytes),
     context: ({ request, viewer, deadline, clientAddress }) =>
-      createContext(guardedDb(db, deadline), config, viewer, dataVersion, changes.forRequest(clientAddress, request.signal)),
+      createContext(guardedDb(db, deadline), config, viewer, dataVersion, changes.forRequest(clientAddress, request.signal), series),
   });
 
   const responseCache = new ResponseCache(dataVersion, config.responseCache);
@@ -212,12 +217,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const handleRest = createRestHandler(config, async (request, { deadline, clientAddress }: RequestScope) => {
     const outcome = await signIn(request, clientAddress);
     if (!('viewer' in outcome)) throw restRefusal(outcome);
-    return createContext(guardedDb(db, deadline), config, outcome.viewer, dataVersion);
+    return createContext(guardedDb(db, deadline), config, outcome.viewer, dataVersion, undefined, series);
   });
   const handlePage = createPageHandler(config, async (request, { deadline, clientAddress }: RequestScope) => {
     const outcome = await signIn(request, clientAddress);
     if (!('viewer' in outcome)) throw pageRefusal(outcome);
-    return createContext(guardedDb(db, deadline), config, outcome.viewer, dataVersion);
+    return createContext(guardedDb(db, deadline), config, outcome.viewer, dataVersion, undefined, series);
   });
   // A client of its own: the dispatcher's statements are not the requests' (nor counted with them).
   const webhooksDb = createDb({ ...config, databasePoolSize: 2 });
@@ -262,6 +267,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     close: async () => {
       changes.close();
       stopPruning();
+      await series.close();
+      await seriesDb.$disconnect();
       await Promise.all([dispatcher.close(), stopPruningDeliveries()]);
       await webhooksDb.$disconnect();
       shedder.close();

@@ -345,7 +345,7 @@ describe('REST: refused input', () => {
     ['a COUNT of 10 million', ['RRULE:FREQ=DAILY;COUNT=10000000'], /COUNT must be at most 10000/],
     ['COUNT with UNTIL', ['RRULE:FREQ=DAILY;COUNT=2;UNTIL=20270101'], /both COUNT and UNTIL/],
     ['two RRULEs', ['RRULE:FREQ=DAILY', 'RRULE:FREQ=WEEKLY'], /only one RRULE/],
-    ['a rule matching no date', ['RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=31'], /too long to expand/],
+    ['a rule matching no date', ['RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=31'], /matches no date in the 10,000 days searched/],
   ];
   for (const [name, recurrence, message] of cases) {
     it(`answers 400 for ${name}, quickly`, async () => {

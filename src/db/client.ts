@@ -57,12 +57,24 @@ export interface DbOptions {
   writeCommitted?: () => void;
 }
 
+/**
+ * How long a statement waits for SQLite's writer, held by another connection or process, before it fails (Prisma
+ * P1008, SQLITE_BUSY). No writer of this service holds it nearly as long (series are written in short steps).
+ */
+export const SQLITE_BUSY_TIMEOUT_MS = 5000;
+
+/** Whether `error` is a database that stayed busy past its wait: SQLite's writer held elsewhere (P1008, SQLITE_BUSY). */
+export function isDatabaseBusy(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return code === 'P1008' || code === 'SQLITE_BUSY' || /SQLITE_BUSY|database is locked/i.test(String(message ?? ''));
+}
+
 export function createDb(config: Config, { counter, writeCommitted }: DbOptions = {}): Db {
   let db: Db;
   if (config.engine === 'sqlite') {
     const path = sqlitePath(config.databaseUrl);
     mkdirSync(dirname(path), { recursive: true });
-    const adapter = serializedSqlite(new PrismaBetterSqlite3({ url: `file:${path}`, timeout: 5000 }));
+    const adapter = serializedSqlite(new PrismaBetterSqlite3({ url: `file:${path}`, timeout: SQLITE_BUSY_TIMEOUT_MS }));
     db = new PrismaClient({ adapter, log: logOptions(counter) });
   } else {
     const schema = postgresSchema(config.databaseUrl);

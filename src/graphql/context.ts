@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { readDataVersion } from '../db/data-version.js';
 import type { ChangeStreams } from './changes/live.js';
+import type { SeriesMaintainer } from './events/series-sync.js';
 
 /** Who is asking: a signed-in user, or an anonymous reader (user null). */
 export interface Viewer {
@@ -24,6 +25,8 @@ export interface Context {
   dataVersion: () => Promise<bigint>;
   /** The `changed` streams this request may open (absent outside /graphql). */
   changes?: ChangeStreams;
+  /** This process's extender of recurring series (absent outside the server: lists then extend them themselves). */
+  series?: SeriesMaintainer;
 }
 
 export function createContext(
@@ -32,6 +35,7 @@ export function createContext(
   viewer: Viewer = ANONYMOUS,
   dataVersion: () => Promise<bigint> = () => readDataVersion(db),
   changes?: ChangeStreams,
+  series?: SeriesMaintainer,
 ): Context {
-  return { db, config, viewer, now: new Date(), offeredPasswords: [], dataVersion, changes };
+  return { db, config, viewer, now: new Date(), offeredPasswords: [], dataVersion, changes, series };
 }

@@ -15,6 +15,8 @@ export const ErrorCode = {
   resyncRequired: 'RESYNC_REQUIRED',
   /** A `changed` stream past SUBSCRIPTIONS_PER_CLIENT or SUBSCRIPTIONS_PER_PROCESS (src/graphql/changes/live.ts). */
   tooManySubscriptions: 'TOO_MANY_SUBSCRIPTIONS',
+  /** A list reaches further than its recurring series' occurrences exist yet: they are being added; ask again. */
+  occurrencesPending: 'OCCURRENCES_PENDING',
 } as const;
 
 /** Bad input: `fields` maps each offending input field (its GraphQL name) to a message a person can act on. */
@@ -63,5 +65,21 @@ export class FieldErrors {
 export class AlreadyTrashedError extends GraphQLError {
   constructor(recordType: string, id: number) {
     super(`${recordType} ${id} is already in the trash.`, { extensions: { code: ErrorCode.alreadyTrashed, recordType, id } });
+  }
+}
+
+/**
+ * A list's window reaches further than some series' occurrence rows exist, and adding them takes more than a list
+ * may spend: they are added in the background, and the list is answered 503 with Retry-After meanwhile.
+ */
+export class OccurrencesPendingError extends GraphQLError {
+  constructor(public readonly retryAfterSeconds: number) {
+    super(`The recurring series in this window are still being extended to it; try again in ${retryAfterSeconds} seconds.`, {
+      extensions: {
+        code: ErrorCode.occurrencesPending,
+        retryAfter: retryAfterSeconds,
+        http: { status: 503, headers: { 'Retry-After': String(retryAfterSeconds) } },
+      },
+    });
   }
 }

@@ -36,6 +36,8 @@ export const REST_ERRORS = {
     status: 410,
     message: 'The cursor is unknown or expired: read the lists in full again, then follow the changes from data.next.',
   },
+  // A window beyond the occurrences of recurring series that exist yet (README "Recurring events"); with Retry-After.
+  rest_occurrences_pending: { status: 503, message: 'The recurring series in this window are still being extended to it; try again in %d seconds.' },
   rest_body_too_deep: { status: 400, message: 'The request body is nested more than %d levels deep.' },
 } as const;
 
@@ -117,6 +119,10 @@ export function restErrorFromGraphQL(errors: readonly GraphQLFormattedError[], m
   if (code === 'NOT_FOUND' && mapping.notFound) return mapping.notFound();
   if (code === 'ALREADY_TRASHED' && mapping.alreadyTrashed) return mapping.alreadyTrashed();
   if (code === 'RESYNC_REQUIRED') return RestError.of('rest_changes_resync_required', { reason: error.extensions?.reason, next: error.extensions?.next });
+  if (code === 'OCCURRENCES_PENDING') {
+    const retryAfter = Number(error.extensions?.retryAfter);
+    return RestError.of('rest_occurrences_pending', { retry_after: retryAfter }, retryAfter).withHeaders({ 'Retry-After': String(retryAfter) });
+  }
   if (code === 'UNAUTHENTICATED') return RestError.of('rest_forbidden', { status: 401 });
   if (code === 'FORBIDDEN') {
     return mapping.forbidden?.(String(error.extensions?.reason ?? 'NOT_ALLOWED')) ?? RestError.of('rest_forbidden', { status: 403 });

@@ -3,8 +3,7 @@
 // Expansion runs in floating (wall-clock) time: the rule sees the event's local start as if it were UTC, and each
 // local start it yields becomes an instant in the event's zone afterwards (luxon). So a weekly 10:00 Europe/Berlin
 // event stays at 10:00 across daylight-saving changes, and an all-day series stays on its dates.
-import vm from 'node:vm';
-import rrule from 'rrule';
+import rrule, { type Options as RRuleOptions, type RRule as RRuleType } from 'rrule';
 import { DateTime } from 'luxon';
 import { canonicalTimeZone, fromWallClock, lastWallClock, WALL_CLOCK_FORMAT, withinYears, YEARS } from './dates.js';
 
@@ -12,6 +11,18 @@ const { RRule } = rrule;
 
 /** Occurrences a series may have: COUNT above it is refused, and no more rows than this are ever materialised. */
 export const MAX_SERIES_OCCURRENCES = 10_000;
+/**
+ * How many steps of its frequency a rule is searched from the series' start (INTERVAL steps count as one): its
+ * occurrences are those found there, at most MAX_SERIES_OCCURRENCES. Each bound costs rrule about the same (some
+ * 50 ms at most, when nothing matches): a yearly step examines 366 days, a daily one one day. A plain daily or weekly
+ * rule reaches MAX_SERIES_OCCURRENCES at its last step.
+ */
+export const SEARCH_STEPS: Record<string, { steps: number; unit: string }> = {
+  DAILY: { steps: 10_000, unit: 'days' },
+  WEEKLY: { steps: 10_000, unit: 'weeks' },
+  MONTHLY: { steps: 5_000, unit: 'months' },
+  YEARLY: { steps: 1_000, unit: 'years' },
+};
 /** Lines in `recurrence`, and dates across its EXDATE and RDATE lines. */
 export const MAX_RECURRENCE_LINES = 100;
 export const MAX_RECURRENCE_DATES = 1_000;
@@ -20,7 +31,9 @@ export const DATES_PER_LINE = Math.ceil(MAX_RECURRENCE_DATES / MAX_RECURRENCE_LI
 
 const SUPPORTED_FREQUENCIES = ['DAILY', 'WEEKLY', 'MONTHLY', 'YEARLY'];
 const WEEKDAY = '(MO|TU|WE|TH|FR|SA|SU)';
+const distinct = (value: string) => new Set(value.split(',')).size === value.split(',').length;
 const numberList = (min: number, max: number, signed: boolean) => (value: string) =>
+  distinct(value) &&
   value.split(',').every((item) => {
     if (!/^[+-]?\d{1,3}$/.test(item)) return false;
     const n = Number(item);
@@ -34,10 +47,11 @@ const RULE_PARTS: Record<string, (value: string) => boolean> = {
   UNTIL: (value) => /^\d{8}(T\d{6}Z?)?$/.test(value),
   COUNT: (value) => /^\d{1,9}$/.test(value) && Number(value) >= 1,
   INTERVAL: (value) => /^\d{1,4}$/.test(value) && Number(value) >= 1,
-  BYSECOND: (value) => value.split(',').every((item) => /^\d{1,2}$/.test(item) && Number(item) <= 60),
-  BYMINUTE: (value) => value.split(',').every((item) => /^\d{1,2}$/.test(item) && Number(item) <= 59),
-  BYHOUR: (value) => value.split(',').every((item) => /^\d{1,2}$/.test(item) && Number(item) <= 23),
+  BYSECOND: (value) => distinct(value) && value.split(',').every((item) => /^\d{1,2}$/.test(item) && Number(item) <= 60),
+  BYMINUTE: (value) => distinct(value) && value.split(',').every((item) => /^\d{1,2}$/.test(item) && Number(item) <= 59),
+  BYHOUR: (value) => distinct(value) && value.split(',').every((item) => /^\d{1,2}$/.test(item) && Number(item) <= 23),
   BYDAY: (value) =>
+    distinct(value) &&
     value.split(',').every((item) => {
       const match = new RegExp(`^([+-]?\\d{1,2})?${WEEKDAY}$`).exec(item);
       return match !== null && (match[1] === undefined || (Math.abs(Number(match[1])) >= 1 && Math.abs(Number(match[1])) <= 53));
@@ -173,26 +187,70 @@ export function parseRecurrence(input: string[], zone: string): Recurrence {
 const floating = (wallClock: string) => new Date(`${wallClock.replace(' ', 'T')}Z`);
 const wallClockOf = (date: Date) => date.toISOString().slice(0, 19).replace('T', ' ');
 
-/** How long one expansion may compute before it is refused. */
-export const EXPANSION_TIME_LIMIT_MS = 1_000;
+/** The iteration of a rule ran out of its bound (see boundedRule). */
+class SearchExhausted extends Error {}
 
-// rrule searches for a rule's next match up to the year 9999 and checks UNTIL only on matches, so a rule that matches
-// nothing (FREQ=DAILY;BYMONTH=2;BYMONTHDAY=31) would compute for a minute. Running it as a vm script with a timeout
-// lets V8 stop it; the context holds no request data, only the function of the call in progress.
-const guard = vm.createContext({ task: null as (() => unknown) | null });
-const guardedCall = new vm.Script('task()');
+/**
+ * An RRule whose iteration stops after SEARCH_STEPS steps of its frequency, whatever it finds. rrule stops at UNTIL
+ * only when it meets a match past it, so a rule matching no date (31 February) would step through every day to the
+ * year 9999 (15 seconds); counting the steps bounds the work by a number, not a clock. rrule 2.8.1 (pinned) reads
+ * `options.freq` once a step (DateTime.add), which is where they are counted; test/security-audit-2-series.test.ts
+ * fails if that stops bounding it.
+ */
+function boundedRule(options: Partial<RRuleOptions>, freq: string): RRuleType {
+  const rule = new RRule(options);
+  // Two reads come before the first step, and the step that finds a match past UNTIL still counts.
+  const steps = SEARCH_STEPS[freq].steps + 3;
+  const counted = Object.create(rule.options);
+  const frequency = rule.options.freq;
+  let taken = 0;
+  Object.defineProperty(counted, 'freq', {
+    enumerable: true,
+    get: () => {
+      if (++taken > steps) throw new SearchExhausted();
+      return frequency;
+    },
+  });
+  rule.options = counted;
+  return rule;
+}
 
-function withTimeLimit<T>(task: () => T): T {
-  guard.task = task;
+/**
+ * The rule's matches in order (floating dates) while `wanted` says so, within its bounded iteration; `exhausted`: the
+ * iteration reached its bound (the rule has no match after those found).
+ */
+function boundedMatches(options: Partial<RRuleOptions>, freq: string, wanted: (date: Date, index: number) => boolean) {
+  const found: Date[] = [];
   try {
-    return guardedCall.runInContext(guard, { timeout: EXPANSION_TIME_LIMIT_MS }) as T;
+    boundedRule(options, freq).all((date: Date, index: number) => {
+      if (!wanted(date, index)) return false;
+      found.push(date);
+      return true;
+    });
+    return { found, exhausted: false };
   } catch (error) {
-    if ((error as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') {
-      throw new RecurrenceError('the rule takes too long to expand (does it match any date?)');
-    }
-    throw error;
-  } finally {
-    guard.task = null;
+    if (!(error instanceof SearchExhausted)) throw error;
+    return { found, exhausted: true };
+  }
+}
+
+/** The RRULE's parts as rrule options, without COUNT and UNTIL (the wrapper applies those). */
+function ruleOptions(rule: Record<string, string>): Partial<RRuleOptions> {
+  const { UNTIL: _until, COUNT: _count, ...parts } = rule;
+  return RRule.parseString(Object.entries(parts).map(([k, v]) => `${k}=${v}`).join(';'));
+}
+
+/**
+ * Refuses a rule that matches no date in its search (31 February, 31 April, day 366 in January, BYSETPOS past the
+ * dates of each period…): its series would be its start alone, and each expansion would search to the bound.
+ */
+export function assertRuleMatches(recurrence: Recurrence, dtstartLocal: string): void {
+  if (!recurrence.rule) return;
+  const options = { ...ruleOptions(recurrence.rule), dtstart: floating(dtstartLocal) };
+  const { found } = boundedMatches(options, recurrence.rule.FREQ, (_date, index) => index === 0);
+  if (!found.length) {
+    const { steps, unit } = SEARCH_STEPS[recurrence.rule.FREQ];
+    fail(`the rule matches no date in the ${steps.toLocaleString('en')} ${unit} searched from the event's start (does it ask for a day that does not exist, such as 31 February?)`);
   }
 }
 
@@ -205,15 +263,10 @@ export interface Expansion {
 
 /**
  * The series' local starts before the local wall clock `until`: DTSTART first (RFC 5545 counts it as the first
- * instance even off the rule, as ical.js and calendar clients do), then the rule's and the RDATEs, less the EXDATEs.
- * The rule's iteration is bounded by `until`, so a rule that matches no day (Feb 31) ends there instead of searching
- * to the year 9999.
+ * instance even off the rule, as ical.js and calendar clients do), then the rule's (those found in SEARCH_STEPS) and
+ * the RDATEs, less the EXDATEs.
  */
 export function expandRecurrence(recurrence: Recurrence, dtstartLocal: string, allDay: boolean, until: string, limit: number): Expansion {
-  return withTimeLimit(() => expandUnguarded(recurrence, dtstartLocal, allDay, until, limit));
-}
-
-function expandUnguarded(recurrence: Recurrence, dtstartLocal: string, allDay: boolean, until: string, limit: number): Expansion {
   const start = floating(dtstartLocal);
   const end = floating(until);
   const timeOfDay = dtstartLocal.slice(11);
@@ -221,19 +274,20 @@ function expandUnguarded(recurrence: Recurrence, dtstartLocal: string, allDay: b
   const starts = new Set<string>([dtstartLocal]);
   let ruleComplete = true;
   if (recurrence.rule) {
-    const { UNTIL: _until, COUNT: count, ...parts } = recurrence.rule;
-    const options = RRule.parseString(Object.entries(parts).map(([k, v]) => `${k}=${v}`).join(';'));
+    const count = recurrence.rule.COUNT ? Number(recurrence.rule.COUNT) : undefined;
+    const options = { ...ruleOptions(recurrence.rule), dtstart: start };
     const ruleUntil = recurrence.untilLocal ? floating(recurrence.untilLocal) : undefined;
-    const onRule = new RRule({ ...options, dtstart: start, until: new Date(start.getTime()) }).all().length === 1;
-    const ruleCount = count ? Number(count) - (onRule ? 0 : 1) : undefined;
     const bound = ruleUntil && ruleUntil < end ? ruleUntil : new Date(end.getTime() - 1);
-    if (ruleCount === undefined || ruleCount > 0) {
-      const generated = new RRule({ ...options, dtstart: start, until: bound, count: ruleCount }).all((_date, index) => index < limit + 1);
-      for (const date of generated) starts.add(wallClockOf(date));
-      const reachedCount = ruleCount !== undefined && generated.length >= ruleCount;
-      ruleComplete = reachedCount || Boolean(ruleUntil && ruleUntil < end);
-      if (generated.length > limit) ruleComplete = false;
-    }
+    const wanted = Math.min(limit + 1, count ?? Infinity);
+    const { found, exhausted } = boundedMatches(options, recurrence.rule.FREQ, (date, index) => date <= bound && index < wanted);
+    // DTSTART off the rule is an occurrence all the same and counts in COUNT (RFC 5545): one rule date fewer.
+    const onRule = found[0]?.getTime() === start.getTime();
+    const ruleCount = count === undefined ? undefined : onRule ? count : count - 1;
+    const generated = ruleCount === undefined ? found : found.slice(0, ruleCount);
+    for (const date of generated) starts.add(wallClockOf(date));
+    const reachedCount = ruleCount !== undefined && generated.length >= ruleCount;
+    ruleComplete = reachedCount || exhausted || Boolean(ruleUntil && ruleUntil < end);
+    if (generated.length > limit) ruleComplete = false;
   }
   for (const rdate of recurrence.rdates) starts.add(asStart(rdate));
   const excludedDays = new Set(recurrence.exdates.filter((value) => value.length === 10));

@@ -17,15 +17,19 @@ import { eventOrder, EventOrderByEnum } from './order.js';
 import { SortOrderEnum } from '../shared/ordering.js';
 import { EventType } from './type.js';
 import { insertEvent, updateEvent, type AfterWrite } from './write.js';
-import { defaultReach, excludeOccurrence, SERIES_TRANSACTION, syncSeries } from './series.js';
+import { defaultReach, excludeOccurrence, SERIES_TRANSACTION } from './series.js';
+import { bringSeriesInLine, markSeriesWritten } from './series-sync.js';
 import { materialiseForList } from './recurrence-fields.js';
 import { EventScopeEnum, SCOPE_DESCRIPTION, splitSeries } from './split.js';
 
-/** After a write of a series master: its occurrences follow (`refresh`: kept ones take its new fields too). */
-const materialise =
-  (ctx: Context, refresh: boolean): AfterWrite =>
+/**
+ * In the write's transaction of a series master: its occurrences are to follow it. They are brought in line after the
+ * write commits, in short steps (src/graphql/events/series-sync.ts), which the request waits for.
+ */
+const markSeries =
+  (ctx: Context): AfterWrite =>
   (tx, id) =>
-    syncSeries(ctx, tx, id, defaultReach(ctx), { refresh });
+    markSeriesWritten(tx, id, defaultReach(ctx));
 
 /** The event a write addresses. Callers who may not write records are refused before they learn whether it exists. */
 async function existingEvent(ctx: Context, id: number) {
@@ -122,8 +126,9 @@ builder.mutationFields((t) => ({
       const checked = await checkEventInput(ctx, args.input, null);
       const stamp = authorizeCreate(ctx, args.input);
       await fetchNewImages(ctx, newImagesOf(checked));
-      const series = checked.columns.recurrence ? materialise(ctx, false) : undefined;
+      const series = checked.columns.recurrence ? markSeries(ctx) : undefined;
       const id = await insertEvent(ctx, args.input, { ...checked, columns: { ...checked.columns, ...stamp } }, { afterWrite: series });
+      if (series) await bringSeriesInLine(ctx, id);
       return ctx.db.event.findUniqueOrThrow({ ...query, where: { id } });
     },
   }),
@@ -152,7 +157,8 @@ builder.mutationFields((t) => ({
       // An occurrence changed on its own is an exception: later series edits leave it as it is.
       const exception = current.recurringEventId ? { detached: true } : {};
       const series = current.recurrence !== '' || checked.columns.recurrence !== undefined;
-      await updateEvent(ctx, id, current.slug, args.input, { ...checked, columns: { ...columns, ...allowed, ...exception } }, { afterWrite: series ? materialise(ctx, true) : undefined });
+      await updateEvent(ctx, id, current.slug, args.input, { ...checked, columns: { ...columns, ...allowed, ...exception } }, { afterWrite: series ? markSeries(ctx) : undefined });
+      if (series) await bringSeriesInLine(ctx, id);
       return ctx.db.event.findUniqueOrThrow({ ...query, where: { id } });
     },
   }),

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import type { Event } from '../../db/generated/prisma/client.js';
-import { parseRecurrence, RecurrenceError } from '../../time/recurrence.js';
+import { assertRuleMatches, parseRecurrence, RecurrenceError } from '../../time/recurrence.js';
 import { canonicalTimeZone, fromWallClock, NOT_A_DATE, readDateInput, toWallClock, type ReadDate } from '../../time/dates.js';
 import { canReadPost } from '../../auth/permissions.js';
 import { builder } from '../builder.js';
@@ -13,7 +13,7 @@ import { databaseIdOf } from '../shared/node.js';
 import { POST_INPUT_DESCRIPTIONS, PostStatusEnum, publicationFromInput } from '../shared/posts.js';
 import { checkNonEmpty, checkUrl, definedOnly } from '../shared/validate.js';
 import { guessCurrency } from './cost.js';
-import { recurrenceColumns } from './recurrence-columns.js';
+import { recurrenceColumns, recurrenceLines } from './recurrence-columns.js';
 import { readTermAssignment } from '../terms/references.js';
 import { checkVenueInput, VenueInput } from '../venues/index.js';
 
@@ -239,23 +239,38 @@ export async function checkEventInput(ctx: Context, input: EventFields, current:
   return { columns: { ...eventColumns(input, when, publication), ...recurrence }, image, venues, organizers, categories, tags };
 }
 
-/** The recurrence lines, checked in the zone the event will have; an occurrence has none of its own. */
+/**
+ * The recurrence lines, checked in the zone the event will have and against its start (a rule matching no date from
+ * there is refused); an occurrence has none of its own. A series whose start moves has its stored rule checked again.
+ */
 function checkRecurrence(
   input: EventFields, current: Event | null, when: Schedule | undefined, errors: FieldErrors,
 ): Partial<ReturnType<typeof recurrenceColumns>> {
-  if (input.recurrence == null) return {};
+  if (input.recurrence == null) {
+    const moved = input.startDate != null || input.timezone != null || input.allDay != null;
+    if (current?.isSeriesMaster && moved && when) readChecked(recurrenceLines(current.recurrence), when.timezone, when.startLocal, errors);
+    return {};
+  }
   if (current?.recurringEventId) {
     errors.add('recurrence', 'belongs to the series: change it there, or with scope FOLLOWING from this occurrence on');
     return {};
   }
   const lines = input.recurrence.map((line) => line.trim()).filter((line) => line !== '');
   if (lines.length === 0) return recurrenceColumns([]);
+  const read = readChecked(lines, when?.timezone ?? current?.timezone ?? 'UTC', when?.startLocal ?? current?.startLocal, errors);
+  return read ? recurrenceColumns(read.lines) : {};
+}
+
+/** Recurrence lines read in `zone` and, with the series' start, refused if the rule matches no date; faults go to `errors`. */
+function readChecked(lines: string[], zone: string, startLocal: string | undefined, errors: FieldErrors) {
   try {
-    return recurrenceColumns(parseRecurrence(lines, when?.timezone ?? current?.timezone ?? 'UTC').lines);
+    const recurrence = parseRecurrence(lines, zone);
+    if (startLocal) assertRuleMatches(recurrence, startLocal);
+    return recurrence;
   } catch (error) {
     if (!(error instanceof RecurrenceError)) throw error;
     errors.add('recurrence', error.message);
-    return {};
+    return undefined;
   }
 }
 

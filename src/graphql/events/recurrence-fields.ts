@@ -5,18 +5,19 @@ import type { Context } from '../context.js';
 import { offsetConnection } from '../shared/connections.js';
 import { eventsWhere, windowReach, type EventsFilter } from './filter.js';
 import { recurrenceLines } from './recurrence-columns.js';
-import { defaultReach, extendSeries } from './series.js';
+import { defaultReach } from './series.js';
+import { extendSeriesFor } from './series-sync.js';
 import { EventType } from './type.js';
 
 /**
  * Before a list reads occurrences: every series is materialised as far as the list's window reaches, and at least to
- * the horizon (RECURRENCE_HORIZON_DAYS from now).
+ * the horizon (RECURRENCE_HORIZON_DAYS from now), or the list is refused with a retryable 503 (extendSeriesFor).
  */
 export async function materialiseForList(ctx: Context, filter: EventsFilter) {
   if (filter.expandRecurring === false) return;
   const horizon = defaultReach(ctx);
   const window = windowReach(ctx, filter);
-  await extendSeries(ctx, window && window > horizon ? window : horizon);
+  await extendSeriesFor(ctx, window && window > horizon ? window : horizon);
 }
 
 builder.prismaObjectFields(EventType, (t) => ({

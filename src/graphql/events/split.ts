@@ -7,7 +7,8 @@ import type { Context } from '../context.js';
 import { authorizeUpdate } from '../shared/post-permissions.js';
 import { checkEventInput, type EventFields } from './input.js';
 import { recurrenceColumns } from './recurrence-columns.js';
-import { copiedColumns, defaultReach, occurrenceTimes, splitRecurrence, syncSeries } from './series.js';
+import { copiedColumns, defaultReach, occurrenceTimes, splitRecurrence } from './series.js';
+import { bringSeriesInLine, markSeriesWritten } from './series-sync.js';
 import { insertEvent } from './write.js';
 
 export const EventScopeEnum = builder.enumType('EventUpdateScope', {
@@ -51,7 +52,7 @@ export async function splitSeries(ctx: Context, occurrence: Event, input: EventF
   const allowed = authorizeUpdate(ctx, occurrence, input);
   const { publishedAt, publishedLocal, ...base } = copiedColumns(master);
   const reach = defaultReach(ctx);
-  return insertEvent(
+  const id = await insertEvent(
     ctx,
     { ...input, slug: input.slug ?? master.slug },
     { ...checked, columns: { ...occurrenceTimes(master, splitLocal), ...columns, ...allowed, publishedAt, publishedLocal } },
@@ -63,10 +64,12 @@ export async function splitSeries(ctx: Context, occurrence: Event, input: EventF
           where: { recurringEventId: master.id, originalStartsAt: { gte: occurrence.originalStartsAt! } },
           data: { recurringEventId: id },
         });
-        await tx.event.update({ where: { id: master.id }, data: recurrenceColumns(before) });
-        await syncSeries(ctx, tx, master.id, reach, { refresh: false });
-        await syncSeries(ctx, tx, id, reach, { refresh: true });
+        // The series keeps the occurrences before the split, all of its rule now (UNTIL): they exist already.
+        await tx.event.update({ where: { id: master.id }, data: { ...recurrenceColumns(before), materializedUntil: null } });
+        await markSeriesWritten(tx, id, reach);
       },
     },
   );
+  await bringSeriesInLine(ctx, id);
+  return id;
 }
