@@ -49,7 +49,7 @@ function graphqlSseFollower(url: string) {
   const errors: unknown[] = [];
   let completed = false;
   let cursor: string | undefined;
-  const client = createClient({ url, headers: () => (cursor ? { 'last-event-id': cursor } : {}) });
+  const client = createClient({ url, headers: (): Record<string, string> => (cursor ? { 'last-event-id': cursor } : {}) });
   const unsubscribe = client.subscribe<{ changed: Told }>(
     { query: QUERY },
     {
