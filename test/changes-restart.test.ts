@@ -9,6 +9,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type TestDatabase } from './support/database.js';
 import { freePort, rest, startInstance, stop, type Instance } from './support/processes.js';
+import { startServer } from './support/server.js';
 
 // Issue 25, point 3: `changed` streams across a graceful restart. The server a browser's EventSource and a graphql-sse
 // client follow is stopped with SIGTERM while another process keeps writing; the streams end without `complete`, both
@@ -244,6 +245,24 @@ describe('changed streams across a graceful restart (issue 25.3)', { timeout: 18
       // Changes were committed while no process served the port.
       expect(written.length).toBeGreaterThan(before);
     });
+  });
+
+  it('an EventSource whose process is shutting down keeps reconnecting, told to come back, rather than giving up for good', async () => {
+    // A process that drains its streams but still takes requests on connections it already has (as behind a load
+    // balancer that keeps its connections): EventSource would give up on a refusal (before: a 500).
+    const own = await startServer();
+    try {
+      const source = await eventSourceFollower(browser, page.origin, `${own.url}/graphql?query=${encodeURIComponent(QUERY)}`);
+      await until(async () => (await source.state()).opens === 1, 10_000, () => 'EventSource did not open');
+      own.app.closeStreams();
+      await until(async () => (await source.state()).errors >= 3, 15_000, () => 'EventSource did not come back');
+      const state = await source.state();
+      expect(state.closed).toBe(false);
+      expect(state.opens).toBeGreaterThanOrEqual(3);
+      await source.close();
+    } finally {
+      await own.close();
+    }
   });
 
   it('both told of every change once when they reach the service through a load balancer and one of its two processes stops with SIGTERM', async () => {
