@@ -13,16 +13,17 @@ export type CredentialVerdict = 'valid' | 'revoked' | 'role-changed';
 /** How stale a signed-in stream's credential may be when no change comes (a batch of changes checks it anyway). */
 export const CREDENTIAL_RECHECK_MS = 5000;
 
-/** The credentials read by one check, and the role of each one still valid (not revoked, its user not deleted). */
+/** What one check found: the credentials it read, those still valid with the role their streams had, those still valid. */
 interface Check {
   ids: ReadonlySet<number>;
-  roles: ReadonlyMap<number, Role>;
+  unchanged: ReadonlySet<string>;
+  valid: ReadonlySet<number>;
 }
 
-const verdictOf = (viewer: StreamViewer, check: Check): CredentialVerdict => {
-  const role = check.roles.get(viewer.credentialId);
-  return role === undefined ? 'revoked' : role === viewer.role ? 'valid' : 'role-changed';
-};
+const keyOf = (viewer: StreamViewer) => `${viewer.credentialId} ${viewer.role}`;
+
+const verdictOf = (viewer: StreamViewer, check: Check): CredentialVerdict =>
+  check.unchanged.has(keyOf(viewer)) ? 'valid' : check.valid.has(viewer.credentialId) ? 'role-changed' : 'revoked';
 
 /**
  * The credentials of this process's signed-in streams, checked again so that a stream never outlives them: once per
@@ -70,14 +71,37 @@ export class StreamCredentials<Holder> {
     return verdictOf(viewer, result);
   }
 
+  /**
+   * One statement while every credential holds: the credentials still valid with the role their streams had (a filter
+   * on the user's row, not a read of it, which Prisma would make a second statement). When some do not, one more tells
+   * a revoked credential from a changed role.
+   */
   private async check(): Promise<Check> {
     this.lastCheckAt = Date.now();
-    const ids = new Set([...this.held.values()].map((viewer) => viewer.credentialId));
-    const rows = await this.db.credential.findMany({
-      where: { id: { in: [...ids] }, revokedAt: null },
-      select: { id: true, user: { select: { role: true } } },
+    const viewers = [...this.held.values()];
+    const ids = new Set(viewers.map((viewer) => viewer.credentialId));
+    const byRole = new Map<Role, Set<number>>();
+    for (const viewer of viewers) byRole.set(viewer.role, (byRole.get(viewer.role) ?? new Set()).add(viewer.credentialId));
+    const held = await this.db.credential.findMany({
+      where: { revokedAt: null, OR: [...byRole].map(([role, roleIds]) => ({ id: { in: [...roleIds] }, user: { role } })) },
+      select: { id: true },
     });
-    return { ids, roles: new Map(rows.map((row) => [row.id, row.user.role])) };
+    const unchanged = new Set<string>();
+    const valid = new Set(held.map((row) => row.id));
+    for (const { id } of held) {
+      const roles = [...byRole].filter(([, roleIds]) => roleIds.has(id)).map(([role]) => role);
+      // Held with one role, it still has it; held with two (its role changed between two subscriptions), see below.
+      if (roles.length === 1) unchanged.add(keyOf({ credentialId: id, role: roles[0]! }));
+    }
+    const unsure = new Set(viewers.filter((viewer) => !unchanged.has(keyOf(viewer))).map((viewer) => viewer.credentialId));
+    if (unsure.size) {
+      const rows = await this.db.credential.findMany({ where: { id: { in: [...unsure] }, revokedAt: null }, select: { id: true, user: { select: { role: true } } } });
+      for (const row of rows) {
+        valid.add(row.id);
+        unchanged.add(keyOf({ credentialId: row.id, role: row.user.role }));
+      }
+    }
+    return { ids, unchanged, valid };
   }
 
   private async recheck() {

@@ -85,6 +85,12 @@ function eventStream(results: AsyncIterable<ExecutionResult>, context: EventStre
     finished = true;
     clearInterval(ping);
   };
+  // Whatever holds the answer goes once it cannot be sent any more: its client went, or was cut off.
+  const abandon = () => {
+    if (finished) return;
+    stop();
+    void iterator.return?.();
+  };
   const finish = (controller: ReadableStreamDefaultController<Uint8Array>) => {
     stop();
     const end = stream?.ended;
@@ -101,7 +107,13 @@ function eventStream(results: AsyncIterable<ExecutionResult>, context: EventStre
         if (controller.desiredSize === null) clearInterval(ping);
         else if (controller.desiredSize > 0) controller.enqueue(encoder.encode(':\n\n'));
       }, PING_MS);
-      stream?.onEnd(() => setTimeout(() => context.hangUp?.(), HANG_UP_AFTER_MS).unref());
+      stream?.request.signal.addEventListener('abort', abandon, { once: true });
+      stream?.onEnd(() =>
+        setTimeout(() => {
+          context.hangUp?.();
+          abandon();
+        }, HANG_UP_AFTER_MS).unref(),
+      );
     },
     async pull(controller) {
       try {

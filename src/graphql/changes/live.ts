@@ -206,43 +206,30 @@ export class LiveChanges {
     if (this.draining) throw new ShuttingDownError();
     const giveBack = this.counts.take(request.request.clientAddress);
     const { signal } = request.request;
-    let stream: LiveStream | undefined;
+    const view = readerViewOf(reader);
     // Ended when its request is aborted: the HTTP layer never ends a stream whose client went while it was being made.
-    const abort = () => void stream?.return();
-    const ended = () => {
+    const abort = () => void stream.return();
+    const stream: LiveStream = new LiveStream(this, request, view, visibilityClassOf(view), types, () => {
       giveBack();
       signal.removeEventListener('abort', abort);
-      if (stream) {
-        this.streams.delete(stream);
-        this.credentials.release(stream);
-      }
-    };
+      this.streams.delete(stream);
+      this.credentials.release(stream);
+    });
     try {
       const cursor = request.request.lastEventId || after;
       const from = cursor ? await positionOf(reader, cursor) : undefined;
-      stream = await this.start(request, reader, types, from, ended);
+      // Held before it subscribes: the credential check of every batch it is handed includes it.
+      const viewer = streamViewerOf(reader.viewer);
+      if (viewer) this.credentials.hold(stream, viewer);
+      this.streams.add(stream);
+      stream.started(await this.notifier.subscribe({ after: from, onBacklog: () => stream.end({ reason: 'backlog', reconnect: true }) }));
+      if (this.draining) throw new ShuttingDownError();
     } catch (error) {
-      ended();
+      await stream.return();
       throw error;
     }
     if (signal.aborted) abort();
     else signal.addEventListener('abort', abort, { once: true });
-    return stream;
-  }
-
-  private async start(request: RequestStream, reader: Context, types: readonly ChangeRecordType[], from: ChangePosition | undefined, ended: () => void) {
-    const view = readerViewOf(reader);
-    const stream = new LiveStream(this, request, view, visibilityClassOf(view), types, ended);
-    // Held before it subscribes: the credential check of every batch it is handed includes it.
-    const viewer = streamViewerOf(reader.viewer);
-    if (viewer) this.credentials.hold(stream, viewer);
-    this.streams.add(stream);
-    const batches = await this.notifier.subscribe({ after: from, onBacklog: () => stream.end({ reason: 'backlog', reconnect: true }) });
-    if (this.draining) {
-      await batches.return?.();
-      throw new ShuttingDownError();
-    }
-    stream.started(batches);
     return stream;
   }
 
