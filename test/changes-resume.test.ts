@@ -156,6 +156,18 @@ describe('resuming a changed stream', () => {
     await streamsHeld(0);
   });
 
+  it('gives the feed’s nodes the same cursors: the feed read since a node’s goes on after that node', async () => {
+    const start = (await server.gqlOk<{ changes: { next: string } }>('{ changes { next } }')).changes.next;
+    const ids = [await write(), await write()];
+    const FEED = 'query ($since: String) { changes(since: $since) { nodes { type databaseId cursor } next } }';
+    const page = (await server.gqlOk<{ changes: { nodes: { type: string; databaseId: number; cursor: string }[]; next: string } }>(FEED, { since: start })).changes;
+    const organizers = page.nodes.filter((node) => node.type === 'ORGANIZER');
+    expect(organizers.map((node) => node.databaseId)).toEqual(ids);
+    expect(page.nodes.at(-1)!.cursor).toBe(page.next);
+    const after = (await server.gqlOk<{ changes: { nodes: { databaseId: number }[] } }>(FEED, { since: organizers[0]!.cursor })).changes;
+    expect(after.nodes.map((node) => node.databaseId)).toEqual([ids[1]]);
+  });
+
   it('refuses a cursor it did not hand out: 200 with RESYNC_REQUIRED and complete over POST, 410 for EventSource (which would otherwise ask again every second)', async () => {
     const posted = await open({ query: 'subscription { changed(after: "bogus") { databaseId } }' });
     expect(posted.status).toBe(200);
