@@ -54,6 +54,8 @@ export interface Config {
     subscriptionsPerClient: number;
     /** SUBSCRIPTIONS_PER_PROCESS: open `changed` streams a process holds in all (0: no limit). */
     subscriptionsPerProcess: number;
+    /** SUBSCRIPTION_BACKLOG: changes a `changed` subscriber may leave untaken before its stream ends (0: no limit). */
+    subscriptionBacklog: number;
   };
   /** RECURRENCE_HORIZON_DAYS: how far ahead of now a series' occurrences always exist (lists reaching further add more). */
   recurrenceHorizonDays: number;
@@ -294,6 +296,7 @@ export function loadConfig(env: Env = process.env): Config {
       pollMs: readWholeNumber(env, 'CHANGES_POLL_MS', 100, 10),
       subscriptionsPerClient: readWholeNumber(env, 'SUBSCRIPTIONS_PER_CLIENT', 20, 0),
       subscriptionsPerProcess: readWholeNumber(env, 'SUBSCRIPTIONS_PER_PROCESS', 1000, 0),
+      subscriptionBacklog: readWholeNumber(env, 'SUBSCRIPTION_BACKLOG', 10_000, 0),
     },
     dataVersion: {
       pollMs: readWholeNumber(env, 'DATA_VERSION_POLL_MS', 1000, 1),

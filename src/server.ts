@@ -6,6 +6,7 @@ import type { Config } from './config.js';
 import { ResponseCache } from './cache/response-cache.js';
 import { ChangeNotifier } from './db/change-notifier.js';
 import { prepareChangeCursors } from './graphql/changes/cursor.js';
+import { eventStreamAnswers, singleConnectionModeRefusal, type EventStreamContext } from './graphql/changes/event-stream.js';
 import { LiveChanges } from './graphql/changes/live.js';
 import { pruneChangesPeriodically } from './db/change-retention.js';
 import { createDb, rawTableName, type Db, type QueryCounter } from './db/client.js';
@@ -53,10 +54,16 @@ export interface App {
   isBehind(): boolean;
   /** The subscribers (`changed`) told of committed changes. */
   changes: LiveChanges;
-  /** Ends the open subscription streams (Server-Sent Events), which would otherwise keep the server from closing. */
+  /**
+   * Shutting down: ends the open subscription streams (Server-Sent Events), which would otherwise keep the server from
+   * closing, so that their clients reconnect elsewhere, and refuses new ones with a retryable answer.
+   */
   closeStreams(): void;
-  /** `socketAddress`: the peer's address, for the sign-in limits (see clientAddressOf). */
-  fetch(request: Request, socketAddress?: string): Promise<Response>;
+  /**
+   * `socketAddress`: the peer's address, for the sign-in limits (see clientAddressOf); `hangUp` cuts the request's
+   * connection, for an event stream whose client does not read its end.
+   */
+  fetch(request: Request, socketAddress?: string, hangUp?: () => void): Promise<Response>;
   /** Answers `req` from the response cache, before any Fetch Request is built; resolves false when it did not. */
   answerFromCache(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
   close(): Promise<void>;
@@ -74,6 +81,7 @@ const INVALID_CREDENTIALS = 'The credentials sent are not valid.';
 interface RequestScope {
   deadline: Deadline;
   clientAddress: string;
+  hangUp?: () => void;
 }
 
 /** A request's viewer, or why its credentials were refused. */
@@ -145,10 +153,16 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   watch = await watchDataVersion(config, () => readDataVersion(db), logger);
   const dataVersion = () => watch.current();
 
-  const notifier = new ChangeNotifier(db, dataVersion, config.changes.pollMs, (error) =>
-    logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'change notifications: reading the change log failed; retrying'),
+  const notifier = new ChangeNotifier(
+    db,
+    dataVersion,
+    config.changes.pollMs,
+    (error) => logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'change notifications: reading the change log failed; retrying'),
+    config.changes.subscriptionBacklog,
   );
-  const changes = new LiveChanges(notifier, { perClient: config.changes.subscriptionsPerClient, perProcess: config.changes.subscriptionsPerProcess });
+  const changes = new LiveChanges(notifier, { perClient: config.changes.subscriptionsPerClient, perProcess: config.changes.subscriptionsPerProcess }, (error) =>
+    logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'change notifications: checking the credentials of open streams failed; retrying'),
+  );
   const stopPruning = pruneChangesPeriodically(db, config.changes.retentionDays, config.changes.pruneIntervalMs, logger);
   // A client of its own: the extender's statements are not the requests' (nor counted with them).
   const seriesDb = createDb({ ...config, databasePoolSize: 1 });
@@ -165,14 +179,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const signIn = async (request: Request, clientAddress: string): Promise<SignIn> => {
     const result = await authenticate(db, parseAuthorization(request.headers.get('authorization')), signInLimiter, clientAddress);
     if (result.kind === 'anonymous') return { viewer: { user: null } };
-    if (result.kind === 'user') return { viewer: { user: result.user } };
+    if (result.kind === 'user') return { viewer: { user: result.user, credentialId: result.credentialId } };
     if (result.kind === 'throttled') return { refused: 'rate_limited', retryAfter: result.retryAfter };
     return { refused: 'invalid' };
   };
 
   // Errors already on their request's log line, so that GraphQL Yoga's own error logging skips them.
   const reported = new WeakSet<object>();
-  const yoga = createYoga<{ viewer: Viewer; requestLog: RequestLog; deadline: Deadline; clientAddress: string }, Context>({
+  const yoga = createYoga<{ viewer: Viewer; requestLog: RequestLog; deadline: Deadline } & Required<Pick<EventStreamContext, 'changes'>> & EventStreamContext, Context>({
     schema,
     graphqlEndpoint: '/graphql',
     graphiql: false, // served below, from this service's own assets (src/http/graphiql.ts)
@@ -185,12 +199,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       persistedOperationsPlugin(config.persistedOperations, schema),
       reportUnexpectedErrors(reported),
       logErrorCodes(),
+      eventStreamAnswers(),
       ...graphqlLimitPlugins(config.limits.graphql),
     ],
     maxRequestBodySize: config.limits.maxBodyBytes,
     parserAndValidationCache: documentCaches(config.limits.graphql.documentCacheBytes),
-    context: ({ request, viewer, deadline, clientAddress }) =>
-      createContext(guardedDb(db, deadline), config, viewer, dataVersion, changes.forRequest(clientAddress, request.signal), series),
+    context: ({ viewer, deadline, changes: stream }) => createContext(guardedDb(db, deadline), config, viewer, dataVersion, stream, series),
   });
 
   const responseCache = new ResponseCache(dataVersion, config.responseCache);
@@ -203,11 +217,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const browserIde = graphiql({ title: 'Calendar events service' });
   router.get('/graphql', browserIde.page);
   router.all(`${GRAPHIQL_ASSETS_PATH}*`, browserIde.assets);
-  router.all('/graphql', (request: Request, requestLog: RequestLog, { deadline, clientAddress }: RequestScope) =>
+  router.put('/graphql', singleConnectionModeRefusal);
+  router.all('/graphql', (request: Request, requestLog: RequestLog, { deadline, clientAddress, hangUp }: RequestScope) =>
     responseCache.answer(request, async () => {
       const outcome = await signIn(request, clientAddress);
       if (!('viewer' in outcome)) return graphqlRefusal(outcome);
-      return yoga.fetch(request, { viewer: outcome.viewer, requestLog, deadline, clientAddress });
+      const stream = changes.forRequest({ clientAddress, signal: request.signal, lastEventId: request.headers.get('last-event-id') });
+      return yoga.fetch(request, { viewer: outcome.viewer, requestLog, deadline, changes: stream, hangUp });
     }),
   );
   router.get(HEALTH_PATH, async () => {
@@ -242,10 +258,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     logger,
     isBehind: () => shedder.isBehind(),
     answerFromCache: createCachedAnswers(responseCache, cors, logger),
-    fetch: withRequestLog(logger, (request, requestLog, socketAddress?: string) => {
+    fetch: withRequestLog(logger, (request, requestLog, socketAddress?: string, hangUp?: () => void) => {
       const { pathname } = new URL(request.url);
       const route = () => {
-        const scope: RequestScope = { deadline: new Deadline(config.limits.requestTimeoutMs), clientAddress: clientAddressOf(request, socketAddress, config.trustProxy) };
+        const scope: RequestScope = { deadline: new Deadline(config.limits.requestTimeoutMs), clientAddress: clientAddressOf(request, socketAddress, config.trustProxy), hangUp };
         return scope.deadline.answer(router.fetch(asGet(request), requestLog, scope), () => timeoutResponse(request, scope.deadline));
       };
       const serve = async () => {
@@ -263,7 +279,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       });
     }),
     changes,
-    closeStreams: () => changes.close(),
+    closeStreams: () => changes.drain(),
     close: async () => {
       changes.close();
       stopPruning();
@@ -308,7 +324,9 @@ const shedBody = () => RestError.of('rest_service_overloaded').body();
 
 /** Serves the app on node:http. Resolves once listening. */
 export function listen(app: App, port = app.config.port, host = app.config.host): Promise<Server> {
-  const adapter = createServerAdapter<{ req: IncomingMessage }>((request, { req }) => app.fetch(request, req.socket.remoteAddress));
+  const adapter = createServerAdapter<{ req: IncomingMessage; res: ServerResponse }>((request, { req, res }) =>
+    app.fetch(request, req.socket.remoteAddress, () => void (res.writableFinished || res.destroy())),
+  );
   // A request that would be shed is answered here, before a Fetch Request is built for it: shedding must cost next to
   // nothing, or a flood of shed requests keeps the process as far behind as the flood it sheds. So is a response-cache
   // hit, for the same reason: the Fetch objects would cost more than the hit.

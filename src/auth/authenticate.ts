@@ -7,7 +7,7 @@ import type { SignInLimiter, Throttled } from './sign-in-limits.js';
 
 export type Authentication =
   | { kind: 'anonymous' }
-  | { kind: 'user'; user: ViewerUser }
+  | { kind: 'user'; user: ViewerUser; credentialId: number }
   | { kind: 'invalid' }
   | Throttled;
 
@@ -65,7 +65,7 @@ async function signedIn(db: Db, credentialId: number, user: ViewerUser, upgrade:
     if ((error as { code?: string }).code !== 'P2002') throw error;
     await db.credential.update({ where: { id: credentialId }, data: used });
   }
-  return { kind: 'user', user };
+  return { kind: 'user', user, credentialId };
 }
 
 /**

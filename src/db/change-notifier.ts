@@ -10,33 +10,80 @@ const BATCH = 500;
  */
 export type ChangeBatch = readonly ChangeEntry[];
 
-/** One subscriber's entries, from the position it subscribed at: an async iterator that ends when it is returned. */
+/** What a subscriber is handed: the entries committed after where it started, and a way to learn it fell behind. */
+export interface SubscribeOptions {
+  /** Start after this position (a client resuming from its cursor) rather than now; it must not be after now. */
+  after?: ChangePosition;
+  /** Told once, when the subscriber fell so far behind that its subscription ended (see ChangeNotifier's backlog). */
+  onBacklog?: () => void;
+}
+
+/**
+ * One subscriber's entries, from the position it subscribed at: an async iterator that ends when it is returned.
+ * Entries committed before it subscribed (a resumed subscription) are read from the log as it asks for them, a batch at
+ * a time; entries committed later are queued as the notifier reads them, up to `backlogLimit` entries not yet taken:
+ * past that the subscription ends and `onBacklog` is told (its client resumes from its cursor: nothing is lost, and a
+ * subscriber that never reads holds no more than that).
+ */
 class Subscription implements AsyncIterableIterator<ChangeBatch> {
   private readonly queue: ChangeBatch[] = [];
+  private queued = 0;
   private waiting: ((result: IteratorResult<ChangeBatch>) => void) | undefined;
   private done = false;
+  /** The entries still to read from the log: after `after`, up to and with `through` (where live batches start). */
+  private history: { after: ChangePosition; through: ChangePosition } | undefined;
 
   constructor(
-    readonly from: ChangePosition,
+    private readonly from: ChangePosition,
+    live: ChangePosition,
+    private readonly db: Db,
+    private readonly backlogLimit: number,
+    private readonly options: SubscribeOptions,
     private readonly leave: (subscription: Subscription) => void,
-  ) {}
+  ) {
+    if (comparePositions(from, live) < 0) this.history = { after: from, through: live };
+  }
 
   push(batch: ChangeBatch): void {
     const after = (entry: ChangeEntry) => comparePositions(entry, this.from) > 0;
     // Batches come in commit order after the position each subscriber started from: each is handed on as it is.
     const fresh = batch.length > 0 && after(batch[0]!) ? batch : Object.freeze(batch.filter(after));
     if (this.done || fresh.length === 0) return;
-    if (this.waiting) {
+    if (this.waiting && !this.history) {
       const resolve = this.waiting;
       this.waiting = undefined;
       resolve({ value: fresh, done: false });
-    } else this.queue.push(fresh);
+      return;
+    }
+    this.queue.push(fresh);
+    this.queued += fresh.length;
+    if (this.backlogLimit > 0 && this.queued > this.backlogLimit) {
+      void this.return();
+      this.options.onBacklog?.();
+    }
   }
 
-  next(): Promise<IteratorResult<ChangeBatch>> {
-    if (this.queue.length) return Promise.resolve({ value: this.queue.shift()!, done: false });
-    if (this.done) return Promise.resolve({ value: undefined, done: true });
+  async next(): Promise<IteratorResult<ChangeBatch>> {
+    while (this.history && !this.done) {
+      const batch = await this.readHistory(this.history);
+      if (batch.length) return { value: batch, done: false };
+    }
+    if (this.queue.length) {
+      const batch = this.queue.shift()!;
+      this.queued -= batch.length;
+      return { value: batch, done: false };
+    }
+    if (this.done) return { value: undefined, done: true };
     return new Promise((resolve) => (this.waiting = resolve));
+  }
+
+  /** The next batch of what was committed before the subscription, oldest first; empty once it is all read. */
+  private async readHistory(history: { after: ChangePosition; through: ChangePosition }): Promise<ChangeBatch> {
+    const entries = await readChangesAfter(this.db, history.after, BATCH);
+    const batch = entries.filter((entry) => comparePositions(entry, history.through) <= 0);
+    if (batch.length < BATCH || batch.length < entries.length) this.history = undefined;
+    else history.after = batch.at(-1)!;
+    return Object.freeze(batch);
   }
 
   /** The subscriber went away (a disconnected client, a finished operation): stop at once, even while waiting. */
@@ -44,6 +91,8 @@ class Subscription implements AsyncIterableIterator<ChangeBatch> {
     if (!this.done) {
       this.done = true;
       this.queue.length = 0;
+      this.queued = 0;
+      this.history = undefined;
       this.leave(this);
       this.waiting?.({ value: undefined, done: true });
       this.waiting = undefined;
@@ -75,16 +124,24 @@ export class ChangeNotifier {
     private readonly dataVersion: () => Promise<bigint>,
     private readonly pollMs: number,
     private readonly onError: (error: unknown) => void,
+    /** Entries a subscriber may leave untaken before its subscription ends (0: no limit). */
+    private readonly backlogLimit = 0,
   ) {}
 
-  /** The entries committed from now on, in batches; `return()` on the iterator unsubscribes. */
-  async subscribe(): Promise<AsyncIterableIterator<ChangeBatch>> {
+  /**
+   * The entries committed from now on (or after `options.after`), in batches; `return()` on the iterator unsubscribes.
+   */
+  async subscribe(options: SubscribeOptions = {}): Promise<AsyncIterableIterator<ChangeBatch>> {
     if (this.closed) throw new Error('the change notifier is closed');
     // Nobody listened until now: start from the log's position now, not from where the last subscriber left.
     if (this.subscriptions.size === 0 && !this.reading) this.position = undefined;
-    // Caught up first, so that the subscription starts at a position every later batch comes after.
+    // Caught up first, so that the subscription starts at a position every later batch comes after; what came before
+    // it (after `options.after`) the subscription reads from the log itself.
     await this.catchUp();
-    const subscription = new Subscription(this.position!, (gone) => this.leave(gone));
+    if (this.closed) throw new Error('the change notifier is closed');
+    const live = this.position!;
+    const from = options.after ?? live;
+    const subscription = new Subscription(from, live, this.db, this.backlogLimit, options, (gone) => this.leave(gone));
     this.subscriptions.add(subscription);
     this.timer ??= setInterval(() => void this.tick(), this.pollMs).unref();
     return subscription;

@@ -8,6 +8,8 @@ import type { SeriesMaintainer } from './events/series-sync.js';
 /** Who is asking: a signed-in user, or an anonymous reader (user null). */
 export interface Viewer {
   user: ViewerUser | null;
+  /** The credential the user signed in with: a long-lived `changed` stream checks it again (src/graphql/changes/credentials.ts). */
+  credentialId?: number;
 }
 
 export const ANONYMOUS: Viewer = { user: null };

@@ -17,6 +17,10 @@ export const ErrorCode = {
   tooManySubscriptions: 'TOO_MANY_SUBSCRIPTIONS',
   /** A list reaches further than its recurring series' occurrences exist yet: they are being added; ask again. */
   occurrencesPending: 'OCCURRENCES_PENDING',
+  /** A `changed` stream asked of a process that is shutting down: 503, ask again (src/graphql/changes/live.ts). */
+  shuttingDown: 'SHUTTING_DOWN',
+  /** graphql-sse's single connection mode, which this service does not speak (src/graphql/changes/event-stream.ts). */
+  singleConnectionModeUnsupported: 'SINGLE_CONNECTION_MODE_UNSUPPORTED',
 } as const;
 
 /** Bad input: `fields` maps each offending input field (its GraphQL name) to a message a person can act on. */

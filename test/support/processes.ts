@@ -58,8 +58,9 @@ export interface Instance {
   output: string[];
 }
 
+/** Starts `npm start`'s compiled server on the database; on `env.PORT` when given (a restart), else on a free port. */
 export async function startInstance(databaseUrl: string, env: Record<string, string> = {}): Promise<Instance> {
-  const port = await freePort();
+  const port = env.PORT ? Number(env.PORT) : await freePort();
   const child = spawn(process.execPath, [COMPILED_CLI, 'serve'], {
     cwd: ROOT,
     env: {

@@ -36,7 +36,8 @@ const CURSOR_TEXT = /^([0-9a-f]{1,64}):([0-9]{1,18}\.[0-9]{1,10}):([A-Za-z0-9_-]
 
 const signatureOf = (key: Buffer, signed: string) => createHmac('sha256', key).update(signed).digest().subarray(0, SIGNATURE_BYTES);
 
-export async function encodeCursor(ctx: Context, position: ChangePosition): Promise<string> {
+/** The cursor of a position; `ctx` only lends its database client (a request's, or the process's for live streams). */
+export async function encodeCursor(ctx: Pick<Context, 'db'>, position: ChangePosition): Promise<string> {
   const signed = `${await changeCursorEpoch(ctx.db)}:${encodePosition(position)}`;
   return Buffer.from(`${signed}:${signatureOf(await changeCursorKey(ctx.db), signed).toString('base64url')}`).toString('base64url');
 }

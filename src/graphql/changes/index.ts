@@ -29,6 +29,12 @@ const ChangeType = builder.objectRef<SeenChange>('Change').implement({
     databaseId: t.int({ description: 'The record’s database ID (REST `id`).', resolve: (change) => change.databaseId }),
     action: t.field({ type: ChangeActionEnum, description: 'What happened to it, for this reader.', resolve: (change) => change.action }),
     modifiedAt: t.field({ type: 'DateTime', description: 'When the change was committed (REST `modified_utc`).', resolve: (change) => change.modifiedAt }),
+    cursor: t.string({
+      description:
+        'The cursor just after this change: `changes(since:)` or `changed(after:)` from it tells of what came after. In ' +
+        '`changed`, the same as the Server-Sent Event’s `id` (and so EventSource’s `Last-Event-ID`).',
+      resolve: (change) => change.cursor,
+    }),
   }),
 });
 
@@ -85,16 +91,25 @@ builder.subscriptionField('changed', (t) =>
   t.field({
     type: ChangeType,
     description:
-      'Each change committed after subscribing, once, in commit order, whichever server process made it, as the ' +
-      'subscriber sees it (as in `changes`, but one by one: a record changed twice is told of twice). A client address ' +
-      'may hold SUBSCRIPTIONS_PER_CLIENT streams and a process SUBSCRIPTIONS_PER_PROCESS; past either, the subscription ' +
-      'is refused with code `TOO_MANY_SUBSCRIPTIONS` (HTTP 429 or 503, with Retry-After).',
+      'Each change committed after subscribing (or after `after`), once, in commit order, whichever server process made ' +
+      'it, as the subscriber sees it (as in `changes`, but one by one: a record changed twice is told of twice). Each ' +
+      'Server-Sent Event carries the change’s `cursor` as its `id`; a stream the server ends without `complete` ' +
+      '(shutting down, a subscriber too far behind, a changed role) is to be opened again from the last cursor received ' +
+      '(`after`, or the `Last-Event-ID` header, which EventSource sends by itself): nothing is lost or told twice. A ' +
+      'client address may hold SUBSCRIPTIONS_PER_CLIENT streams and a process SUBSCRIPTIONS_PER_PROCESS; past either, ' +
+      'the subscription is refused with code `TOO_MANY_SUBSCRIPTIONS` (HTTP 429 or 503, with Retry-After).',
     args: {
       types: t.arg({ type: [ChangeRecordTypeEnum], description: 'Only changes of these kinds; every kind when left out or empty.' }),
+      after: t.arg.string({
+        description:
+          'Resume: every change after this cursor (a `cursor` this subscription told of, or a `next` of `changes`) is ' +
+          'told of first, then the live ones. The `Last-Event-ID` header, when sent, takes its place. An unknown or ' +
+          'expired cursor fails with code `RESYNC_REQUIRED`, as in `changes`.',
+      }),
     },
     subscribe: async (_root, args, ctx) => {
       if (!ctx.changes) throw new Error('change notifications are not available in this context');
-      return ctx.changes.open(ctx, (args.types ?? []) as ChangeRecordType[]);
+      return ctx.changes.open(ctx, (args.types ?? []) as ChangeRecordType[], args.after ?? undefined);
     },
     resolve: (change) => change,
   }),

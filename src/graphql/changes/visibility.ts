@@ -3,6 +3,7 @@ import type { Db } from '../../db/client.js';
 import { listVisibility, unlockedWhere } from '../access.js';
 import type { Context } from '../context.js';
 import type { PostStatusValue } from '../shared/posts.js';
+import { encodeCursor } from './cursor.js';
 
 /** `<type>:<id>`: one record of the change log. */
 export const recordKey = (type: ChangeRecordType, id: number) => `${type}:${id}`;
@@ -60,7 +61,12 @@ export interface SeenChange {
   databaseId: number;
   action: 'created' | 'updated' | 'deleted';
   modifiedAt: Date;
+  /** The cursor just after this change: following (or resuming `changed`) from it tells of what came after. */
+  cursor: string;
 }
+
+/** The cursor of an entry (cursors are signed: src/graphql/changes/cursor.ts). */
+export type CursorOf = (entry: ChangeEntry) => string;
 
 /**
  * The entries as this reader sees them, one per record (at the place of its last entry): a record out of the
@@ -68,20 +74,22 @@ export interface SeenChange {
  * view was `created` when its first entry here is its creation, else `updated`.
  */
 export async function asSeenBy(ctx: Context, entries: readonly ChangeEntry[]): Promise<SeenChange[]> {
-  return collapsed(entries, await recordsInView(ctx.db, readerViewOf(ctx), entries));
+  const cursors = new Map(await Promise.all(entries.map(async (entry) => [entry, await encodeCursor(ctx, entry)] as const)));
+  return collapsed(entries, await recordsInView(ctx.db, readerViewOf(ctx), entries), (entry) => cursors.get(entry)!);
 }
 
 /** Each entry as a reader with the records `inView` sees it, one by one (live notifications tell of every change). */
-export function eachAsSeen(entries: readonly ChangeEntry[], inView: ReadonlySet<string>): SeenChange[] {
+export function eachAsSeen(entries: readonly ChangeEntry[], inView: ReadonlySet<string>, cursorOf: CursorOf): SeenChange[] {
   return entries.map((entry) => ({
     type: entry.recordType,
     databaseId: entry.recordId,
     action: inView.has(recordKey(entry.recordType, entry.recordId)) ? entry.action : 'deleted',
     modifiedAt: entry.changedAt,
+    cursor: cursorOf(entry),
   }));
 }
 
-function collapsed(entries: readonly ChangeEntry[], inView: Set<string>): SeenChange[] {
+function collapsed(entries: readonly ChangeEntry[], inView: Set<string>, cursorOf: CursorOf): SeenChange[] {
   const created = new Set<string>();
   const last = new Map<string, ChangeEntry>();
   for (const entry of entries) {
@@ -95,5 +103,6 @@ function collapsed(entries: readonly ChangeEntry[], inView: Set<string>): SeenCh
     databaseId: entry.recordId,
     action: !inView.has(key) ? 'deleted' : created.has(key) ? 'created' : 'updated',
     modifiedAt: entry.changedAt,
+    cursor: cursorOf(entry),
   }));
 }
