@@ -158,6 +158,7 @@ describe('webhooks', () => {
       expect(created.errors?.[0]?.extensions?.code).toBe(code);
       expect((await server.gql(`{ webhooks { id url } }`, {}, as)).errors?.[0]?.extensions?.code).toBe(code);
       expect((await server.gql(`mutation { deleteWebhook(id: 1) }`, {}, as)).errors?.[0]?.extensions?.code).toBe(code);
+      expect((await server.gql(`mutation { enableWebhook(id: 1) { id } }`, {}, as)).errors?.[0]?.extensions?.code).toBe(code);
     }
     expect((await server.gqlOk(`{ webhooks { id } }`, {}, admin)).webhooks).toHaveLength(before);
   });
