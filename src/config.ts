@@ -123,6 +123,8 @@ export interface WebhookConfig {
   retryMaxMs: number;
   /** WEBHOOK_RETRY_FOR_MS: a delivery still failing this long after its first attempt is marked failed. */
   retryForMs: number;
+  /** WEBHOOK_DISABLE_AFTER_MS: a webhook no attempt to which succeeded for this long is disabled (at least retryForMs). */
+  disableAfterMs: number;
   /** WEBHOOK_LEASE_MS: how long the dispatching process's lease lasts unless renewed (another takes over after it). */
   leaseMs: number;
   /** WEBHOOK_WAKE_MS: how often the dispatcher asks the data version watch for changes and looks for due retries. */
@@ -245,12 +247,14 @@ function readWebhookConfig(env: Env): WebhookConfig {
   const allow = env.WEBHOOKS_ALLOW_PRIVATE ?? '0';
   if (!['0', '1', 'true', 'false'].includes(allow)) throw new ConfigError(`WEBHOOKS_ALLOW_PRIVATE must be 1 or 0, got "${allow}"`);
   const retryBaseMs = readWholeNumber(env, 'WEBHOOK_RETRY_BASE_MS', 10_000, 1);
+  const retryForMs = readWholeNumber(env, 'WEBHOOK_RETRY_FOR_MS', 24 * 60 * 60 * 1000, 0);
   return {
     allowPrivate: allow === '1' || allow === 'true',
     timeoutMs: readWholeNumber(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1),
     retryBaseMs,
     retryMaxMs: readWholeNumber(env, 'WEBHOOK_RETRY_MAX_MS', 60 * 60 * 1000, retryBaseMs),
-    retryForMs: readWholeNumber(env, 'WEBHOOK_RETRY_FOR_MS', 24 * 60 * 60 * 1000, 0),
+    retryForMs,
+    disableAfterMs: readWholeNumber(env, 'WEBHOOK_DISABLE_AFTER_MS', 7 * 24 * 60 * 60 * 1000, retryForMs),
     leaseMs: readWholeNumber(env, 'WEBHOOK_LEASE_MS', 15_000, 100),
     wakeMs: readWholeNumber(env, 'WEBHOOK_WAKE_MS', 100, 10),
     concurrency: readWholeNumber(env, 'WEBHOOK_CONCURRENCY', 16, 1),

@@ -45,7 +45,7 @@ const cli = (env: Record<string, string>, ...args: string[]) =>
 const tomorrow = (hour: number) => `${new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)} ${String(hour).padStart(2, '0')}:00:00`;
 
 describe('webhooks commands', () => {
-  it('creates (showing a generated secret once, alone on stdout), lists, shows deliveries of and deletes a webhook', async () => {
+  it('creates (showing a generated secret once, alone on stdout), lists, enables, shows deliveries of and deletes a webhook', async () => {
     const created = await cli(ENV, 'webhooks', 'create', `${receiver.url}?cli`, '--types', 'venue,tag');
     expect(created.code, created.stderr).toBe(0);
     const secret = created.stdout.trim();
@@ -55,14 +55,18 @@ describe('webhooks commands', () => {
 
     const listed = await cli(ENV, 'webhooks', 'list');
     expect(listed.code).toBe(0);
-    expect(listed.stdout).toMatch(new RegExp(`^${id}\\s+http://127\\.0\\.0\\.1:\\d+/hooks\\?cli\\s+venue,tag`, 'm'));
+    expect(listed.stdout).toMatch(new RegExp(`^${id}\\s+http://127\\.0\\.0\\.1:\\d+/hooks\\?cli\\s+venue,tag\\s+active\\s`, 'm'));
     expect(listed.stdout).not.toContain(secret);
+    const enabled = await cli(ENV, 'webhooks', 'enable', id);
+    expect(enabled.code, enabled.stderr).toBe(0);
+    expect(enabled.stdout).toContain(`Webhook ${id} is enabled`);
 
     expect((await cli(ENV, 'webhooks', 'deliveries', id)).stdout).toContain(`No deliveries for webhook ${id} yet.`);
     const deleted = await cli(ENV, 'webhooks', 'delete', id);
     expect(deleted.code).toBe(0);
     expect(deleted.stdout).toContain(`Deleted webhook ${id}`);
     expect((await cli(ENV, 'webhooks', 'delete', id)).stderr).toContain(`no webhook with ID ${id}`);
+    expect((await cli(ENV, 'webhooks', 'enable', id)).stderr).toContain(`no webhook with ID ${id}`);
     expect((await cli(ENV, 'webhooks', 'list')).stdout).not.toContain('?cli');
   }, SLOW);
 

@@ -84,6 +84,9 @@ describe('webhooks', () => {
       expect(new Set(delays).size).toBeGreaterThan(1);
     }
     expect(() => loadConfig({ WEBHOOKS_ALLOW_PRIVATE: 'yes' })).toThrow(/WEBHOOKS_ALLOW_PRIVATE/);
+    // A webhook failing for a week is disabled; never before its deliveries could be retried for their whole window.
+    expect(config.disableAfterMs).toBe(7 * 24 * 60 * 60 * 1000);
+    expect(() => loadConfig({ WEBHOOK_RETRY_FOR_MS: '5000', WEBHOOK_DISABLE_AFTER_MS: '4000' })).toThrow(/WEBHOOK_DISABLE_AFTER_MS must be a whole number of at least 5000/);
   });
 
   it('a signature made with another secret, or of other bytes, does not match', async () => {
@@ -155,6 +158,7 @@ describe('webhooks', () => {
       expect(created.errors?.[0]?.extensions?.code).toBe(code);
       expect((await server.gql(`{ webhooks { id url } }`, {}, as)).errors?.[0]?.extensions?.code).toBe(code);
       expect((await server.gql(`mutation { deleteWebhook(id: 1) }`, {}, as)).errors?.[0]?.extensions?.code).toBe(code);
+      expect((await server.gql(`mutation { enableWebhook(id: 1) { id } }`, {}, as)).errors?.[0]?.extensions?.code).toBe(code);
     }
     expect((await server.gqlOk(`{ webhooks { id } }`, {}, admin)).webhooks).toHaveLength(before);
   });

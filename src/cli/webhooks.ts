@@ -1,12 +1,12 @@
 /**
- * `webhooks create|list|delete|deliveries`: the URLs changes are POSTed to (src/webhooks). As with users, whoever runs
+ * `webhooks create|list|enable|delete|deliveries`: the URLs changes are POSTed to (src/webhooks). As with users, whoever runs
  * these can read the database anyway, so they act without credentials. A generated secret goes to stdout alone, once.
  */
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
 import { createDb, type Db } from '../db/client.js';
 import { migrate } from '../db/migrate.js';
-import { createWebhook, deleteWebhook, findWebhook, listDeliveries, listWebhooks, WebhookInputError } from '../webhooks/webhooks.js';
+import { createWebhook, deleteWebhook, enableWebhook, findWebhook, listDeliveries, listWebhooks, WebhookInputError, type WebhookView } from '../webhooks/webhooks.js';
 import { CliError, printTable, when } from './users.js';
 
 interface Command {
@@ -16,6 +16,9 @@ interface Command {
   options: Array<'types' | 'secret'>;
   run(db: Db, config: Config, args: string[], options: { types?: string; secret?: string }): Promise<void>;
 }
+
+const statusCell = (webhook: WebhookView) =>
+  webhook.status === 'disabled' ? `disabled ${when(webhook.disabledAt, '')}` : webhook.status === 'failing' ? `failing since ${when(webhook.failingSince, '')}` : 'active';
 
 function webhookId(raw: string): number {
   if (!/^\d{1,9}$/.test(raw)) throw new CliError(`<id> must be a webhook ID (a number, see: webhooks list), got "${raw}"`);
@@ -42,13 +45,25 @@ const COMMANDS: Record<string, Command> = {
   },
   list: {
     usage: 'webhooks list',
-    summary: 'the webhooks (never their secrets)',
+    summary: 'the webhooks (never their secrets): active, failing since when, or disabled when',
     positionals: [],
     options: [],
     async run(db) {
       const webhooks = await listWebhooks(db);
       if (webhooks.length === 0) return void console.log('No webhooks yet. Add one with: webhooks create <url>');
-      printTable(['ID', 'URL', 'TYPES', 'CREATED'], webhooks.map((w) => [String(w.id), w.url, w.types.join(','), when(w.createdAt, '')]));
+      printTable(['ID', 'URL', 'TYPES', 'STATUS', 'CREATED'], webhooks.map((w) => [String(w.id), w.url, w.types.join(','), statusCell(w), when(w.createdAt, '')]));
+    },
+  },
+  enable: {
+    usage: 'webhooks enable <id>',
+    summary: 'send the changes committed from now on to a disabled webhook again',
+    positionals: ['id'],
+    options: [],
+    async run(db, _config, [raw]) {
+      const id = webhookId(raw!);
+      const webhook = await enableWebhook(db, id);
+      if (!webhook) throw new CliError(`no webhook with ID ${id}`);
+      console.log(`Webhook ${id} is enabled: changes committed from now on are POSTed to ${webhook.url}.`);
     },
   },
   delete: {

@@ -2,11 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { WebhookConfig } from '../config.js';
 import type { Db } from '../db/client.js';
 import type { Logger } from '../logging/logger.js';
+import { recordFailure, recordSuccess } from './failing-streak.js';
 import { holdLease, releaseLease } from './lease.js';
 import { postOnce, type PostOutcome } from './post.js';
 import {
   claimAttempt,
   deliveriesTable,
+  failUnfinished,
   finishDelivery,
   pendingDeliveries,
   queueChanges,
@@ -26,6 +28,8 @@ const LEASE = 'webhook-dispatcher';
  * milliseconds of SQLite's write lock, and of the event loop, per step).
  */
 const QUEUED_PER_ROUND = 200;
+/** A disabled webhook's unfinished deliveries marked failed per round. */
+const FAILED_PER_ROUND = 500;
 /** After a round failed (the database unreachable…), the next one waits this long. */
 const AFTER_FAILURE_MS = 1000;
 
@@ -40,6 +44,9 @@ export function retryDelay(config: WebhookConfig, attempts: number): number {
   const exponential = Math.min(config.retryMaxMs, config.retryBaseMs * 2 ** Math.min(attempts - 1, 40));
   return Math.round(exponential * (0.75 + Math.random() * 0.5));
 }
+
+/** A delivery being attempted: its retry window started at its first attempt. */
+type ClaimedDelivery = DeliveryRow & { firstAttemptAt: Date };
 
 /** The JSON body of a delivery: the change, and the record as an anonymous REST reader sees it now. */
 export function deliveryBody(delivery: DeliveryRow, data: unknown): string {
@@ -62,7 +69,10 @@ export function deliveryBody(delivery: DeliveryRow, data: unknown): string {
  * each webhook that has a free slot, without waiting for them: at most `concurrencyPerWebhook` attempts per webhook
  * (one until an attempt to it succeeds, and again after one fails) and `concurrency` in all, the webhooks served in
  * turn. A receiver that never answers or keeps failing thus holds one slot, for `timeoutMs` per attempt; the others'
- * deliveries go on. An attempt is counted and its retry
+ * deliveries go on. A delivery is retried for `retryForMs` from its own first attempt (not from its queuing: one that
+ * waited behind a failing delivery of its record gets the whole window too), then marked failed. A webhook no attempt
+ * to which succeeded for `disableAfterMs` is disabled (src/webhooks/failing-streak.ts): nothing more is queued for
+ * it, and its unfinished deliveries are marked failed, a step per round. An attempt is counted and its retry
  * scheduled before it is made, so a process killed during it leaves a delivery that the next holder retries.
  * Memory: the rows of one round (a slot's worth per webhook) and the bodies of the attempts in flight.
  */
@@ -166,11 +176,13 @@ export class WebhookDispatcher {
 
   /** Starts the due deliveries of each webhook with a free slot, in turn from where the last round stopped. */
   private async startDue(): Promise<void> {
-    const webhooks = await this.db.webhook.findMany({ orderBy: { id: 'asc' } });
-    const ids = new Set(webhooks.map((webhook) => webhook.id));
+    const all = await this.db.webhook.findMany({ orderBy: { id: 'asc' } });
+    const ids = new Set(all.map((webhook) => webhook.id));
     for (const id of this.dueAt.keys()) if (!ids.has(id)) this.dueAt.delete(id);
     for (const id of this.answering) if (!ids.has(id)) this.answering.delete(id);
     const now = Date.now();
+    for (const webhook of all) if (webhook.disabledAt) await this.failQueueOf(webhook, webhook.disabledAt, now);
+    const webhooks = all.filter((webhook) => !webhook.disabledAt);
     let lastServed: number | undefined;
     for (let k = 0; k < webhooks.length && !this.closed && this.inFlight.size < this.config.concurrency; k++) {
       const index = (this.turn + k) % webhooks.length;
@@ -191,6 +203,15 @@ export class WebhookDispatcher {
     if (lastServed !== undefined) this.turn = lastServed + 1;
   }
 
+  /** Marks a step of a disabled webhook's unfinished deliveries failed; the next round goes on while any are left. */
+  private async failQueueOf(webhook: WebhookRow, disabledAt: Date, now: number): Promise<void> {
+    if ((this.dueAt.get(webhook.id) ?? now) > now) return;
+    const since = webhook.failingSince ? `, every attempt to it having failed since ${webhook.failingSince.toISOString()}` : '';
+    const found = await failUnfinished(this.db, webhook.id, `not sent: the webhook was disabled at ${disabledAt.toISOString()}${since}`, FAILED_PER_ROUND);
+    if (found === FAILED_PER_ROUND) this.nextDue = 0;
+    else this.dueAt.set(webhook.id, Number.POSITIVE_INFINITY);
+  }
+
   /** Starts up to `free` of the webhook's due deliveries; when its next pending one is due. */
   private async startDueOf(webhook: WebhookRow, free: number, now: number): Promise<{ started: number; nextDueAt: number }> {
     // One more than the slots: when the next one is due.
@@ -209,9 +230,10 @@ export class WebhookDispatcher {
   private async startAttempt(delivery: DeliveryRow, webhook: WebhookRow): Promise<boolean> {
     const attempts = delivery.attempts + 1;
     const retryAt = new Date(Date.now() + this.config.timeoutMs + retryDelay(this.config, attempts));
-    if (!(await claimAttempt(this.db, delivery, retryAt))) return false;
+    const firstAttemptAt = delivery.firstAttemptAt ?? new Date();
+    if (!(await claimAttempt(this.db, delivery, firstAttemptAt, retryAt))) return false;
     this.inFlightPerWebhook.set(webhook.id, (this.inFlightPerWebhook.get(webhook.id) ?? 0) + 1);
-    const attempt = this.attempt(delivery, webhook).finally(() => {
+    const attempt = this.attempt({ ...delivery, firstAttemptAt }, webhook).finally(() => {
       this.inFlight.delete(attempt);
       const left = this.inFlightPerWebhook.get(webhook.id)! - 1;
       if (left > 0) this.inFlightPerWebhook.set(webhook.id, left);
@@ -226,24 +248,38 @@ export class WebhookDispatcher {
   }
 
   /** Renders, signs and POSTs the delivery, and records how it went. Never rejects. */
-  private async attempt(delivery: DeliveryRow, webhook: WebhookRow): Promise<void> {
+  private async attempt(delivery: ClaimedDelivery, webhook: WebhookRow): Promise<void> {
+    let posted = false;
     const outcome = await this.render(delivery.recordType, delivery.recordId).then(
       (data) => {
+        posted = true;
         const body = deliveryBody(delivery, data);
         const headers = { [SIGNATURE_HEADER]: signBody(body, webhook.secret), [DELIVERY_HEADER]: delivery.id };
         return postOnce(webhook.url, body, headers, this.config.timeoutMs, this.config.allowPrivate, this.stopping.signal);
       },
       (error: unknown): PostOutcome => ({ ok: false, error: `not sent: ${error instanceof Error ? error.message : String(error)}` }),
     );
+    const wasAnswering = this.answering.has(webhook.id);
     if (outcome.ok) this.answering.add(webhook.id);
     else this.answering.delete(webhook.id);
     try {
-      if (outcome.ok) return await finishDelivery(this.db, delivery, 'delivered', null);
-      const expired = Date.now() - delivery.createdAt.getTime() >= this.config.retryForMs;
+      if (outcome.ok) {
+        await finishDelivery(this.db, delivery, 'delivered', null);
+        // Written only when there may be a failing streak (the row read says so, or this process saw no success of
+        // the webhook since it last saw a failure or started), not at every success.
+        if (webhook.failingSince || !wasAnswering) await recordSuccess(this.db, webhook.id);
+        return;
+      }
+      const expired = Date.now() - delivery.firstAttemptAt.getTime() >= this.config.retryForMs;
       if (expired) await finishDelivery(this.db, delivery, 'failed', outcome.error);
       else await scheduleRetry(this.db, delivery, outcome.error, new Date(Date.now() + retryDelay(this.config, delivery.attempts + 1)));
       const attempts = delivery.attempts + 1;
       this.logger.info({ webhook: webhook.id, delivery: delivery.id, attempts, error: outcome.error, failed: expired }, 'webhooks: a delivery attempt failed');
+      // The receiver's failures only: not a record that could not be rendered, nor an attempt ended by a stop.
+      const receiverFailed = posted && !this.stopping.signal.aborted;
+      if (receiverFailed && (await recordFailure(this.db, webhook.id, this.config.disableAfterMs))) {
+        this.logger.warn({ webhook: webhook.id, url: webhook.url, disableAfterMs: this.config.disableAfterMs }, 'webhooks: disabled a webhook no attempt to which succeeded for WEBHOOK_DISABLE_AFTER_MS');
+      }
     } catch (error) {
       // The claim already planned a retry.
       this.logger.warn({ webhook: webhook.id, delivery: delivery.id, err: error instanceof Error ? error.message : String(error) }, 'webhooks: recording an attempt failed');

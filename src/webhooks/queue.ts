@@ -40,8 +40,8 @@ export interface Queued {
 export async function queueChanges(db: Db, table: DeliveriesTable, maxRows: number): Promise<Queued> {
   const entries = await readChangesAfter(db, await dispatchPosition(db), maxRows);
   if (entries.length === 0) return { caughtUp: true, webhookIds: new Set() };
-  // Read after the entries: a webhook created since starts after all of them (its position is taken at creation).
-  const webhooks = await db.webhook.findMany({ select: { id: true, types: true, fromVersion: true, fromSeq: true } });
+  // Read after the entries: a webhook created (or enabled) since starts after all of them (its position is taken then).
+  const webhooks = await db.webhook.findMany({ where: { disabledAt: null }, select: { id: true, types: true, fromVersion: true, fromSeq: true } });
   const rows: Array<ReturnType<typeof deliveryRow>> = [];
   const now = new Date();
   let last = entries[0]!;
@@ -119,13 +119,14 @@ export function pendingDeliveries(db: Db, webhookId: number, limit: number): Pro
 }
 
 /**
- * Counts the attempt about to be made and plans its retry, unless someone attempted it meanwhile (false then), so
- * that an attempt cut short by the death of its process is retried by the next dispatcher.
+ * Counts the attempt about to be made, notes when the first one was (`firstAttemptAt`, kept from an earlier attempt)
+ * and plans its retry, unless someone attempted it meanwhile (false then), so that an attempt cut short by the death
+ * of its process is retried by the next dispatcher.
  */
-export async function claimAttempt(db: Db, delivery: DeliveryRow, retryAt: Date): Promise<boolean> {
+export async function claimAttempt(db: Db, delivery: DeliveryRow, firstAttemptAt: Date, retryAt: Date): Promise<boolean> {
   const { count } = await db.webhookDelivery.updateMany({
     where: { id: delivery.id, status: 'pending', attempts: delivery.attempts },
-    data: { attempts: delivery.attempts + 1, nextAttemptAt: retryAt },
+    data: { attempts: delivery.attempts + 1, nextAttemptAt: retryAt, firstAttemptAt },
   });
   return count > 0;
 }
@@ -147,6 +148,18 @@ export async function scheduleRetry(db: Db, delivery: DeliveryRow, lastError: st
     where: { id: delivery.id, status: 'pending', attempts: delivery.attempts + 1 },
     data: { lastError, nextAttemptAt: retryAt },
   });
+}
+
+/**
+ * Marks up to `limit` of the webhook's unfinished deliveries failed with `reason` (a disabled webhook's: nothing is
+ * sent to it any more); answers how many it found (fewer than `limit`: none is left).
+ */
+export async function failUnfinished(db: Db, webhookId: number, reason: string, limit: number): Promise<number> {
+  const where = { webhookId, status: { in: UNFINISHED } };
+  const batch = await db.webhookDelivery.findMany({ where, select: { id: true }, take: limit });
+  if (batch.length === 0) return 0;
+  await db.webhookDelivery.updateMany({ where: { ...where, id: { in: batch.map((row) => row.id) } }, data: { status: 'failed', lastError: reason } });
+  return batch.length;
 }
 
 /** Makes the record's earliest waiting delivery pending, when it has none pending; true when it did. */

@@ -11,8 +11,19 @@ export interface WebhookView {
   id: number;
   url: string;
   types: ChangeRecordType[];
+  status: WebhookStatus;
+  /** Since when every attempt to it failed (src/webhooks/failing-streak.ts); null after a success. */
+  failingSince: Date | null;
+  /** When it was disabled, no attempt to it having succeeded for WEBHOOK_DISABLE_AFTER_MS; null while enabled. */
+  disabledAt: Date | null;
   createdAt: Date;
 }
+
+export type WebhookStatus = 'active' | 'failing' | 'disabled';
+
+/** Active, failing (its last attempt failed: see its deliveries) or disabled (nothing is queued or sent to it). */
+export const webhookStatus = (webhook: { failingSince: Date | null; disabledAt: Date | null }): WebhookStatus =>
+  webhook.disabledAt ? 'disabled' : webhook.failingSince ? 'failing' : 'active';
 
 export interface CreatedWebhook extends WebhookView {
   /** Shown once, at creation. */
@@ -60,10 +71,13 @@ export function parseTypes(types: string | readonly string[] | undefined | null)
   return CHANGE_RECORD_TYPES.filter((type) => names.includes(type));
 }
 
-const view = (row: { id: number; url: string; types: string; createdAt: Date }): WebhookView => ({
+const view = (row: { id: number; url: string; types: string; failingSince: Date | null; disabledAt: Date | null; createdAt: Date }): WebhookView => ({
   id: row.id,
   url: row.url,
   types: row.types.split(',') as ChangeRecordType[],
+  status: webhookStatus(row),
+  failingSince: row.failingSince,
+  disabledAt: row.disabledAt,
   createdAt: row.createdAt,
 });
 
@@ -90,6 +104,19 @@ export async function listWebhooks(db: Db): Promise<WebhookView[]> {
 export async function findWebhook(db: Db, id: number): Promise<WebhookView | undefined> {
   const row = await db.webhook.findUnique({ where: { id } });
   return row ? view(row) : undefined;
+}
+
+/**
+ * Enables a disabled webhook again: the changes committed from now on are sent to it (not those made while it was
+ * disabled). Nothing changes for an enabled one. Answers it, or undefined when there is none.
+ */
+export async function enableWebhook(db: Db, id: number): Promise<WebhookView | undefined> {
+  const from = await currentChangePosition(db);
+  await db.webhook.updateMany({
+    where: { id, disabledAt: { not: null } },
+    data: { disabledAt: null, failingSince: null, fromVersion: from.version, fromSeq: from.seq },
+  });
+  return findWebhook(db, id);
 }
 
 /** Deletes the webhook and its deliveries (nothing more is sent); false when there was none. */

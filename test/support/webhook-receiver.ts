@@ -13,6 +13,8 @@ export interface Received {
   answered: number;
   /** Whether the connection was closed (by the sender, for an answer that never came). */
   closed: boolean;
+  /** When it arrived (Date.now()). */
+  at: number;
 }
 
 export type Answer = number | 'hang' | 'hang-after-headers';
@@ -72,7 +74,7 @@ export async function startReceiver(): Promise<Receiver> {
       } catch {
         json = undefined;
       }
-      const received: Received = { body, json, headers: request.headers, answered: 0, closed: false };
+      const received: Received = { body, json, headers: request.headers, answered: 0, closed: false, at: Date.now() };
       const answer = receiver.answer(received, receiver.received.length);
       receiver.received.push(received);
       response.on('close', () => {

@@ -1,8 +1,8 @@
 import type { ChangeRecordType as RecordType } from '../../db/change-log.js';
-import { createWebhook, deleteWebhook, shownNextAttempt, shownStatus, WebhookInputError, type CreatedWebhook } from '../../webhooks/webhooks.js';
+import { createWebhook, deleteWebhook, enableWebhook, shownNextAttempt, shownStatus, webhookStatus, WebhookInputError, type CreatedWebhook } from '../../webhooks/webhooks.js';
 import { requireCapability } from '../access.js';
 import { builder } from '../builder.js';
-import { FieldErrors } from '../errors.js';
+import { FieldErrors, NotFoundError } from '../errors.js';
 import { ChangeRecordTypeEnum } from '../changes/record-type.js';
 import { offsetConnection } from '../shared/connections.js';
 
@@ -16,7 +16,19 @@ const WebhookDeliveryStatusEnum = builder.enumType('WebhookDeliveryStatus', {
       description: 'Not sent yet, or failed and to be retried at `nextAttemptAt` (null while an earlier change of the same record is still pending).',
     },
     DELIVERED: { value: 'delivered', description: 'The receiver answered 2xx.' },
-    FAILED: { value: 'failed', description: 'Still failing after WEBHOOK_RETRY_FOR_MS: given up.' },
+    FAILED: {
+      value: 'failed',
+      description: 'Given up: still failing WEBHOOK_RETRY_FOR_MS after its first attempt, or not sent because the webhook was disabled (see `lastError`).',
+    },
+  },
+});
+
+const WebhookStatusEnum = builder.enumType('WebhookStatus', {
+  description: 'Whether changes are sent to a webhook.',
+  values: {
+    ACTIVE: { value: 'active', description: 'Its last attempt succeeded (or none was made yet).' },
+    FAILING: { value: 'failing', description: 'Every attempt since `failingSince` failed; it is disabled once that lasts WEBHOOK_DISABLE_AFTER_MS.' },
+    DISABLED: { value: 'disabled', description: 'Nothing is queued or sent to it since `disabledAt`, until `enableWebhook`.' },
   },
 });
 
@@ -29,7 +41,10 @@ const WebhookDeliveryType = builder.prismaObject('WebhookDelivery', {
     action: t.exposeString('action', { description: '`created`, `updated` or `deleted`, as the change was recorded.' }),
     status: t.field({ type: WebhookDeliveryStatusEnum, description: 'Pending, delivered or failed.', resolve: (d) => shownStatus(d.status) }),
     attempts: t.exposeInt('attempts', { description: 'Attempts made so far.' }),
-    lastError: t.exposeString('lastError', { nullable: true, description: 'Why the last attempt failed (`answered 500`, a timeout, a network error); null after a success.' }),
+    lastError: t.exposeString('lastError', {
+      nullable: true,
+      description: 'Why the last attempt failed (`answered 500`, a timeout, a network error), or why it was not sent (the webhook disabled); null after a success.',
+    }),
     nextAttemptAt: t.field({
       type: 'DateTime',
       nullable: true,
@@ -44,12 +59,23 @@ const WebhookDeliveryType = builder.prismaObject('WebhookDelivery', {
 const WebhookType = builder.prismaObject('Webhook', {
   description: 'A URL every change of the chosen record types is POSTed to, signed with its secret (README "Webhooks"). The secret is shown only at creation.',
   fields: (t) => ({
-    id: t.exposeInt('id', { description: 'The webhook’s database ID, for `deleteWebhook(id:)`.' }),
+    id: t.exposeInt('id', { description: 'The webhook’s database ID, for `enableWebhook(id:)` and `deleteWebhook(id:)`.' }),
     url: t.exposeString('url', { description: 'Where the changes are POSTed.' }),
     types: t.field({
       type: [ChangeRecordTypeEnum],
       description: 'The record types whose changes are sent.',
       resolve: (webhook) => webhook.types.split(',') as RecordType[],
+    }),
+    status: t.field({ type: WebhookStatusEnum, description: 'Active, failing or disabled.', resolve: webhookStatus }),
+    failingSince: t.expose('failingSince', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'Since when every attempt to it failed; null while its last attempt succeeded.',
+    }),
+    disabledAt: t.expose('disabledAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it was disabled, no attempt to it having succeeded for WEBHOOK_DISABLE_AFTER_MS; null while enabled.',
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created: changes committed after this are sent.' }),
     deliveries: t.connection(
@@ -127,6 +153,17 @@ builder.mutationFields((t) => ({
         errors.throwIfAny();
         throw error;
       });
+    },
+  }),
+  enableWebhook: t.prismaField({
+    type: WebhookType,
+    description:
+      'Administrators only. Sends the changes committed from now on to a disabled webhook again (those made while it was disabled are not sent); an enabled one is left as it is.',
+    args: { id: t.arg.int({ required: true, description: 'The webhook’s database ID.' }) },
+    resolve: async (query, _root, args, ctx) => {
+      requireCapability(ctx, 'manage_webhooks');
+      if (!(await enableWebhook(ctx.db, args.id))) throw new NotFoundError('Webhook', args.id);
+      return ctx.db.webhook.findUniqueOrThrow({ ...query, where: { id: args.id } });
     },
   }),
   deleteWebhook: t.boolean({
