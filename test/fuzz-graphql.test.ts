@@ -17,8 +17,10 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schema } from '../src/graphql/schema.js';
 import { createCategory, createEvent, createOrganizer, createTag, createVenue } from './support/factories.js';
-import { anyValue, databaseSnapshot, fuzzRuns, hostileValue, longIdList, nastyString, snapshot, valueFor } from './support/fuzz.js';
+import { anyValue, databaseSnapshot, fuzzRuns, reportRequestsSent, hostileValue, longIdList, nastyString, snapshot, valueFor } from './support/fuzz.js';
 import { ADMIN_AUTHORIZATION, startServer, type As, type TestServer } from './support/server.js';
+
+reportRequestsSent('fuzz-graphql');
 
 // Bad input never yields a 5xx or an unexpected error over GraphQL. Every root field of the schema (src/graphql) is
 // called with random and adversarial variables shaped after its argument types (EventsFilter, EventInput, …): queries

@@ -4,10 +4,12 @@ import type { ParamDeclaration } from '../src/rest/params.js';
 import type { HttpMethod } from '../src/rest/route.js';
 import { ROUTES } from '../src/rest/routes/table.js';
 import { createCategory, createEvent, createOrganizer, createTag, createVenue } from './support/factories.js';
-import { anyValue, databaseSnapshot, fuzzRuns, longIdList, nastyString, phpText, snapshot, unknownName, valueFor, type Wire } from './support/fuzz.js';
+import { anyValue, databaseSnapshot, fuzzRuns, reportRequestsSent, longIdList, nastyString, phpText, snapshot, unknownName, valueFor, type Wire } from './support/fuzz.js';
 import { call, type RestResponse } from './support/rest.js';
 import { schemaErrors } from './support/schemas.js';
 import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
+
+reportRequestsSent('fuzz-rest');
 
 // Bad input never yields a 5xx. Every endpoint of the REST route table (src/rest/routes/table.ts) gets random and
 // adversarial values for the parameters it declares (src/rest/params.ts types), for its path parameters and for

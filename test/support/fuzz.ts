@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { afterAll, beforeAll } from 'vitest';
 import { Prisma } from '../../src/db/generated/prisma/client.js';
 import { ADMIN_AUTHORIZATION, type TestServer } from './server.js';
 
@@ -182,3 +183,22 @@ export async function databaseSnapshot(server: TestServer): Promise<Record<strin
 const BACKGROUND_SETTINGS = new Set(['webhook_dispatch_position', 'change_log_pruned_through']);
 const isBackgroundBookkeeping = (model: string, row: unknown) =>
   model === 'Setting' && BACKGROUND_SETTINGS.has((row as { name: string }).name);
+
+/**
+ * Counts the HTTP requests this test file sends (every fetch of the process) and prints the total and the seed when
+ * the file ends, so a run can show how many cases it tried (FUZZ_RUNS_FACTOR, FUZZ_SEED).
+ */
+export function reportRequestsSent(file: string): void {
+  let sent = 0;
+  const original = globalThis.fetch;
+  beforeAll(() => {
+    globalThis.fetch = (...args: Parameters<typeof fetch>) => {
+      sent += 1;
+      return original(...args);
+    };
+  });
+  afterAll(() => {
+    globalThis.fetch = original;
+    console.info(`${file}: ${sent} requests sent (seed ${FUZZ_SEED}, FUZZ_RUNS_FACTOR ${process.env.FUZZ_RUNS_FACTOR ?? 1})`);
+  });
+}
