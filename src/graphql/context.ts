@@ -1,3 +1,4 @@
+import type { PasswordGuesses } from '../auth/password-guesses.js';
 import type { ViewerUser } from '../auth/permissions.js';
 import type { Config } from '../config.js';
 import type { ChangeNotifier } from '../db/change-notifier.js';
@@ -20,6 +21,8 @@ export interface Context {
   now: Date;
   /** Passwords the request offered for password-protected records (the `password` arguments). */
   offeredPasswords: string[];
+  /** Counts those passwords as guesses of the client's (absent outside the server: seeding, importing). */
+  passwordGuesses?: PasswordGuesses;
   /** The database's data version now (src/db/data-version.ts), for what is remembered across requests. */
   dataVersion: () => Promise<bigint>;
   /** This process's notifier of committed changes, for the `changed` subscription (absent outside the server). */
@@ -32,6 +35,7 @@ export function createContext(
   viewer: Viewer = ANONYMOUS,
   dataVersion: () => Promise<bigint> = () => readDataVersion(db),
   changes?: ChangeNotifier,
+  passwordGuesses?: PasswordGuesses,
 ): Context {
-  return { db, config, viewer, now: new Date(), offeredPasswords: [], dataVersion, changes };
+  return { db, config, viewer, now: new Date(), offeredPasswords: [], passwordGuesses, dataVersion, changes };
 }

@@ -13,6 +13,8 @@ export const ErrorCode = {
   alreadyTrashed: 'ALREADY_TRASHED',
   /** A change cursor that is unknown or expired: read everything again (src/graphql/changes/cursor.ts). */
   resyncRequired: 'RESYNC_REQUIRED',
+  /** Too many failed attempts at a secret from this client lately; `retryAfter` seconds. */
+  rateLimited: 'RATE_LIMITED',
 } as const;
 
 /** Bad input: `fields` maps each offending input field (its GraphQL name) to a message a person can act on. */
@@ -54,6 +56,13 @@ export class FieldErrors {
 
   throwIfAny(): void {
     if (!this.isEmpty) throw new InputError(this.fields);
+  }
+}
+
+/** Refused until `retryAfter` seconds have passed: answered 429 with Retry-After over HTTP. */
+export class RateLimitedError extends GraphQLError {
+  constructor(message: string, retryAfter: number) {
+    super(message, { extensions: { code: ErrorCode.rateLimited, retryAfter, http: { status: 429, headers: { 'retry-after': String(retryAfter) } } } });
   }
 }
 

@@ -1,66 +1,237 @@
+import { performance } from 'node:perf_hooks';
+import ipaddr from 'ipaddr.js';
+import type { RefusalReason } from '../logging/request-log.js';
+
 /**
- * Sheds load instead of timing everyone out. A process given more requests than it can serve makes each of them wait
- * for all the others; instead, a request that arrives while the process is behind is answered at once with 503 and
- * `Retry-After`, which costs next to nothing, so the requests already taken finish in time and the health check (never
- * shed, see server.ts) keeps answering. "Behind" is either of:
+ * Sheds load instead of timing everyone out, and sheds the clients that cause it first. A process given more requests
+ * than it can serve makes each of them wait for all the others; instead, a request that arrives while the process is
+ * behind is answered at once (which costs next to nothing), so the requests already taken finish in time and the
+ * health check (never shed, see server.ts) keeps answering. "Behind" is any of:
  *
  * - the event loop has not come round for MAX_EVENT_LOOP_LAG_MS: requests are waiting in the socket queue. This is
- *   how SQLite falls behind: its statements run on the loop's own thread, so each request runs to its end within one
- *   turn of the loop and a flood queues outside the process, where only the loop's lateness shows it;
- * - MAX_IN_FLIGHT requests are being worked on: how PostgreSQL (whose statements run elsewhere) falls behind.
+ *   how SQLite falls behind: its statements run on the loop's own thread, so a flood queues outside the process,
+ *   where only the loop's lateness shows it;
+ * - MAX_IN_FLIGHT requests are being worked on: how PostgreSQL (whose statements run elsewhere) falls behind;
+ * - the loop has been busy nearly all the time lately (SATURATED) while more than one client is using it: nothing is
+ *   late yet, but each request waits for the others' work, a few long ones (feeds) suffice.
  *
- * Per process: with WORKERS=N each process sheds on its own.
+ * Whom to refuse: each client (an address, see clientKeyOf) has a load, the time its requests took lately (decaying,
+ * half of it forgotten every LOAD_HALF_LIFE_MS) plus the time its requests in flight have taken so far. The time is
+ * measured, so a request costs what it really cost: a response-cache hit or a refusal next to nothing, a feed
+ * rendered for a random password its whole render. While the process is behind, a client whose load is at least the
+ * average of the clients seen lately is refused with 429 (its own excess: it alone is asked to slow down); the
+ * others' requests are still taken, up to twice MAX_IN_FLIGHT, and answered 503 beyond (the process as a whole is
+ * behind). The same load orders the requests waiting to start (src/limits/start-pacing.ts): the lightest client's first.
+ *
+ * Per process: with WORKERS=N each process counts on its own.
  */
 export class LoadShedder {
-  private inFlight = 0;
-  private lastTurn = performance.now();
-  private readonly heartbeat: NodeJS.Timeout;
+  readonly #clients = new Map<string, ClientLoad>();
+  /** All clients together (the evicted ones' decayed cost taken out). */
+  readonly #total = new ClientLoad();
+  #lastTurn = performance.now();
+  #utilization = 0;
+  #loopUsage = performance.eventLoopUtilization();
+  #turns = 0;
+  readonly #heartbeat: NodeJS.Timeout;
 
-  /** 0 switches either bound off. */
+  /** 0 switches either bound off (MAX_EVENT_LOOP_LAG_MS = 0 switches saturation off too). */
   constructor(
     private readonly maxInFlight: number,
     private readonly maxLagMs: number,
   ) {
     // A timer that the loop runs once per turn at most: how late it is tells how long the loop has been busy.
-    this.heartbeat = setInterval(() => (this.lastTurn = performance.now()), HEARTBEAT_MS).unref();
+    this.#heartbeat = setInterval(() => this.#beat(), HEARTBEAT_MS).unref();
   }
 
-  /** Runs `work` if the process keeps up, or answers `shed()` without running it. */
-  async run(work: () => Promise<Response>, shed: () => Response): Promise<Response> {
-    if (this.isBehind()) return shed();
-    this.inFlight++;
-    try {
-      return await work();
-    } finally {
-      this.inFlight--;
-    }
+  /** Takes a request of `client` (clientKeyOf), or refuses it; either way `finish()` ends its accounting. */
+  admit(client: string): Ticket {
+    const now = performance.now();
+    const behind = this.#behind(now);
+    if (behind && this.#overShare(this.#clients.get(client), now)) return this.#refused(client, now, TOO_MANY);
+    if (behind && this.maxInFlight > 0 && this.#total.inFlight >= this.maxInFlight * HARD_BOUND_FACTOR) return this.#refused(client, now, OVERLOADED);
+    return this.enter(client, now);
+  }
+
+  /** Takes a request without asking (in-process callers of the app, which no one floods). */
+  enter(client: string, now = performance.now()): Ticket {
+    const load = this.#loadOf(client);
+    load.start(now);
+    this.#total.start(now);
+    return new Ticket(null, () => load.costNow(performance.now()), (end) => {
+      load.end(now, end);
+      this.#total.end(now, end);
+    });
   }
 
   close(): void {
-    clearInterval(this.heartbeat);
+    clearInterval(this.#heartbeat);
   }
 
-  /** Whether a request arriving now would be shed (the health check never is). */
-  isBehind(): boolean {
-    if (this.maxInFlight > 0 && this.inFlight >= this.maxInFlight) return true;
-    return this.maxLagMs > 0 && performance.now() - this.lastTurn > HEARTBEAT_MS + this.maxLagMs;
+  #refused(client: string, now: number, refusal: Refusal): Ticket {
+    const load = this.#loadOf(client);
+    return new Ticket(refusal, () => 0, (end) => {
+      load.charge(end - now, end);
+      this.#total.charge(end - now, end);
+    });
+  }
+
+  #behind(now: number): Behind | null {
+    if (this.maxInFlight > 0 && this.#total.inFlight >= this.maxInFlight) return 'in_flight';
+    if (this.maxLagMs === 0) return null;
+    if (now - this.#lastTurn > HEARTBEAT_MS + this.maxLagMs) return 'event_loop_lag';
+    return this.#utilization >= SATURATED && this.#clients.size > 1 ? 'saturated' : null;
+  }
+
+  /** Whether the client's load is at least the average of the clients seen lately (a newcomer's never is). */
+  #overShare(load: ClientLoad | undefined, now: number): boolean {
+    if (!load) return false;
+    const mine = load.costNow(now);
+    return mine > 0 && mine * this.#clients.size >= this.#total.costNow(now);
+  }
+
+  #loadOf(client: string): ClientLoad {
+    const key = this.#clients.has(client) || this.#clients.size < MAX_TRACKED_CLIENTS ? client : UNTRACKED;
+    let load = this.#clients.get(key);
+    if (!load) this.#clients.set(key, (load = new ClientLoad()));
+    return load;
+  }
+
+  #beat(): void {
+    const now = performance.now();
+    const usage = performance.eventLoopUtilization();
+    const lately = performance.eventLoopUtilization(usage, this.#loopUsage);
+    this.#loopUsage = usage;
+    const weight = 1 - Math.exp(-(now - this.#lastTurn) / SATURATION_WINDOW_MS);
+    this.#utilization += (lately.utilization - this.#utilization) * weight;
+    this.#lastTurn = now;
+    if (++this.#turns % FORGET_EVERY_TURNS === 0) this.#forgetIdle(now);
+  }
+
+  /** Drops the clients with nothing in flight whose cost has faded: memory stays bounded by the clients of late. */
+  #forgetIdle(now: number): void {
+    for (const [key, load] of this.#clients) {
+      if (load.inFlight > 0) continue;
+      const cost = load.costNow(now);
+      if (cost >= FORGET_BELOW_MS) continue;
+      this.#clients.delete(key);
+      this.#total.charge(-cost, now);
+    }
   }
 }
 
+/** A request's place in the accounting. */
+export class Ticket {
+  #finished = false;
+
+  constructor(
+    /** Why it is refused, or null when it is taken. */
+    readonly refusal: Refusal | null,
+    /** Its client's load now: waiting requests start lightest client first. */
+    readonly rank: () => number,
+    private readonly end: (now: number) => void,
+  ) {}
+
+  /** Ends its accounting: its time is charged to its client. Only the first call counts. */
+  finish(): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    this.end(performance.now());
+  }
+}
+
+/** Requests in flight and time spent lately, of one client or of all. */
+class ClientLoad {
+  inFlight = 0;
+  /** Sum of the start times of the requests in flight: their time so far is inFlight × now − startedSum. */
+  #startedSum = 0;
+  #cost = 0;
+  #costAt = 0;
+
+  start(now: number): void {
+    this.inFlight++;
+    this.#startedSum += now;
+  }
+
+  end(started: number, now: number): void {
+    this.inFlight--;
+    this.#startedSum -= started;
+    this.charge(now - started, now);
+  }
+
+  charge(ms: number, now: number): void {
+    this.#cost = this.#decayed(now) + ms;
+    this.#costAt = now;
+  }
+
+  costNow(now: number): number {
+    return this.#decayed(now) + this.inFlight * now - this.#startedSum;
+  }
+
+  #decayed(now: number): number {
+    return this.#cost * 2 ** ((this.#costAt - now) / LOAD_HALF_LIFE_MS);
+  }
+}
+
+type Behind = 'in_flight' | 'event_loop_lag' | 'saturated';
+
+/** Why a request was refused, as its log line says (`reason`). */
+export type ShedReason = Extract<RefusalReason, 'client_over_share' | 'overloaded'>;
+
+export interface Refusal {
+  status: 429 | 503;
+  reason: ShedReason;
+}
+
+const TOO_MANY: Refusal = { status: 429, reason: 'client_over_share' };
+const OVERLOADED: Refusal = { status: 503, reason: 'overloaded' };
+
 const HEARTBEAT_MS = 50;
+/** Half of a client's past load is forgotten after this. */
+const LOAD_HALF_LIFE_MS = 1000;
+/** The event loop busy this share of the time (averaged over about SATURATION_WINDOW_MS) is saturated. */
+const SATURATED = 0.9;
+const SATURATION_WINDOW_MS = 500;
+/** Below MAX_IN_FLIGHT × this, the requests of clients under their share are still taken while behind. */
+const HARD_BOUND_FACTOR = 2;
+/** Clients remembered at most (about 200 bytes each); beyond, new clients share one entry and so one share. */
+const MAX_TRACKED_CLIENTS = 10_000;
+const UNTRACKED = '(untracked clients)';
+const FORGET_EVERY_TURNS = 20;
+const FORGET_BELOW_MS = 0.5;
+
+/**
+ * What one client is, for fairness: its address, an IPv6 one by its /64 prefix (what one subscriber gets, so a client
+ * cannot be many by varying the rest). Behind a proxy, every user is the proxy's address unless TRUST_PROXY is set.
+ */
+export function clientKeyOf(address: string): string {
+  if (!ipaddr.isValid(address)) return address.slice(0, 64);
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  return `${(parsed as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16)).join(':')}::/64`;
+}
 
 /** Seconds a shed client is asked to wait before trying again. */
 export const SHED_RETRY_AFTER_SECONDS = 1;
 
 export const HEALTH_PATH = '/healthz';
 
-/** The answer to a shed request: 503 with Retry-After, shaped as the API it was for (GraphQL or REST). */
-export function overloadedAnswer(pathname: string, restBody: () => unknown) {
-  const message = 'The service is busy; try again shortly.';
-  const body = pathname === '/graphql' ? { errors: [{ message, extensions: { code: 'SERVICE_OVERLOADED' } }] } : restBody();
+/** The REST error for a refusal: `rest_service_overloaded` (503) or `rest_client_over_share` (429). */
+export type RestRefusalBody = (status: 429 | 503) => { code: string; message: string; data: { status: number } };
+
+/**
+ * The answer to a refused request: 503 (the process is behind) or 429 (the client's own excess), with Retry-After,
+ * shaped as the API it was for: GraphQL errors for /graphql (SERVICE_OVERLOADED, RATE_LIMITED), the REST error
+ * otherwise.
+ */
+export function refusalAnswer(pathname: string, status: 429 | 503, restBody: RestRefusalBody) {
+  const rest = restBody(status);
+  const code = status === 503 ? 'SERVICE_OVERLOADED' : 'RATE_LIMITED';
+  const retryAfter = SHED_RETRY_AFTER_SECONDS;
+  const graphql = { errors: [{ message: rest.message, extensions: { code, ...(status === 429 ? { retryAfter } : {}) } }] };
   return {
-    status: 503,
-    headers: { 'content-type': 'application/json; charset=UTF-8', 'retry-after': String(SHED_RETRY_AFTER_SECONDS) },
-    body: JSON.stringify(body),
+    status,
+    headers: { 'content-type': 'application/json; charset=UTF-8', 'cache-control': 'no-store', 'retry-after': String(retryAfter) },
+    body: JSON.stringify(pathname === '/graphql' ? graphql : rest),
   };
 }
