@@ -83,11 +83,17 @@ export class LoadShedder {
     return this.#utilization >= SATURATED && this.#clients.size > 1 ? 'saturated' : null;
   }
 
-  /** Whether the client's load is at least the average of the clients seen lately (a newcomer's never is). */
+  /**
+   * Whether the client holds at least its share of the process: of the requests in flight (MAX_IN_FLIGHT shared
+   * among the clients seen lately: a burst of requests that have only just started has next to no load yet), or of
+   * the load (at least the clients' average). A newcomer never does.
+   */
   #overShare(load: ClientLoad | undefined, now: number): boolean {
     if (!load) return false;
+    const clients = this.#clients.size;
+    if (this.maxInFlight > 0 && load.inFlight > 0 && load.inFlight * clients >= this.maxInFlight) return true;
     const mine = load.costNow(now);
-    return mine > 0 && mine * this.#clients.size >= this.#total.costNow(now);
+    return mine > 0 && mine * clients >= this.#total.costNow(now);
   }
 
   #loadOf(client: string): ClientLoad {

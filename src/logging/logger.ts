@@ -1,5 +1,6 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { LogLevel } from '../config.js';
+import { StdoutLines } from './stdout-lines.js';
 
 export type { Logger };
 
@@ -11,19 +12,18 @@ const SECRET_KEYS = ['authorization', 'cookie', 'password', 'adminPassword', 'se
 const REDACTED_PATHS = SECRET_KEYS.flatMap((key) => [key, `*.${key}`, `*.headers.${key}`]);
 
 /**
- * Bytes of lines waiting for stdout at most. A reader of stdout slower than a flood of requests (each with its line)
- * would otherwise keep them all in memory; past this, lines are dropped, counted, and the count written once stdout
- * keeps up again (`droppedLines`).
+ * Characters of lines waiting for stdout at most (about 30,000 request lines): past this, lines are dropped, counted,
+ * and the count written once stdout keeps up again (`droppedLines`), see src/logging/stdout-lines.ts.
  */
 const MAX_WAITING_BYTES = 8 * 1024 * 1024;
 const DROP_REPORT_MS = 1000;
 
 /**
  * The service's logger: one JSON object per line, ISO timestamps, level names. Without a destination it writes to
- * stdout through pino's asynchronous destination (flushed when the process exits).
+ * stdout asynchronously (src/logging/stdout-lines.ts; what waits is written when the process exits).
  */
 export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
-  const stdout = destination ? null : pino.destination({ dest: 1, sync: false, maxLength: MAX_WAITING_BYTES });
+  const stdout = destination ? null : new StdoutLines(1, MAX_WAITING_BYTES);
   const logger = pino(
     {
       level,
@@ -37,14 +37,10 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
   return logger;
 }
 
-function reportDroppedLines(stdout: ReturnType<typeof pino.destination>, logger: Logger): void {
-  let dropped = 0;
-  stdout.on('drop', () => dropped++);
+function reportDroppedLines(stdout: StdoutLines, logger: Logger): void {
   setInterval(() => {
-    if (dropped === 0) return;
-    const droppedLines = dropped;
-    dropped = 0;
-    logger.warn({ droppedLines }, `${droppedLines} log lines dropped: stdout was not read as fast as they were written`);
+    const droppedLines = stdout.takeDropped();
+    if (droppedLines > 0) logger.warn({ droppedLines }, `${droppedLines} log lines dropped: stdout was not read as fast as they were written`);
   }, DROP_REPORT_MS).unref();
 }
 
