@@ -29,6 +29,16 @@ describe('start pacing (SQLite)', () => {
     for (let i = 1; i < turns.length; i++) expect(turns[i]!).toBeGreaterThan(turns[i - 1]!);
   });
 
+  it('of the requests waiting, starts the lowest ranked first (the lightest client), in arrival order among equals', async () => {
+    const pacing = new StartPacing();
+    const starts: string[] = [];
+    const load = { greedy: 100, polite: 1 };
+    const run = (name: string, client: keyof typeof load) => pacing.run(async () => void starts.push(name), () => load[client]);
+    const done = [run('g1', 'greedy'), run('g2', 'greedy'), run('g3', 'greedy'), run('p1', 'polite'), run('g4', 'greedy'), run('p2', 'polite')];
+    await Promise.all(done);
+    expect(starts).toEqual(['g1', 'p1', 'p2', 'g2', 'g3', 'g4']);
+  });
+
   it('answers what the work answers, and passes its failure on without stopping later starts', async () => {
     const pacing = new StartPacing();
     const failing = pacing.run(async () => {
