@@ -18,10 +18,10 @@ import type { RefusalReason } from '../logging/request-log.js';
  * Whom to refuse: each client (an address, see clientKeyOf) has a load, the time its requests took lately (decaying,
  * half of it forgotten every LOAD_HALF_LIFE_MS) plus the time its requests in flight have taken so far. The time is
  * measured, so a request costs what it really cost: a response-cache hit or a refusal next to nothing, a feed
- * rendered for a random password its whole render. While the process is behind, a client whose load is at least the
- * average of the clients seen lately is refused with 429 (its own excess: it alone is asked to slow down); the
- * others' requests are still taken, up to twice MAX_IN_FLIGHT, and answered 503 beyond (the process as a whole is
- * behind). The same load orders the requests waiting to start (src/limits/start-pacing.ts): the lightest client's first.
+ * rendered for a random password its whole render. While the process is behind, a client holding at least its share
+ * (#overShare) is refused with 429 (its own excess: it alone is asked to slow down); the others' requests are still
+ * taken, up to twice MAX_IN_FLIGHT, and answered 503 beyond (the process as a whole is behind). The same load orders
+ * the requests waiting to start (src/limits/start-pacing.ts): the lightest client's first.
  *
  * Per process: with WORKERS=N each process counts on its own.
  */
