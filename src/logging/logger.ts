@@ -18,12 +18,16 @@ const REDACTED_PATHS = SECRET_KEYS.flatMap((key) => [key, `*.${key}`, `*.headers
 const MAX_WAITING_BYTES = 8 * 1024 * 1024;
 const DROP_REPORT_MS = 1000;
 
+/** Every logger without a destination writes through this one (a test process makes many): created with the first. */
+let stdout: StdoutLines | undefined;
+
 /**
  * The service's logger: one JSON object per line, ISO timestamps, level names. Without a destination it writes to
  * stdout asynchronously (src/logging/stdout-lines.ts; what waits is written when the process exits).
  */
 export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
-  const stdout = destination ? null : new StdoutLines(1, MAX_WAITING_BYTES);
+  const firstOnStdout = !destination && !stdout;
+  if (firstOnStdout) stdout = new StdoutLines(1, MAX_WAITING_BYTES);
   const logger = pino(
     {
       level,
@@ -33,13 +37,13 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
     },
     destination ?? stdout!,
   );
-  if (stdout) reportDroppedLines(stdout, logger);
+  if (firstOnStdout) reportDroppedLines(stdout!, logger);
   return logger;
 }
 
-function reportDroppedLines(stdout: StdoutLines, logger: Logger): void {
+function reportDroppedLines(lines: StdoutLines, logger: Logger): void {
   setInterval(() => {
-    const droppedLines = stdout.takeDropped();
+    const droppedLines = lines.takeDropped();
     if (droppedLines > 0) logger.warn({ droppedLines }, `${droppedLines} log lines dropped: stdout was not read as fast as they were written`);
   }, DROP_REPORT_MS).unref();
 }

@@ -9,8 +9,9 @@ import { write, writeSync } from 'node:fs';
  * and waits 100 ms whenever a non-blocking stdout is full.
  *
  * At most `maxWaitingBytes` wait (counted in characters, about bytes for JSON): a reader slower than a flood would
- * otherwise cost memory without end. Past it, lines are dropped and counted (`takeDropped`). Whatever waits is written
- * synchronously when the process exits.
+ * otherwise cost memory without end. Past it, lines are dropped and counted (`takeDropped`). `flush` calls back once
+ * everything is written (a graceful stop waits for it); at exit, what waits is written synchronously, unless a write
+ * is still under way in the thread pool, which the exit may cut short and whose bytes the next would interleave with.
  */
 export class StdoutLines {
   #waiting: string[] = [];
@@ -18,6 +19,7 @@ export class StdoutLines {
   #writing = false;
   #dropped = 0;
   #closed = false;
+  #flushed: (() => void)[] = [];
 
   constructor(
     private readonly fd: number,
@@ -44,9 +46,15 @@ export class StdoutLines {
     return dropped;
   }
 
+  /** Calls back once every line written so far is written (or stdout is gone). */
+  flush(callback: () => void): void {
+    if (!this.#writing) callback();
+    else this.#flushed.push(callback);
+  }
+
   /** Writes what waits, blocking: at exit, when the event loop will not run the asynchronous writes. */
   flushSync(): void {
-    if (this.#closed || this.#waiting.length === 0) return;
+    if (this.#closed || this.#writing || this.#waiting.length === 0) return;
     const chunk = this.#take();
     const giveUpAt = Date.now() + EXIT_FLUSH_MS;
     for (let offset = 0; offset < chunk.length; ) {
@@ -79,11 +87,12 @@ export class StdoutLines {
         // EPIPE and the like: the reader is gone; the lines have nowhere to go.
         this.#closed = true;
         this.#waiting = [];
-        return;
+      } else if (offset + written < chunk.length) {
+        return this.#writeFrom(chunk, offset + written);
       }
-      if (offset + written < chunk.length) return this.#writeFrom(chunk, offset + written);
       this.#writing = false;
-      if (this.#waiting.length > 0) this.#writeWaiting();
+      if (this.#waiting.length > 0) return this.#writeWaiting();
+      for (const callback of this.#flushed.splice(0)) callback();
     });
   }
 }
