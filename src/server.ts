@@ -19,6 +19,7 @@ import { icalUidSuffix } from './ical/uid-suffix.js';
 import { SignInLimiter } from './auth/sign-in-limits.js';
 import { PasswordGuesses } from './auth/password-guesses.js';
 import { createContext, type Context, type Viewer } from './graphql/context.js';
+import { ErrorCode } from './graphql/errors.js';
 import { schema } from './graphql/schema.js';
 import { Deadline, DeadlineExceededError, guardedDb, TIMEOUT_CODE } from './limits/deadline.js';
 import { graphqlLimitPlugins } from './limits/graphql.js';
@@ -94,7 +95,7 @@ const json = (body: unknown, status = 200, headers: Record<string, string> = {})
 function graphqlRefusal(refusal: Exclude<SignIn, { viewer: Viewer }>): Response {
   if (refusal.refused === 'invalid') return json({ errors: [{ message: INVALID_CREDENTIALS, extensions: { code: 'UNAUTHENTICATED' } }] }, 401);
   const message = `Too many failed sign-in attempts. Try again in ${refusal.retryAfter} seconds.`;
-  return json({ errors: [{ message, extensions: { code: 'RATE_LIMITED', retryAfter: refusal.retryAfter } }] }, 429, { 'retry-after': String(refusal.retryAfter) });
+  return json({ errors: [{ message, extensions: { code: ErrorCode.rateLimited, retryAfter: refusal.retryAfter } }] }, 429, { 'retry-after': String(refusal.retryAfter) });
 }
 
 function restRefusal(refusal: Exclude<SignIn, { viewer: Viewer }>): RestError {

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import ipaddr from 'ipaddr.js';
+import { ErrorCode } from '../graphql/errors.js';
 import type { RefusalReason } from '../logging/request-log.js';
 
 /**
@@ -232,7 +233,7 @@ export type RestRefusalBody = (status: 429 | 503) => { code: string; message: st
  */
 export function refusalAnswer(pathname: string, status: 429 | 503, restBody: RestRefusalBody) {
   const rest = restBody(status);
-  const code = status === 503 ? 'SERVICE_OVERLOADED' : 'RATE_LIMITED';
+  const code = status === 503 ? 'SERVICE_OVERLOADED' : ErrorCode.rateLimited;
   const retryAfter = SHED_RETRY_AFTER_SECONDS;
   const graphql = { errors: [{ message: rest.message, extensions: { code, ...(status === 429 ? { retryAfter } : {}) } }] };
   return {
