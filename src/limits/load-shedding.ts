@@ -16,10 +16,16 @@ import type { RefusalReason } from '../logging/request-log.js';
  * - the loop has been busy nearly all the time lately (SATURATED) while more than one client is using it: nothing is
  *   late yet, but each request waits for the others' work, a few long ones (feeds) suffice.
  *
+ * Short of that, while the loop is merely BUSY with more than one client about, a client over its share gets one
+ * request at a time (429 for the others), so that its long requests never run side by side (on PostgreSQL they
+ * would interleave on the loop and make every other request wait for all of them).
+ *
  * Whom to refuse: each client (an address, see clientKeyOf) has a load, the time its requests took lately (decaying,
- * half of it forgotten every LOAD_HALF_LIFE_MS) plus the time its requests in flight have taken so far. The time is
- * measured, so a request costs what it really cost: a response-cache hit or a refusal next to nothing, a feed
- * rendered for a random password its whole render. While the process is behind, a client holding at least its share
+ * half of it forgotten every LOAD_HALF_LIFE_MS) plus the time its requests in flight have taken so far, each moment
+ * shared out among the requests in flight then (a request slowed down by others' work is not charged for it), and at
+ * least MIN_REQUEST_COST_MS a request. The time is measured, so a request costs what it really cost: a response-cache
+ * hit or a refusal next to nothing (the floor), a feed rendered for a random password its whole render, whatever its
+ * kind. While the process is behind, a client holding at least its share
  * (#overShare) is refused with 429 (its own excess: it alone is asked to slow down); the others' requests are still
  * taken, up to twice MAX_IN_FLIGHT, and answered 503 beyond (the process as a whole is behind). The same load orders
  * the requests waiting to start (src/limits/start-pacing.ts): the lightest client's first.
@@ -31,6 +37,8 @@ export class LoadShedder {
   /** All clients together (the evicted ones' decayed cost taken out). */
   readonly #total = new ClientLoad();
   #lastTurn = performance.now();
+  #sharedTime = 0;
+  #sharedTimeAt = performance.now();
   #utilization = 0;
   #loopUsage = performance.eventLoopUtilization();
   #turns = 0;
@@ -49,7 +57,10 @@ export class LoadShedder {
   admit(client: string): Ticket {
     const now = performance.now();
     const behind = this.#behind(now);
-    if (behind && this.#overShare(this.#clients.get(client), now)) return this.#refused(client, now, TOO_MANY);
+    const load = this.#clients.get(client);
+    // Busy, a client over its share gets one request at a time: its long ones (feeds) never run side by side.
+    const inFlightAllowed = behind ? 0 : this.#busy() ? 1 : Infinity;
+    if (load && load.inFlight >= inFlightAllowed && this.#overShare(load, now)) return this.#refused(client, now, TOO_MANY);
     if (behind && this.maxInFlight > 0 && this.#total.inFlight >= this.maxInFlight * HARD_BOUND_FACTOR) return this.#refused(client, now, OVERLOADED);
     return this.enter(client, now);
   }
@@ -57,11 +68,13 @@ export class LoadShedder {
   /** Takes a request without asking (in-process callers of the app, which no one floods). */
   enter(client: string, now = performance.now()): Ticket {
     const load = this.#loadOf(client);
-    load.start(now);
-    this.#total.start(now);
-    return new Ticket(null, () => load.costNow(performance.now()), (end) => {
-      load.end(now, end);
-      this.#total.end(now, end);
+    const started = this.#sharedNow(now);
+    load.start(started);
+    this.#total.start(started);
+    return new Ticket(null, () => this.#loadNow(load, performance.now()), (end) => {
+      const shared = this.#sharedNow(end);
+      load.end(started, shared, end);
+      this.#total.end(started, shared, end);
     });
   }
 
@@ -69,11 +82,27 @@ export class LoadShedder {
     clearInterval(this.#heartbeat);
   }
 
+  /**
+   * The time shared out among the requests in flight so far: each is charged its part of every moment (the moment ÷
+   * the requests in flight then), so that a request slowed down by others' work is not charged for it.
+   */
+  #sharedNow(now: number): number {
+    if (now <= this.#sharedTimeAt) return this.#sharedTime;
+    if (this.#total.inFlight > 0) this.#sharedTime += (now - this.#sharedTimeAt) / this.#total.inFlight;
+    this.#sharedTimeAt = now;
+    return this.#sharedTime;
+  }
+
+  #loadNow(load: ClientLoad, now: number): number {
+    return load.costNow(now, this.#sharedNow(now));
+  }
+
   #refused(client: string, now: number, refusal: Refusal): Ticket {
     const load = this.#loadOf(client);
     return new Ticket(refusal, () => 0, (end) => {
-      load.charge(end - now, end);
-      this.#total.charge(end - now, end);
+      const cost = Math.max(end - now, MIN_REQUEST_COST_MS);
+      load.charge(cost, end);
+      this.#total.charge(cost, end);
     });
   }
 
@@ -84,17 +113,21 @@ export class LoadShedder {
     return this.#utilization >= SATURATED && this.#clients.size > 1 ? 'saturated' : null;
   }
 
+  /** Whether the event loop worked more than half of the last moments, with more than one client about. */
+  #busy(): boolean {
+    return this.maxLagMs > 0 && this.#utilization >= BUSY && this.#clients.size > 1;
+  }
+
   /**
    * Whether the client holds at least its share of the process: of the requests in flight (MAX_IN_FLIGHT shared
    * among the clients seen lately: a burst of requests that have only just started has next to no load yet), or of
    * the load (at least the clients' average). A newcomer never does.
    */
-  #overShare(load: ClientLoad | undefined, now: number): boolean {
-    if (!load) return false;
+  #overShare(load: ClientLoad, now: number): boolean {
     const clients = this.#clients.size;
     if (this.maxInFlight > 0 && load.inFlight > 0 && load.inFlight * clients >= this.maxInFlight) return true;
-    const mine = load.costNow(now);
-    return mine > 0 && mine * clients >= this.#total.costNow(now);
+    const mine = this.#loadNow(load, now);
+    return mine > 0 && mine * clients >= this.#loadNow(this.#total, now);
   }
 
   #loadOf(client: string): ClientLoad {
@@ -119,7 +152,7 @@ export class LoadShedder {
   #forgetIdle(now: number): void {
     for (const [key, load] of this.#clients) {
       if (load.inFlight > 0) continue;
-      const cost = load.costNow(now);
+      const cost = this.#loadNow(load, now);
       if (cost >= FORGET_BELOW_MS) continue;
       this.#clients.delete(key);
       this.#total.charge(-cost, now);
@@ -147,23 +180,23 @@ export class Ticket {
   }
 }
 
-/** Requests in flight and time spent lately, of one client or of all. */
+/** Requests in flight and time spent lately, of one client or of all (shared time: see LoadShedder.#sharedNow). */
 class ClientLoad {
   inFlight = 0;
-  /** Sum of the start times of the requests in flight: their time so far is inFlight × now − startedSum. */
+  /** Sum of the shared times the requests in flight started at: their part so far is inFlight × shared − startedSum. */
   #startedSum = 0;
   #cost = 0;
   #costAt = 0;
 
-  start(now: number): void {
+  start(shared: number): void {
     this.inFlight++;
-    this.#startedSum += now;
+    this.#startedSum += shared;
   }
 
-  end(started: number, now: number): void {
+  end(startedShared: number, shared: number, now: number): void {
     this.inFlight--;
-    this.#startedSum -= started;
-    this.charge(now - started, now);
+    this.#startedSum -= startedShared;
+    this.charge(Math.max(shared - startedShared, MIN_REQUEST_COST_MS), now);
   }
 
   charge(ms: number, now: number): void {
@@ -171,8 +204,8 @@ class ClientLoad {
     this.#costAt = now;
   }
 
-  costNow(now: number): number {
-    return this.#decayed(now) + this.inFlight * now - this.#startedSum;
+  costNow(now: number, shared: number): number {
+    return this.#decayed(now) + this.inFlight * shared - this.#startedSum;
   }
 
   #decayed(now: number): number {
@@ -194,10 +227,18 @@ const TOO_MANY: Refusal = { status: 429, reason: 'client_over_share' };
 const OVERLOADED: Refusal = { status: 503, reason: 'overloaded' };
 
 const HEARTBEAT_MS = 50;
+/**
+ * What a request counts at least. What is measured is the time from its admission to its answer; reading, parsing
+ * and writing it on node:http is not, and for a refusal or a response-cache hit that is most of what it costs: a
+ * flood of them fills the event loop while each measures a few hundredths of a millisecond.
+ */
+const MIN_REQUEST_COST_MS = 1;
 /** Half of a client's past load is forgotten after this. */
 const LOAD_HALF_LIFE_MS = 1000;
 /** The event loop busy this share of the time (averaged over about SATURATION_WINDOW_MS) is saturated. */
 const SATURATED = 0.9;
+/** The event loop busy this share of the time is busy: a client over its share then gets one request at a time. */
+const BUSY = 0.5;
 const SATURATION_WINDOW_MS = 500;
 /** Below MAX_IN_FLIGHT × this, the requests of clients under their share are still taken while behind. */
 const HARD_BOUND_FACTOR = 2;
