@@ -24,7 +24,7 @@ import { schema } from './graphql/schema.js';
 import { Deadline, DeadlineExceededError, guardedDb, TIMEOUT_CODE } from './limits/deadline.js';
 import { graphqlLimitPlugins } from './limits/graphql.js';
 import { clientKeyOf, HEALTH_PATH, LoadShedder, type Refusal, type Ticket } from './limits/load-shedding.js';
-import { StartPacing } from './limits/start-pacing.js';
+import { FairRunningLimit, StartPacing } from './limits/start-pacing.js';
 import { persistedOperationsPlugin } from './limits/persisted-operations.js';
 import { logErrorCodes, reportUnexpectedErrors, yogaLogger } from './logging/graphql-errors.js';
 import { createLogger, requestLineLogger, type Logger } from './logging/logger.js';
@@ -205,7 +205,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const cors = createCors(config.corsOrigins);
   const shedder = new LoadShedder(config.limits.maxInFlight, config.limits.maxEventLoopLagMs);
   const clientOf = (request: RequestHead, socketAddress: string | undefined) => clientKeyOf(clientAddressOf(request, socketAddress, config.trustProxy));
-  const pacing = config.engine === 'sqlite' ? new StartPacing() : null;
+  const pacing = config.engine === 'sqlite' ? new StartPacing() : new FairRunningLimit(config.databasePoolSize);
   // PostgreSQL: the health check has a connection of its own, so that it never waits behind requests for the pool.
   const healthDb = config.engine === 'postgres' ? createDb({ ...config, databasePoolSize: 1 }) : db;
   const router = Router();
@@ -272,7 +272,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       // The health check is never shed: it must tell a load balancer the process is alive while it sheds.
       if (pathname === HEALTH_PATH) return headless();
       const ticket = admitted ?? shedder.enter(clientOf(request, socketAddress));
-      return (pacing ? pacing.run(headless, ticket.rank) : headless()).finally(() => ticket.finish());
+      return pacing.run(headless, ticket.rank).finally(() => ticket.finish());
     }),
     changes,
     closeStreams: () => changes.close(),

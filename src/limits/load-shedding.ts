@@ -69,8 +69,8 @@ export class LoadShedder {
   enter(client: string, now = performance.now()): Ticket {
     const load = this.#loadOf(client);
     const started = this.#sharedNow(now);
-    load.start(started);
-    this.#total.start(started);
+    load.start(started, now);
+    this.#total.start(started, now);
     return new Ticket(null, () => this.#loadNow(load, performance.now()), (end) => {
       const shared = this.#sharedNow(end);
       load.end(started, shared, end);
@@ -99,6 +99,8 @@ export class LoadShedder {
 
   #refused(client: string, now: number, refusal: Refusal): Ticket {
     const load = this.#loadOf(client);
+    load.count(now);
+    this.#total.count(now);
     return new Ticket(refusal, () => 0, (end) => {
       const cost = Math.max(end - now, MIN_REQUEST_COST_MS);
       load.charge(cost, end);
@@ -121,13 +123,15 @@ export class LoadShedder {
   /**
    * Whether the client holds at least its share of the process: of the requests in flight (MAX_IN_FLIGHT shared
    * among the clients seen lately: a burst of requests that have only just started has next to no load yet), or of
-   * the load (at least the clients' average). A newcomer never does.
+   * both the load and the requests made lately (at least the clients' average of each: a client whose few requests
+   * take long only because the loop is busy with another's many is not the one to refuse). A newcomer never does.
    */
   #overShare(load: ClientLoad, now: number): boolean {
     const clients = this.#clients.size;
     if (this.maxInFlight > 0 && load.inFlight > 0 && load.inFlight * clients >= this.maxInFlight) return true;
     const mine = this.#loadNow(load, now);
-    return mine > 0 && mine * clients >= this.#loadNow(this.#total, now);
+    if (mine <= 0 || mine * clients < this.#loadNow(this.#total, now)) return false;
+    return load.requestsNow(now) * clients >= this.#total.requestsNow(now);
   }
 
   #loadOf(client: string): ClientLoad {
@@ -187,10 +191,23 @@ class ClientLoad {
   #startedSum = 0;
   #cost = 0;
   #costAt = 0;
+  /** Requests made lately, admitted or refused (decaying like the cost). */
+  #requests = 0;
+  #requestsAt = 0;
 
-  start(shared: number): void {
+  start(shared: number, now: number): void {
     this.inFlight++;
     this.#startedSum += shared;
+    this.count(now);
+  }
+
+  count(now: number): void {
+    this.#requests = this.requestsNow(now) + 1;
+    this.#requestsAt = now;
+  }
+
+  requestsNow(now: number): number {
+    return decay(this.#requests, now - this.#requestsAt);
   }
 
   end(startedShared: number, shared: number, now: number): void {
@@ -209,8 +226,12 @@ class ClientLoad {
   }
 
   #decayed(now: number): number {
-    return this.#cost * 2 ** ((this.#costAt - now) / LOAD_HALF_LIFE_MS);
+    return decay(this.#cost, now - this.#costAt);
   }
+}
+
+function decay(value: number, elapsedMs: number): number {
+  return value * 2 ** (-elapsedMs / LOAD_HALF_LIFE_MS);
 }
 
 type Behind = 'in_flight' | 'event_loop_lag' | 'saturated';
