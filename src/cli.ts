@@ -69,16 +69,22 @@ async function startServing(config: Config, logger: Logger): Promise<void> {
     shutdown(server, app).then(
       () => {
         logger.info('Stopped');
-        process.exit(0);
+        exitOnceLogged(logger, 0);
       },
       (error) => {
         logger.error({ err: error }, 'Shutdown failed');
-        process.exit(1);
+        exitOnceLogged(logger, 1);
       },
     );
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/** Exits once the log lines are written (src/logging/stdout-lines.ts), or after 2 s if stdout does not take them. */
+function exitOnceLogged(logger: Logger, code: number): void {
+  setTimeout(() => process.exit(code), 2000).unref();
+  logger.flush(() => process.exit(code));
 }
 
 async function main(): Promise<void> {

@@ -13,7 +13,7 @@ export interface Config {
   engine: Engine;
   /** WORKERS: server processes sharing the port (`auto`: one per core); 1 serves in this process. */
   workers: number;
-  /** DATABASE_POOL_SIZE: connections each process keeps to PostgreSQL (default 10). */
+  /** DATABASE_POOL_SIZE: connections each process keeps to PostgreSQL (default 10), and requests it runs at once. */
   databasePoolSize: number;
   siteUrl: string;
   siteTimezone: string;

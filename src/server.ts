@@ -14,28 +14,32 @@ import { readDataVersion } from './db/data-version.js';
 import { watchDataVersion, type DataVersionWatch } from './db/data-version-watch.js';
 import { migrate } from './db/migrate.js';
 import { authenticate, parseAuthorization } from './auth/authenticate.js';
-import { clientAddressOf } from './auth/client-address.js';
+import { clientAddressOf, clientKeyOf } from './auth/client-address.js';
 import { bootstrapAdmin } from './auth/credentials.js';
 import { credentialKey } from './auth/credential-key.js';
 import { icalUidSuffix } from './ical/uid-suffix.js';
 import { SignInLimiter } from './auth/sign-in-limits.js';
+import { PasswordGuesses } from './auth/password-guesses.js';
 import { createContext, type Context, type Viewer } from './graphql/context.js';
+import { ErrorCode } from './graphql/errors.js';
 import { schema } from './graphql/schema.js';
 import { Deadline, DeadlineExceededError, guardedDb, TIMEOUT_CODE } from './limits/deadline.js';
 import { documentCaches } from './limits/document-cache.js';
 import { documentBytesLimit, graphqlLimitPlugins } from './limits/graphql.js';
-import { HEALTH_PATH, LoadShedder, overloadedAnswer } from './limits/load-shedding.js';
-import { StartPacing } from './limits/start-pacing.js';
+import { HEALTH_PATH, LoadShedder, type Refusal, type Ticket } from './limits/load-shedding.js';
+import { FairRunningLimit, StartPacing } from './limits/start-pacing.js';
 import { persistedOperationsPlugin } from './limits/persisted-operations.js';
 import { requestParamChecks } from './limits/request-params.js';
 import { logErrorCodes, reportUnexpectedErrors, yogaLogger } from './logging/graphql-errors.js';
-import { createLogger, type Logger } from './logging/logger.js';
-import { withRequestLog, type RequestLog } from './logging/request-log.js';
+import { createLogger, requestLineLogger, type Logger } from './logging/logger.js';
+import { withRequestLog, type RefusalReason, type RequestLog } from './logging/request-log.js';
 import { RestError } from './rest/errors.js';
 import { createRestHandler } from './rest/router.js';
 import { PageRefusal } from './pages/data.js';
 import { createPageHandler } from './pages/router.js';
 import { createCachedAnswers } from './http/cached-answers.js';
+import { createRefusals } from './http/refusals.js';
+import { headOf, type RequestHead } from './http/request-head.js';
 import { createCors } from './http/cors.js';
 import { graphiql, GRAPHIQL_ASSETS_PATH } from './http/graphiql.js';
 import { EVERY_ANSWER } from './http/security-headers.js';
@@ -50,8 +54,13 @@ export interface App {
   /** Statements sent to the database since start (only counted when asked for at creation). */
   queries: QueryCounter;
   logger: Logger;
-  /** Whether the process is too far behind to take another request (src/limits/load-shedding.ts). */
-  isBehind(): boolean;
+  /**
+   * Takes a request read on node:http, or refuses it (`refusal`): src/limits/load-shedding.ts. Null for the health
+   * check, which is never refused. The ticket is finished when the request's answer is ready.
+   */
+  admit(req: IncomingMessage): Ticket | null;
+  /** Answers a refused request on node:http, with its log line. */
+  refuse(req: IncomingMessage, res: ServerResponse, refusal: Refusal): void;
   /** The subscribers (`changed`) told of committed changes. */
   changes: LiveChanges;
   /**
@@ -60,10 +69,11 @@ export interface App {
    */
   closeStreams(): void;
   /**
-   * `socketAddress`: the peer's address, for the sign-in limits (see clientAddressOf); `hangUp` cuts the request's
-   * connection, for an event stream whose client does not read its end.
+   * `socketAddress`: the peer's address, for the sign-in limits and fairness (see clientAddressOf); `ticket`: the
+   * request's admission (`admit`), or none for a caller in this process, whose requests are taken as they come;
+   * `hangUp` cuts the request's connection, for an event stream whose client does not read its end.
    */
-  fetch(request: Request, socketAddress?: string, hangUp?: () => void): Promise<Response>;
+  fetch(request: Request, socketAddress?: string, ticket?: Ticket, hangUp?: () => void): Promise<Response>;
   /** Answers `req` from the response cache, before any Fetch Request is built; resolves false when it did not. */
   answerFromCache(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
   close(): Promise<void>;
@@ -82,6 +92,10 @@ interface RequestScope {
   deadline: Deadline;
   clientAddress: string;
   hangUp?: () => void;
+  /** Its guesses at protected records' passwords (none for the webhooks' own reads). */
+  passwordGuesses?: PasswordGuesses;
+  /** Set when the request is refused for too many failed sign-ins, for its log line. */
+  refusal?: RefusalReason;
 }
 
 /** A request's viewer, or why its credentials were refused. */
@@ -93,7 +107,7 @@ const json = (body: unknown, status = 200, headers: Record<string, string> = {})
 function graphqlRefusal(refusal: Exclude<SignIn, { viewer: Viewer }>): Response {
   if (refusal.refused === 'invalid') return json({ errors: [{ message: INVALID_CREDENTIALS, extensions: { code: 'UNAUTHENTICATED' } }] }, 401);
   const message = `Too many failed sign-in attempts. Try again in ${refusal.retryAfter} seconds.`;
-  return json({ errors: [{ message, extensions: { code: 'RATE_LIMITED', retryAfter: refusal.retryAfter } }] }, 429, { 'retry-after': String(refusal.retryAfter) });
+  return json({ errors: [{ message, extensions: { code: ErrorCode.rateLimited, retryAfter: refusal.retryAfter } }] }, 429, { 'retry-after': String(refusal.retryAfter) });
 }
 
 function restRefusal(refusal: Exclude<SignIn, { viewer: Viewer }>): RestError {
@@ -176,17 +190,24 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   const signInLimiter = new SignInLimiter(config.signInLimits);
   /** Checks the request's credentials, within the limits on failed sign-ins (src/auth/sign-in-limits.ts). */
-  const signIn = async (request: Request, clientAddress: string): Promise<SignIn> => {
-    const result = await authenticate(db, parseAuthorization(request.headers.get('authorization')), signInLimiter, clientAddress);
+  const signIn = async (request: Request, scope: RequestScope): Promise<SignIn> => {
+    const result = await authenticate(db, parseAuthorization(request.headers.get('authorization')), signInLimiter, scope.clientAddress);
     if (result.kind === 'anonymous') return { viewer: { user: null } };
     if (result.kind === 'user') return { viewer: { user: result.user, credentialId: result.credentialId } };
-    if (result.kind === 'throttled') return { refused: 'rate_limited', retryAfter: result.retryAfter };
+    if (result.kind === 'throttled') {
+      scope.refusal = 'sign_in_failures';
+      return { refused: 'rate_limited', retryAfter: result.retryAfter };
+    }
     return { refused: 'invalid' };
   };
 
   // Errors already on their request's log line, so that GraphQL Yoga's own error logging skips them.
   const reported = new WeakSet<object>();
-  const yoga = createYoga<{ viewer: Viewer; requestLog: RequestLog; deadline: Deadline } & Required<Pick<EventStreamContext, 'changes'>> & EventStreamContext, Context>({
+  type YogaServerContext = { viewer: Viewer; requestLog: RequestLog; deadline: Deadline; passwordGuesses?: PasswordGuesses } & Required<
+    Pick<EventStreamContext, 'changes'>
+  > &
+    EventStreamContext;
+  const yoga = createYoga<YogaServerContext, Context>({
     schema,
     graphqlEndpoint: '/graphql',
     graphiql: false, // served below, from this service's own assets (src/http/graphiql.ts)
@@ -204,13 +225,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ],
     maxRequestBodySize: config.limits.maxBodyBytes,
     parserAndValidationCache: documentCaches(config.limits.graphql.documentCacheBytes),
-    context: ({ viewer, deadline, changes: stream }) => createContext(guardedDb(db, deadline), config, viewer, dataVersion, stream, series),
+    context: ({ viewer, deadline, changes: stream, passwordGuesses }) =>
+      createContext(guardedDb(db, deadline), config, viewer, dataVersion, stream, series, passwordGuesses),
   });
 
   const responseCache = new ResponseCache(dataVersion, config.responseCache);
   const cors = createCors(config.corsOrigins);
   const shedder = new LoadShedder(config.limits.maxInFlight, config.limits.maxEventLoopLagMs);
-  const pacing = config.engine === 'sqlite' ? new StartPacing() : null;
+  const clientOf = (request: RequestHead, socketAddress: string | undefined) => clientKeyOf(clientAddressOf(request, socketAddress, config.trustProxy));
+  const pacing = config.engine === 'sqlite' ? new StartPacing() : new FairRunningLimit(config.databasePoolSize);
   // PostgreSQL: the health check has a connection of its own, so that it never waits behind requests for the pool.
   const healthDb = config.engine === 'postgres' ? createDb({ ...config, databasePoolSize: 1 }) : db;
   const router = Router();
@@ -218,27 +241,28 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   router.get('/graphql', browserIde.page);
   router.all(`${GRAPHIQL_ASSETS_PATH}*`, browserIde.assets);
   router.put('/graphql', singleConnectionModeRefusal);
-  router.all('/graphql', (request: Request, requestLog: RequestLog, { deadline, clientAddress, hangUp }: RequestScope) =>
+  router.all('/graphql', (request: Request, requestLog: RequestLog, scope: RequestScope) =>
     responseCache.answer(request, async () => {
-      const outcome = await signIn(request, clientAddress);
+      const outcome = await signIn(request, scope);
       if (!('viewer' in outcome)) return graphqlRefusal(outcome);
-      const stream = changes.forRequest({ clientAddress, signal: request.signal, lastEventId: request.headers.get('last-event-id') });
-      return yoga.fetch(request, { viewer: outcome.viewer, requestLog, deadline, changes: stream, hangUp });
+      const stream = changes.forRequest({ clientAddress: scope.clientAddress, signal: request.signal, lastEventId: request.headers.get('last-event-id') });
+      const { deadline, hangUp, passwordGuesses } = scope;
+      return yoga.fetch(request, { viewer: outcome.viewer, requestLog, deadline, changes: stream, hangUp, passwordGuesses });
     }),
   );
   router.get(HEALTH_PATH, async () => {
     await healthDb.$queryRawUnsafe('SELECT 1');
     return json({ status: 'ok' });
   });
-  const handleRest = createRestHandler(config, async (request, { deadline, clientAddress }: RequestScope) => {
-    const outcome = await signIn(request, clientAddress);
+  const handleRest = createRestHandler(config, async (request, scope: RequestScope) => {
+    const outcome = await signIn(request, scope);
     if (!('viewer' in outcome)) throw restRefusal(outcome);
-    return createContext(guardedDb(db, deadline), config, outcome.viewer, dataVersion, undefined, series);
+    return createContext(guardedDb(db, scope.deadline), config, outcome.viewer, dataVersion, undefined, series, scope.passwordGuesses);
   });
-  const handlePage = createPageHandler(config, async (request, { deadline, clientAddress }: RequestScope) => {
-    const outcome = await signIn(request, clientAddress);
+  const handlePage = createPageHandler(config, async (request, scope: RequestScope) => {
+    const outcome = await signIn(request, scope);
     if (!('viewer' in outcome)) throw pageRefusal(outcome);
-    return createContext(guardedDb(db, deadline), config, outcome.viewer, dataVersion, undefined, series);
+    return createContext(guardedDb(db, scope.deadline), config, outcome.viewer, dataVersion, undefined, series, scope.passwordGuesses);
   });
   // A client of its own: the dispatcher's statements are not the requests' (nor counted with them).
   const webhooksDb = createDb({ ...config, databasePoolSize: 2 });
@@ -256,13 +280,21 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     db,
     queries,
     logger,
-    isBehind: () => shedder.isBehind(),
-    answerFromCache: createCachedAnswers(responseCache, cors, logger),
-    fetch: withRequestLog(logger, (request, requestLog, socketAddress?: string, hangUp?: () => void) => {
+    admit: (req) => (req.url?.startsWith(HEALTH_PATH) ? null : shedder.admit(clientOf(headOf(req), req.socket.remoteAddress))),
+    refuse: createRefusals(cors, requestLineLogger(logger), refusalBody),
+    answerFromCache: createCachedAnswers(responseCache, cors, requestLineLogger(logger)),
+    fetch: withRequestLog(logger, (request, requestLog, socketAddress?: string, admitted?: Ticket, hangUp?: () => void) => {
       const { pathname } = new URL(request.url);
       const route = () => {
-        const scope: RequestScope = { deadline: new Deadline(config.limits.requestTimeoutMs), clientAddress: clientAddressOf(request, socketAddress, config.trustProxy), hangUp };
-        return scope.deadline.answer(router.fetch(asGet(request), requestLog, scope), () => timeoutResponse(request, scope.deadline));
+        const clientAddress = clientAddressOf(request, socketAddress, config.trustProxy);
+        const passwordGuesses = new PasswordGuesses(signInLimiter, clientAddress);
+        const scope: RequestScope = { deadline: new Deadline(config.limits.requestTimeoutMs), clientAddress, hangUp, passwordGuesses };
+        const routed = router.fetch(asGet(request), requestLog, scope).finally(() => {
+          passwordGuesses.settle();
+          const refusal = scope.refusal ?? (passwordGuesses.refusedFor > 0 ? 'password_guesses' : undefined);
+          if (refusal) requestLog.refused(refusal);
+        });
+        return scope.deadline.answer(routed, () => timeoutResponse(request, scope.deadline));
       };
       const serve = async () => {
         if (!takesCors(pathname)) return route();
@@ -272,11 +304,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       const headless = async () => (request.method === 'HEAD' ? withoutBody(await serve()) : serve());
       // The health check is never shed: it must tell a load balancer the process is alive while it sheds.
       if (pathname === HEALTH_PATH) return headless();
-      return shedder.run(pacing ? () => pacing.run(headless) : headless, () => {
-        const answer = overloadedAnswer(pathname, shedBody);
-        const response = new Response(answer.body, answer);
-        return takesCors(pathname) ? cors.decorate(request, response) : response;
-      });
+      const ticket = admitted ?? shedder.enter(clientOf(request, socketAddress));
+      return pacing.run(headless, ticket.rank).finally(() => ticket.finish());
     }),
     changes,
     closeStreams: () => changes.drain(),
@@ -310,7 +339,12 @@ function publicRecordRenderer(
   logger: Logger,
 ): RenderRecord {
   const api = restUrls(config).api;
-  const log: RequestLog = { id: 'webhooks', unexpected: (error) => logger.error({ err: error }, 'webhooks: rendering a record failed'), answeredWith: () => undefined };
+  const log: RequestLog = {
+    id: 'webhooks',
+    unexpected: (error) => logger.error({ err: error }, 'webhooks: rendering a record failed'),
+    answeredWith: () => undefined,
+    refused: () => undefined,
+  };
   return async (recordType, recordId) => {
     const scope: RequestScope = { deadline: new Deadline(config.limits.requestTimeoutMs), clientAddress: '127.0.0.1' };
     const response = await handleRest(new Request(`${api}/${REST_COLLECTIONS[recordType]}/${recordId}`), log, scope);
@@ -320,28 +354,30 @@ function publicRecordRenderer(
   };
 }
 
-const shedBody = () => RestError.of('rest_service_overloaded').body();
+const refusalBody = (status: 429 | 503) => RestError.of(status === 503 ? 'rest_service_overloaded' : 'rest_client_over_share').body();
 
 /** Serves the app on node:http. Resolves once listening. */
 export function listen(app: App, port = app.config.port, host = app.config.host): Promise<Server> {
-  const adapter = createServerAdapter<{ req: IncomingMessage; res: ServerResponse }>((request, { req, res }) =>
-    app.fetch(request, req.socket.remoteAddress, () => void (res.writableFinished || res.destroy())),
+  const adapter = createServerAdapter<{ req: IncomingMessage; res: ServerResponse; ticket?: Ticket }>((request, { req, res, ticket }) =>
+    app.fetch(request, req.socket.remoteAddress, ticket, () => void (res.writableFinished || res.destroy())),
   );
-  // A request that would be shed is answered here, before a Fetch Request is built for it: shedding must cost next to
+  // A request that is shed is answered here, before a Fetch Request is built for it: shedding must cost next to
   // nothing, or a flood of shed requests keeps the process as far behind as the flood it sheds. So is a response-cache
   // hit, for the same reason: the Fetch objects would cost more than the hit.
+  const serve = (req: IncomingMessage, res: ServerResponse, ticket: Ticket | null) =>
+    void Promise.resolve(adapter(req, res, ticket ? { ticket } : {})).finally(() => ticket?.finish());
   const server = createServer((req, res) => {
     for (const [name, value] of Object.entries(EVERY_ANSWER)) res.setHeader(name, value);
-    if (req.url?.startsWith(HEALTH_PATH) || !app.isBehind()) {
-      app.answerFromCache(req, res).then(
-        (answered) => void (answered || adapter(req, res)),
-        () => void adapter(req, res),
-      );
+    const ticket = app.admit(req);
+    if (ticket?.refusal) {
+      app.refuse(req, res, ticket.refusal);
+      ticket.finish();
       return;
     }
-    const answer = overloadedAnswer(new URL(req.url ?? '/', 'http://x').pathname, shedBody);
-    req.resume();
-    res.writeHead(answer.status, answer.headers).end(answer.body);
+    app.answerFromCache(req, res).then(
+      (answered) => (answered ? ticket?.finish() : serve(req, res, ticket)),
+      () => serve(req, res, ticket),
+    );
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);

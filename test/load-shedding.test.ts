@@ -4,11 +4,13 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type TestDatabase } from './support/database.js';
-import { overloadedAnswer } from '../src/limits/load-shedding.js';
+import { refusalAnswer } from '../src/limits/load-shedding.js';
 import { rest, startInstance, stop, type Instance } from './support/processes.js';
 
-// A process that cannot keep up sheds load (503 + Retry-After at once) instead of timing everyone out, and its health
-// check keeps answering. The server runs as `npm start` runs it, in a process of its own, with the default limits.
+// A process that cannot keep up sheds load (429 or 503 + Retry-After at once) instead of timing everyone out, and its
+// health check keeps answering. The server runs as `npm start` runs it, in a process of its own, with the default
+// limits. All requests come from one address here: the flood is that client's own excess, answered 429. Fairness
+// between clients is tested in test/security-audit-2-shedding.test.ts.
 
 const API = '/wp-json/calendar/events/v1';
 const MIN_FLOOD_S = 6;
@@ -40,7 +42,7 @@ afterAll(async () => {
 });
 
 describe('under 500 connections of cache-busting reads', () => {
-  it('answers /healthz within 3 s throughout, sheds REST and GraphQL with 503 + Retry-After in their shapes, and serves normally afterwards', async () => {
+  it('answers /healthz within 3 s throughout, sheds REST and GraphQL with 429 + Retry-After in their shapes, and serves normally afterwards', async () => {
     const healthLatencies: number[] = [];
     const shed: { rest?: { body: string; retryAfter: string }; graphql?: string } = {};
     let loading = true;
@@ -68,7 +70,7 @@ describe('under 500 connections of cache-busting reads', () => {
         setupRequest: (request) => ({ ...request, path: `${API}/events?per_page=50&start_date=2031-01-01&search=Load&cb=${++n}` }),
         onResponse: (status, body, _context, headers) => {
           count(status);
-          if (status === 503) shed.rest ??= { body: String(body), retryAfter: (headers as Record<string, string>)['retry-after']! };
+          if (status === 429) shed.rest ??= { body: String(body), retryAfter: (headers as Record<string, string>)['retry-after']! };
         },
       }),
       flood(100, {
@@ -77,7 +79,7 @@ describe('under 500 connections of cache-busting reads', () => {
         setupRequest: (request) => ({ ...request, path: `/graphql?query=${encodeURIComponent(`{ events(first: 20) { totalCount edges { node { title } } } } # ${++n}`)}` }),
         onResponse: (status, body) => {
           count(status);
-          if (status === 503) shed.graphql ??= String(body);
+          if (status === 429) shed.graphql ??= String(body);
         },
       }),
     ];
@@ -95,13 +97,17 @@ describe('under 500 connections of cache-busting reads', () => {
       expect(run.timeouts, 'no timeouts').toBe(0);
     }
     expect(statuses.get(200) ?? 0, 'some reads were served').toBeGreaterThan(0);
-    expect([...statuses.keys()].filter((status) => status !== 200 && status !== 503), 'served or shed, nothing else').toEqual([]);
+    expect([...statuses.keys()].filter((status) => status !== 200 && status !== 429), 'served or shed as its own excess, nothing else').toEqual([]);
     // Whether the process fell behind enough to shed depends on the machine; when it did, the answers are these.
     if (shed.rest) {
       expect(shed.rest.retryAfter).toBe('1');
-      expect(JSON.parse(shed.rest.body)).toEqual({ code: 'rest_service_overloaded', message: 'The service is busy; try again shortly.', data: { status: 503 } });
+      expect(JSON.parse(shed.rest.body)).toEqual({
+        code: 'rest_client_over_share',
+        message: 'This client is sending more than its share while the service is busy; try again shortly.',
+        data: { status: 429 },
+      });
     }
-    if (shed.graphql) expect(JSON.parse(shed.graphql).errors[0].extensions.code).toBe('SERVICE_OVERLOADED');
+    if (shed.graphql) expect(JSON.parse(shed.graphql).errors[0].extensions).toEqual({ code: 'RATE_LIMITED', retryAfter: 1 });
     expect(healthLatencies.length).toBeGreaterThanOrEqual(3);
     expect(Math.max(...healthLatencies), `health latencies ${healthLatencies.map(Math.round).join(', ')} ms`).toBeLessThan(3000);
     // Once the flood is over, the process serves again within a moment.
@@ -113,11 +119,13 @@ describe('under 500 connections of cache-busting reads', () => {
     expect(after).toBe(200);
   }, 90_000);
 
-  it('answers a shed GraphQL request as GraphQL errors with a code', () => {
-    const answer = overloadedAnswer('/graphql', () => ({ code: 'rest' }));
-    expect(answer.status).toBe(503);
-    expect(answer.headers['retry-after']).toBe('1');
-    expect(JSON.parse(answer.body)).toEqual({ errors: [{ message: 'The service is busy; try again shortly.', extensions: { code: 'SERVICE_OVERLOADED' } }] });
-    expect(JSON.parse(overloadedAnswer('/wp-json/calendar/events/v1/events', () => ({ code: 'rest' })).body)).toEqual({ code: 'rest' });
+  it('answers a shed GraphQL request as GraphQL errors with a code, a REST one as its REST error', () => {
+    const rest = (status: 429 | 503) => ({ code: `rest_${status}`, message: `Busy ${status}.`, data: { status } });
+    const overloaded = refusalAnswer('/graphql', 503, rest);
+    expect(overloaded.status).toBe(503);
+    expect(overloaded.headers['retry-after']).toBe('1');
+    expect(JSON.parse(overloaded.body)).toEqual({ errors: [{ message: 'Busy 503.', extensions: { code: 'SERVICE_OVERLOADED' } }] });
+    expect(JSON.parse(refusalAnswer('/graphql', 429, rest).body)).toEqual({ errors: [{ message: 'Busy 429.', extensions: { code: 'RATE_LIMITED', retryAfter: 1 } }] });
+    expect(JSON.parse(refusalAnswer('/wp-json/calendar/events/v1/events', 429, rest).body)).toEqual(rest(429));
   });
 });

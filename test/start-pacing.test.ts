@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StartPacing } from '../src/limits/start-pacing.js';
+import { FairRunningLimit, StartPacing } from '../src/limits/start-pacing.js';
 
 const nextTurn = () => new Promise<void>((done) => setImmediate(done));
 
@@ -29,6 +29,16 @@ describe('start pacing (SQLite)', () => {
     for (let i = 1; i < turns.length; i++) expect(turns[i]!).toBeGreaterThan(turns[i - 1]!);
   });
 
+  it('of the requests waiting, starts the lowest ranked first (the lightest client), in arrival order among equals', async () => {
+    const pacing = new StartPacing();
+    const starts: string[] = [];
+    const load = { greedy: 100, polite: 1 };
+    const run = (name: string, client: keyof typeof load) => pacing.run(async () => void starts.push(name), () => load[client]);
+    const done = [run('g1', 'greedy'), run('g2', 'greedy'), run('g3', 'greedy'), run('p1', 'polite'), run('g4', 'greedy'), run('p2', 'polite')];
+    await Promise.all(done);
+    expect(starts).toEqual(['g1', 'p1', 'p2', 'g2', 'g3', 'g4']);
+  });
+
   it('answers what the work answers, and passes its failure on without stopping later starts', async () => {
     const pacing = new StartPacing();
     const failing = pacing.run(async () => {
@@ -47,5 +57,30 @@ describe('start pacing (SQLite)', () => {
     let started = false;
     void pacing.run(async () => void (started = true));
     expect(started).toBe(true);
+  });
+});
+
+describe('the fair running limit (PostgreSQL)', () => {
+  it('runs at most its limit at once; when one ends, the lowest ranked waiting request starts', async () => {
+    const limit = new FairRunningLimit(2);
+    const load = { greedy: 100, polite: 1 };
+    const started: string[] = [];
+    let running = 0;
+    let most = 0;
+    const run = (name: string, client: keyof typeof load) =>
+      limit.run(async () => {
+        started.push(name);
+        most = Math.max(most, ++running);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        running--;
+      }, () => load[client]);
+    await Promise.all([run('g1', 'greedy'), run('g2', 'greedy'), run('g3', 'greedy'), run('g4', 'greedy'), run('p1', 'polite')]);
+    expect(most).toBe(2);
+    expect(started).toEqual(['g1', 'g2', 'p1', 'g3', 'g4']);
+    // Free again: a request starts at once.
+    let now = false;
+    void limit.run(async () => void (now = true));
+    await Promise.resolve();
+    expect(now).toBe(true);
   });
 });

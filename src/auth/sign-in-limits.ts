@@ -1,4 +1,4 @@
-import ipaddr from 'ipaddr.js';
+import { clientKeyOf } from './client-address.js';
 
 /**
  * Limits on the slow check of a sign-in (scrypt, or a failure's decoys), which only what the fast check (one HMAC)
@@ -45,17 +45,6 @@ const addressKey = (attempt: SignInAttempt) => `address ${attempt.address}`;
 const pairKey = (attempt: SignInAttempt) => `pair ${JSON.stringify([attempt.address, attempt.login])}`;
 const loginKey = (attempt: SignInAttempt) => `login ${attempt.login}`;
 
-/**
- * Who an address is for counting: an IPv4 address (IPv4-mapped IPv6 included) as it is, an IPv6 address by its /64,
- * the block one subscriber gets (counting single IPv6 addresses would give an attacker 2^64 fresh budgets).
- */
-export function addressForCounting(address: string): string {
-  if (!ipaddr.isValid(address)) return address;
-  const parsed = ipaddr.process(address);
-  if (parsed.kind() === 'ipv4') return parsed.toString();
-  return `${ipaddr.IPv6.networkAddressFromCIDR(`${parsed.toString()}/64`).toString()}/64`;
-}
-
 export class SignInLimiter {
   private readonly windows = new Map<string, Window>();
   /** The slow check in progress for each address and login: the next one waits for it. */
@@ -72,7 +61,7 @@ export class SignInLimiter {
    * fails; it stays one when `failed` says so, and is forgiven otherwise (a success, or an error of the service's).
    */
   async check<T>(attempt: SignInAttempt, check: () => Promise<T>, failed: (result: T) => boolean): Promise<T | Throttled> {
-    const counted = { address: addressForCounting(attempt.address), login: attempt.login };
+    const counted = { address: clientKeyOf(attempt.address), login: attempt.login };
     return this.oneAtATime(pairKey(counted), async () => {
       const retryAfter = this.retryAfterSeconds(counted);
       if (retryAfter > 0) return { kind: 'throttled' as const, retryAfter };
@@ -86,6 +75,16 @@ export class SignInLimiter {
         if (!counts) this.forgive(reserved);
       }
     });
+  }
+
+  /** Seconds before anything `address` offers as a secret may be checked (a protected record's password); 0: now. */
+  addressRetryAfter(address: string): number {
+    return this.retryAfterSeconds({ address: clientKeyOf(address), login: null });
+  }
+
+  /** A wrong secret that is not a sign-in (a protected record's password), counted for its address. */
+  recordAddressFailure(address: string): void {
+    this.recordFailure({ address: clientKeyOf(address), login: null });
   }
 
   /** Seconds until this attempt may be checked again; 0 when it may be now. */

@@ -3,7 +3,7 @@ import { GraphQLError } from 'graphql';
 import { roleCan, type Capability } from '../auth/capabilities.js';
 import { canEditPost, canReadPost, type PostLike, type ViewerUser } from '../auth/permissions.js';
 import type { Context } from './context.js';
-import { ErrorCode, invalidField } from './errors.js';
+import { ErrorCode, invalidField, RateLimitedError } from './errors.js';
 import type { PostStatusValue } from './shared/posts.js';
 
 /** Why a record is withheld; the REST layer turns each into the original's error code. */
@@ -49,7 +49,10 @@ function samePassword(offered: string, stored: string): boolean {
 export function isLocked(ctx: Context, post: ProtectedPost): boolean {
   if (post.password === '') return false;
   if (canEditPost(ctx.viewer.user, post)) return false;
-  return !ctx.offeredPasswords.some((offered) => samePassword(offered, post.password));
+  if (ctx.offeredPasswords.length === 0) return true;
+  const matched = ctx.offeredPasswords.some((offered) => samePassword(offered, post.password));
+  ctx.passwordGuesses?.compared(matched);
+  return !matched;
 }
 
 /** A single read: trashed records are gone for readers who may not edit them; unpublished ones need read_post. */
@@ -112,9 +115,15 @@ export function unlockedWhere(ctx: Context): object {
   };
 }
 
-/** Remembers a `password` argument for the fields resolved after it. */
+/**
+ * Remembers a `password` argument for the fields resolved after it; refuses it (RATE_LIMITED) when the client has
+ * guessed wrong too often lately (src/auth/password-guesses.ts).
+ */
 export function offerPassword(ctx: Context, password: string | null | undefined): void {
-  if (password) ctx.offeredPasswords.push(password);
+  if (!password) return;
+  const wait = ctx.passwordGuesses?.offer() ?? 0;
+  if (wait > 0) throw new RateLimitedError(`Too many wrong passwords from this address. Try again in ${wait} seconds.`, wait);
+  ctx.offeredPasswords.push(password);
 }
 
 const ALL_STATUSES: PostStatusValue[] = ['publish', 'future', 'draft', 'pending', 'private', 'trash'];

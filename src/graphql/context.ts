@@ -1,3 +1,4 @@
+import type { PasswordGuesses } from '../auth/password-guesses.js';
 import type { ViewerUser } from '../auth/permissions.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
@@ -23,6 +24,8 @@ export interface Context {
   now: Date;
   /** Passwords the request offered for password-protected records (the `password` arguments). */
   offeredPasswords: string[];
+  /** Counts those passwords as guesses of the client's (absent outside the server: seeding, importing). */
+  passwordGuesses?: PasswordGuesses;
   /** The database's data version now (src/db/data-version.ts), for what is remembered across requests. */
   dataVersion: () => Promise<bigint>;
   /** The `changed` streams this request may open (absent outside /graphql). */
@@ -38,6 +41,7 @@ export function createContext(
   dataVersion: () => Promise<bigint> = () => readDataVersion(db),
   changes?: ChangeStreams,
   series?: SeriesMaintainer,
+  passwordGuesses?: PasswordGuesses,
 ): Context {
-  return { db, config, viewer, now: new Date(), offeredPasswords: [], dataVersion, changes, series };
+  return { db, config, viewer, now: new Date(), offeredPasswords: [], passwordGuesses, dataVersion, changes, series };
 }

@@ -21,6 +21,8 @@ export const ErrorCode = {
   shuttingDown: 'SHUTTING_DOWN',
   /** graphql-sse's single connection mode, which this service does not speak (src/graphql/changes/event-stream.ts). */
   singleConnectionModeUnsupported: 'SINGLE_CONNECTION_MODE_UNSUPPORTED',
+  /** Too many failed attempts at a secret from this client lately; `retryAfter` seconds. */
+  rateLimited: 'RATE_LIMITED',
 } as const;
 
 /** Bad input: `fields` maps each offending input field (its GraphQL name) to a message a person can act on. */
@@ -62,6 +64,13 @@ export class FieldErrors {
 
   throwIfAny(): void {
     if (!this.isEmpty) throw new InputError(this.fields);
+  }
+}
+
+/** Refused until `retryAfter` seconds have passed: answered 429 with Retry-After over HTTP. */
+export class RateLimitedError extends GraphQLError {
+  constructor(message: string, retryAfter: number) {
+    super(message, { extensions: { code: ErrorCode.rateLimited, retryAfter, http: { status: 429, headers: { 'retry-after': String(retryAfter) } } } });
   }
 }
 

@@ -11,7 +11,15 @@ export interface RequestLog {
   unexpected(error: unknown): void;
   /** Notes the codes of the errors the request was answered with (GraphQL's `extensions.code`), for its line. */
   answeredWith(codes: readonly string[]): void;
+  /** Notes why the request was refused without being served (a rate limit), for its line's `reason`. */
+  refused(reason: RefusalReason): void;
 }
+
+/**
+ * Why a request was refused rather than served: the load shedder's reasons (src/limits/load-shedding.ts, logged by
+ * src/http/refusals.ts), too many failed sign-ins, too many wrong passwords of protected records.
+ */
+export type RefusalReason = 'client_over_share' | 'overloaded' | 'sign_in_failures' | 'password_guesses';
 
 export const REQUEST_ID_HEADER = 'X-Request-ID';
 
@@ -58,10 +66,12 @@ export function withRequestLog<Rest extends unknown[]>(logger: Logger, handle: (
     const started = performance.now();
     const errors: unknown[] = [];
     const errorCodes = new Set<string>();
+    let reason: RefusalReason | undefined;
     const log: RequestLog = {
       id: requestIdOf(request),
       unexpected: (error) => void errors.push(error),
       answeredWith: (codes) => codes.forEach((code) => errorCodes.add(code)),
+      refused: (why) => void (reason = why),
     };
     let response: Response;
     try {
@@ -77,6 +87,7 @@ export function withRequestLog<Rest extends unknown[]>(logger: Logger, handle: (
       status: response.status,
       durationMs: Math.round((performance.now() - started) * 100) / 100,
       ...(errorCodes.size > 0 ? { errorCodes: [...errorCodes] } : {}),
+      ...(reason ? { reason } : {}),
     };
     if (errors.length > 0 || response.status >= 500) {
       const [err, ...otherErrors] = errors;

@@ -9,6 +9,8 @@ export const REST_ERRORS = {
   incorrect_password: { status: 401, message: 'The credentials sent are not valid.' },
   // Too many failed sign-ins from this address or for this login (README "Authentication"); with Retry-After.
   rest_too_many_requests: { status: 429, message: 'Too many failed sign-in attempts. Try again in %d seconds.' },
+  // Too many wrong passwords of protected records from this address (README "Limits on failed sign-ins").
+  rest_too_many_password_attempts: { status: 429, message: 'Too many wrong passwords from this address. Try again in %d seconds.' },
   'rest-event-not-found': { status: 404, message: 'Event with ID %d does not exist.' },
   // The ID is a venue's or an organizer's: events, venues and organizers share one ID space, as WordPress posts do.
   'rest-invalid-event-id': { status: 400, message: 'The specified ID is not a valid event.' },
@@ -29,6 +31,8 @@ export const REST_ERRORS = {
   rest_request_too_large: { status: 413, message: 'The request body is larger than the limit of %d bytes.' },
   rest_request_timeout: { status: 503, message: 'The request took longer than %d ms and was stopped.' },
   rest_service_overloaded: { status: 503, message: 'The service is busy; try again shortly.' },
+  // One client past its share of a busy process (README "Limits"): the rest are served; with Retry-After.
+  rest_client_over_share: { status: 429, message: 'This client is sending more than its share while the service is busy; try again shortly.' },
   // CORS_ORIGINS does not list the page's origin (README "CORS"): the answer to its preflight.
   rest_cors_origin_not_allowed: { status: 403, message: 'Requests from the origin %s are not allowed.' },
   // A change cursor (GET /changes `since`) that is unknown here or older than the retention: read everything again.
@@ -124,6 +128,10 @@ export function restErrorFromGraphQL(errors: readonly GraphQLFormattedError[], m
     return RestError.of('rest_occurrences_pending', { retry_after: retryAfter }, retryAfter).withHeaders({ 'Retry-After': String(retryAfter) });
   }
   if (code === 'UNAUTHENTICATED') return RestError.of('rest_forbidden', { status: 401 });
+  if (code === 'RATE_LIMITED') {
+    const retryAfter = Number(error.extensions?.retryAfter);
+    return RestError.of('rest_too_many_password_attempts', {}, retryAfter).withHeaders({ 'Retry-After': String(retryAfter) });
+  }
   if (code === 'FORBIDDEN') {
     return mapping.forbidden?.(String(error.extensions?.reason ?? 'NOT_ALLOWED')) ?? RestError.of('rest_forbidden', { status: 403 });
   }

@@ -1,3 +1,4 @@
+import { clientKeyOf } from '../../auth/client-address.js';
 import { GraphQLError } from 'graphql';
 import type { ChangeEntry, ChangePosition, ChangeRecordType } from '../../db/change-log.js';
 import type { ChangeBatch, ChangeNotifier } from '../../db/change-notifier.js';
@@ -111,7 +112,7 @@ export class RequestStream implements ChangeStreams {
   }
 }
 
-/** Open streams per client address and in all; a place is taken before a stream opens and given back once. */
+/** Open streams per client (clientKeyOf: an IPv6 address by its /64) and in all; a place is taken before a stream opens and given back once. */
 class StreamCounts {
   private readonly perClient = new Map<string, number>();
   private total = 0;
@@ -120,19 +121,20 @@ class StreamCounts {
 
   /** Takes a place for a stream of this client, or refuses; answers the function that gives it back. */
   take(clientAddress: string): () => void {
+    const client = clientKeyOf(clientAddress);
     const held = this.perClient.get(clientAddress) ?? 0;
     if (this.limits.perClient > 0 && held >= this.limits.perClient) throw new TooManySubscriptionsError('client', this.limits.perClient);
     if (this.limits.perProcess > 0 && this.total >= this.limits.perProcess) throw new TooManySubscriptionsError('process', this.limits.perProcess);
-    this.perClient.set(clientAddress, held + 1);
+    this.perClient.set(client, held + 1);
     this.total++;
     let given = false;
     return () => {
       if (given) return;
       given = true;
       this.total--;
-      const left = this.perClient.get(clientAddress)! - 1;
-      if (left > 0) this.perClient.set(clientAddress, left);
-      else this.perClient.delete(clientAddress);
+      const left = this.perClient.get(client)! - 1;
+      if (left > 0) this.perClient.set(client, left);
+      else this.perClient.delete(client);
     };
   }
 }

@@ -1,0 +1,41 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { refusalAnswer, type Refusal, type RestRefusalBody } from '../limits/load-shedding.js';
+import type { Logger } from '../logging/logger.js';
+import { loggedPath, REQUEST_ID_HEADER, requestIdOf } from '../logging/request-log.js';
+import type { Cors } from './cors.js';
+import { headOf, type PlainAnswer } from './request-head.js';
+
+/**
+ * Answers a request the load shedder refused (src/limits/load-shedding.ts) straight on node:http, before a Fetch
+ * Request is built for it: refusing must cost next to nothing, or a flood of refused requests keeps the process as
+ * far behind as the flood it refuses. The answer carries what every answer does (CORS headers, request ID), and the
+ * request gets its log line, with the refusal's `reason`: at warn for a 503 (the process is behind), at info for a
+ * 429 (one client's excess), as for other refusals.
+ */
+export function createRefusals(cors: Cors, logger: Logger, restBody: RestRefusalBody) {
+  return (req: IncomingMessage, res: ServerResponse, { status, reason }: Refusal): void => {
+    const started = performance.now();
+    const request = headOf(req);
+    const url = targetOf(req);
+    const { headers, body } = refusalAnswer(url.pathname, status, restBody);
+    const answer: PlainAnswer = { status, headers: new Map(Object.entries(headers)), body: Buffer.from(body) };
+    cors.decorateAnswer(request, answer);
+    const requestId = requestIdOf(request);
+    answer.headers.set(REQUEST_ID_HEADER.toLowerCase(), requestId);
+    req.resume();
+    res.writeHead(status, Object.fromEntries(answer.headers)).end(req.method === 'HEAD' ? undefined : answer.body);
+    const line = { requestId, method: request.method, path: loggedPath({ ...request, url: url.href }), status, durationMs: Math.round((performance.now() - started) * 100) / 100, reason };
+    if (status >= 500) logger.warn(line, 'request');
+    else logger.info(line, 'request');
+  };
+}
+
+/** The request's target, read without the Host header (which may not be a valid host): nothing here may throw. */
+function targetOf(req: IncomingMessage): URL {
+  try {
+    return new URL(req.url ?? '/', 'http://localhost');
+  } catch {
+    return new URL('http://localhost/');
+  }
+}
