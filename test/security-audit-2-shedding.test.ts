@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { Agent, get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -248,5 +249,38 @@ describe('wrong passwords of a protected event (24.8)', () => {
     expect((await guess('192.0.2.51', FEED_PASSWORD)).status).toBe(200);
     const lines = logLines().filter((line) => line.status === 429 && line.reason === 'password_guesses');
     expect(lines.length).toBeGreaterThanOrEqual(4);
+  });
+});
+
+describe('a refused EventSource (24.8)', () => {
+  let full: Instance;
+  let fullDatabase: TestDatabase;
+  const stalled: Socket[] = [];
+  beforeAll(async () => {
+    fullDatabase = await freshDatabase(dir);
+    full = await startInstance(fullDatabase.url, { TRUST_PROXY: 'true', MAX_IN_FLIGHT: '1' });
+    // Two requests whose bodies never come hold the process at twice MAX_IN_FLIGHT: the next request is refused, 503.
+    for (const address of ['192.0.2.70', '192.0.2.71']) {
+      const socket = connect(Number(new URL(full.base).port), '127.0.0.1');
+      socket.write(`POST /graphql HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: ${address}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`);
+      stalled.push(socket);
+    }
+    await sleep(300);
+  }, 60_000);
+  afterAll(async () => {
+    for (const socket of stalled) socket.destroy();
+    if (full) await stop(full);
+    await fullDatabase?.drop();
+  });
+
+  it('is told to come back (200 with retry), as EventSource gives up on any other status; other clients get the 503', async () => {
+    const subscription = encodeURIComponent('subscription { changed { type } }');
+    const eventSource = await fetch(`${full.base}/graphql?query=${subscription}`, { headers: { accept: 'text/event-stream', 'x-forwarded-for': '192.0.2.72' } });
+    expect(eventSource.status).toBe(200);
+    expect(eventSource.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(await eventSource.text()).toBe(': The service is busy; try again shortly.\nretry: 1000\n\n');
+    const plain = await fetch(`${full.base}/graphql?query=${subscription}`, { headers: { accept: 'application/json', 'x-forwarded-for': '192.0.2.72' } });
+    expect(plain.status).toBe(503);
+    expect((await plain.json()).errors[0].extensions.code).toBe('SERVICE_OVERLOADED');
   });
 });

@@ -40,9 +40,24 @@ async function open(base: string, query = CHANGED, options: SubscribeOptions = {
   return stream;
 }
 
-/** Opens `count` streams from `address` (X-Forwarded-For), each expected to be accepted. */
+const SHED = new Set(['RATE_LIMITED', 'SERVICE_OVERLOADED']);
+
+/**
+ * Opens `count` streams from `address` (X-Forwarded-For), each expected to be accepted. A stream refused by load
+ * shedding (the server busy with the test's own burst of clients) is asked again after its Retry-After, as
+ * graphql-sse does.
+ */
 async function openFrom(base: string, address: string, count: number, query = CHANGED, authorization?: string): Promise<Stream[]> {
-  const streams = await inWaves(count, 25, () => open(base, query, { authorization, headers: forwardedFor(address) }));
+  const openOne = async (): Promise<Stream> => {
+    for (let attempt = 1; ; attempt++) {
+      const stream = await open(base, query, { authorization, headers: forwardedFor(address) });
+      if (stream.status === 200) return stream;
+      await stream.ended;
+      if (!SHED.has(String(stream.errors[0]?.extensions?.code)) || attempt === 10) return stream;
+      await idle(Number(stream.headers.get('retry-after') ?? 1) * 1000);
+    }
+  };
+  const streams = await inWaves(count, 25, openOne);
   expect(streams.map((stream) => stream.status)).toEqual(Array(count).fill(200));
   return streams;
 }

@@ -4,6 +4,7 @@ import { refusalAnswer, type Refusal, type RestRefusalBody } from '../limits/loa
 import type { Logger } from '../logging/logger.js';
 import { loggedPath, REQUEST_ID_HEADER, requestIdOf } from '../logging/request-log.js';
 import type { Cors } from './cors.js';
+import { comeBackLater, EVENT_STREAM_HEADERS, isEventSourceRequest } from './event-source.js';
 import { headOf, type PlainAnswer } from './request-head.js';
 
 /**
@@ -19,13 +20,15 @@ export function createRefusals(cors: Cors, logger: Logger, restBody: RestRefusal
     const request = headOf(req);
     const url = targetOf(req);
     const { headers, body } = refusalAnswer(url.pathname, status, restBody);
-    const answer: PlainAnswer = { status, headers: new Map(Object.entries(headers)), body: Buffer.from(body) };
+    const answer: PlainAnswer = isEventSourceRequest(request.method, request.headers.get('accept'))
+      ? eventSourceAnswer(headers['retry-after'], body)
+      : { status, headers: new Map(Object.entries(headers)), body: Buffer.from(body) };
     cors.decorateAnswer(request, answer);
     const requestId = requestIdOf(request);
     answer.headers.set(REQUEST_ID_HEADER.toLowerCase(), requestId);
     req.resume();
-    res.writeHead(status, Object.fromEntries(answer.headers)).end(req.method === 'HEAD' ? undefined : answer.body);
-    const line = { requestId, method: request.method, path: loggedPath({ ...request, url: url.href }), status, durationMs: Math.round((performance.now() - started) * 100) / 100, reason };
+    res.writeHead(answer.status, Object.fromEntries(answer.headers)).end(req.method === 'HEAD' ? undefined : answer.body);
+    const line = { requestId, method: request.method, path: loggedPath({ ...request, url: url.href }), status: answer.status, durationMs: Math.round((performance.now() - started) * 100) / 100, reason };
     if (status >= 500) logger.warn(line, 'request');
     else logger.info(line, 'request');
   };
@@ -38,4 +41,11 @@ function targetOf(req: IncomingMessage): URL {
   } catch {
     return new URL('http://localhost/');
   }
+}
+
+/** A refusal told to EventSource, which gives up on anything but 200: come back after Retry-After (event-source.ts). */
+function eventSourceAnswer(retryAfter: string, refusalBody: string): PlainAnswer {
+  const why = (JSON.parse(refusalBody) as { errors?: Array<{ message: string }>; message?: string });
+  const message = why.errors?.[0]?.message ?? why.message ?? 'The service is busy.';
+  return { status: 200, headers: new Map(Object.entries(EVENT_STREAM_HEADERS)), body: Buffer.from(comeBackLater(Number(retryAfter) || 1, message)) };
 }

@@ -57,8 +57,10 @@ export class LoadShedder {
     const now = performance.now();
     const behind = this.#behind(now);
     const load = this.#clients.get(client);
-    // Busy, a client over its share gets one request at a time: its long ones (feeds) never run side by side.
-    const inFlightAllowed = behind ? 0 : this.#busy() ? 1 : Infinity;
+    // Busy or saturated, a client over its share gets one request at a time: its long ones (feeds) never run side by
+    // side, and a client waiting for each answer before it asks again is never refused for work that is not its own
+    // (the loop saturated by deliveries to subscribers, webhooks, series being extended). Late, nothing more is taken.
+    const inFlightAllowed = behind === 'saturated' || (!behind && this.#busy()) ? 1 : behind ? 0 : Infinity;
     if (load && load.inFlight >= inFlightAllowed && this.#overShare(load, now)) return this.#refused(client, now, TOO_MANY);
     if (behind && this.maxInFlight > 0 && this.#total.inFlight >= this.maxInFlight * HARD_BOUND_FACTOR) return this.#refused(client, now, OVERLOADED);
     return this.enter(client, now);

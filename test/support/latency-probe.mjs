@@ -2,6 +2,7 @@
 // makes `writes` organizers one after another as `authorization`, while it reads a list (one the response cache has
 // not seen, so each read reaches the database) and asks /healthz, each every 50 ms; then prints as JSON the IDs
 // written and the slowest answer of each kind, in milliseconds. Any answer other than 200 (201 for a write) fails it.
+// The reader and the writer are two clients (X-Forwarded-For, for a server that trusts it), as two people would be.
 //
 //   node test/support/latency-probe.mjs <base URL> <writes> <authorization>
 
@@ -22,7 +23,7 @@ async function timed(kind, url, init, expected) {
 let running = true;
 async function poll(kind, path) {
   for (let n = 0; running; n++) {
-    await timed(kind, `${base}${path(n)}`, undefined, 200);
+    await timed(kind, `${base}${path(n)}`, { headers: { 'x-forwarded-for': '203.0.113.7' } }, 200);
     await idle(50);
   }
 }
@@ -31,7 +32,7 @@ const pollers = [poll('health', () => '/healthz'), poll('read', (n) => `${API}/o
 const ids = [];
 try {
   for (let i = 0; i < Number(writes); i++) {
-    const init = { method: 'POST', headers: { 'content-type': 'application/json', authorization }, body: JSON.stringify({ organizer: `Probe ${Date.now()}-${i}` }) };
+    const init = { method: 'POST', headers: { 'content-type': 'application/json', authorization, 'x-forwarded-for': '203.0.113.8' }, body: JSON.stringify({ organizer: `Probe ${Date.now()}-${i}` }) };
     ids.push(JSON.parse(await timed('write', `${base}${API}/organizers`, init, 201)).id);
   }
 } finally {

@@ -56,6 +56,11 @@ export async function subscribe(base: string, query = CHANGED, options: Subscrib
   const errors: Stream['errors'] = [];
   const waiters = new Set<() => void>();
   const ended = (async () => {
+    if (response.headers.get('content-type')?.startsWith('application/json')) {
+      // Refused before GraphQL (load shedding, sign-in limits): a plain GraphQL answer.
+      errors.push(...(((await response.json()) as GraphQLResult).errors ?? []));
+      return;
+    }
     const decoder = new TextDecoder();
     let buffer = '';
     try {

@@ -1,5 +1,6 @@
 import type { ExecutionResult, GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import { comeBackLater, EVENT_STREAM_HEADERS, isEventSourceRequest } from '../../http/event-source.js';
 import { ErrorCode } from '../errors.js';
 import type { RequestStream } from './live.js';
 
@@ -15,14 +16,6 @@ const HANG_UP_AFTER_MS = 2000;
 /** A comment every so often keeps proxies from closing a quiet stream (as GraphQL Yoga's own, faster under test). */
 const PING_MS = process.env.NODE_ENV === 'test' ? 300 : 12_000;
 
-const EVENT_STREAM_HEADERS = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-store',
-  // A connection whose stream ended is not used again: EventSource's and graphql-sse's next attempt opens a new one,
-  // which reaches a process that is not shutting down.
-  connection: 'close',
-};
-
 /** What the server context of a GraphQL request holds for these answers. */
 export interface EventStreamContext {
   /** The request's `changed` stream, when it may open one. */
@@ -31,13 +24,7 @@ export interface EventStreamContext {
   hangUp?: () => void;
 }
 
-/**
- * EventSource's request: a GET that accepts event streams only. EventSource takes any answer but 200 as final (it
- * never reconnects after one) and reconnects after every 200 stream that ends.
- */
-const isEventSource = (request: Request) =>
-  request.method === 'GET' &&
-  (request.headers.get('accept') ?? '').split(',').every((type) => type.split(';')[0]!.trim().toLowerCase() === 'text/event-stream');
+const isEventSource = (request: Request) => isEventSourceRequest(request.method, request.headers.get('accept'));
 
 /** The Server-Sent Events answers of subscriptions, and of anything EventSource asks for. */
 export function eventStreamAnswers(): Plugin<Record<string, never>, EventStreamContext> {
@@ -145,9 +132,8 @@ function eventStream(results: AsyncIterable<ExecutionResult>, context: EventStre
 function forEventSource(answer: Response, result: ExecutionResult): Response {
   const [error] = result.errors ?? [];
   if (answer.status === 503) {
-    const retryAfterMs = (Number(answer.headers.get('retry-after')) || 1) * 1000;
-    const comment = (error?.message ?? 'Unavailable').replace(/[\r\n]+/g, ' ');
-    return new Response(`: ${comment}\nretry: ${retryAfterMs}\n\n`, { status: 200, headers: EVENT_STREAM_HEADERS });
+    const body = comeBackLater(Number(answer.headers.get('retry-after')) || 1, error?.message ?? 'Unavailable');
+    return new Response(body, { status: 200, headers: EVENT_STREAM_HEADERS });
   }
   if (answer.status !== 200 || !error || result.data) return answer;
   const status = result.errors!.some((one) => one.extensions?.code === ErrorCode.resyncRequired) ? 410 : 400;
