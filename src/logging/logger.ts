@@ -44,7 +44,11 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
 function reportDroppedLines(lines: StdoutLines, logger: Logger): void {
   setInterval(() => {
     const droppedLines = lines.takeDropped();
-    if (droppedLines > 0) logger.warn({ droppedLines }, `${droppedLines} log lines dropped: stdout was not read as fast as they were written`);
+    if (droppedLines === 0) return;
+    logger.warn({ droppedLines }, `${droppedLines} log lines dropped: stdout was not read as fast as they were written`);
+    // Still full, the report was dropped too: it is made again, with the count so far, next time.
+    const alsoDropped = lines.takeDropped();
+    if (alsoDropped > 0) lines.countDropped(droppedLines + alsoDropped - 1);
   }, DROP_REPORT_MS).unref();
 }
 

@@ -6,7 +6,8 @@ import { write, writeSync } from 'node:fs';
  * once: when a flood of requests (each with its line) keeps the loop busy, one write per turn of the loop carries
  * however many lines the turn made. pino's own asynchronous destination writes at most 16 KB per turn, fewer lines
  * than a turn of a flood of refused requests makes (measured: lines dropped while the flood logged 5,000 a second),
- * and waits 100 ms whenever a non-blocking stdout is full.
+ * and waits 100 ms whenever a non-blocking stdout is full; with its write size raised (`maxWrite`), sonic-boom 4.2.1
+ * cut lines in the middle when the pipe's reader was slow (test/log-lines.test.ts caught it).
  *
  * At most `maxWaitingBytes` wait (counted in characters, about bytes for JSON): a reader slower than a flood would
  * otherwise cost memory without end. Past it, lines are dropped and counted (`takeDropped`). `flush` calls back once
@@ -37,6 +38,11 @@ export class StdoutLines {
     this.#waiting.push(line);
     this.#waitingBytes += line.length;
     if (!this.#writing) this.#writeWaiting();
+  }
+
+  /** Counts lines as dropped again (a report of dropped lines that was dropped itself). */
+  countDropped(lines: number): void {
+    this.#dropped += lines;
   }
 
   /** Lines dropped since the last call. */
