@@ -140,6 +140,22 @@ describe('request logging', () => {
   });
 });
 
+describe('503s answered on purpose', () => {
+  it('are logged at warn, without an error: a request past its deadline', async () => {
+    const logged = await loggedServer({ REQUEST_TIMEOUT_MS: '1', LOG_LEVEL: 'info' });
+    try {
+      const answer = await send(logged.server, `${API}/events?per_page=50&search=deadline`);
+      expect(answer.status).toBe(503);
+      const lines = logged.linesOf(answer.requestId!);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatchObject({ level: 'warn', msg: 'request', status: 503 });
+      expect(lines[0]!.err).toBeUndefined();
+    } finally {
+      await logged.server.close();
+    }
+  });
+});
+
 describe('unexpected failures', () => {
   let logged: Awaited<ReturnType<typeof loggedServer>>;
 

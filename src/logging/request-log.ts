@@ -59,7 +59,8 @@ const internalError = () =>
 /**
  * Wraps the fetch handler: gives each request an ID (the client's sane `X-Request-ID`, or a new UUID), answers it
  * in `X-Request-ID`, and writes one line per request. A request that failed unexpectedly (an error thrown out of the
- * handler, or one a handler reported) is logged once, on that line, at level error with the error; others at info.
+ * handler, or one a handler reported) is logged once, on that line, at level error with the error; a 5xx answered on
+ * purpose (a timeout, a retryable refusal) at warn; others at info.
  */
 export function withRequestLog<Rest extends unknown[]>(logger: Logger, handle: (request: Request, log: RequestLog, ...rest: Rest) => Promise<Response>) {
   return async (request: Request, ...rest: Rest): Promise<Response> => {
@@ -89,9 +90,12 @@ export function withRequestLog<Rest extends unknown[]>(logger: Logger, handle: (
       ...(errorCodes.size > 0 ? { errorCodes: [...errorCodes] } : {}),
       ...(reason ? { reason } : {}),
     };
-    if (errors.length > 0 || response.status >= 500) {
+    if (errors.length > 0) {
       const [err, ...otherErrors] = errors;
       logger.error({ ...line, err, ...(otherErrors.length ? { otherErrors: otherErrors.map(serializeError) } : {}) }, 'request failed');
+    } else if (response.status >= 500) {
+      // Answered so on purpose (a timeout, occurrences still being added, a process shutting down): worth a look.
+      logger.warn(line, 'request');
     } else {
       logger.info(line, 'request');
     }
