@@ -2,7 +2,7 @@
 // them before it, or moving those after a split ("this and following") to the new series. A single statement over a
 // long series held the database's writer for seconds (PostgreSQL's per-row triggers: 2 s for 10,000 occurrences,
 // 20 s with a category and a tag), so the write of the master queues a SeriesTask in its own transaction and the
-// occurrences follow in steps of at most SYNC_STEP_WRITES rows, each its own short transaction, like a series sync
+// occurrences follow in steps of at most STEP_WRITES rows, each its own short transaction, like a series sync
 // (series-sync.ts). Tasks run in the order queued; a task's row records how far it got and goes when it is done, so
 // work cut short (a crash) is taken up by any process's SeriesMaintainer.
 //
@@ -14,8 +14,6 @@ import type { Db, DbTransaction } from '../../db/client.js';
 import { lockForWriting } from '../../db/data-version.js';
 import type { Event } from '../../db/generated/prisma/client.js';
 import type { Context } from '../context.js';
-
-export type SeriesTaskKind = 'trash' | 'delete' | 'move';
 
 /** Before the first possible occurrence: where a trash or delete starts. */
 const EARLIEST = new Date('0001-01-01T00:00:00.000Z');
@@ -47,10 +45,10 @@ export async function startSeriesDelete(db: Db, seriesId: number): Promise<boole
     const master = await tx.event.findUnique({ where: { id: seriesId }, select: { status: true } });
     if (!master || (await isSeriesBeingDeleted(tx, seriesId))) return false;
     await tx.seriesTask.deleteMany({ where: { seriesId, kind: 'trash' } });
-    await tx.event.update({
-      where: { id: seriesId },
-      data: { ...(master.status === 'trash' ? {} : { status: 'trash' }), syncedThrough: null, materializedUntil: null },
-    });
+    const lastLogged = await tx.change.findFirst({ orderBy: { seq: 'desc' }, select: { seq: true } });
+    await tx.event.update({ where: { id: seriesId }, data: { status: 'trash', syncedThrough: null, materializedUntil: null } });
+    // A master already in the trash did not change for clients: no change is logged for the bookkeeping.
+    if (master.status === 'trash') await tx.change.deleteMany({ where: { seq: { gt: lastLogged?.seq ?? 0 }, recordType: 'event', recordId: seriesId } });
     await tx.seriesTask.create({ data: { kind: 'delete', seriesId, nextStart: EARLIEST } });
     return true;
   });
