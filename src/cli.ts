@@ -96,8 +96,9 @@ async function main(): Promise<void> {
   delete process.env.CALENDAR_ADMIN_PASSWORD;
   if (command === 'serve') return serve(config);
   if (command === 'migrate') {
-    const { applied } = await migrate(config);
-    console.log(applied.length ? `Applied ${applied.join(', ')}` : 'The database is up to date.');
+    const { applied, dataSteps } = await migrate(config);
+    const done = [...applied, ...dataSteps.map((name) => `data step ${name}`)];
+    console.log(done.length ? `Applied ${done.join(', ')}` : 'The database is up to date.');
     return;
   }
   if (command === 'seed') {

@@ -11,7 +11,7 @@ import type { Logger } from './logging/logger.js';
  * state is in the database. A worker that dies is replaced; SIGTERM/SIGINT stops them all gracefully.
  */
 export async function runPrimary(config: Config, logger: Logger): Promise<void> {
-  await migrate(config);
+  await migrate(config, { logger });
   if (config.adminPassword) {
     const db = createDb(config);
     try {

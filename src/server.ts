@@ -158,7 +158,7 @@ const takesCors = (pathname: string) => pathname !== HEALTH_PATH && !pathname.st
 /** Migrates the database and composes the one fetch handler: GraphQL, health, and the REST root. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  await migrate(config);
+  await migrate(config, { logger });
   const queries: QueryCounter = { count: 0 };
   // The watch is told of this process's writes by the client it reads the version through: made together.
   let watch: DataVersionWatch | undefined;

@@ -4,7 +4,9 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { Config, Engine } from '../config.js';
+import type { Logger } from '../logging/logger.js';
 import { postgresConnectionString, postgresSchema, sqlitePath } from './client.js';
+import { DATA_STEPS, dataStepSetting, runDataSteps } from './data-steps.js';
 import { readMigrations } from './schema-diff.js';
 
 // Prisma's own bookkeeping table, so `prisma migrate deploy` and this runner agree on what has been applied.
@@ -20,13 +22,24 @@ const SQLITE_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations"
 )`;
 
 export interface MigrationReport {
+  /** The SQL migrations applied. */
   applied: string[];
+  /** The data steps run (src/db/data-steps.ts); recorded without running on a database with no events. */
+  dataSteps: string[];
 }
 
 export interface MigrateOptions {
-  /** Stop after this migration (an older schema version, e.g. to test upgrades). */
+  /** Stop after this migration (an older schema version, e.g. to test upgrades); no data step runs then. */
   until?: string;
+  /** Where the data steps say what they did. */
+  logger?: Logger;
 }
+
+/** The data steps not recorded as done, from the names of the recorded ones. */
+const pendingDataSteps = (recorded: string[]) => DATA_STEPS.map((step) => step.name).filter((name) => !recorded.includes(dataStepSetting(name)));
+const DATA_STEP_SETTINGS = `(${DATA_STEPS.map((step) => `'${dataStepSetting(step.name)}'`).join(', ')})`;
+/** The Setting value of a data step recorded as done on a database without events. */
+const nothingToDo = () => JSON.stringify({ finishedAt: new Date().toISOString(), examined: 0 });
 
 function migrationsUntil(engine: Engine, until: string | undefined) {
   const all = readMigrations(engine);
@@ -36,8 +49,11 @@ function migrationsUntil(engine: Engine, until: string | undefined) {
   return all.slice(0, last + 1);
 }
 
-/** Creates the database when missing and applies every migration folder not applied yet, each in a transaction. */
-export function migrateSqlite(config: Config, options: MigrateOptions = {}): MigrationReport {
+/**
+ * Creates the database when missing and applies every migration folder not applied yet, each in a transaction. Answers
+ * them and the data steps left to run.
+ */
+function migrateSqlite(config: Config, options: MigrateOptions = {}): MigrationReport {
   const path = sqlitePath(config.databaseUrl);
   mkdirSync(dirname(path), { recursive: true });
   const sqlite = new Database(path, { timeout: 5000 });
@@ -71,7 +87,15 @@ export function migrateSqlite(config: Config, options: MigrateOptions = {}): Mig
       }).immediate();
       applied.push(migration.name);
     }
-    return { applied };
+    if (options.until !== undefined) return { applied, dataSteps: [] };
+    const recorded = sqlite.prepare(`SELECT "name" FROM "Setting" WHERE "name" IN ${DATA_STEP_SETTINGS}`).all() as Array<{ name: string }>;
+    const pending = pendingDataSteps(recorded.map((row) => row.name));
+    if (pending.length && !sqlite.prepare('SELECT 1 FROM "Event" LIMIT 1').get()) {
+      const record = sqlite.prepare('INSERT OR IGNORE INTO "Setting" ("name", "value") VALUES (?, ?)');
+      for (const name of pending) record.run(dataStepSetting(name), nothingToDo());
+      return { applied, dataSteps: [] };
+    }
+    return { applied, dataSteps: pending };
   } finally {
     sqlite.close();
   }
@@ -95,8 +119,11 @@ function advisoryLockKey(schema: string): number {
 
 const quoteIdentifier = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
-/** Applies PostgreSQL migrations under an advisory lock, each in a transaction, into the URL's `?schema=`. */
-export async function migratePostgres(config: Config, options: MigrateOptions = {}): Promise<MigrationReport> {
+/**
+ * Applies PostgreSQL migrations under an advisory lock, each in a transaction, into the URL's `?schema=`, then the
+ * data steps left, still under the lock (processes starting together run them once).
+ */
+async function migratePostgres(config: Config, options: MigrateOptions = {}): Promise<MigrationReport> {
   const schema = postgresSchema(config.databaseUrl);
   const client = new pg.Client({ connectionString: postgresConnectionString(config.databaseUrl) });
   await client.connect();
@@ -128,14 +155,25 @@ export async function migratePostgres(config: Config, options: MigrateOptions = 
       }
       applied.push(migration.name);
     }
-    return { applied };
+    if (options.until !== undefined) return { applied, dataSteps: [] };
+    const recorded = await client.query<{ name: string }>(`SELECT "name" FROM "Setting" WHERE "name" IN ${DATA_STEP_SETTINGS}`);
+    const pending = pendingDataSteps(recorded.rows.map((row) => row.name));
+    if (pending.length && !(await client.query('SELECT 1 FROM "Event" LIMIT 1')).rowCount) {
+      for (const name of pending) {
+        await client.query('INSERT INTO "Setting" ("name", "value") VALUES ($1, $2) ON CONFLICT DO NOTHING', [dataStepSetting(name), nothingToDo()]);
+      }
+      return { applied, dataSteps: [] };
+    }
+    return { applied, dataSteps: await runDataSteps(config, pending, options.logger) };
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [lock]).catch(() => undefined);
     await client.end();
   }
 }
 
-/** Brings the configured database up to date; safe to run from several processes at once. */
+/** Brings the configured database up to date, data steps included; safe to run from several processes at once. */
 export async function migrate(config: Config, options: MigrateOptions = {}): Promise<MigrationReport> {
-  return config.engine === 'sqlite' ? migrateSqlite(config, options) : migratePostgres(config, options);
+  if (config.engine === 'postgres') return migratePostgres(config, options);
+  const { applied, dataSteps } = migrateSqlite(config, options);
+  return { applied, dataSteps: await runDataSteps(config, dataSteps, options.logger) };
 }

@@ -44,8 +44,8 @@ export interface TestServer {
 export interface StartOptions {
   /** Where the server's log lines go (at LOG_LEVEL, which test servers default to `warn`); stdout when left out. */
   logTo?: { write(line: string): void };
-  /** Serve the database of this (running) test server instead of a fresh one; it stays its owner's to drop. */
-  databaseOf?: TestServer;
+  /** Serve the database of this (running) test server, or one a test made, instead of a fresh one; it stays its owner's to drop. */
+  databaseOf?: Pick<TestServer, 'databaseUrl'>;
 }
 
 /**

@@ -18,7 +18,8 @@ import { SortOrderEnum } from '../shared/ordering.js';
 import { EventType } from './type.js';
 import { insertEvent, updateEvent, type AfterWrite } from './write.js';
 import { defaultReach, excludeOccurrence, SERIES_TRANSACTION } from './series.js';
-import { bringSeriesInLine, markSeriesWritten } from './series-sync.js';
+import { bringSeriesInLine, followSeriesTasks, markSeriesWritten } from './series-sync.js';
+import { queueSeriesTrash, startSeriesDelete, withMoveSettled } from './series-tasks.js';
 import { materialiseForList } from './recurrence-fields.js';
 import { EventScopeEnum, SCOPE_DESCRIPTION, splitSeries } from './split.js';
 
@@ -31,14 +32,17 @@ const markSeries =
   (tx, id) =>
     markSeriesWritten(tx, id, defaultReach(ctx));
 
-/** The event a write addresses. Callers who may not write records are refused before they learn whether it exists. */
+/**
+ * The event a write addresses. Callers who may not write records are refused before they learn whether it exists. An
+ * occurrence a split is still moving to its new series is moved first (series-tasks.ts).
+ */
 async function existingEvent(ctx: Context, id: number) {
   const event = await ctx.db.event.findUnique({ where: { id } });
   if (!event) {
     authorizeMissing(ctx);
     throw new NotFoundError('Event', id);
   }
-  return event;
+  return withMoveSettled(ctx, event);
 }
 
 /** List totals by filter: counting a wide window is the costliest part of a list, and is redone only after writes. */
@@ -184,14 +188,22 @@ builder.mutationFields((t) => ({
         status: current.status,
         force: args.force ?? false,
         snapshot: () => ctx.db.event.findUniqueOrThrow({ ...query, where: { id } }),
-        remove: async () => (await ctx.db.event.deleteMany({ where: { id } })).count,
+        // A series: the master goes first, its occurrences follow in steps (series-tasks.ts).
+        remove: async () => {
+          const series = current.isSeriesMaster || (await ctx.db.event.findFirst({ where: { recurringEventId: id }, select: { id: true } }));
+          if (!series) return (await ctx.db.event.deleteMany({ where: { id } })).count;
+          if (!(await startSeriesDelete(ctx.db, id))) return 0;
+          await followSeriesTasks(ctx);
+          return 1;
+        },
         trash: async () => {
           const { count } = await ctx.db.$transaction(async (tx) => {
             const trashed = await tx.event.updateMany({ where: notInTrash(id), data: { status: 'trash', ...modifiedNow(ctx) } });
             // A series goes to the trash with its occurrences.
-            if (trashed.count) await tx.event.updateMany({ where: { recurringEventId: id }, data: { status: 'trash' } });
+            if (trashed.count) await queueSeriesTrash(tx, id);
             return trashed;
           });
+          if (count) await followSeriesTasks(ctx);
           return count === 0 ? null : ctx.db.event.findUniqueOrThrow({ ...query, where: { id } });
         },
       });

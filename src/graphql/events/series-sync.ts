@@ -21,7 +21,9 @@ import { expandRecurrence, MAX_SERIES_OCCURRENCES, parseRecurrence, RecurrenceEr
 import type { Context } from '../context.js';
 import { invalidField, OccurrencesPendingError } from '../errors.js';
 import { recurrenceLines } from './recurrence-columns.js';
-import { copiedColumns, copyLinks, expansionBound, EXTENSION_SLACK_DAYS, instantOf, occurrenceSlugs, occurrenceTimes } from './series.js';
+import { instantOf, occurrenceTimes } from '../../time/occurrence-times.js';
+import { copiedColumns, copyLinks, expansionBound, EXTENSION_SLACK_DAYS, occurrenceSlugs } from './series.js';
+import { hasAbandonedSeriesTask, hasSeriesTask, runSeriesTasks } from './series-tasks.js';
 
 /**
  * Rows one step writes at most: occurrences, each counted with its links (at least one occurrence a step); a step
@@ -130,7 +132,8 @@ async function step(tx: DbTransaction, dialect: Dialect, masterId: number, plan:
   const master = await tx.event.findUnique({ where: { id: masterId } });
   const work = master && workOf(master, extendTo);
   if (!master || !work) return { rows: 0, left: false };
-  if (planKey(master, work) !== plan.key) return 'replan';
+  // A task on the series' occurrences (a trash, a delete, a split's move) comes first: series-tasks.ts.
+  if (planKey(master, work) !== plan.key || (await hasSeriesTask(tx, masterId))) return 'replan';
   const lastLogged = await tx.change.findFirst({ orderBy: { seq: 'desc' }, select: { seq: true } });
   const links = (await tx.eventVenue.count({ where: { eventId: masterId } })) + (await tx.eventOrganizer.count({ where: { eventId: masterId } })) +
     (await tx.eventTerm.count({ where: { eventId: masterId } }));
@@ -257,6 +260,10 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function runSeriesSteps(db: Db, masterId: number, { dialect, extendTo, budgetRows = Number.POSITIVE_INFINITY, plans = new Map() }: RunOptions) {
   let rows = 0;
   while (rows < budgetRows) {
+    if (await hasSeriesTask(db, masterId)) {
+      rows += (await runSeriesTasks(db, 1)).rows;
+      continue;
+    }
     const master = await db.event.findUnique({ where: { id: masterId } });
     const work = master && workOf(master, extendTo);
     if (!master || !work) return { rows, left: false };
@@ -296,6 +303,8 @@ export class SeriesMaintainer {
   private readonly demands = new Map<number, number>();
   /** Syncs of writes handed over by this process's requests. */
   private readonly taken = new Set<number>();
+  /** Series tasks handed over by this process's requests. */
+  private tasksTaken = false;
   private readonly plans = new Map<number, Plan>();
   private readonly waiters = new Set<() => void>();
   private running: Promise<void> | null = null;
@@ -343,11 +352,19 @@ export class SeriesMaintainer {
     this.wake();
   }
 
+  /** Takes over the series tasks a request queued (series-tasks.ts). */
+  takeTasks() {
+    this.tasksTaken = true;
+    this.wake();
+  }
+
   private wake() {
     if (this.closed || this.running) return;
     this.running = this.work().finally(() => {
       this.running = null;
       for (const waiter of [...this.waiters]) waiter();
+      // Work handed over while the last round was ending.
+      if (this.taken.size || this.tasksTaken) this.wake();
     });
   }
 
@@ -357,24 +374,46 @@ export class SeriesMaintainer {
       .catch(() => []);
     const queue = [...new Set([...this.taken, ...unfinished.map((row) => row.id), ...this.demands.keys()])];
     this.taken.clear();
-    while (!this.closed && queue.length) {
-      const id = queue.shift()!;
-      const reach = this.demands.get(id);
-      try {
-        const { rows, left } = await runSeriesSteps(this.db, id, { dialect: this.dialect, extendTo: reach === undefined ? undefined : new Date(reach), budgetRows: 1, plans: this.plans });
-        this.rowsWritten += rows;
-        if (left) queue.push(id);
-        else if (this.demands.get(id) === reach) this.demands.delete(id);
-      } catch (error) {
-        this.demands.delete(id);
-        this.logger.warn({ err: error instanceof Error ? error.message : String(error), seriesId: id }, 'series: materialising occurrences failed; a later list asks again');
-      }
-      if (this.plans.size > 8) this.plans.delete(this.plans.keys().next().value!);
+    let tasks = this.tasksTaken || (await hasAbandonedSeriesTask(this.db, this.pollMs).catch(() => false));
+    this.tasksTaken = false;
+    while (!this.closed && (queue.length || tasks)) {
+      if (tasks) tasks = await this.taskStep();
+      if (queue.length) await this.seriesStep(queue);
       for (const waiter of [...this.waiters]) waiter();
       for (const id of [...this.taken, ...this.demands.keys()]) if (!queue.includes(id)) queue.push(id);
       this.taken.clear();
+      tasks ||= this.tasksTaken;
+      this.tasksTaken = false;
       await pause(MIN_PAUSE_MS);
     }
+  }
+
+  /** A step of the series tasks queued (series-tasks.ts); answers whether tasks are left. */
+  private async taskStep(): Promise<boolean> {
+    try {
+      const { rows, left } = await runSeriesTasks(this.db, 1);
+      this.rowsWritten += rows;
+      return left;
+    } catch (error) {
+      this.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'series: a step of a trash, delete or split failed; it is taken up again within seconds');
+      return false;
+    }
+  }
+
+  /** A step of the series first in `queue`, which goes to the back of it while it has work left. */
+  private async seriesStep(queue: number[]) {
+    const id = queue.shift()!;
+    const reach = this.demands.get(id);
+    try {
+      const { rows, left } = await runSeriesSteps(this.db, id, { dialect: this.dialect, extendTo: reach === undefined ? undefined : new Date(reach), budgetRows: 1, plans: this.plans });
+      this.rowsWritten += rows;
+      if (left) queue.push(id);
+      else if (this.demands.get(id) === reach) this.demands.delete(id);
+    } catch (error) {
+      this.demands.delete(id);
+      this.logger.warn({ err: error instanceof Error ? error.message : String(error), seriesId: id }, 'series: materialising occurrences failed; a later list asks again');
+    }
+    if (this.plans.size > 8) this.plans.delete(this.plans.keys().next().value!);
   }
 
   async close() {
@@ -429,4 +468,13 @@ export async function extendSeriesFor(ctx: Context, reach: Date) {
 export async function bringSeriesInLine(ctx: Context, masterId: number) {
   const { left } = await runSeriesSteps(ctx.db, masterId, { dialect: dialectOf(ctx.config), budgetRows: ctx.series ? REQUEST_WAIT_ROWS : undefined });
   if (left) ctx.series?.take(masterId);
+}
+
+/**
+ * After a write queued a series task (a trash, a delete, a split's move): the occurrences follow, up to
+ * REQUEST_WAIT_ROWS rows while the request waits, then by this process's extender (in full here when there is none).
+ */
+export async function followSeriesTasks(ctx: Context) {
+  const { left } = await runSeriesTasks(ctx.db, ctx.series ? REQUEST_WAIT_ROWS : undefined);
+  if (left) ctx.series?.takeTasks();
 }

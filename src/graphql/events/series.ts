@@ -7,6 +7,7 @@ import type { DbTransaction } from '../../db/client.js';
 import { VersionedMemo } from '../../db/data-version.js';
 import type { Event, Prisma } from '../../db/generated/prisma/client.js';
 import { lastWallClock, readWallClockIn, toWallClock } from '../../time/dates.js';
+import { floatingMs, wallClockOfFloating } from '../../time/occurrence-times.js';
 import {
   dateLine,
   expandRecurrence,
@@ -52,40 +53,6 @@ export function copiedColumns(master: Event) {
     materializedUntil: _m, syncedThrough: _st, startLocal: _sl, endLocal: _el, startsAt: _sa, endsAt: _ea, parentId: _p, ...copied
   } = master;
   return copied;
-}
-
-/** A wall clock's fields as a floating instant (ms), for arithmetic on wall clocks without parsing a format. */
-function floatingMs(wallClock: string): number {
-  const date = new Date(0);
-  date.setUTCFullYear(+wallClock.slice(0, 4), +wallClock.slice(5, 7) - 1, +wallClock.slice(8, 10));
-  date.setUTCHours(+wallClock.slice(11, 13), +wallClock.slice(14, 16), +wallClock.slice(17, 19));
-  return date.getTime();
-}
-const wallClockOfFloating = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
-
-/** The instant of a wall clock in `zone`, by the clock rule (src/time/dates.ts). */
-export function instantOf(wallClock: string, zone: string): Date {
-  return readWallClockIn(wallClock, zone)!.moment.toJSDate();
-}
-
-/**
- * An occurrence's times: its local start as the rule gave it, and the master's wall-clock length after it, each an
- * instant by the clock rule (src/time/dates.ts: a repeated hour is its first instant, a skipped one moves forward by
- * the gap). A start moved forward moves its end as far, so the occurrence keeps its length (as a single event's
- * start does); the local times are those of the instants (02:30 skipped → 03:30). All-day occurrences keep their dates.
- */
-export function occurrenceTimes(master: Event, startLocal: string) {
-  const length = floatingMs(master.endLocal) - floatingMs(master.startLocal);
-  const endLocal = wallClockOfFloating(floatingMs(startLocal) + length);
-  const start = readWallClockIn(startLocal, master.timezone)!;
-  const end = readWallClockIn(endLocal, master.timezone)!;
-  const endsAt = end.moment.plus({ milliseconds: Math.max(0, start.movedForward - end.movedForward) });
-  return {
-    startLocal: master.allDay ? startLocal : toWallClock(start.moment),
-    endLocal: master.allDay ? endLocal : toWallClock(endsAt),
-    startsAt: start.moment.toJSDate(),
-    endsAt: endsAt.toJSDate(),
-  };
 }
 
 /**

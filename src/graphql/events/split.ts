@@ -1,5 +1,6 @@
 // "This and following": an update of an occurrence with scope FOLLOWING ends its series before it and starts a new
-// series there, as calendar clients do. The occurrences from that start on move to the new series with their IDs.
+// series there, as calendar clients do. The occurrences from that start on move to the new series with their IDs, in
+// steps (series-tasks.ts).
 import type { DbTransaction } from '../../db/client.js';
 import type { Event, Prisma } from '../../db/generated/prisma/client.js';
 import { builder } from '../builder.js';
@@ -7,8 +8,10 @@ import type { Context } from '../context.js';
 import { authorizeUpdate } from '../shared/post-permissions.js';
 import { checkEventInput, type EventFields } from './input.js';
 import { recurrenceColumns } from './recurrence-columns.js';
-import { copiedColumns, defaultReach, occurrenceTimes, splitRecurrence } from './series.js';
+import { occurrenceTimes } from '../../time/occurrence-times.js';
+import { copiedColumns, defaultReach, splitRecurrence } from './series.js';
 import { bringSeriesInLine, markSeriesWritten } from './series-sync.js';
+import { queueSeriesMove } from './series-tasks.js';
 import { insertEvent } from './write.js';
 
 export const EventScopeEnum = builder.enumType('EventUpdateScope', {
@@ -60,10 +63,8 @@ export async function splitSeries(ctx: Context, occurrence: Event, input: EventF
       base: base as Partial<Prisma.EventUncheckedCreateInput>,
       afterWrite: async (tx, id) => {
         await copyUnnamedLinks(tx, master.id, id, input);
-        await tx.event.updateMany({
-          where: { recurringEventId: master.id, originalStartsAt: { gte: occurrence.originalStartsAt! } },
-          data: { recurringEventId: id },
-        });
+        // The occurrences from the split on move to the new series in steps, before its sync (series-tasks.ts).
+        await queueSeriesMove(tx, master.id, id, occurrence.originalStartsAt!);
         // The series keeps the occurrences before the split, all of its rule now (UNTIL): they exist already.
         await tx.event.update({ where: { id: master.id }, data: { ...recurrenceColumns(before), materializedUntil: null } });
         await markSeriesWritten(tx, id, reach);
