@@ -8,7 +8,9 @@ import { loadConfig } from '../src/config.js';
 import { postgresConnectionString, postgresSchema, sqlitePath } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { readMigrations } from '../src/db/schema-diff.js';
+import { COMPILED_CLI } from '../bench/processes.js';
 import { freshDatabase, TEST_ENGINE, type TestDatabase } from './support/database.js';
+import { runCommand } from './support/processes.js';
 
 /**
  * Upgrading keeps the data: a database holding records under the first migration is brought up to date by the
@@ -164,3 +166,37 @@ describe(`migrating a ${TEST_ENGINE} database with webhook deliveries to webhook
     ]);
   });
 });
+
+describe(`several processes starting together on one fresh ${TEST_ENGINE} database`, () => {
+  const fresh = freshDatabaseForBlock();
+  const migrateFrom = () => runCommand(process.execPath, [COMPILED_CLI, 'migrate'], { DATABASE_URL: fresh.current.url, CALENDAR_ADMIN_PASSWORD: '' });
+
+  // Seen in CI: two servers started together on a new SQLite file, and one died on "duplicate column name".
+  it('migrate it once between them, and each of them exits 0', async () => {
+    // On SQLite the processes are lined up behind a writer held for a while, so that each of them has read what is
+    // applied before any of them can apply the first migration: the moment the race needs, every time.
+    const holder = TEST_ENGINE === 'sqlite' ? holdSqliteWriter(fresh.current.url) : undefined;
+    const running = Array.from({ length: 3 }, migrateFrom);
+    if (holder) setTimeout(holder.release, 3000);
+    const runs = await Promise.all(running);
+    expect(runs.map((run) => [run.code, run.stderr])).toEqual(runs.map(() => [0, '']));
+    const [rows] = await runSql(fresh.current.url, ['SELECT "migration_name", count(*) AS "times" FROM "_prisma_migrations" GROUP BY 1 ORDER BY 1']);
+    expect(rows!.map((row) => [row.migration_name, Number(row.times)])).toEqual(readMigrations(TEST_ENGINE).map((migration) => [migration.name, 1]));
+  }, 60_000);
+});
+
+/** Opens the SQLite file as the migration runner leaves it before its first migration, and holds its writer lock. */
+function holdSqliteWriter(url: string) {
+  const db = new Database(sqlitePath(url));
+  db.pragma('journal_mode = WAL');
+  db.exec(`CREATE TABLE "_prisma_migrations" ("id" TEXT PRIMARY KEY NOT NULL, "checksum" TEXT NOT NULL, "finished_at" DATETIME,
+    "migration_name" TEXT NOT NULL, "logs" TEXT, "rolled_back_at" DATETIME, "started_at" DATETIME NOT NULL DEFAULT current_timestamp,
+    "applied_steps_count" INTEGER UNSIGNED NOT NULL DEFAULT 0)`);
+  db.exec('BEGIN IMMEDIATE');
+  return {
+    release() {
+      db.exec('ROLLBACK');
+      db.close();
+    },
+  };
+}

@@ -2,8 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMPILED_CLI } from '../bench/processes.js';
+import { postgresConnectionString, postgresSchema } from '../src/db/client.js';
 import { createPeople, type People } from './auth-fixtures.js';
 import { freshDatabase, querySql, TEST_ENGINE, type TestDatabase } from './support/database.js';
 import { rest, runCommand, startInstance, stop, type Instance } from './support/processes.js';
@@ -339,20 +341,54 @@ describe('a large series edit with two server processes on one database (24.9)',
     writer = await startInstance(database.url);
   }, 180_000);
 
-  it.runIf(TEST_ENGINE === 'sqlite')('reports a database busy past the wait as one line from the CLI, with a non-zero exit', async () => {
-    const path = database.url.replace(/^file:/, '');
-    const holder = new Database(path);
-    holder.exec('BEGIN IMMEDIATE');
-    try {
-      const run = await runCommand(process.execPath, [COMPILED_CLI, 'users', 'create', 'cli-while-locked', '--role', 'author'], {
-        DATABASE_URL: database.url, CALENDAR_ADMIN_PASSWORD: '', LOG_LEVEL: 'warn',
-      });
-      expect(run.code).toBe(1);
-      // Before: a 35-line stack trace of PrismaClientKnownRequestError P1008.
-      expect(run.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^Error: the database stayed busy/)]);
-    } finally {
-      holder.exec('ROLLBACK');
-      holder.close();
-    }
-  }, 60_000);
+  const createUserFromCli = () =>
+    runCommand(process.execPath, [COMPILED_CLI, 'users', 'create', `cli-while-locked-${Date.now()}`, '--role', 'author'], {
+      DATABASE_URL: database.url, CALENDAR_ADMIN_PASSWORD: '', LOG_LEVEL: 'warn',
+    });
+
+  // SQLite has one writer and a bounded wait for it; PostgreSQL queues writers on the rows and tables they touch.
+  if (TEST_ENGINE === 'sqlite') {
+    it('reports a database busy past the wait as one line from the CLI, with a non-zero exit', async () => {
+      const holder = new Database(database.url.replace(/^file:/, ''));
+      holder.exec('BEGIN IMMEDIATE');
+      try {
+        const run = await createUserFromCli();
+        expect(run.code).toBe(1);
+        // Before: a 35-line stack trace of PrismaClientKnownRequestError P1008.
+        expect(run.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^Error: the database stayed busy/)]);
+      } finally {
+        holder.exec('ROLLBACK');
+        holder.close();
+      }
+    }, 60_000);
+  } else {
+    it('lets a CLI command wait behind a writer held elsewhere and finish once it lets go, exit 0', async () => {
+      const holder = await holdPostgresTable(database.url, 'User');
+      let finished = false;
+      const run = createUserFromCli().finally(() => (finished = true));
+      try {
+        await sleep(3000);
+        expect(finished).toBe(false);
+      } finally {
+        await holder.release();
+      }
+      const { code, stderr } = await run;
+      expect([code, stderr]).toEqual([0, '']);
+    }, 60_000);
+  }
 });
+
+/** Locks a table of the test schema against writers in an open transaction, until `release`. */
+async function holdPostgresTable(url: string, table: string) {
+  const client = new pg.Client({ connectionString: postgresConnectionString(url) });
+  await client.connect();
+  await client.query(`SET search_path TO "${postgresSchema(url)}"`);
+  await client.query('BEGIN');
+  await client.query(`LOCK TABLE "${table}" IN EXCLUSIVE MODE`);
+  return {
+    async release() {
+      await client.query('ROLLBACK');
+      await client.end();
+    },
+  };
+}

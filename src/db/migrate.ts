@@ -71,10 +71,16 @@ function migrateSqlite(config: Config, options: MigrateOptions = {}): MigrationR
     // cascade-delete every row referring to it. The pragma has no effect inside a transaction, hence here; the
     // references are checked before each migration commits instead.
     sqlite.pragma('foreign_keys = OFF');
+    const recordedSince = sqlite.prepare(
+      'SELECT 1 FROM _prisma_migrations WHERE migration_name = ? AND finished_at IS NOT NULL AND rolled_back_at IS NULL',
+    );
     for (const migration of migrationsUntil('sqlite', options.until)) {
       if (done.has(migration.name)) continue;
       const checksum = createHash('sha256').update(migration.sql).digest('hex');
-      sqlite.transaction(() => {
+      // Another process starting on the same file may have applied it since `done` was read: asked again under the
+      // writer lock that `.immediate()` takes, so only one of them applies it.
+      const appliedHere = sqlite.transaction(() => {
+        if (recordedSince.get(migration.name)) return false;
         sqlite.exec(migration.sql);
         const broken = sqlite.pragma('foreign_key_check') as unknown[];
         if (broken.length) throw new Error(`${migration.name} leaves ${broken.length} broken references: ${JSON.stringify(broken.slice(0, 3))}`);
@@ -84,8 +90,9 @@ function migrateSqlite(config: Config, options: MigrateOptions = {}): MigrationR
              VALUES (?, ?, current_timestamp, ?, 1)`,
           )
           .run(randomUUID(), checksum, migration.name);
+        return true;
       }).immediate();
-      applied.push(migration.name);
+      if (appliedHere) applied.push(migration.name);
     }
     if (options.until !== undefined) return { applied, dataSteps: [] };
     const recorded = sqlite.prepare(`SELECT "name" FROM "Setting" WHERE "name" IN ${DATA_STEP_SETTINGS}`).all() as Array<{ name: string }>;
