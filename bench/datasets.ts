@@ -15,7 +15,13 @@ const READER = 'bench-reader';
 
 function cli(databaseUrl: string, ...args: string[]): string {
   const env = { ...process.env, DATABASE_URL: databaseUrl, CALENDAR_ADMIN_PASSWORD: '', LOG_LEVEL: 'warn' };
-  return execFileSync(process.execPath, [COMPILED_CLI, ...args], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] }).toString().trim();
+  return execFileSync(process.execPath, [COMPILED_CLI, ...args], {
+    cwd: PROJECT_ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+    .toString()
+    .trim();
 }
 
 /** Writes the `npm run seed` demo calendar into a fresh SQLite file at `path` and describes it for the scenarios. */
@@ -27,12 +33,18 @@ export function seedDatabase(path: string): GeneratedData {
   const seconds = (performance.now() - started) / 1000;
   const db = new Database(file, { readonly: true });
   try {
-    const count = (table: string, where = '1') => db.prepare(`SELECT count(*) FROM "${table}" WHERE ${where}`).pluck().get() as number;
+    const count = (table: string, where = '1') =>
+      db.prepare(`SELECT count(*) FROM "${table}" WHERE ${where}`).pluck().get() as number;
     const samples = db
-      .prepare(`SELECT id, slug FROM Event WHERE status = 'publish' AND hideFromListings = 0 AND password = '' ORDER BY id LIMIT 200`)
+      .prepare(
+        `SELECT id, slug FROM Event WHERE status = 'publish' AND hideFromListings = 0 AND password = '' ORDER BY id LIMIT 200`,
+      )
       .all() as Array<{ id: number; slug: string }>;
     // The filtered scenario: the category on most events, and a word of the title of its first upcoming listed event.
-    const category = db.prepare(`SELECT slug FROM Term WHERE taxonomy = 'category' ORDER BY eventCount DESC, id LIMIT 1`).pluck().get() as string;
+    const category = db
+      .prepare(`SELECT slug FROM Term WHERE taxonomy = 'category' ORDER BY eventCount DESC, id LIMIT 1`)
+      .pluck()
+      .get() as string;
     const title = db
       .prepare(
         `SELECT e.title FROM Event e JOIN EventTerm l ON l.eventId = e.id JOIN Term t ON t.id = l.termId

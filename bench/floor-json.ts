@@ -24,7 +24,9 @@ const HTML_SIGNIFICANT_ALL = /[<>&\u2028\u2029]/g;
 /** A JSON string literal, HTML-safe as htmlSafeJson writes it. */
 function str(value: unknown): string {
   const json = JSON.stringify(String(value));
-  return HTML_SIGNIFICANT.test(json) ? json.replace(HTML_SIGNIFICANT_ALL, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`) : json;
+  return HTML_SIGNIFICANT.test(json)
+    ? json.replace(HTML_SIGNIFICANT_ALL, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    : json;
 }
 
 const bool = (value: unknown) => (value === 1 ? 'true' : 'false');
@@ -53,10 +55,14 @@ function image(row: Record<string, unknown>): string {
 }
 
 /** A key and value unless the value is one TEC drops from venues and organizers (`""`, `"0"`, null). */
-const kept = (key: string, value: unknown) => (value === '' || value === '0' || value == null ? '' : `,"${key}":${str(value)}`);
+const kept = (key: string, value: unknown) =>
+  value === '' || value === '0' || value == null ? '' : `,"${key}":${str(value)}`;
 
 export interface FloorJson {
-  events(rows: Row[], relations: { venues: Map<number, Row[]>; organizers: Map<number, Row[]>; terms: Map<number, Row[]> }): string;
+  events(
+    rows: Row[],
+    relations: { venues: Map<number, Row[]>; organizers: Map<number, Row[]>; terms: Map<number, Row[]> },
+  ): string;
 }
 
 export function floorJson(urls: RestUrls): FloorJson {
@@ -96,7 +102,8 @@ export function floorJson(urls: RestUrls): FloorJson {
   function venue(row: Row): string {
     if (row.password !== '') return htmlSafeJson(lockedVenueToTec(urls, lockedVenue(row)));
     const authorKept = row.authorId != null && row.authorId !== 0;
-    const geo = row.latitude != null && row.longitude != null ? `,"geo_lat":${row.latitude},"geo_lng":${row.longitude}` : '';
+    const geo =
+      row.latitude != null && row.longitude != null ? `,"geo_lat":${row.latitude},"geo_lng":${row.longitude}` : '';
     return (
       `{"id":${row.id}${authorKept ? `,"author":"${row.authorId}"` : ''},"status":${str(row.status)},${postDates(row)},"url":${page('venue', row.slug)}` +
       `${kept('venue', row.name)}${kept('description', formattedContent(row.description as string))}${kept('excerpt', formattedContent(row.excerpt as string))}${kept('slug', row.slug)}` +
@@ -174,7 +181,12 @@ export function floorJson(urls: RestUrls): FloorJson {
       return `[${rows
         .map((row) => {
           const id = row.id as number;
-          return event(row, relations.venues.get(id) ?? none, relations.organizers.get(id) ?? none, relations.terms.get(id) ?? none);
+          return event(
+            row,
+            relations.venues.get(id) ?? none,
+            relations.organizers.get(id) ?? none,
+            relations.terms.get(id) ?? none,
+          );
         })
         .join(',')}]`;
     },

@@ -81,7 +81,10 @@ export function createFloor(options: FloorOptions) {
   const json = floorJson(urls);
   const listPath = `/${config.restRoot}/calendar/events/v1/events`;
   const window = defaultWindow(config.siteTimezone);
-  const db = new Database(resolve(config.databaseUrl.replace(/^file:/, '').replace(/\?.*$/, '')), { fileMustExist: true, timeout: 5000 });
+  const db = new Database(resolve(config.databaseUrl.replace(/^file:/, '').replace(/\?.*$/, '')), {
+    fileMustExist: true,
+    timeout: 5000,
+  });
 
   const dataVersion = db.prepare('SELECT "version" FROM "DataVersion" WHERE "id" = 1').pluck().safeIntegers();
   const countEvents = db.prepare(`SELECT count(*) FROM Event e WHERE ${LISTED}`).pluck();
@@ -138,10 +141,15 @@ export function createFloor(options: FloorOptions) {
       ['status', 'publish'],
     ];
     const links = htmlSafeJson(pageLinks(`${urls.api}/events/`, args, page, pages)).slice(1, -1);
-    return { body: Buffer.from(`{"events":${events},${links},"total":${count},"total_pages":${pages}}`), total: count, pages };
+    return {
+      body: Buffer.from(`{"events":${events},${links},"total":${count},"total_pages":${pages}}`),
+      total: count,
+      pages,
+    };
   }
 
-  const positive = (value: string | null, fallback: number) => (value !== null && /^\d+$/.test(value) && Number(value) >= 1 ? Number(value) : fallback);
+  const positive = (value: string | null, fallback: number) =>
+    value !== null && /^\d+$/.test(value) && Number(value) >= 1 ? Number(value) : fallback;
 
   function handle(request: IncomingMessage, response: ServerResponse) {
     const url = new URL(request.url ?? '/', 'http://floor');
@@ -155,7 +163,9 @@ export function createFloor(options: FloorOptions) {
       const perPage = Math.min(MAX_PER_PAGE, positive(url.searchParams.get('per_page'), 10));
       const list = listBody(page, perPage);
       if (!list) {
-        response.writeHead(404, { 'Content-Type': 'application/json; charset=UTF-8' }).end('{"code":"event-archive-page-not-found"}');
+        response
+          .writeHead(404, { 'Content-Type': 'application/json; charset=UTF-8' })
+          .end('{"code":"event-archive-page-not-found"}');
         return;
       }
       response
@@ -168,7 +178,9 @@ export function createFloor(options: FloorOptions) {
         .end(list.body);
     } catch (error) {
       console.error('floor: request failed:', error);
-      response.writeHead(500, { 'Content-Type': 'application/json; charset=UTF-8' }).end('{"code":"rest_internal_error"}');
+      response
+        .writeHead(500, { 'Content-Type': 'application/json; charset=UTF-8' })
+        .end('{"code":"rest_internal_error"}');
     }
   }
 

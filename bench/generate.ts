@@ -92,39 +92,294 @@ interface City {
 }
 
 const CITIES: City[] = [
-  { city: 'Berlin', country: 'Germany', timezone: 'Europe/Berlin', currency: EUR, latitude: 52.52, longitude: 13.405, phone: '+49 30', streets: ['Schönhauser Allee', 'Torstraße', 'Oranienstraße', 'Karl-Marx-Allee'] },
-  { city: 'Munich', country: 'Germany', timezone: 'Europe/Berlin', currency: EUR, latitude: 48.137, longitude: 11.575, phone: '+49 89', streets: ['Zellstraße', 'Leopoldstraße', 'Sendlinger Straße'] },
-  { city: 'Amsterdam', country: 'Netherlands', timezone: 'Europe/Amsterdam', currency: EUR, latitude: 52.367, longitude: 4.904, phone: '+31 20', streets: ['Weteringschans', 'Prinsengracht', 'Damrak'] },
-  { city: 'Paris', country: 'France', timezone: 'Europe/Paris', currency: EUR, latitude: 48.857, longitude: 2.352, phone: '+33 1', streets: ['Rue de Rivoli', 'Boulevard Voltaire', 'Rue Oberkampf'] },
-  { city: 'London', country: 'United Kingdom', timezone: 'Europe/London', currency: GBP, latitude: 51.507, longitude: -0.128, phone: '+44 20', streets: ['Silk Street', 'Parkway', 'Brick Lane', 'Old Kent Road'] },
-  { city: 'New York', country: 'United States', state: 'NY', timezone: 'America/New_York', currency: USD, latitude: 40.713, longitude: -74.006, phone: '+1 212', streets: ['11th Ave', 'Broadway', 'Wythe Ave', 'Bowery'] },
-  { city: 'Chicago', country: 'United States', state: 'IL', timezone: 'America/Chicago', currency: USD, latitude: 41.878, longitude: -87.63, phone: '+1 312', streets: ['Michigan Ave', 'Halsted St', 'Milwaukee Ave'] },
-  { city: 'San Francisco', country: 'United States', state: 'CA', timezone: 'America/Los_Angeles', currency: USD, latitude: 37.775, longitude: -122.419, phone: '+1 415', streets: ['Geary Blvd', 'Valencia St', 'Market St'] },
-  { city: 'Toronto', country: 'Canada', province: 'ON', timezone: 'America/Toronto', currency: CAD, latitude: 43.653, longitude: -79.383, phone: '+1 416', streets: ['Victoria St', 'Queen St W', 'Spadina Ave'] },
-  { city: 'São Paulo', country: 'Brazil', timezone: 'America/Sao_Paulo', currency: BRL, latitude: -23.55, longitude: -46.633, phone: '+55 11', streets: ['Avenida Paulista', 'Rua Augusta'] },
-  { city: 'Tokyo', country: 'Japan', timezone: 'Asia/Tokyo', currency: JPY, latitude: 35.676, longitude: 139.65, phone: '+81 3', streets: ['Shibuya', 'Minami-Aoyama', 'Shimokitazawa'] },
-  { city: 'Sydney', country: 'Australia', timezone: 'Australia/Sydney', currency: AUD, latitude: -33.869, longitude: 151.209, phone: '+61 2', streets: ['George St', 'Oxford St', 'King St'] },
+  {
+    city: 'Berlin',
+    country: 'Germany',
+    timezone: 'Europe/Berlin',
+    currency: EUR,
+    latitude: 52.52,
+    longitude: 13.405,
+    phone: '+49 30',
+    streets: ['Schönhauser Allee', 'Torstraße', 'Oranienstraße', 'Karl-Marx-Allee'],
+  },
+  {
+    city: 'Munich',
+    country: 'Germany',
+    timezone: 'Europe/Berlin',
+    currency: EUR,
+    latitude: 48.137,
+    longitude: 11.575,
+    phone: '+49 89',
+    streets: ['Zellstraße', 'Leopoldstraße', 'Sendlinger Straße'],
+  },
+  {
+    city: 'Amsterdam',
+    country: 'Netherlands',
+    timezone: 'Europe/Amsterdam',
+    currency: EUR,
+    latitude: 52.367,
+    longitude: 4.904,
+    phone: '+31 20',
+    streets: ['Weteringschans', 'Prinsengracht', 'Damrak'],
+  },
+  {
+    city: 'Paris',
+    country: 'France',
+    timezone: 'Europe/Paris',
+    currency: EUR,
+    latitude: 48.857,
+    longitude: 2.352,
+    phone: '+33 1',
+    streets: ['Rue de Rivoli', 'Boulevard Voltaire', 'Rue Oberkampf'],
+  },
+  {
+    city: 'London',
+    country: 'United Kingdom',
+    timezone: 'Europe/London',
+    currency: GBP,
+    latitude: 51.507,
+    longitude: -0.128,
+    phone: '+44 20',
+    streets: ['Silk Street', 'Parkway', 'Brick Lane', 'Old Kent Road'],
+  },
+  {
+    city: 'New York',
+    country: 'United States',
+    state: 'NY',
+    timezone: 'America/New_York',
+    currency: USD,
+    latitude: 40.713,
+    longitude: -74.006,
+    phone: '+1 212',
+    streets: ['11th Ave', 'Broadway', 'Wythe Ave', 'Bowery'],
+  },
+  {
+    city: 'Chicago',
+    country: 'United States',
+    state: 'IL',
+    timezone: 'America/Chicago',
+    currency: USD,
+    latitude: 41.878,
+    longitude: -87.63,
+    phone: '+1 312',
+    streets: ['Michigan Ave', 'Halsted St', 'Milwaukee Ave'],
+  },
+  {
+    city: 'San Francisco',
+    country: 'United States',
+    state: 'CA',
+    timezone: 'America/Los_Angeles',
+    currency: USD,
+    latitude: 37.775,
+    longitude: -122.419,
+    phone: '+1 415',
+    streets: ['Geary Blvd', 'Valencia St', 'Market St'],
+  },
+  {
+    city: 'Toronto',
+    country: 'Canada',
+    province: 'ON',
+    timezone: 'America/Toronto',
+    currency: CAD,
+    latitude: 43.653,
+    longitude: -79.383,
+    phone: '+1 416',
+    streets: ['Victoria St', 'Queen St W', 'Spadina Ave'],
+  },
+  {
+    city: 'São Paulo',
+    country: 'Brazil',
+    timezone: 'America/Sao_Paulo',
+    currency: BRL,
+    latitude: -23.55,
+    longitude: -46.633,
+    phone: '+55 11',
+    streets: ['Avenida Paulista', 'Rua Augusta'],
+  },
+  {
+    city: 'Tokyo',
+    country: 'Japan',
+    timezone: 'Asia/Tokyo',
+    currency: JPY,
+    latitude: 35.676,
+    longitude: 139.65,
+    phone: '+81 3',
+    streets: ['Shibuya', 'Minami-Aoyama', 'Shimokitazawa'],
+  },
+  {
+    city: 'Sydney',
+    country: 'Australia',
+    timezone: 'Australia/Sydney',
+    currency: AUD,
+    latitude: -33.869,
+    longitude: 151.209,
+    phone: '+61 2',
+    streets: ['George St', 'Oxford St', 'King St'],
+  },
 ];
 
-const VENUE_NAMES = ['Kulturhaus', 'Paradiso', 'Barbican', 'Fillmore', 'Blue Note', 'Warehouse', 'Pavilion', 'Bandshell', 'Loft', 'Arena', 'Gallery', 'Library', 'Community Hall', 'Jazz Café', 'Brewery', 'Studio', 'Garden', 'Market Hall'];
-const VENUE_PREFIXES = ['The', 'Old', 'New', 'Grand', 'Little', 'Central', 'Harbour', 'Park', 'River', 'North', 'South', 'Union'];
-const ORGANIZER_WORDS = ['Sound', 'Open Data', 'Harbour Arts', 'Jazz', 'Night Market', 'Tech', 'Film', 'Creative', 'Runners', 'Remote', 'Makers', 'Food', 'Poetry', 'Dance'];
-const ORGANIZER_KINDS = ['Collective', 'Meetup', 'Foundation', 'Society', 'Club', 'Guild', 'Circle', 'Lab', 'Events', 'Association'];
+const VENUE_NAMES = [
+  'Kulturhaus',
+  'Paradiso',
+  'Barbican',
+  'Fillmore',
+  'Blue Note',
+  'Warehouse',
+  'Pavilion',
+  'Bandshell',
+  'Loft',
+  'Arena',
+  'Gallery',
+  'Library',
+  'Community Hall',
+  'Jazz Café',
+  'Brewery',
+  'Studio',
+  'Garden',
+  'Market Hall',
+];
+const VENUE_PREFIXES = [
+  'The',
+  'Old',
+  'New',
+  'Grand',
+  'Little',
+  'Central',
+  'Harbour',
+  'Park',
+  'River',
+  'North',
+  'South',
+  'Union',
+];
+const ORGANIZER_WORDS = [
+  'Sound',
+  'Open Data',
+  'Harbour Arts',
+  'Jazz',
+  'Night Market',
+  'Tech',
+  'Film',
+  'Creative',
+  'Runners',
+  'Remote',
+  'Makers',
+  'Food',
+  'Poetry',
+  'Dance',
+];
+const ORGANIZER_KINDS = [
+  'Collective',
+  'Meetup',
+  'Foundation',
+  'Society',
+  'Club',
+  'Guild',
+  'Circle',
+  'Lab',
+  'Events',
+  'Association',
+];
 
 /** Categories: parents and their children (slug = key). */
-const CATEGORY_TREE: Array<{ key: string; name: string; description: string; children: Array<{ key: string; name: string }> }> = [
-  { key: 'music', name: 'Music', description: 'Concerts, club nights and sessions.', children: [{ key: 'jazz', name: 'Jazz' }, { key: 'electronic', name: 'Electronic' }, { key: 'classical', name: 'Classical' }] },
-  { key: 'arts', name: 'Arts & Culture', description: 'Exhibitions, theatre and film.', children: [{ key: 'film', name: 'Film' }, { key: 'theatre', name: 'Theatre' }, { key: 'exhibitions', name: 'Exhibitions' }] },
-  { key: 'technology', name: 'Technology', description: 'Talks, meetups and hackathons.', children: [{ key: 'workshops', name: 'Workshops' }, { key: 'meetups', name: 'Meetups' }, { key: 'conferences', name: 'Conferences' }] },
-  { key: 'community', name: 'Community', description: 'Markets, runs and neighbourhood gatherings.', children: [{ key: 'markets', name: 'Markets' }, { key: 'sports', name: 'Sports' }, { key: 'family', name: 'Family' }] },
-  { key: 'food', name: 'Food & Drink', description: 'Tastings, dinners and cooking classes.', children: [{ key: 'tastings', name: 'Tastings' }, { key: 'cooking', name: 'Cooking' }] },
+const CATEGORY_TREE: Array<{
+  key: string;
+  name: string;
+  description: string;
+  children: Array<{ key: string; name: string }>;
+}> = [
+  {
+    key: 'music',
+    name: 'Music',
+    description: 'Concerts, club nights and sessions.',
+    children: [
+      { key: 'jazz', name: 'Jazz' },
+      { key: 'electronic', name: 'Electronic' },
+      { key: 'classical', name: 'Classical' },
+    ],
+  },
+  {
+    key: 'arts',
+    name: 'Arts & Culture',
+    description: 'Exhibitions, theatre and film.',
+    children: [
+      { key: 'film', name: 'Film' },
+      { key: 'theatre', name: 'Theatre' },
+      { key: 'exhibitions', name: 'Exhibitions' },
+    ],
+  },
+  {
+    key: 'technology',
+    name: 'Technology',
+    description: 'Talks, meetups and hackathons.',
+    children: [
+      { key: 'workshops', name: 'Workshops' },
+      { key: 'meetups', name: 'Meetups' },
+      { key: 'conferences', name: 'Conferences' },
+    ],
+  },
+  {
+    key: 'community',
+    name: 'Community',
+    description: 'Markets, runs and neighbourhood gatherings.',
+    children: [
+      { key: 'markets', name: 'Markets' },
+      { key: 'sports', name: 'Sports' },
+      { key: 'family', name: 'Family' },
+    ],
+  },
+  {
+    key: 'food',
+    name: 'Food & Drink',
+    description: 'Tastings, dinners and cooking classes.',
+    children: [
+      { key: 'tastings', name: 'Tastings' },
+      { key: 'cooking', name: 'Cooking' },
+    ],
+  },
 ];
 
 const TAGS = [
-  'Family friendly', 'Outdoor', 'Free entry', 'Live', 'Networking', 'Beginner', 'Late night', 'Accessible', 'Food & drink', 'Online',
-  'Kids', 'Sold out soon', 'Seated', 'Standing', 'Wheelchair access', 'Dog friendly', 'Vegan options', 'English', 'Deutsch', 'Français',
-  'Student discount', 'Members only', 'Premiere', 'Festival', 'Weekly', 'Monthly', 'Workshop', 'Talk', 'Panel', 'Hands-on',
-  'All ages', '18+', 'Bring your own', 'Rain or shine', 'Indoor', 'Hybrid', 'Limited seats', 'Charity', 'Local', 'International',
+  'Family friendly',
+  'Outdoor',
+  'Free entry',
+  'Live',
+  'Networking',
+  'Beginner',
+  'Late night',
+  'Accessible',
+  'Food & drink',
+  'Online',
+  'Kids',
+  'Sold out soon',
+  'Seated',
+  'Standing',
+  'Wheelchair access',
+  'Dog friendly',
+  'Vegan options',
+  'English',
+  'Deutsch',
+  'Français',
+  'Student discount',
+  'Members only',
+  'Premiere',
+  'Festival',
+  'Weekly',
+  'Monthly',
+  'Workshop',
+  'Talk',
+  'Panel',
+  'Hands-on',
+  'All ages',
+  '18+',
+  'Bring your own',
+  'Rain or shine',
+  'Indoor',
+  'Hybrid',
+  'Limited seats',
+  'Charity',
+  'Local',
+  'International',
 ];
 
 interface Kind {
@@ -139,21 +394,162 @@ interface Kind {
 }
 
 const KINDS: Kind[] = [
-  { category: 'jazz', titles: ['Late Night Jazz Session', 'Quartet Evening', 'Jazz & Wine Evening', 'Big Band Night', 'Standards & Improvisation'], hours: [19, 20, 21, 11], durationHours: [2, 3], tags: ['Live', 'Late night', 'Food & drink', 'Seated'], ticketedChance: 0.7, prices: [15, 20, 25, 35], allDayChance: 0 },
-  { category: 'electronic', titles: ['Warehouse Rave', 'Modular Synth Showcase', 'Sunset Techno Open Air', 'Deep House Sunday'], hours: [22, 23, 18], durationHours: [6, 8], tags: ['Live', 'Late night', 'Outdoor', '18+', 'Standing'], ticketedChance: 0.8, prices: [12, 18, 25], allDayChance: 0 },
-  { category: 'classical', titles: ['Chamber Music Matinee', 'Choir Concert', 'Symphony Evening', 'Piano Recital'], hours: [11, 15, 19, 20], durationHours: [2, 3], tags: ['Live', 'Accessible', 'Seated', 'All ages'], ticketedChance: 0.6, prices: [10, 25, 40, 60], allDayChance: 0 },
-  { category: 'music', titles: ['Singer-Songwriter Night', 'Open Mic', 'Street Music Day'], hours: [15, 19, 20], durationHours: [2, 3], tags: ['Live', 'Family friendly', 'Free entry'], ticketedChance: 0.4, prices: [8, 10, 15], allDayChance: 0.1 },
-  { category: 'film', titles: ['Silent Film with Live Score', 'Documentary Night', 'Short Film Marathon', 'Cult Classics Double Feature'], hours: [18, 20, 21], durationHours: [2, 4], tags: ['Accessible', 'Late night', 'Premiere', 'English'], ticketedChance: 0.6, prices: [9, 12], allDayChance: 0 },
-  { category: 'theatre', titles: ['Improv Theatre', 'Shakespeare in the Park', 'Puppet Theatre', 'Poetry Slam'], hours: [15, 19, 20], durationHours: [2, 3], tags: ['Seated', 'All ages', 'Outdoor', 'Premiere'], ticketedChance: 0.7, prices: [15, 22, 30], allDayChance: 0 },
-  { category: 'exhibitions', titles: ['Gallery Opening', 'Sculpture Walk', 'Photography Exhibition', 'Open Studios'], hours: [10, 17, 18], durationHours: [2, 3, 8], tags: ['Free entry', 'Accessible', 'Food & drink', 'All ages'], ticketedChance: 0.2, prices: [5, 10], allDayChance: 0.4 },
-  { category: 'meetups', titles: ['TypeScript Meetup', 'GraphQL Night', 'Open Data Hack Evening', 'Cloud Native Talks', 'AI Ethics Panel'], hours: [18, 19], durationHours: [2, 3], tags: ['Networking', 'Free entry', 'Online', 'Talk', 'Panel', 'Hybrid'], ticketedChance: 0.1, prices: [10], allDayChance: 0 },
-  { category: 'conferences', titles: ['Developer Conference', 'Design Summit', 'Data Days', 'Security Conference'], hours: [9], durationHours: [8, 9], tags: ['Networking', 'Talk', 'International', 'Hybrid'], ticketedChance: 0.9, prices: [99, 249, 499], allDayChance: 0.2 },
-  { category: 'workshops', titles: ['Intro to Letterpress', 'Beginner Pottery Workshop', 'Soldering for Beginners', 'Screen Printing Class'], hours: [10, 14], durationHours: [3, 4], tags: ['Beginner', 'Hands-on', 'Workshop', 'Limited seats'], ticketedChance: 0.9, prices: [30, 45, 60], allDayChance: 0 },
-  { category: 'markets', titles: ['Night Market', 'Flea Market', 'Farmers Market', 'Christmas Market', 'Repair Café'], hours: [8, 9, 10, 17], durationHours: [4, 5, 6], tags: ['Outdoor', 'Family friendly', 'Free entry', 'Dog friendly', 'Local'], ticketedChance: 0.05, prices: [2], allDayChance: 0.35 },
-  { category: 'sports', titles: ['Park Run', 'City Marathon', 'Yoga in the Park', 'Bouldering Night'], hours: [7, 8, 9, 18], durationHours: [1, 2, 5], tags: ['Outdoor', 'Rain or shine', 'All ages', 'Charity'], ticketedChance: 0.3, prices: [5, 15, 60], allDayChance: 0.05 },
-  { category: 'family', titles: ['Kids Science Afternoon', 'Family Picnic', 'Storytelling Hour', 'Lantern Parade'], hours: [10, 14, 16], durationHours: [1, 2, 3], tags: ['Kids', 'Family friendly', 'Free entry', 'All ages'], ticketedChance: 0.2, prices: [3, 5], allDayChance: 0.1 },
-  { category: 'tastings', titles: ['Natural Wine Tasting', 'Craft Beer Evening', 'Cheese & Wine Night', 'Coffee Cupping'], hours: [17, 18, 19], durationHours: [2, 3], tags: ['Food & drink', '18+', 'Limited seats'], ticketedChance: 0.8, prices: [20, 35, 50], allDayChance: 0 },
-  { category: 'cooking', titles: ['Sourdough Baking Class', 'Ramen from Scratch', 'Vegan Cooking Class', 'Knife Skills Workshop'], hours: [10, 17, 18], durationHours: [3], tags: ['Beginner', 'Hands-on', 'Vegan options', 'Limited seats'], ticketedChance: 0.95, prices: [45, 65, 85], allDayChance: 0 },
+  {
+    category: 'jazz',
+    titles: [
+      'Late Night Jazz Session',
+      'Quartet Evening',
+      'Jazz & Wine Evening',
+      'Big Band Night',
+      'Standards & Improvisation',
+    ],
+    hours: [19, 20, 21, 11],
+    durationHours: [2, 3],
+    tags: ['Live', 'Late night', 'Food & drink', 'Seated'],
+    ticketedChance: 0.7,
+    prices: [15, 20, 25, 35],
+    allDayChance: 0,
+  },
+  {
+    category: 'electronic',
+    titles: ['Warehouse Rave', 'Modular Synth Showcase', 'Sunset Techno Open Air', 'Deep House Sunday'],
+    hours: [22, 23, 18],
+    durationHours: [6, 8],
+    tags: ['Live', 'Late night', 'Outdoor', '18+', 'Standing'],
+    ticketedChance: 0.8,
+    prices: [12, 18, 25],
+    allDayChance: 0,
+  },
+  {
+    category: 'classical',
+    titles: ['Chamber Music Matinee', 'Choir Concert', 'Symphony Evening', 'Piano Recital'],
+    hours: [11, 15, 19, 20],
+    durationHours: [2, 3],
+    tags: ['Live', 'Accessible', 'Seated', 'All ages'],
+    ticketedChance: 0.6,
+    prices: [10, 25, 40, 60],
+    allDayChance: 0,
+  },
+  {
+    category: 'music',
+    titles: ['Singer-Songwriter Night', 'Open Mic', 'Street Music Day'],
+    hours: [15, 19, 20],
+    durationHours: [2, 3],
+    tags: ['Live', 'Family friendly', 'Free entry'],
+    ticketedChance: 0.4,
+    prices: [8, 10, 15],
+    allDayChance: 0.1,
+  },
+  {
+    category: 'film',
+    titles: ['Silent Film with Live Score', 'Documentary Night', 'Short Film Marathon', 'Cult Classics Double Feature'],
+    hours: [18, 20, 21],
+    durationHours: [2, 4],
+    tags: ['Accessible', 'Late night', 'Premiere', 'English'],
+    ticketedChance: 0.6,
+    prices: [9, 12],
+    allDayChance: 0,
+  },
+  {
+    category: 'theatre',
+    titles: ['Improv Theatre', 'Shakespeare in the Park', 'Puppet Theatre', 'Poetry Slam'],
+    hours: [15, 19, 20],
+    durationHours: [2, 3],
+    tags: ['Seated', 'All ages', 'Outdoor', 'Premiere'],
+    ticketedChance: 0.7,
+    prices: [15, 22, 30],
+    allDayChance: 0,
+  },
+  {
+    category: 'exhibitions',
+    titles: ['Gallery Opening', 'Sculpture Walk', 'Photography Exhibition', 'Open Studios'],
+    hours: [10, 17, 18],
+    durationHours: [2, 3, 8],
+    tags: ['Free entry', 'Accessible', 'Food & drink', 'All ages'],
+    ticketedChance: 0.2,
+    prices: [5, 10],
+    allDayChance: 0.4,
+  },
+  {
+    category: 'meetups',
+    titles: ['TypeScript Meetup', 'GraphQL Night', 'Open Data Hack Evening', 'Cloud Native Talks', 'AI Ethics Panel'],
+    hours: [18, 19],
+    durationHours: [2, 3],
+    tags: ['Networking', 'Free entry', 'Online', 'Talk', 'Panel', 'Hybrid'],
+    ticketedChance: 0.1,
+    prices: [10],
+    allDayChance: 0,
+  },
+  {
+    category: 'conferences',
+    titles: ['Developer Conference', 'Design Summit', 'Data Days', 'Security Conference'],
+    hours: [9],
+    durationHours: [8, 9],
+    tags: ['Networking', 'Talk', 'International', 'Hybrid'],
+    ticketedChance: 0.9,
+    prices: [99, 249, 499],
+    allDayChance: 0.2,
+  },
+  {
+    category: 'workshops',
+    titles: ['Intro to Letterpress', 'Beginner Pottery Workshop', 'Soldering for Beginners', 'Screen Printing Class'],
+    hours: [10, 14],
+    durationHours: [3, 4],
+    tags: ['Beginner', 'Hands-on', 'Workshop', 'Limited seats'],
+    ticketedChance: 0.9,
+    prices: [30, 45, 60],
+    allDayChance: 0,
+  },
+  {
+    category: 'markets',
+    titles: ['Night Market', 'Flea Market', 'Farmers Market', 'Christmas Market', 'Repair Café'],
+    hours: [8, 9, 10, 17],
+    durationHours: [4, 5, 6],
+    tags: ['Outdoor', 'Family friendly', 'Free entry', 'Dog friendly', 'Local'],
+    ticketedChance: 0.05,
+    prices: [2],
+    allDayChance: 0.35,
+  },
+  {
+    category: 'sports',
+    titles: ['Park Run', 'City Marathon', 'Yoga in the Park', 'Bouldering Night'],
+    hours: [7, 8, 9, 18],
+    durationHours: [1, 2, 5],
+    tags: ['Outdoor', 'Rain or shine', 'All ages', 'Charity'],
+    ticketedChance: 0.3,
+    prices: [5, 15, 60],
+    allDayChance: 0.05,
+  },
+  {
+    category: 'family',
+    titles: ['Kids Science Afternoon', 'Family Picnic', 'Storytelling Hour', 'Lantern Parade'],
+    hours: [10, 14, 16],
+    durationHours: [1, 2, 3],
+    tags: ['Kids', 'Family friendly', 'Free entry', 'All ages'],
+    ticketedChance: 0.2,
+    prices: [3, 5],
+    allDayChance: 0.1,
+  },
+  {
+    category: 'tastings',
+    titles: ['Natural Wine Tasting', 'Craft Beer Evening', 'Cheese & Wine Night', 'Coffee Cupping'],
+    hours: [17, 18, 19],
+    durationHours: [2, 3],
+    tags: ['Food & drink', '18+', 'Limited seats'],
+    ticketedChance: 0.8,
+    prices: [20, 35, 50],
+    allDayChance: 0,
+  },
+  {
+    category: 'cooking',
+    titles: ['Sourdough Baking Class', 'Ramen from Scratch', 'Vegan Cooking Class', 'Knife Skills Workshop'],
+    hours: [10, 17, 18],
+    durationHours: [3],
+    tags: ['Beginner', 'Hands-on', 'Vegan options', 'Limited seats'],
+    ticketedChance: 0.95,
+    prices: [45, 65, 85],
+    allDayChance: 0,
+  },
 ];
 
 const FILLER = [
@@ -171,7 +567,7 @@ const FILLER = [
 
 const WALL = 'yyyy-MM-dd HH:mm:ss';
 /** Prisma's SQLite DateTime text: `2027-03-20T00:00:00.000+00:00`. */
-const instant = (moment: DateTime) => moment.toUTC().toFormat("yyyy-MM-dd'T'HH:mm:ss.SSS") + '+00:00';
+const instant = (moment: DateTime) => `${moment.toUTC().toFormat("yyyy-MM-dd'T'HH:mm:ss.SSS")}+00:00`;
 const slugPart = (text: string) =>
   text
     .normalize('NFKD')
@@ -231,13 +627,22 @@ function costFor(random: Random, kind: Kind, currency: Currency) {
   const amount = (n: number) => (currency.postfix ? `${n} ${currency.symbol}` : `${currency.symbol}${n}`);
   const cost = random.chance(0.25) ? `${amount(low)} – ${amount(low * 2)}` : amount(low);
   const guessed = guessCurrency(cost);
-  return { cost, currencySymbol: guessed?.symbol ?? '', currencyPosition: guessed?.position ?? '', currencyCode: currency.code };
+  return {
+    cost,
+    currencySymbol: guessed?.symbol ?? '',
+    currencyPosition: guessed?.position ?? '',
+    currencyCode: currency.code,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 
 /** Writes a fresh database of `eventCount` events at `path` (an existing file is replaced). */
-export async function generateDatabase(path: string, eventCount: number, options: GenerateOptions = {}): Promise<GeneratedData> {
+export async function generateDatabase(
+  path: string,
+  eventCount: number,
+  options: GenerateOptions = {},
+): Promise<GeneratedData> {
   const started = performance.now();
   const file = resolve(path);
   for (const suffix of ['', '-wal', '-shm', '-journal']) if (existsSync(file + suffix)) rmSync(file + suffix);
@@ -249,7 +654,8 @@ export async function generateDatabase(path: string, eventCount: number, options
   /** A moment as the two columns the service stores: the wall clock in the site time zone and the UTC instant. */
   const stamp = (ms: number) => {
     const iso = new Date(ms).toISOString();
-    if (now.offset === 0 && siteZone === 'UTC') return { local: `${iso.slice(0, 10)} ${iso.slice(11, 19)}`, at: iso.replace('Z', '+00:00') };
+    if (now.offset === 0 && siteZone === 'UTC')
+      return { local: `${iso.slice(0, 10)} ${iso.slice(11, 19)}`, at: iso.replace('Z', '+00:00') };
     return { local: DateTime.fromMillis(ms, { zone: siteZone }).toFormat(WALL), at: iso.replace('Z', '+00:00') };
   };
   /** A publication moment some time before now. */
@@ -260,7 +666,9 @@ export async function generateDatabase(path: string, eventCount: number, options
   db.pragma('synchronous = OFF');
   db.pragma('foreign_keys = ON');
 
-  const insertUser = db.prepare(`INSERT INTO "User" (id, login, email, displayName, role, createdAt) VALUES (?, ?, ?, ?, ?, ?)`);
+  const insertUser = db.prepare(
+    `INSERT INTO "User" (id, login, email, displayName, role, createdAt) VALUES (?, ?, ?, ?, ?, ?)`,
+  );
   const insertMedia = db.prepare(`INSERT INTO "Media" (id, url, createdAt) VALUES (?, ?, ?)`);
   const insertVenue = db.prepare(
     `INSERT INTO "Venue" (id, name, slug, description, excerpt, status, authorId, publishedLocal, publishedAt, modifiedLocal, modifiedAt,
@@ -272,7 +680,9 @@ export async function generateDatabase(path: string, eventCount: number, options
        phone, website, email, imageId, password)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const insertTerm = db.prepare(`INSERT INTO "Term" (id, taxonomy, name, slug, description, parentId) VALUES (?, ?, ?, ?, ?, ?)`);
+  const insertTerm = db.prepare(
+    `INSERT INTO "Term" (id, taxonomy, name, slug, description, parentId) VALUES (?, ?, ?, ?, ?, ?)`,
+  );
   const insertEvent = db.prepare(
     `INSERT INTO "Event" (id, title, description, excerpt, slug, status, authorId, publishedLocal, publishedAt, modifiedLocal, modifiedAt,
        timezone, startLocal, endLocal, startsAt, endsAt, allDay, cost, currencySymbol, currencyCode, currencyPosition, website, imageId,
@@ -285,7 +695,9 @@ export async function generateDatabase(path: string, eventCount: number, options
      VALUES (?, ?, ?, '', ?, 'publish', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertEventVenue = db.prepare(`INSERT INTO "EventVenue" (eventId, venueId, position) VALUES (?, ?, ?)`);
-  const insertEventOrganizer = db.prepare(`INSERT INTO "EventOrganizer" (eventId, organizerId, position) VALUES (?, ?, ?)`);
+  const insertEventOrganizer = db.prepare(
+    `INSERT INTO "EventOrganizer" (eventId, organizerId, position) VALUES (?, ?, ?)`,
+  );
   const insertEventTerm = db.prepare(`INSERT INTO "EventTerm" (eventId, termId) VALUES (?, ?)`);
 
   const venueCount = Math.max(20, Math.round(eventCount / 100));
@@ -318,13 +730,29 @@ export async function generateDatabase(path: string, eventCount: number, options
       const imageId = random.chance(0.4) ? newMedia(`https://images.example.com/venues/${slug}.jpg`) : null;
       const status = random.chance(0.97) ? 'publish' : 'draft';
       insertVenue.run(
-        id, name, slug,
+        id,
+        name,
+        slug,
         `<p>${name} in ${city.city}: one of the places our calendar keeps coming back to. ${random.pick(FILLER)}</p>`,
         `${city.city}, ${city.country}`,
-        status, authorId, when.local, when.at, when.local, when.at,
-        `${random.int(1, 250)} ${random.pick(city.streets)}`, city.city, city.country, city.province ?? '', city.state ?? '',
-        String(random.int(10000, 99999)), `${city.phone} ${random.int(1000000, 9999999)}`, city.state ?? city.province ?? '',
-        `https://${slugPart(name)}.example`, b(coordinates), 1, imageId,
+        status,
+        authorId,
+        when.local,
+        when.at,
+        when.local,
+        when.at,
+        `${random.int(1, 250)} ${random.pick(city.streets)}`,
+        city.city,
+        city.country,
+        city.province ?? '',
+        city.state ?? '',
+        String(random.int(10000, 99999)),
+        `${city.phone} ${random.int(1000000, 9999999)}`,
+        city.state ?? city.province ?? '',
+        `https://${slugPart(name)}.example`,
+        b(coordinates),
+        1,
+        imageId,
         coordinates ? Math.round((city.latitude + (random.next() - 0.5) * 0.2) * 1e4) / 1e4 : null,
         coordinates ? Math.round((city.longitude + (random.next() - 0.5) * 0.2) * 1e4) / 1e4 : null,
         '',
@@ -332,7 +760,8 @@ export async function generateDatabase(path: string, eventCount: number, options
       if (status === 'publish') venues.push({ id, city });
     }
     const venuesByCity = new Map<string, number[]>();
-    for (const venue of venues) venuesByCity.set(venue.city.city, [...(venuesByCity.get(venue.city.city) ?? []), venue.id]);
+    for (const venue of venues)
+      venuesByCity.set(venue.city.city, [...(venuesByCity.get(venue.city.city) ?? []), venue.id]);
 
     // Organizers.
     const organizers: number[] = [];
@@ -342,10 +771,22 @@ export async function generateDatabase(path: string, eventCount: number, options
       const when = published(720);
       const imageId = random.chance(0.2) ? newMedia(`https://images.example.com/organizers/${slug}.png`) : null;
       insertOrganizer.run(
-        venueCount + id, name, slug, `<p>${name} organizes events for curious people.</p>`, name, 'publish', authorId,
-        when.local, when.at, when.local, when.at,
-        random.chance(0.8) ? `+1 555 ${random.int(1000000, 9999999)}` : '', `https://${slugPart(name)}-${id}.example`,
-        `hello@${slugPart(name)}-${id}.example`, imageId, '',
+        venueCount + id,
+        name,
+        slug,
+        `<p>${name} organizes events for curious people.</p>`,
+        name,
+        'publish',
+        authorId,
+        when.local,
+        when.at,
+        when.local,
+        when.at,
+        random.chance(0.8) ? `+1 555 ${random.int(1000000, 9999999)}` : '',
+        `https://${slugPart(name)}-${id}.example`,
+        `hello@${slugPart(name)}-${id}.example`,
+        imageId,
+        '',
       );
       organizers.push(venueCount + id);
     }
@@ -362,7 +803,14 @@ export async function generateDatabase(path: string, eventCount: number, options
     for (const parent of CATEGORY_TREE) {
       for (const child of parent.children) {
         termId += 1;
-        insertTerm.run(termId, 'category', child.name, child.key, `${child.name} in the ${parent.name.toLowerCase()} calendar.`, categoryIds.get(parent.key)!);
+        insertTerm.run(
+          termId,
+          'category',
+          child.name,
+          child.key,
+          `${child.name} in the ${parent.name.toLowerCase()} calendar.`,
+          categoryIds.get(parent.key)!,
+        );
         categoryIds.set(child.key, termId);
         parentOf.set(child.key, parent.key);
       }
@@ -385,7 +833,7 @@ export async function generateDatabase(path: string, eventCount: number, options
       const city = random.pick(CITIES);
       const timezone = online ? 'UTC' : city.timezone;
       // The past month, then the next two years, denser in the coming months.
-      const dayOffset = random.chance(0.05) ? -random.int(1, 30) : Math.floor(Math.pow(random.next(), 1.4) * 730);
+      const dayOffset = random.chance(0.05) ? -random.int(1, 30) : Math.floor(random.next() ** 1.4 * 730);
       const day = addDays(today.year, today.month, today.day, dayOffset);
       const allDay = !online && random.chance(kind.allDayChance);
       const multiDay = allDay ? random.chance(0.3) : kind.category === 'conferences' && random.chance(0.4);
@@ -400,30 +848,77 @@ export async function generateDatabase(path: string, eventCount: number, options
         const minute = random.pick([0, 0, 0, 15, 30]);
         start = clock(timezone, day.year, day.month, day.day, hour, minute);
         const endHour = hour + random.pick(kind.durationHours);
-        const last = addDays(day.year, day.month, day.day, Math.floor(endHour / 24) + (multiDay ? random.int(1, 2) : 0));
+        const last = addDays(
+          day.year,
+          day.month,
+          day.day,
+          Math.floor(endHour / 24) + (multiDay ? random.int(1, 2) : 0),
+        );
         end = clock(timezone, last.year, last.month, last.day, endHour % 24, minute);
       }
       const title = `${random.pick(kind.titles)}${online ? ' (Online)' : random.chance(0.5) ? ` in ${city.city}` : ''}`;
       const slug = `${slugPart(title)}-${id}`;
       const ticketed = random.chance(kind.ticketedChance);
       const free = !ticketed && random.chance(0.4);
-      const costs = ticketed ? costFor(random, kind, online ? USD : city.currency) : free ? { cost: 'Free', currencySymbol: '', currencyPosition: '', currencyCode: '' } : null;
+      const costs = ticketed
+        ? costFor(random, kind, online ? USD : city.currency)
+        : free
+          ? { cost: 'Free', currencySymbol: '', currencyPosition: '', currencyCode: '' }
+          : null;
       const roll = random.next();
-      const status = roll < 0.955 ? 'publish' : roll < 0.975 ? 'draft' : roll < 0.985 ? 'pending' : roll < 0.99 ? 'private' : roll < 0.995 ? 'future' : 'trash';
+      const status =
+        roll < 0.955
+          ? 'publish'
+          : roll < 0.975
+            ? 'draft'
+            : roll < 0.985
+              ? 'pending'
+              : roll < 0.99
+                ? 'private'
+                : roll < 0.995
+                  ? 'future'
+                  : 'trash';
       const hidden = random.chance(0.005);
       const password = random.chance(0.003) ? `secret-${id}` : '';
       const featured = random.chance(0.08);
       const when = published(365);
       const modified = random.chance(0.3) ? stamp(now.toMillis() - random.int(10, 48 * 60) * 60_000) : when;
-      const imageId = random.chance(0.3) ? newMedia(`https://images.example.com/events/${id}.${random.pick(['jpg', 'jpg', 'png', 'webp'])}`) : null;
+      const imageId = random.chance(0.3)
+        ? newMedia(`https://images.example.com/events/${id}.${random.pick(['jpg', 'jpg', 'png', 'webp'])}`)
+        : null;
       const description = `<p>${title}. ${random.pick(FILLER)} ${random.pick(FILLER)}</p>\n<p>${random.pick(FILLER)}</p>`;
       insertEvent.run(
-        eventId, title, description, random.chance(0.4) ? `${title}: ${random.pick(FILLER)}` : '', slug, status, authorId,
-        when.local, when.at, modified.local, modified.at,
-        timezone, start.wall, end.wall, start.instant, end.instant, b(allDay),
-        costs?.cost ?? '', costs?.currencySymbol ?? '', costs?.currencyCode ?? '', costs?.currencyPosition ?? '',
-        random.chance(0.7) ? `https://tickets.example.com/${slug}` : '', imageId,
-        b(!online), b(!online), b(hidden), b(featured && random.chance(0.1)), b(featured), password, null, b(ticketed),
+        eventId,
+        title,
+        description,
+        random.chance(0.4) ? `${title}: ${random.pick(FILLER)}` : '',
+        slug,
+        status,
+        authorId,
+        when.local,
+        when.at,
+        modified.local,
+        modified.at,
+        timezone,
+        start.wall,
+        end.wall,
+        start.instant,
+        end.instant,
+        b(allDay),
+        costs?.cost ?? '',
+        costs?.currencySymbol ?? '',
+        costs?.currencyCode ?? '',
+        costs?.currencyPosition ?? '',
+        random.chance(0.7) ? `https://tickets.example.com/${slug}` : '',
+        imageId,
+        b(!online),
+        b(!online),
+        b(hidden),
+        b(featured && random.chance(0.1)),
+        b(featured),
+        password,
+        null,
+        b(ticketed),
       );
       if (!online) {
         const local = venuesByCity.get(city.city) ?? [];
@@ -476,14 +971,32 @@ export async function generateDatabase(path: string, eventCount: number, options
           const end = endOf(start);
           const { recurrence, isSeriesMaster } = recurrenceColumns(lines);
           insertSeriesRow.run(
-            rowId, title, description, rowSlug, authorId, when.local, when.at, when.local, when.at, zone, start.wall, end.wall,
-            start.instant, end.instant, recurrence, isSeriesMaster ? 1 : 0, series, series ? start.instant : null, series ? start.wall : null,
+            rowId,
+            title,
+            description,
+            rowSlug,
+            authorId,
+            when.local,
+            when.at,
+            when.local,
+            when.at,
+            zone,
+            start.wall,
+            end.wall,
+            start.instant,
+            end.instant,
+            recurrence,
+            isSeriesMaster ? 1 : 0,
+            series,
+            series ? start.instant : null,
+            series ? start.wall : null,
           );
           if (venue) insertEventVenue.run(rowId, venue, 0);
           insertEventTerm.run(rowId, categoryIds.get('workshops')!);
         };
         row(masterId, slug, starts[0]!, [`RRULE:FREQ=DAILY;BYHOUR=${SERIES_HOURS.join(',')};COUNT=${count}`], null);
-        for (const start of starts) row(id++, `${slug}-${start.wall.slice(0, 10)}-${start.wall.slice(11, 13)}00`, start, [], masterId);
+        for (const start of starts)
+          row(id++, `${slug}-${start.wall.slice(0, 10)}-${start.wall.slice(11, 13)}00`, start, [], masterId);
         seriesRows += count + 1;
       }
     }

@@ -104,7 +104,10 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
           errors: result.errors,
           timeouts: result.timeouts,
           non2xx: result.non2xx,
-          unexpected: Object.entries(statuses).reduce((sum, [status, count]) => sum + (Number(status) === expected ? 0 : count), 0),
+          unexpected: Object.entries(statuses).reduce(
+            (sum, [status, count]) => sum + (Number(status) === expected ? 0 : count),
+            0,
+          ),
           statuses,
           bytesPerResponse: latencies.length ? Math.round(bytes / latencies.length) : 0,
         });

@@ -72,9 +72,14 @@ export interface StartOptions {
 
 /** What `npm start` gives the server from package.json `config`: V8 flags and glibc's malloc arena limit. */
 function startScriptSettings(): { nodeFlags: string[]; env: Record<string, string> } {
-  const manifest = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { config?: { node_flags?: string; malloc_arena_max?: string } };
+  const manifest = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+    config?: { node_flags?: string; malloc_arena_max?: string };
+  };
   const nodeFlags = (manifest.config?.node_flags ?? '').split(/\s+/).filter(Boolean);
-  return { nodeFlags, env: manifest.config?.malloc_arena_max ? { MALLOC_ARENA_MAX: manifest.config.malloc_arena_max } : {} };
+  return {
+    nodeFlags,
+    env: manifest.config?.malloc_arena_max ? { MALLOC_ARENA_MAX: manifest.config.malloc_arena_max } : {},
+  };
 }
 
 /** The compiled server `npm start` runs; built (or found up to date) by `npm run build` before a harness starts it. */
@@ -89,7 +94,10 @@ export function buildServer(): void {
 async function untilHealthy(url: string, timeoutMs: number): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const healthy = await fetch(`${url}/healthz`).then((response) => response.ok, () => false);
+    const healthy = await fetch(`${url}/healthz`).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (healthy) return;
     if (Date.now() >= until) throw new Error(`${url}/healthz did not answer 200 within ${timeoutMs} ms`);
     await sleep(10);
@@ -101,7 +109,8 @@ const OUTPUT_KEPT = 64 * 1024;
 /** Starts `node <args>` in the project folder (through tsx for a `.ts` script) and resolves once it has started. */
 export async function startChild(options: StartOptions): Promise<ChildServer> {
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && key !== 'CALENDAR_ADMIN_PASSWORD') env[key] = value;
+  for (const [key, value] of Object.entries(process.env))
+    if (value !== undefined && key !== 'CALENDAR_ADMIN_PASSWORD') env[key] = value;
   const loader = options.args[0]?.endsWith('.ts') ? ['--import', 'tsx'] : [];
   const spawnedAt = performance.now();
   const child: ChildProcess = spawn(process.execPath, [...(options.nodeFlags ?? []), ...loader, ...options.args], {
@@ -199,12 +208,24 @@ export async function startChild(options: StartOptions): Promise<ChildServer> {
  * The service as `npm start` runs it (`node <config.node_flags> dist/cli.js serve` with MALLOC_ARENA_MAX, request log
  * lines included), with the response cache on or off. Needs `buildServer()` first.
  */
-export function startService(databaseUrl: string, siteUrl: string, setting: { responseCache: boolean; workers: number }): Promise<ChildServer> {
+export function startService(
+  databaseUrl: string,
+  siteUrl: string,
+  setting: { responseCache: boolean; workers: number },
+): Promise<ChildServer> {
   const { nodeFlags, env } = startScriptSettings();
   return startChild({
     args: [COMPILED_CLI, 'serve'],
     nodeFlags,
-    env: { ...env, DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', SITE_URL: siteUrl, WORKERS: String(setting.workers), RESPONSE_CACHE_MB: setting.responseCache ? '32' : '0' },
+    env: {
+      ...env,
+      DATABASE_URL: databaseUrl,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      SITE_URL: siteUrl,
+      WORKERS: String(setting.workers),
+      RESPONSE_CACHE_MB: setting.responseCache ? '32' : '0',
+    },
     ready: /REST: (http:\/\/[^/\s]+)\//,
     healthz: true,
   });

@@ -31,10 +31,15 @@ try {
     const request = scenario.requests[0]!;
     const send = async () => {
       const response = await app.fetch(
-        new Request(`http://127.0.0.1${request.path}`, { method: request.method ?? 'GET', headers: request.headers, body: request.body }),
+        new Request(`http://127.0.0.1${request.path}`, {
+          method: request.method ?? 'GET',
+          headers: request.headers,
+          body: request.body,
+        }),
       );
       const text = await response.text();
-      if (response.status !== (scenario.expectStatus ?? 200) || /^\{"errors"/.test(text)) throw new Error(`${scenario.id}: ${response.status} ${text.slice(0, 300)}`);
+      if (response.status !== (scenario.expectStatus ?? 200) || /^\{"errors"/.test(text))
+        throw new Error(`${scenario.id}: ${response.status} ${text.slice(0, 300)}`);
     };
     await send();
     const before = app.queries.count;

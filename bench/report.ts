@@ -72,7 +72,12 @@ export interface Results {
   date: string;
   command: string;
   machine: Machine;
-  settings: { durationSeconds: number; warmupSeconds: number; concurrency: number[]; sizes: Array<number | 'seed' | 'series'> };
+  settings: {
+    durationSeconds: number;
+    warmupSeconds: number;
+    concurrency: number[];
+    sizes: Array<number | 'seed' | 'series'>;
+  };
   totalSeconds: number;
   /** What else ran: CPU share other processes used just before the run, and the 1-minute load average around it. */
   background: { cpuBusyBefore: number; loadAverageBefore: number; loadAverageAfter: number };
@@ -83,9 +88,18 @@ export interface Results {
 const find = (size: SizeResult | undefined, scenario: string, concurrency: number) =>
   size?.runs.find((run) => run.scenario === scenario && run.concurrency === concurrency);
 
-const pct = (ratio: number | null | undefined) => (ratio == null || !Number.isFinite(ratio) ? '–' : `${(ratio * 100).toFixed(ratio < 0.1 ? 1 : 0)}%`);
-const ms = (value: number | undefined) => (value === undefined || !Number.isFinite(value) ? '–' : value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2));
-const rps = (value: number | undefined) => (value === undefined || !Number.isFinite(value) ? '–' : value >= 100 ? value.toFixed(0) : value.toFixed(1));
+const pct = (ratio: number | null | undefined) =>
+  ratio == null || !Number.isFinite(ratio) ? '–' : `${(ratio * 100).toFixed(ratio < 0.1 ? 1 : 0)}%`;
+const ms = (value: number | undefined) =>
+  value === undefined || !Number.isFinite(value)
+    ? '–'
+    : value >= 100
+      ? value.toFixed(0)
+      : value >= 10
+        ? value.toFixed(1)
+        : value.toFixed(2);
+const rps = (value: number | undefined) =>
+  value === undefined || !Number.isFinite(value) ? '–' : value >= 100 ? value.toFixed(0) : value.toFixed(1);
 const int = (value: number) => value.toLocaleString('en-US');
 
 /** The uncached REST list before issue 13 (2-core machine, 1,000 events): what "4×" multiplies. */
@@ -124,7 +138,8 @@ function seriesTargets(sizes: SizeResult[], low: number): Target[] {
     },
     {
       id: 'series-queries',
-      description: 'Recurring series: SQL statements per request of that list bounded (at most one more than without series: the materialisation check)',
+      description:
+        'Recurring series: SQL statements per request of that list bounded (at most one more than without series: the materialisation check)',
       measured: statements === undefined || plainStatements === undefined ? '–' : `${statements} vs ${plainStatements}`,
       goal: `≤ ${plainStatements === undefined ? '–' : plainStatements + 1}`,
       pass: statements === undefined || plainStatements === undefined ? null : statements <= plainStatements + 1,
@@ -137,16 +152,27 @@ export function judge(sizes: SizeResult[], concurrency: number[]): Target[] {
   const high = Math.max(...concurrency);
   const low = Math.min(...concurrency);
   const targets: Target[] = [];
-  const none = (id: string, description: string, goal: string) => targets.push({ id, description, measured: '–', goal, pass: null });
+  const none = (id: string, description: string, goal: string) =>
+    targets.push({ id, description, measured: '–', goal, pass: null });
 
   for (const size of sizes) {
     const name = sizeName(size);
-    for (const [which, c] of [['low', low], ['high', high]] as const) {
+    for (const [which, c] of [
+      ['low', low],
+      ['high', high],
+    ] as const) {
       const list = find(size, 'rest-list-10', c);
       const goal = 4 * PREVIOUS_LIST_RPS[which];
       const description = `Uncached REST events list, per_page 10, ${name}, c${c}: 4× the previous ${PREVIOUS_LIST_RPS[which]} req/s`;
       if (!list) none(`list-${which}`, description, `≥ ${goal} req/s`);
-      else targets.push({ id: `list-${which}`, description, measured: `${rps(list.rps)} req/s (${pct(list.ratioToFloor)} of floor)`, goal: `≥ ${goal} req/s`, pass: list.rps >= goal });
+      else
+        targets.push({
+          id: `list-${which}`,
+          description,
+          measured: `${rps(list.rps)} req/s (${pct(list.ratioToFloor)} of floor)`,
+          goal: `≥ ${goal} req/s`,
+          pass: list.rps >= goal,
+        });
     }
     const list = find(size, 'rest-list-10', high);
     targets.push({
@@ -183,7 +209,9 @@ export function judge(sizes: SizeResult[], concurrency: number[]): Target[] {
         pass: ratio === null ? null : ratio >= 0.5,
       });
     }
-    const serviceBest = Math.max(...size.runs.filter((run) => run.scenario === 'rest-list-10').map((run) => run.ratioToFloor ?? 0));
+    const serviceBest = Math.max(
+      ...size.runs.filter((run) => run.scenario === 'rest-list-10').map((run) => run.ratioToFloor ?? 0),
+    );
     targets.push({
       id: 'floor-lower-bound',
       description: `Floor is a lower bound, ${name}: uncached service list at most as fast as the floor`,
@@ -205,20 +233,28 @@ export function judge(sizes: SizeResult[], concurrency: number[]): Target[] {
     ['rest-list-10', 'rest-list-50'],
     ['gql-list-10', 'gql-list-50'],
   ];
-  const counted = sizes.flatMap((size) => pairs.map(([a, b]) => [size.queries[a], size.queries[b]] as const)).filter(([a, b]) => a !== undefined || b !== undefined);
+  const counted = sizes
+    .flatMap((size) => pairs.map(([a, b]) => [size.queries[a], size.queries[b]] as const))
+    .filter(([a, b]) => a !== undefined || b !== undefined);
   const independent = counted.length > 0 && counted.every(([a, b]) => a !== undefined && a === b);
   const generated = sizes.filter((size) => size.source === 'generated');
-  const sameAcrossSizes = generated.every((size) => Object.entries(size.queries).every(([id, count]) => generated[0]!.queries[id] === count));
+  const sameAcrossSizes = generated.every((size) =>
+    Object.entries(size.queries).every(([id, count]) => generated[0]!.queries[id] === count),
+  );
   const maximum = Math.max(...sizes.flatMap((size) => Object.values(size.queries)));
   targets.push({
     id: 'queries',
     description: 'SQL statements per request bounded, independent of page size (10 vs 50) and of data size',
-    measured: counted.length ? `${independent ? 'equal' : 'different'} for 10 and 50; ${sameAcrossSizes ? 'same' : 'different'} at every generated size; at most ${maximum}` : '–',
+    measured: counted.length
+      ? `${independent ? 'equal' : 'different'} for 10 and 50; ${sameAcrossSizes ? 'same' : 'different'} at every generated size; at most ${maximum}`
+      : '–',
     goal: 'equal',
     pass: counted.length ? independent && sameAcrossSizes : null,
   });
   const all = sizes.flatMap((size) => [...size.runs, ...size.floor.runs, ...size.staticFloor.runs]);
-  const failures = all.reduce((sum, run) => sum + run.errors + run.unexpected, 0) + sizes.reduce((sum, size) => sum + size.failed.length, 0);
+  const failures =
+    all.reduce((sum, run) => sum + run.errors + run.unexpected, 0) +
+    sizes.reduce((sum, size) => sum + size.failed.length, 0);
   targets.push({
     id: 'errors',
     description: 'Errors, timeouts, unexpected statuses and scenarios that could not run, every run',
@@ -256,7 +292,9 @@ export function resultTables(results: Results): string {
     '',
     '| target | measured | goal | result |',
     '|---|---|---|---|',
-    ...results.targets.map((target) => `| ${target.description} | ${target.measured} | ${target.goal} | ${verdict(target.pass)} |`),
+    ...results.targets.map(
+      (target) => `| ${target.description} | ${target.measured} | ${target.goal} | ${verdict(target.pass)} |`,
+    ),
   );
   const [low, high] = [Math.min(...settings.concurrency), Math.max(...settings.concurrency)];
   const both = settings.concurrency.length > 1;
@@ -274,7 +312,10 @@ export function resultTables(results: Results): string {
     );
     const head = (c: number) => [`c${c} req/s`, `c${c} p50 ms`, `c${c} p99 ms`, `c${c} vs floor`, `c${c} vs static`];
     const columns = [...head(low), ...(both ? head(high) : [])];
-    lines.push(`| scenario | SQL/req | ${columns.join(' | ')} | errors |`, `|---|--:|${columns.map(() => '--:').join('|')}|--:|`);
+    lines.push(
+      `| scenario | SQL/req | ${columns.join(' | ')} | errors |`,
+      `|---|--:|${columns.map(() => '--:').join('|')}|--:|`,
+    );
     let censored = false;
     const row = (title: string, queries: number | undefined, runs: RunResult[]) => {
       const cells = (c: number) => {
@@ -283,7 +324,13 @@ export function resultTables(results: Results): string {
         // Fewer responses than two per connection: only the requests that finished in the window have a latency.
         const few = run.requests < 2 * run.concurrency && run.concurrency > 1;
         censored ||= few;
-        return [rps(run.rps), `${ms(run.p50)}${few ? '*' : ''}`, `${ms(run.p99)}${few ? '*' : ''}`, pct(run.ratioToFloor), pct(run.ratioToStatic)];
+        return [
+          rps(run.rps),
+          `${ms(run.p50)}${few ? '*' : ''}`,
+          `${ms(run.p99)}${few ? '*' : ''}`,
+          pct(run.ratioToFloor),
+          pct(run.ratioToStatic),
+        ];
       };
       const errors = runs.reduce((sum, run) => sum + run.errors + (run.unexpected ?? run.non2xx), 0);
       return `| ${title} | ${queries ?? '–'} | ${[...cells(low), ...(both ? cells(high) : [])].join(' | ')} | ${errors} |`;
@@ -295,12 +342,15 @@ export function resultTables(results: Results): string {
       const runs = size.runs.filter((run) => run.scenario === id);
       lines.push(row(runs[0]!.title, size.queries[id], runs));
     }
-    for (const failure of size.failed) lines.push(`| ${failure.title}: **FAILED** (${failure.reason.replace(/\|/g, '\\|').replace(/\n/g, ' ')}) | | ${columns.map(() => '').join(' | ')} | |`);
+    for (const failure of size.failed)
+      lines.push(
+        `| ${failure.title}: **FAILED** (${failure.reason.replace(/\|/g, '\\|').replace(/\n/g, ' ')}) | | ${columns.map(() => '').join(' | ')} | |`,
+      );
     if (censored) {
       lines.push(
         '',
         '\\* Fewer responses than two per connection in the measured window: the percentiles cover only the requests that ' +
-          'finished in it and understate the latency a client sees (by Little\'s law the mean is about connections ÷ throughput).',
+          "finished in it and understate the latency a client sees (by Little's law the mean is about connections ÷ throughput).",
       );
     }
   }
@@ -314,13 +364,13 @@ export function resultsMarkdown(results: Results): string {
     `Written by \`${results.command}\` (bench/run.ts); numbers in bench/results.json. Throughput is responses per second. ` +
       'Two floors, measured in the same run at the same data size and concurrency: "vs floor" divides by the floor\'s throughput ' +
       '(bench/floor.ts: a bare node:http server answering the same events-list bytes from the same SQLite file with the ' +
-      'service\'s index walk, a total remembered per data version, the relations in three IN-list statements and a ' +
+      "service's index walk, a total remembered per data version, the relations in three IN-list statements and a " +
       'hand-written serializer: a lower bound for the uncached list), "vs static" by the static floor\'s (bench/static-floor.ts: ' +
-      'node:http sending the service\'s list bytes from memory: the ceiling of any cached answer). Targets (issue 13): the ' +
+      "node:http sending the service's list bytes from memory: the ceiling of any cached answer). Targets (issue 13): the " +
       `uncached list at 4× its previous throughput (${PREVIOUS_LIST_RPS.low} req/s at c1, ${PREVIOUS_LIST_RPS.high} at c32) with p99 ` +
       'within 10× p50 at c32; cached anonymous reads at 30% of the static floor with p99 under 25 ms at c32; authenticated reads ' +
       '(HTTP Basic with an application password, bearer token) at half the anonymous rate on the same URL; peak RSS under ' +
-      '200 MB at 100,000 events. SQL/req: statements the database received for one request, counted in process (the floor\'s ' +
+      "200 MB at 100,000 events. SQL/req: statements the database received for one request, counted in process (the floor's " +
       'once its total is remembered).',
     '',
     resultTables(results),

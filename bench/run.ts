@@ -33,16 +33,42 @@ import { createReader, seedDatabase } from './datasets.js';
 import { FLOOR_STATEMENTS } from './floor.js';
 import { generateDatabase, type GeneratedData } from './generate.js';
 import { runLoad, type LoadResult } from './load.js';
-import { buildServer, PROJECT_ROOT, startFloorProcess, startService, startStaticFloorProcess, type ChildServer } from './processes.js';
-import { judge, machineLine, resultsMarkdown, resultTables, type Machine, type Results, type RunResult, type SizeResult } from './report.js';
-import { checkResponse, firstDifference, FLOOR_SCENARIO, REST, scenariosFor, selectScenarios, STATIC_FLOOR_SCENARIO, type Scenario } from './scenarios.js';
+import {
+  buildServer,
+  PROJECT_ROOT,
+  startFloorProcess,
+  startService,
+  startStaticFloorProcess,
+  type ChildServer,
+} from './processes.js';
+import {
+  judge,
+  machineLine,
+  resultsMarkdown,
+  resultTables,
+  type Machine,
+  type Results,
+  type RunResult,
+  type SizeResult,
+} from './report.js';
+import {
+  checkResponse,
+  firstDifference,
+  FLOOR_SCENARIO,
+  REST,
+  scenariosFor,
+  selectScenarios,
+  STATIC_FLOOR_SCENARIO,
+  type Scenario,
+} from './scenarios.js';
 
 const SITE_URL = 'http://calendar.bench';
 
 function numbers(name: string, fallback: string): number[] {
   const raw = process.env[name] ?? fallback;
   const values = raw.split(',').map((part) => Number(part.trim()));
-  if (values.some((value) => !Number.isFinite(value) || value <= 0)) throw new Error(`${name} must be positive numbers separated by commas, got "${raw}"`);
+  if (values.some((value) => !Number.isFinite(value) || value <= 0))
+    throw new Error(`${name} must be positive numbers separated by commas, got "${raw}"`);
   return values;
 }
 
@@ -53,7 +79,8 @@ const SERIES_OCCURRENCES = 100_000;
 const sizes: Size[] = (process.env.BENCH_SIZES ?? 'seed,1000,100000,series').split(',').map((part) => {
   const value = part.trim();
   if (value === 'seed' || value === 'series') return value;
-  if (!/^\d+$/.test(value) || Number(value) <= 0) throw new Error(`BENCH_SIZES must be "seed", "series" or positive event counts, got "${value}"`);
+  if (!/^\d+$/.test(value) || Number(value) <= 0)
+    throw new Error(`BENCH_SIZES must be "seed", "series" or positive event counts, got "${value}"`);
   return Number(value);
 });
 const [duration] = numbers('BENCH_DURATION', '3');
@@ -65,7 +92,8 @@ const defaultOut = outDir === resolve(PROJECT_ROOT, 'bench');
 if (!Number.isFinite(warmup) || warmup! < 0) throw new Error('BENCH_WARMUP must be a number of seconds');
 
 const began = performance.now();
-const log = (line: string) => console.log(`${String(Math.round((performance.now() - began) / 1000)).padStart(4)}s ${line}`);
+const log = (line: string) =>
+  console.log(`${String(Math.round((performance.now() - began) / 1000)).padStart(4)}s ${line}`);
 const fmt = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : '–');
 
 /** Share of all CPUs busy over `ms` (from /proc/stat): what other processes do before the benchmark starts. */
@@ -89,12 +117,15 @@ async function quietMachine(): Promise<number> {
     log(`  other processes keep the CPUs ${Math.round(busy * 100)}% busy; waiting for a quiet machine`);
     busy = await cpuBusy(5000);
   }
-  if (busy > 0.1) log(`  warning: other processes keep the CPUs ${Math.round(busy * 100)}% busy; the numbers will be low and noisy`);
+  if (busy > 0.1)
+    log(`  warning: other processes keep the CPUs ${Math.round(busy * 100)}% busy; the numbers will be low and noisy`);
   return busy;
 }
 
 function machine(): Machine {
-  const autocannon = JSON.parse(readFileSync(join(PROJECT_ROOT, 'node_modules/autocannon/package.json'), 'utf8')) as { version: string };
+  const autocannon = JSON.parse(readFileSync(join(PROJECT_ROOT, 'node_modules/autocannon/package.json'), 'utf8')) as {
+    version: string;
+  };
   return {
     cpu: cpus()[0]?.model.trim() ?? 'unknown CPU',
     cores: cpus().length,
@@ -128,7 +159,11 @@ function countQueries(databaseUrl: string, scenarios: Scenario[], dir: string): 
 }
 
 async function fetchBody(base: string, request: Scenario['requests'][number]) {
-  const response = await fetch(base + request.path, { method: request.method ?? 'GET', headers: request.headers, body: request.body });
+  const response = await fetch(base + request.path, {
+    method: request.method ?? 'GET',
+    headers: request.headers,
+    body: request.body,
+  });
   return { status: response.status, headers: response.headers, body: Buffer.from(await response.arrayBuffer()) };
 }
 
@@ -148,7 +183,9 @@ async function withEntityTags(server: { url: string }, scenario: Scenario): Prom
     if (first.status !== 200 || !etag) {
       throw new Error(
         `${scenario.id}: GET ${request.path} answered ${first.status} without an ETag header, so If-None-Match cannot be measured ` +
-          '(the server has no ETag/304 support for this route). Leave the scenario out with BENCH_SCENARIOS=-' + scenario.id + '.',
+          '(the server has no ETag/304 support for this route). Leave the scenario out with BENCH_SCENARIOS=-' +
+          scenario.id +
+          '.',
       );
     }
     requests.push({ ...request, headers: { ...request.headers, 'if-none-match': etag } });
@@ -197,7 +234,14 @@ class ManagedServer {
   async measure(scenario: Scenario, connections: number): Promise<LoadResult & { peakRssMb: number }> {
     await this.current.waitIdle(5_000);
     this.current.resetWindow();
-    const result = await runLoad({ url: this.current.url, connections, duration: duration!, warmup, requests: scenario.requests, expectStatus: scenario.expectStatus });
+    const result = await runLoad({
+      url: this.current.url,
+      connections,
+      duration: duration!,
+      warmup,
+      requests: scenario.requests,
+      expectStatus: scenario.expectStatus,
+    });
     const peakRssMb = this.current.windowPeakMb();
     if (!(await this.current.waitIdle(drainSeconds * 1000))) {
       this.peaks.push(this.current.peakMb());
@@ -236,7 +280,8 @@ function compareBodies(ours: Buffer, floor: Buffer): { identical: boolean; diffe
 
 async function prepareData(size: Size, dir: string): Promise<GeneratedData> {
   if (size === 'seed') return seedDatabase(join(dir, 'seed.db'));
-  if (size === 'series') return generateDatabase(join(dir, 'series.db'), SERIES_SINGLE_EVENTS, { seriesOccurrences: SERIES_OCCURRENCES });
+  if (size === 'series')
+    return generateDatabase(join(dir, 'series.db'), SERIES_SINGLE_EVENTS, { seriesOccurrences: SERIES_OCCURRENCES });
   return generateDatabase(join(dir, `events-${size}.db`), size);
 }
 
@@ -244,28 +289,40 @@ async function benchSize(size: Size, dir: string): Promise<SizeResult> {
   const data = await prepareData(size, dir);
   const label = String(size);
   const databaseUrl = `file:${data.path}`;
-  log(`${size === 'seed' ? 'npm run seed' : 'generated'}: ${data.events} events, ${data.venues} venues, ${data.organizers} organizers, ${data.media} images in ${fmt(data.seconds)} s`);
+  log(
+    `${size === 'seed' ? 'npm run seed' : 'generated'}: ${data.events} events, ${data.venues} venues, ${data.organizers} organizers, ${data.media} images in ${fmt(data.seconds)} s`,
+  );
   const credentials = createReader(databaseUrl);
   let scenarios = selectScenarios(scenariosFor(data, credentials), process.env.BENCH_SCENARIOS);
   const failed: SizeResult['failed'] = [];
 
   // The service and the floor side by side once: same bytes for the events list, and every scenario answers.
-  const server = await new ManagedServer(() => startService(databaseUrl, SITE_URL, { responseCache: false, workers: 1 })).begin();
+  const server = await new ManagedServer(() =>
+    startService(databaseUrl, SITE_URL, { responseCache: false, workers: 1 }),
+  ).begin();
   const startup = server.startup();
-  log(`  server started in ${fmt(startup.seconds, 2)} s (spawn to a healthy /healthz), RSS ${fmt(startup.rssMb, 0)} MB`);
+  log(
+    `  server started in ${fmt(startup.seconds, 2)} s (spawn to a healthy /healthz), RSS ${fmt(startup.rssMb, 0)} MB`,
+  );
   const floorCheck = await startFloorProcess(databaseUrl, SITE_URL);
   const byteCheck: SizeResult['byteCheck'] = [];
   const staticBody = join(dir, `static-${label}.json`);
   try {
     for (const path of [`${REST}/events`, `${REST}/events?per_page=50`]) {
       const [ours, floor] = await Promise.all([fetchBody(server.url, { path }), fetchBody(floorCheck.url, { path })]);
-      if (ours.status !== 200 || floor.status !== 200) throw new Error(`${path}: the service answered ${ours.status}, the floor ${floor.status}`);
+      if (ours.status !== 200 || floor.status !== 200)
+        throw new Error(`${path}: the service answered ${ours.status}, the floor ${floor.status}`);
       const { identical, difference } = compareBodies(ours.body, floor.body);
-      if (difference) throw new Error(`The floor does not answer ${path} with the service's content (fix bench/floor.ts): ${difference}`);
+      if (difference)
+        throw new Error(
+          `The floor does not answer ${path} with the service's content (fix bench/floor.ts): ${difference}`,
+        );
       byteCheck.push({ path, bytes: ours.body.length, identical });
       if (path === `${REST}/events`) writeFileSync(staticBody, ours.body);
     }
-    log(`  floor answers the same ${byteCheck.every((check) => check.identical) ? 'bytes' : 'JSON'}: ${byteCheck.map((check) => `${check.path.slice(REST.length)} (${check.bytes} bytes)`).join(', ')}`);
+    log(
+      `  floor answers the same ${byteCheck.every((check) => check.identical) ? 'bytes' : 'JSON'}: ${byteCheck.map((check) => `${check.path.slice(REST.length)} (${check.bytes} bytes)`).join(', ')}`,
+    );
     const ready: Scenario[] = [];
     for (const scenario of scenarios) {
       try {
@@ -282,8 +339,16 @@ async function benchSize(size: Size, dir: string): Promise<SizeResult> {
   } finally {
     await floorCheck.stop();
   }
-  const queries = await countQueries(databaseUrl, scenarios.filter((scenario) => !scenario.cached && !scenario.workers), dir);
-  log(`  SQL statements per request: ${Object.entries(queries).map(([id, count]) => `${id} ${count}`).join(', ')}`);
+  const queries = await countQueries(
+    databaseUrl,
+    scenarios.filter((scenario) => !scenario.cached && !scenario.workers),
+    dir,
+  );
+  log(
+    `  SQL statements per request: ${Object.entries(queries)
+      .map(([id, count]) => `${id} ${count}`)
+      .join(', ')}`,
+  );
 
   const measured: Array<{ scenario: Scenario; result: LoadResult & { peakRssMb: number } }> = [];
   const measureAll = async (on: ManagedServer, selected: Scenario[]) => {
@@ -303,9 +368,16 @@ async function benchSize(size: Size, dir: string): Promise<SizeResult> {
   const plain = (scenario: Scenario) => !scenario.cached && !scenario.workers;
   await measureAll(server, scenarios.filter(plain));
   const serverPeak = server.peakMb();
-  for (const setting of [{ responseCache: false, workers: 2 }, { responseCache: true, workers: 1 }]) {
-    const selected = scenarios.filter((scenario) => !plain(scenario) && !!scenario.cached === setting.responseCache && (scenario.workers ?? 1) === setting.workers);
-    if (selected.length) await measureAll(await new ManagedServer(() => startService(databaseUrl, SITE_URL, setting)).begin(), selected);
+  for (const setting of [
+    { responseCache: false, workers: 2 },
+    { responseCache: true, workers: 1 },
+  ]) {
+    const selected = scenarios.filter(
+      (scenario) =>
+        !plain(scenario) && !!scenario.cached === setting.responseCache && (scenario.workers ?? 1) === setting.workers,
+    );
+    if (selected.length)
+      await measureAll(await new ManagedServer(() => startService(databaseUrl, SITE_URL, setting)).begin(), selected);
   }
 
   const measureFloor = async (start: () => Promise<ChildServer>, scenario: Scenario) => {
@@ -315,7 +387,15 @@ async function benchSize(size: Size, dir: string): Promise<SizeResult> {
       for (const connections of concurrency) {
         const result = await floor.measure(scenario, connections);
         report(label, scenario, result, null);
-        runs.push({ ...result, scenario: scenario.id, title: scenario.title, api: 'REST', concurrency: connections, ratioToFloor: null, ratioToStatic: null });
+        runs.push({
+          ...result,
+          scenario: scenario.id,
+          title: scenario.title,
+          api: 'REST',
+          concurrency: connections,
+          ratioToFloor: null,
+          ratioToStatic: null,
+        });
       }
     } finally {
       await floor.stop();
@@ -363,7 +443,12 @@ async function benchSize(size: Size, dir: string): Promise<SizeResult> {
     queries,
     floorQueries: FLOOR_STATEMENTS,
     byteCheck,
-    server: { startupSeconds: startup.seconds, startupRssMb: startup.rssMb, peakRssMb: serverPeak, restarts: server.restarts },
+    server: {
+      startupSeconds: startup.seconds,
+      startupRssMb: startup.rssMb,
+      peakRssMb: serverPeak,
+      restarts: server.restarts,
+    },
     floor,
     staticFloor,
     runs,
@@ -408,7 +493,9 @@ async function main() {
   const loadBefore = loadavg()[0]!;
   const startedAt = performance.now();
   const dir = mkdtempSync(join(tmpdir(), 'calendar-bench-'));
-  log(`sizes ${sizes.join(', ')}; ${warmup} s warm-up + ${duration} s per run; concurrency ${concurrency.join(', ')}; databases in ${dir}`);
+  log(
+    `sizes ${sizes.join(', ')}; ${warmup} s warm-up + ${duration} s per run; concurrency ${concurrency.join(', ')}; databases in ${dir}`,
+  );
   const results: SizeResult[] = [];
   try {
     for (const size of sizes) results.push(await benchSize(size, dir));
@@ -428,14 +515,22 @@ async function main() {
   };
   log('');
   for (const target of targets) {
-    log(`${target.pass === null ? 'n/a ' : target.pass ? 'pass' : 'miss'}  ${target.description}: ${target.measured} (goal ${target.goal})`);
+    log(
+      `${target.pass === null ? 'n/a ' : target.pass ? 'pass' : 'miss'}  ${target.description}: ${target.measured} (goal ${target.goal})`,
+    );
   }
   mkdirSync(outDir, { recursive: true });
   writeFileSync(join(outDir, 'results.json'), `${JSON.stringify(all, null, 2)}\n`);
   writeFileSync(join(outDir, 'results.md'), resultsMarkdown(all) + keptHistory(join(outDir, 'results.md')));
   const readme = defaultOut && updateReadme(all);
-  log(`\nWrote ${join(outDir, 'results.md')} and results.json${readme ? ', and the README tables' : ''} (${Math.round(all.totalSeconds)} s).`);
-  const failed = results.flatMap((size) => size.failed.map((failure) => `${size.source === 'seed' ? 'seed data' : `${size.events} events`}: ${failure.reason}`));
+  log(
+    `\nWrote ${join(outDir, 'results.md')} and results.json${readme ? ', and the README tables' : ''} (${Math.round(all.totalSeconds)} s).`,
+  );
+  const failed = results.flatMap((size) =>
+    size.failed.map(
+      (failure) => `${size.source === 'seed' ? 'seed data' : `${size.events} events`}: ${failure.reason}`,
+    ),
+  );
   if (failed.length) {
     console.error(`\nFAILED scenarios:\n${failed.map((line) => `  ${line}`).join('\n')}`);
     process.exitCode = 1;

@@ -66,7 +66,9 @@ const EVENT_LIST = withFragments(`query BenchEventList($filter: EventsFilter, $f
   events(filter: $filter, first: $first) { totalCount edges { node { ...RestEvent } } }
 }`);
 const EVENT_BY_ID = withFragments(`query BenchEventById($id: ID!) { event(id: $id) { ...RestEvent } }`);
-const EVENT_BY_SLUG = withFragments(`query BenchEventBySlug($slug: String!) { eventBySlug(slug: $slug) { ...RestEvent } }`);
+const EVENT_BY_SLUG = withFragments(
+  `query BenchEventBySlug($slug: String!) { eventBySlug(slug: $slug) { ...RestEvent } }`,
+);
 const VENUE_LIST = withFragments(`query BenchVenueList($first: Int!) {
   venues(first: $first) { totalCount edges { node { ...RestVenue } } }
 }`);
@@ -91,8 +93,20 @@ export function scenariosFor(
   const filter = `categories=${encodeURIComponent(data.filterCategory)}&search=${encodeURIComponent(data.filterSearch)}&start_date=${from}&end_date=${filteredTo}`;
   return [
     { id: 'rest-list-10', title: 'REST events list, per_page 10', api: 'REST', requests: [{ path: `${REST}/events` }] },
-    { id: 'rest-list-10-workers', title: 'REST events list, per_page 10, two server processes (WORKERS=2)', api: 'REST', workers: 2, requests: [{ path: `${REST}/events` }] },
-    { id: 'rest-list-10-cached', title: 'REST events list, per_page 10, response cache on', api: 'REST', cached: true, requests: [{ path: `${REST}/events` }] },
+    {
+      id: 'rest-list-10-workers',
+      title: 'REST events list, per_page 10, two server processes (WORKERS=2)',
+      api: 'REST',
+      workers: 2,
+      requests: [{ path: `${REST}/events` }],
+    },
+    {
+      id: 'rest-list-10-cached',
+      title: 'REST events list, per_page 10, response cache on',
+      api: 'REST',
+      cached: true,
+      requests: [{ path: `${REST}/events` }],
+    },
     {
       id: 'rest-list-10-basic',
       title: 'REST events list, per_page 10, HTTP Basic (application password)',
@@ -115,11 +129,31 @@ export function scenariosFor(
       expectStatus: 304,
       requests: [{ path: `${REST}/events` }],
     },
-    { id: 'rest-list-50', title: 'REST events list, per_page 50', api: 'REST', requests: [{ path: `${REST}/events?per_page=50` }] },
-    { id: 'rest-filtered', title: 'REST events list, category + search + dates', api: 'REST', requests: [{ path: `${REST}/events?${filter}` }] },
+    {
+      id: 'rest-list-50',
+      title: 'REST events list, per_page 50',
+      api: 'REST',
+      requests: [{ path: `${REST}/events?per_page=50` }],
+    },
+    {
+      id: 'rest-filtered',
+      title: 'REST events list, category + search + dates',
+      api: 'REST',
+      requests: [{ path: `${REST}/events?${filter}` }],
+    },
     // On the `series` data this window holds 100,000 occurrences (bench/generate.ts, report.ts's series targets).
-    { id: 'rest-list-window', title: 'REST events list, a two-year window', api: 'REST', requests: [{ path: `${REST}/events?start_date=${from}&end_date=${defaultTo}` }] },
-    { id: 'rest-event-id', title: 'REST single event by ID', api: 'REST', requests: data.sampleEventIds.map((id) => ({ path: `${REST}/events/${id}` })) },
+    {
+      id: 'rest-list-window',
+      title: 'REST events list, a two-year window',
+      api: 'REST',
+      requests: [{ path: `${REST}/events?start_date=${from}&end_date=${defaultTo}` }],
+    },
+    {
+      id: 'rest-event-id',
+      title: 'REST single event by ID',
+      api: 'REST',
+      requests: data.sampleEventIds.map((id) => ({ path: `${REST}/events/${id}` })),
+    },
     {
       id: 'rest-event-slug',
       title: 'REST single event by slug',
@@ -127,17 +161,52 @@ export function scenariosFor(
       requests: data.sampleEventSlugs.map((slug) => ({ path: `${REST}/events/by-slug/${encodeURIComponent(slug)}` })),
     },
     { id: 'rest-venues', title: 'REST venues list', api: 'REST', requests: [{ path: `${REST}/venues` }] },
-    { id: 'gql-list-10', title: 'GraphQL events, first 10', api: 'GraphQL', requests: [graphql(EVENT_LIST, { filter: { startDate: from, endDate: defaultTo }, first: 10 })] },
-    { id: 'gql-list-50', title: 'GraphQL events, first 50', api: 'GraphQL', requests: [graphql(EVENT_LIST, { filter: { startDate: from, endDate: defaultTo }, first: 50 })] },
+    {
+      id: 'gql-list-10',
+      title: 'GraphQL events, first 10',
+      api: 'GraphQL',
+      requests: [graphql(EVENT_LIST, { filter: { startDate: from, endDate: defaultTo }, first: 10 })],
+    },
+    {
+      id: 'gql-list-50',
+      title: 'GraphQL events, first 50',
+      api: 'GraphQL',
+      requests: [graphql(EVENT_LIST, { filter: { startDate: from, endDate: defaultTo }, first: 50 })],
+    },
     {
       id: 'gql-filtered',
       title: 'GraphQL events, category + search + dates',
       api: 'GraphQL',
-      requests: [graphql(EVENT_LIST, { filter: { startDate: from, endDate: filteredTo, categories: [data.filterCategory], search: data.filterSearch }, first: 10 })],
+      requests: [
+        graphql(EVENT_LIST, {
+          filter: {
+            startDate: from,
+            endDate: filteredTo,
+            categories: [data.filterCategory],
+            search: data.filterSearch,
+          },
+          first: 10,
+        }),
+      ],
     },
-    { id: 'gql-event-id', title: 'GraphQL event by ID', api: 'GraphQL', requests: data.sampleEventIds.map((id) => graphql(EVENT_BY_ID, { id })) },
-    { id: 'gql-event-slug', title: 'GraphQL event by slug', api: 'GraphQL', requests: data.sampleEventSlugs.map((slug) => graphql(EVENT_BY_SLUG, { slug })) },
-    { id: 'gql-venues', title: 'GraphQL venues, first 10', api: 'GraphQL', requests: [graphql(VENUE_LIST, { first: 10 })] },
+    {
+      id: 'gql-event-id',
+      title: 'GraphQL event by ID',
+      api: 'GraphQL',
+      requests: data.sampleEventIds.map((id) => graphql(EVENT_BY_ID, { id })),
+    },
+    {
+      id: 'gql-event-slug',
+      title: 'GraphQL event by slug',
+      api: 'GraphQL',
+      requests: data.sampleEventSlugs.map((slug) => graphql(EVENT_BY_SLUG, { slug })),
+    },
+    {
+      id: 'gql-venues',
+      title: 'GraphQL venues, first 10',
+      api: 'GraphQL',
+      requests: [graphql(VENUE_LIST, { first: 10 })],
+    },
   ];
 }
 
@@ -146,12 +215,20 @@ export function scenariosFor(
  * `-rest-list-10-304`); every scenario when none is named to run. An unknown ID is an error.
  */
 export function selectScenarios(all: Scenario[], spec: string | undefined): Scenario[] {
-  const parts = (spec ?? '').split(',').map((part) => part.trim()).filter(Boolean);
+  const parts = (spec ?? '')
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
   const excluded = parts.filter((part) => part.startsWith('-')).map((part) => part.slice(1));
   const included = parts.filter((part) => !part.startsWith('-'));
   const unknown = [...excluded, ...included].filter((id) => !all.some((scenario) => scenario.id === id));
-  if (unknown.length) throw new Error(`BENCH_SCENARIOS names unknown scenarios: ${unknown.join(', ')} (known: ${all.map((scenario) => scenario.id).join(', ')})`);
-  return all.filter((scenario) => (included.length === 0 || included.includes(scenario.id)) && !excluded.includes(scenario.id));
+  if (unknown.length)
+    throw new Error(
+      `BENCH_SCENARIOS names unknown scenarios: ${unknown.join(', ')} (known: ${all.map((scenario) => scenario.id).join(', ')})`,
+    );
+  return all.filter(
+    (scenario) => (included.length === 0 || included.includes(scenario.id)) && !excluded.includes(scenario.id),
+  );
 }
 
 /** The floor answers the default events list only. */

@@ -18,7 +18,10 @@ export interface RunningStaticFloor {
 }
 
 /** Starts the static floor on `host:port` (0: a free port), answering `body` to every GET. */
-export async function startStaticFloor(body: Buffer, options: { port?: number; host?: string } = {}): Promise<RunningStaticFloor> {
+export async function startStaticFloor(
+  body: Buffer,
+  options: { port?: number; host?: string } = {},
+): Promise<RunningStaticFloor> {
   const headers = { 'Content-Type': 'application/json; charset=UTF-8', 'Content-Length': body.length };
   const server = createServer((request, response) => {
     if (request.method !== 'GET') response.writeHead(405).end();
@@ -46,7 +49,10 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
     console.error('static floor: STATIC_BODY_FILE must name the file whose bytes every GET answers');
     process.exit(1);
   }
-  const floor = await startStaticFloor(readFileSync(file), { port: Number(process.env.PORT ?? 0), host: process.env.HOST ?? '127.0.0.1' });
+  const floor = await startStaticFloor(readFileSync(file), {
+    port: Number(process.env.PORT ?? 0),
+    host: process.env.HOST ?? '127.0.0.1',
+  });
   console.log(`Static floor server on ${floor.url}`);
   const stop = () => floor.close().then(() => process.exit(0));
   process.on('SIGTERM', stop);

@@ -3,5 +3,5 @@ import { writeFileSync } from 'node:fs';
 import { printSchema } from 'graphql';
 import { sortedSchema } from '../src/graphql/schema.js';
 
-writeFileSync(new URL('../schema.graphql', import.meta.url), printSchema(sortedSchema) + '\n');
+writeFileSync(new URL('../schema.graphql', import.meta.url), `${printSchema(sortedSchema)}\n`);
 console.log('Wrote schema.graphql');

@@ -46,8 +46,11 @@ async function migrateNew(name: string | undefined): Promise<void> {
     }
     const dir = join(MIGRATIONS_DIR[engine], `${stamp}_${name}`);
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'migration.sql'), sql + '\n');
-    writeFileSync(join(MIGRATIONS_DIR[engine], 'migration_lock.toml'), `provider = "${engine === 'sqlite' ? 'sqlite' : 'postgresql'}"\n`);
+    writeFileSync(join(dir, 'migration.sql'), `${sql}\n`);
+    writeFileSync(
+      join(MIGRATIONS_DIR[engine], 'migration_lock.toml'),
+      `provider = "${engine === 'sqlite' ? 'sqlite' : 'postgresql'}"\n`,
+    );
     console.log(`${engine}: wrote ${dir}/migration.sql`);
   }
 }

@@ -16,7 +16,14 @@ import { Ledger, type Mismatch } from './soak/ledger.js';
 import { judgeMemory, RssSampler, type MemoryVerdict } from './soak/memory.js';
 import { createdId, createRecord, newFields, type Kind, type LinkTargets } from './soak/records.js';
 import { buildServer } from '../bench/processes.js';
-import { errorLines, scratchPostgres, scratchSqlite, startService, type ScratchDatabase, type ServiceUnderTest } from './soak/server.js';
+import {
+  errorLines,
+  scratchPostgres,
+  scratchSqlite,
+  startService,
+  type ScratchDatabase,
+  type ServiceUnderTest,
+} from './soak/server.js';
 import { runClient, Stats, type Failure } from './soak/workload.js';
 
 interface Settings {
@@ -61,7 +68,12 @@ interface EngineResult {
   ok: boolean;
 }
 
-const LINK_COUNTS: Array<[Kind, keyof LinkTargets, number]> = [['venue', 'venues', 4], ['organizer', 'organizers', 4], ['category', 'categories', 4], ['tag', 'tags', 6]];
+const LINK_COUNTS: Array<[Kind, keyof LinkTargets, number]> = [
+  ['venue', 'venues', 4],
+  ['organizer', 'organizers', 4],
+  ['category', 'categories', 4],
+  ['tag', 'tags', 6],
+];
 
 /** The records soak events link to, created once and never deleted. */
 async function createLinkTargets(admin: Api, token: string): Promise<LinkTargets> {
@@ -69,7 +81,8 @@ async function createLinkTargets(admin: Api, token: string): Promise<LinkTargets
   for (const [kind, list, count] of LINK_COUNTS) {
     for (let n = 0; n < count; n++) {
       const reply = await createRecord(admin, kind, newFields(kind, `${token}-link-${n}`, targets), 'rest');
-      if (reply.status !== 201) throw new Error(`creating a ${kind} to link answered ${reply.status}: ${JSON.stringify(reply.body)}`);
+      if (reply.status !== 201)
+        throw new Error(`creating a ${kind} to link answered ${reply.status}: ${JSON.stringify(reply.body)}`);
       targets[list].push(createdId(reply));
     }
   }
@@ -89,7 +102,12 @@ function latencySummary(stats: Stats): EngineResult['latencies'] {
   return summary;
 }
 
-async function runLoad(service: ServiceUnderTest, settings: Settings, ledger: Ledger, stats: Stats): Promise<MemoryVerdict> {
+async function runLoad(
+  service: ServiceUnderTest,
+  settings: Settings,
+  ledger: Ledger,
+  stats: Stats,
+): Promise<MemoryVerdict> {
   const token = randomBytes(3).toString('hex');
   const links = await createLinkTargets(service.admin, token);
   const sampler = new RssSampler();
@@ -143,8 +161,11 @@ const mb = (value: number) => `${value.toFixed(0)} MB`;
 
 function printResult(result: EngineResult, settings: Settings): void {
   const rate = result.requests / result.seconds;
-  console.log(`\nSoak on ${result.engine}: ${result.seconds.toFixed(0)} s, ${settings.clients} clients, ${result.requests} requests (${rate.toFixed(0)}/s), ${result.failures} failures`);
-  for (const failure of result.failureSamples) console.log(`  failure: ${failure.operation} answered ${failure.status}: ${failure.detail}`);
+  console.log(
+    `\nSoak on ${result.engine}: ${result.seconds.toFixed(0)} s, ${settings.clients} clients, ${result.requests} requests (${rate.toFixed(0)}/s), ${result.failures} failures`,
+  );
+  for (const failure of result.failureSamples)
+    console.log(`  failure: ${failure.operation} answered ${failure.status}: ${failure.detail}`);
   for (const line of result.serverErrors) console.log(`  server error: ${line}`);
   const { memory } = result;
   const growth = `${(memory.growth * 100).toFixed(1)}%`;
@@ -154,16 +175,30 @@ function printResult(result: EngineResult, settings: Settings): void {
       : `  memory: not judged (too few samples after the ${settings.warmupS.toFixed(0)} s warm-up), peak ${mb(memory.peakMb)}`,
   );
   console.log(`  RSS by tenth of the run (MB): ${memory.timeline.join(' ')}`);
-  console.log(`  writes: ${result.acknowledgedWrites} acknowledged on ${result.recordsChecked} records; after a restart ${result.mismatches.length} records differ from what clients were told`);
-  for (const mismatch of result.mismatches.slice(0, 10)) console.log(`  mismatch: ${mismatch.kind} ${mismatch.id} is ${JSON.stringify(mismatch.found)}, expected one of ${JSON.stringify(mismatch.allowed)}`);
+  console.log(
+    `  writes: ${result.acknowledgedWrites} acknowledged on ${result.recordsChecked} records; after a restart ${result.mismatches.length} records differ from what clients were told`,
+  );
+  for (const mismatch of result.mismatches.slice(0, 10))
+    console.log(
+      `  mismatch: ${mismatch.kind} ${mismatch.id} is ${JSON.stringify(mismatch.found)}, expected one of ${JSON.stringify(mismatch.allowed)}`,
+    );
   for (const [operation, { count, p50, p99 }] of Object.entries(result.latencies)) {
-    console.log(`    ${operation.padEnd(28)} ${String(count).padStart(6)}  p50 ${p50.toFixed(1).padStart(7)} ms  p99 ${p99.toFixed(1).padStart(7)} ms`);
+    console.log(
+      `    ${operation.padEnd(28)} ${String(count).padStart(6)}  p50 ${p50.toFixed(1).padStart(7)} ms  p99 ${p99.toFixed(1).padStart(7)} ms`,
+    );
   }
   console.log(`  ${result.ok ? 'PASS' : 'FAIL'}`);
 }
 
 /** The figures of a run without the details printed above: the one machine-readable line, for scripts and tests. */
-function resultFigures({ latencies: _l, failureSamples: _f, serverErrors: _e, memory: { timeline: _t, ...memory }, mismatches, ...figures }: EngineResult) {
+function resultFigures({
+  latencies: _l,
+  failureSamples: _f,
+  serverErrors: _e,
+  memory: { timeline: _t, ...memory },
+  mismatches,
+  ...figures
+}: EngineResult) {
   return { ...figures, memory, mismatches: mismatches.length };
 }
 

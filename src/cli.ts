@@ -19,7 +19,10 @@ const COMMAND_USAGE: Array<[string, string]> = [
   ...WEBHOOK_USAGE,
 ];
 const WIDTH = Math.max(...COMMAND_USAGE.map(([usage]) => usage.length));
-const HELP = ['usage: npx tsx src/cli.ts <command>   (or: npm run cli -- <command>)', ...COMMAND_USAGE.map(([usage, summary]) => `  ${usage.padEnd(WIDTH)}  ${summary}`)].join('\n');
+const HELP = [
+  'usage: npx tsx src/cli.ts <command>   (or: npm run cli -- <command>)',
+  ...COMMAND_USAGE.map(([usage, summary]) => `  ${usage.padEnd(WIDTH)}  ${summary}`),
+].join('\n');
 
 /** The database URL without a password, for the start-up line. */
 function shownUrl(url: string): string {
@@ -46,7 +49,10 @@ async function startServing(config: Config, logger: Logger): Promise<void> {
   const database = shownUrl(config.databaseUrl);
   if (config.workers > 1 && !isClusterWorker()) {
     await runPrimary(config, logger);
-    logger.info({ workers: config.workers, engine: config.engine, database }, `Calendar events service: ${config.workers} worker processes on ${config.engine} (${database})`);
+    logger.info(
+      { workers: config.workers, engine: config.engine, database },
+      `Calendar events service: ${config.workers} worker processes on ${config.engine} (${database})`,
+    );
     return;
   }
   const app = await createApp(config, { logger });
@@ -112,13 +118,18 @@ async function main(): Promise<void> {
     return;
   }
   if (command === 'persisted-operations') {
-    const [{ registeredOperations }, { schema }] = await Promise.all([import('./limits/persisted-operations.js'), import('./graphql/schema.js')]);
+    const [{ registeredOperations }, { schema }] = await Promise.all([
+      import('./limits/persisted-operations.js'),
+      import('./graphql/schema.js'),
+    ]);
     console.log(JSON.stringify(registeredOperations(config.persistedOperations, schema), null, 2));
     return;
   }
   if (ACCOUNT_GROUPS.includes(command)) return runAccountCommand(config, command, args);
   if (command === 'webhooks') return runWebhookCommand(config, args);
-  throw new CliError(`unknown command "${command}" (serve, migrate, seed, import, persisted-operations, users, passwords, tokens, webhooks, help)`);
+  throw new CliError(
+    `unknown command "${command}" (serve, migrate, seed, import, persisted-operations, users, passwords, tokens, webhooks, help)`,
+  );
 }
 
 main().catch((error: unknown) => {
@@ -132,7 +143,9 @@ main().catch((error: unknown) => {
   }
   if (isDatabaseBusy(error)) {
     // Each statement waited SQLITE_BUSY_TIMEOUT_MS for the writer first; a stack trace would tell the user nothing more.
-    console.error(`Error: the database stayed busy: another process held its writer for over ${SQLITE_BUSY_TIMEOUT_MS / 1000} s while this command waited; try again`);
+    console.error(
+      `Error: the database stayed busy: another process held its writer for over ${SQLITE_BUSY_TIMEOUT_MS / 1000} s while this command waited; try again`,
+    );
     process.exit(1);
   }
   console.error(error);

@@ -25,7 +25,10 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   for (let n = 0; n < config.workers; n++) fork();
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
-    logger.error({ workerPid: worker.process.pid, exit: signal ?? code }, `worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
+    logger.error(
+      { workerPid: worker.process.pid, exit: signal ?? code },
+      `worker ${worker.process.pid} exited (${signal ?? code}); starting another`,
+    );
     fork();
   });
   const stop = (signal: NodeJS.Signals) => {

@@ -154,25 +154,29 @@ function readPort(env: Env): number {
 function readWorkers(env: Env): number {
   const raw = env.WORKERS ?? '1';
   if (raw === 'auto') return availableParallelism();
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 256) throw new ConfigError(`WORKERS must be "auto" or a whole number from 1 to 256, got "${raw}"`);
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 256)
+    throw new ConfigError(`WORKERS must be "auto" or a whole number from 1 to 256, got "${raw}"`);
   return Number(raw);
 }
 
 function readPoolSize(env: Env): number {
   const raw = env.DATABASE_POOL_SIZE ?? '10';
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 1000) throw new ConfigError(`DATABASE_POOL_SIZE must be a whole number from 1 to 1000, got "${raw}"`);
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 1000)
+    throw new ConfigError(`DATABASE_POOL_SIZE must be a whole number from 1 to 1000, got "${raw}"`);
   return Number(raw);
 }
 
 function readLogLevel(env: Env): LogLevel {
   const raw = env.LOG_LEVEL ?? 'info';
-  if (!(LOG_LEVELS as readonly string[]).includes(raw)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
+  if (!(LOG_LEVELS as readonly string[]).includes(raw))
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
   return raw as LogLevel;
 }
 
 function readWholeNumber(env: Env, name: string, fallback: number, min: number): number {
   const raw = env[name] ?? String(fallback);
-  if (!/^\d{1,15}$/.test(raw) || Number(raw) < min) throw new ConfigError(`${name} must be a whole number of at least ${min}, got "${raw}"`);
+  if (!/^\d{1,15}$/.test(raw) || Number(raw) < min)
+    throw new ConfigError(`${name} must be a whole number of at least ${min}, got "${raw}"`);
   return Number(raw);
 }
 
@@ -204,7 +208,10 @@ function readLimits(env: Env): Limits {
 
 function readCorsOrigins(env: Env): CorsOrigins {
   const origins = parseCorsOrigins(env.CORS_ORIGINS ?? 'any');
-  if (typeof origins === 'object' && 'invalid' in origins) throw new ConfigError(`CORS_ORIGINS must be "any" or a comma-separated list of origins such as "https://example.com", got "${origins.invalid}"`);
+  if (typeof origins === 'object' && 'invalid' in origins)
+    throw new ConfigError(
+      `CORS_ORIGINS must be "any" or a comma-separated list of origins such as "https://example.com", got "${origins.invalid}"`,
+    );
   return origins;
 }
 
@@ -214,7 +221,10 @@ function readAllowPrivate(env: Env): ImageFetchConfig['allowPrivate'] {
   if (raw === 'false' || raw === '') return 'none';
   const ranges = raw.split(',').map((range) => range.trim());
   const bad = ranges.find((range) => !isAddressRange(range));
-  if (bad !== undefined) throw new ConfigError(`IMAGE_FETCH_ALLOW_PRIVATE must be true, false or a comma-separated list of addresses or CIDR ranges such as "10.1.0.0/16", got "${bad}"`);
+  if (bad !== undefined)
+    throw new ConfigError(
+      `IMAGE_FETCH_ALLOW_PRIVATE must be true, false or a comma-separated list of addresses or CIDR ranges such as "10.1.0.0/16", got "${bad}"`,
+    );
   return ranges;
 }
 
@@ -232,20 +242,23 @@ function readSiteUrl(env: Env, port: number): string {
   } catch {
     throw new ConfigError(`SITE_URL must be an absolute http(s) URL, got "${raw}"`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`SITE_URL must use http or https, got "${raw}"`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ConfigError(`SITE_URL must use http or https, got "${raw}"`);
   return raw.replace(/\/+$/, '');
 }
 
 function readRestRoot(env: Env): string {
   const raw = env.REST_ROOT ?? 'wp-json';
   const trimmed = raw.replace(/^\/+|\/+$/g, '');
-  if (!/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(trimmed)) throw new ConfigError(`REST_ROOT must be a path such as "wp-json", got "${raw}"`);
+  if (!/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(trimmed))
+    throw new ConfigError(`REST_ROOT must be a path such as "wp-json", got "${raw}"`);
   return trimmed;
 }
 
 function readWebhookConfig(env: Env): WebhookConfig {
   const allow = env.WEBHOOKS_ALLOW_PRIVATE ?? '0';
-  if (!['0', '1', 'true', 'false'].includes(allow)) throw new ConfigError(`WEBHOOKS_ALLOW_PRIVATE must be 1 or 0, got "${allow}"`);
+  if (!['0', '1', 'true', 'false'].includes(allow))
+    throw new ConfigError(`WEBHOOKS_ALLOW_PRIVATE must be 1 or 0, got "${allow}"`);
   const retryBaseMs = readWholeNumber(env, 'WEBHOOK_RETRY_BASE_MS', 10_000, 1);
   const retryForMs = readWholeNumber(env, 'WEBHOOK_RETRY_FOR_MS', 24 * 60 * 60 * 1000, 0);
   return {
@@ -268,7 +281,10 @@ export function loadConfig(env: Env = process.env): Config {
   const port = readPort(env);
   const databaseUrl = env.DATABASE_URL ?? 'file:./data/calendar.db';
   const siteTimezone = canonicalTimeZone(env.SITE_TIMEZONE ?? 'UTC');
-  if (!siteTimezone) throw new ConfigError(`SITE_TIMEZONE must be an IANA time zone such as "Europe/Berlin", got "${env.SITE_TIMEZONE}"`);
+  if (!siteTimezone)
+    throw new ConfigError(
+      `SITE_TIMEZONE must be an IANA time zone such as "Europe/Berlin", got "${env.SITE_TIMEZONE}"`,
+    );
   return {
     port,
     host: env.HOST ?? '0.0.0.0',

@@ -6,7 +6,11 @@ import type { Config } from './config.js';
 import { ResponseCache } from './cache/response-cache.js';
 import { ChangeNotifier } from './db/change-notifier.js';
 import { prepareChangeCursors } from './graphql/changes/cursor.js';
-import { eventStreamAnswers, singleConnectionModeRefusal, type EventStreamContext } from './graphql/changes/event-stream.js';
+import {
+  eventStreamAnswers,
+  singleConnectionModeRefusal,
+  type EventStreamContext,
+} from './graphql/changes/event-stream.js';
 import { LiveChanges } from './graphql/changes/live.js';
 import { pruneChangesPeriodically } from './db/change-retention.js';
 import { createDb, rawTableName, type Db, type QueryCounter } from './db/client.js';
@@ -102,17 +106,27 @@ interface RequestScope {
 type SignIn = { viewer: Viewer } | { refused: 'invalid' } | { refused: 'rate_limited'; retryAfter: number };
 
 const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=UTF-8', ...headers } });
+  new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json; charset=UTF-8', ...headers },
+  });
 
 function graphqlRefusal(refusal: Exclude<SignIn, { viewer: Viewer }>): Response {
-  if (refusal.refused === 'invalid') return json({ errors: [{ message: INVALID_CREDENTIALS, extensions: { code: 'UNAUTHENTICATED' } }] }, 401);
+  if (refusal.refused === 'invalid')
+    return json({ errors: [{ message: INVALID_CREDENTIALS, extensions: { code: 'UNAUTHENTICATED' } }] }, 401);
   const message = `Too many failed sign-in attempts. Try again in ${refusal.retryAfter} seconds.`;
-  return json({ errors: [{ message, extensions: { code: ErrorCode.rateLimited, retryAfter: refusal.retryAfter } }] }, 429, { 'retry-after': String(refusal.retryAfter) });
+  return json(
+    { errors: [{ message, extensions: { code: ErrorCode.rateLimited, retryAfter: refusal.retryAfter } }] },
+    429,
+    { 'retry-after': String(refusal.retryAfter) },
+  );
 }
 
 function restRefusal(refusal: Exclude<SignIn, { viewer: Viewer }>): RestError {
   if (refusal.refused === 'invalid') return RestError.of('incorrect_password');
-  return RestError.of('rest_too_many_requests', {}, refusal.retryAfter).withHeaders({ 'Retry-After': String(refusal.retryAfter) });
+  return RestError.of('rest_too_many_requests', {}, refusal.retryAfter).withHeaders({
+    'Retry-After': String(refusal.retryAfter),
+  });
 }
 
 function pageRefusal(refusal: Exclude<SignIn, { viewer: Viewer }>): PageRefusal {
@@ -123,10 +137,13 @@ function pageRefusal(refusal: Exclude<SignIn, { viewer: Viewer }>): PageRefusal 
 
 /** The answer to a request past its deadline: 503, shaped as the API it was for (GraphQL or REST). */
 function timeoutResponse(request: Request, deadline: Deadline): Response {
-  const body =
-    isGraphQL(request)
-      ? { errors: [{ message: new DeadlineExceededError(deadline.timeoutMs).message, extensions: { code: TIMEOUT_CODE } }] }
-      : RestError.of('rest_request_timeout', {}, deadline.timeoutMs).body();
+  const body = isGraphQL(request)
+    ? {
+        errors: [
+          { message: new DeadlineExceededError(deadline.timeoutMs).message, extensions: { code: TIMEOUT_CODE } },
+        ],
+      }
+    : RestError.of('rest_request_timeout', {}, deadline.timeoutMs).body();
   return json(body, 503, { 'cache-control': 'no-store' });
 }
 
@@ -143,14 +160,19 @@ function corsRefusal(request: Request, origin: string): Response {
 function unexpectedAnswer(request: Request, requestLog: RequestLog, error: unknown): Response {
   requestLog.unexpected(error);
   const restError = RestError.of('rest_internal_error');
-  const body = isGraphQL(request) ? { errors: [{ message: restError.message, extensions: { code: 'INTERNAL_SERVER_ERROR' } }] } : restError.body();
+  const body = isGraphQL(request)
+    ? { errors: [{ message: restError.message, extensions: { code: 'INTERNAL_SERVER_ERROR' } }] }
+    : restError.body();
   return json(body, 500, { 'cache-control': 'no-store' });
 }
 
 /** HEAD is answered as GET without the body (the headers, Content-Length and ETag included, are the same). */
 const asGet = (request: Request) =>
-  request.method === 'HEAD' ? new Request(request.url, { method: 'GET', headers: request.headers, signal: request.signal }) : request;
-const withoutBody = (response: Response) => new Response(null, { status: response.status, statusText: response.statusText, headers: response.headers });
+  request.method === 'HEAD'
+    ? new Request(request.url, { method: 'GET', headers: request.headers, signal: request.signal })
+    : request;
+const withoutBody = (response: Response) =>
+  new Response(null, { status: response.status, statusText: response.statusText, headers: response.headers });
 
 /** Answers with CORS headers: the APIs (and their errors); not GraphiQL's assets, nor the health check. */
 const takesCors = (pathname: string) => pathname !== HEALTH_PATH && !pathname.startsWith(GRAPHIQL_ASSETS_PATH);
@@ -162,7 +184,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const queries: QueryCounter = { count: 0 };
   // The watch is told of this process's writes by the client it reads the version through: made together.
   let watch: DataVersionWatch | undefined;
-  const db = createDb(config, { counter: options.countQueries ? queries : undefined, writeCommitted: () => watch?.writeCommitted() });
+  const db = createDb(config, {
+    counter: options.countQueries ? queries : undefined,
+    writeCommitted: () => watch?.writeCommitted(),
+  });
   await db.$queryRawUnsafe('SELECT 1');
   watch = await watchDataVersion(config, () => readDataVersion(db), logger);
   const dataVersion = () => watch.current();
@@ -171,13 +196,28 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     db,
     dataVersion,
     config.changes.pollMs,
-    (error) => logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'change notifications: reading the change log failed; retrying'),
+    (error) =>
+      logger.warn(
+        { err: error instanceof Error ? error.message : String(error) },
+        'change notifications: reading the change log failed; retrying',
+      ),
     config.changes.subscriptionBacklog,
   );
-  const changes = new LiveChanges(notifier, { perClient: config.changes.subscriptionsPerClient, perProcess: config.changes.subscriptionsPerProcess }, (error) =>
-    logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'change notifications: checking the credentials of open streams failed; retrying'),
+  const changes = new LiveChanges(
+    notifier,
+    { perClient: config.changes.subscriptionsPerClient, perProcess: config.changes.subscriptionsPerProcess },
+    (error) =>
+      logger.warn(
+        { err: error instanceof Error ? error.message : String(error) },
+        'change notifications: checking the credentials of open streams failed; retrying',
+      ),
   );
-  const stopPruning = pruneChangesPeriodically(db, config.changes.retentionDays, config.changes.pruneIntervalMs, logger);
+  const stopPruning = pruneChangesPeriodically(
+    db,
+    config.changes.retentionDays,
+    config.changes.pruneIntervalMs,
+    logger,
+  );
   // A client of its own: the extender's statements are not the requests' (nor counted with them).
   const seriesDb = createDb({ ...config, databasePoolSize: 1 });
   const series = new SeriesMaintainer(seriesDb, dialectOf(config), logger, UNFINISHED_SYNC_POLL_MS);
@@ -191,7 +231,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const signInLimiter = new SignInLimiter(config.signInLimits);
   /** Checks the request's credentials, within the limits on failed sign-ins (src/auth/sign-in-limits.ts). */
   const signIn = async (request: Request, scope: RequestScope): Promise<SignIn> => {
-    const result = await authenticate(db, parseAuthorization(request.headers.get('authorization')), signInLimiter, scope.clientAddress);
+    const result = await authenticate(
+      db,
+      parseAuthorization(request.headers.get('authorization')),
+      signInLimiter,
+      scope.clientAddress,
+    );
     if (result.kind === 'anonymous') return { viewer: { user: null } };
     if (result.kind === 'user') return { viewer: { user: result.user, credentialId: result.credentialId } };
     if (result.kind === 'throttled') {
@@ -203,9 +248,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   // Errors already on their request's log line, so that GraphQL Yoga's own error logging skips them.
   const reported = new WeakSet<object>();
-  type YogaServerContext = { viewer: Viewer; requestLog: RequestLog; deadline: Deadline; passwordGuesses?: PasswordGuesses } & Required<
-    Pick<EventStreamContext, 'changes'>
-  > &
+  type YogaServerContext = {
+    viewer: Viewer;
+    requestLog: RequestLog;
+    deadline: Deadline;
+    passwordGuesses?: PasswordGuesses;
+  } & Required<Pick<EventStreamContext, 'changes'>> &
     EventStreamContext;
   const yoga = createYoga<YogaServerContext, Context>({
     schema,
@@ -232,7 +280,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const responseCache = new ResponseCache(dataVersion, config.responseCache);
   const cors = createCors(config.corsOrigins);
   const shedder = new LoadShedder(config.limits.maxInFlight, config.limits.maxEventLoopLagMs);
-  const clientOf = (request: RequestHead, socketAddress: string | undefined) => clientKeyOf(clientAddressOf(request, socketAddress, config.trustProxy));
+  const clientOf = (request: RequestHead, socketAddress: string | undefined) =>
+    clientKeyOf(clientAddressOf(request, socketAddress, config.trustProxy));
   const pacing = config.engine === 'sqlite' ? new StartPacing() : new FairRunningLimit(config.databasePoolSize);
   // PostgreSQL: the health check has a connection of its own, so that it never waits behind requests for the pool.
   const healthDb = config.engine === 'postgres' ? createDb({ ...config, databasePoolSize: 1 }) : db;
@@ -245,9 +294,20 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     responseCache.answer(request, async () => {
       const outcome = await signIn(request, scope);
       if (!('viewer' in outcome)) return graphqlRefusal(outcome);
-      const stream = changes.forRequest({ clientAddress: scope.clientAddress, signal: request.signal, lastEventId: request.headers.get('last-event-id') });
+      const stream = changes.forRequest({
+        clientAddress: scope.clientAddress,
+        signal: request.signal,
+        lastEventId: request.headers.get('last-event-id'),
+      });
       const { deadline, hangUp, passwordGuesses } = scope;
-      return yoga.fetch(request, { viewer: outcome.viewer, requestLog, deadline, changes: stream, hangUp, passwordGuesses });
+      return yoga.fetch(request, {
+        viewer: outcome.viewer,
+        requestLog,
+        deadline,
+        changes: stream,
+        hangUp,
+        passwordGuesses,
+      });
     }),
   );
   router.get(HEALTH_PATH, async () => {
@@ -257,22 +317,62 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const handleRest = createRestHandler(config, async (request, scope: RequestScope) => {
     const outcome = await signIn(request, scope);
     if (!('viewer' in outcome)) throw restRefusal(outcome);
-    return createContext(guardedDb(db, scope.deadline), config, outcome.viewer, dataVersion, undefined, series, scope.passwordGuesses);
+    return createContext(
+      guardedDb(db, scope.deadline),
+      config,
+      outcome.viewer,
+      dataVersion,
+      undefined,
+      series,
+      scope.passwordGuesses,
+    );
   });
   const handlePage = createPageHandler(config, async (request, scope: RequestScope) => {
     const outcome = await signIn(request, scope);
     if (!('viewer' in outcome)) throw pageRefusal(outcome);
-    return createContext(guardedDb(db, scope.deadline), config, outcome.viewer, dataVersion, undefined, series, scope.passwordGuesses);
+    return createContext(
+      guardedDb(db, scope.deadline),
+      config,
+      outcome.viewer,
+      dataVersion,
+      undefined,
+      series,
+      scope.passwordGuesses,
+    );
   });
   // A client of its own: the dispatcher's statements are not the requests' (nor counted with them).
   const webhooksDb = createDb({ ...config, databasePoolSize: 2 });
   const render = publicRecordRenderer(config, handleRest, logger);
-  const dispatcher = new WebhookDispatcher(webhooksDb, config.webhooks, dataVersion, render, logger, rawTableName(config, 'WebhookDelivery'));
+  const dispatcher = new WebhookDispatcher(
+    webhooksDb,
+    config.webhooks,
+    dataVersion,
+    render,
+    logger,
+    rawTableName(config, 'WebhookDelivery'),
+  );
   dispatcher.start();
-  const stopPruningDeliveries = pruneDeliveriesPeriodically(webhooksDb, config.webhooks.deliveryRetentionDays, config.changes.pruneIntervalMs, logger);
-  const noRoute = () => json({ code: 'rest_no_route', message: 'No route was found matching the URL and request method.', data: { status: 404 } }, 404);
+  const stopPruningDeliveries = pruneDeliveriesPeriodically(
+    webhooksDb,
+    config.webhooks.deliveryRetentionDays,
+    config.changes.pruneIntervalMs,
+    logger,
+  );
+  const noRoute = () =>
+    json(
+      {
+        code: 'rest_no_route',
+        message: 'No route was found matching the URL and request method.',
+        data: { status: 404 },
+      },
+      404,
+    );
   router.all('*', (request: Request, requestLog: RequestLog, scope: RequestScope) =>
-    responseCache.answer(request, async () => (await handlePage(request, requestLog, scope)) ?? (await handleRest(request, requestLog, scope)) ?? noRoute()),
+    responseCache.answer(
+      request,
+      async () =>
+        (await handlePage(request, requestLog, scope)) ?? (await handleRest(request, requestLog, scope)) ?? noRoute(),
+    ),
   );
 
   return {
@@ -280,33 +380,45 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     db,
     queries,
     logger,
-    admit: (req) => (req.url?.startsWith(HEALTH_PATH) ? null : shedder.admit(clientOf(headOf(req), req.socket.remoteAddress))),
+    admit: (req) =>
+      req.url?.startsWith(HEALTH_PATH) ? null : shedder.admit(clientOf(headOf(req), req.socket.remoteAddress)),
     refuse: createRefusals(cors, requestLineLogger(logger), refusalBody),
     answerFromCache: createCachedAnswers(responseCache, cors, requestLineLogger(logger)),
-    fetch: withRequestLog(logger, (request, requestLog, socketAddress?: string, admitted?: Ticket, hangUp?: () => void) => {
-      const { pathname } = new URL(request.url);
-      const route = () => {
-        const clientAddress = clientAddressOf(request, socketAddress, config.trustProxy);
-        const passwordGuesses = new PasswordGuesses(signInLimiter, clientAddress);
-        const scope: RequestScope = { deadline: new Deadline(config.limits.requestTimeoutMs), clientAddress, hangUp, passwordGuesses };
-        const routed = router.fetch(asGet(request), requestLog, scope).finally(() => {
-          passwordGuesses.settle();
-          const refusal = scope.refusal ?? (passwordGuesses.refusedFor > 0 ? 'password_guesses' : undefined);
-          if (refusal) requestLog.refused(refusal);
-        });
-        return scope.deadline.answer(routed, () => timeoutResponse(request, scope.deadline));
-      };
-      const serve = async () => {
-        if (!takesCors(pathname)) return route();
-        if (cors.isPreflight(request)) return cors.preflight(request, (origin) => corsRefusal(request, origin));
-        return cors.decorate(request, await route().catch((error: unknown) => unexpectedAnswer(request, requestLog, error)));
-      };
-      const headless = async () => (request.method === 'HEAD' ? withoutBody(await serve()) : serve());
-      // The health check is never shed: it must tell a load balancer the process is alive while it sheds.
-      if (pathname === HEALTH_PATH) return headless();
-      const ticket = admitted ?? shedder.enter(clientOf(request, socketAddress));
-      return pacing.run(headless, ticket.rank).finally(() => ticket.finish());
-    }),
+    fetch: withRequestLog(
+      logger,
+      (request, requestLog, socketAddress?: string, admitted?: Ticket, hangUp?: () => void) => {
+        const { pathname } = new URL(request.url);
+        const route = () => {
+          const clientAddress = clientAddressOf(request, socketAddress, config.trustProxy);
+          const passwordGuesses = new PasswordGuesses(signInLimiter, clientAddress);
+          const scope: RequestScope = {
+            deadline: new Deadline(config.limits.requestTimeoutMs),
+            clientAddress,
+            hangUp,
+            passwordGuesses,
+          };
+          const routed = router.fetch(asGet(request), requestLog, scope).finally(() => {
+            passwordGuesses.settle();
+            const refusal = scope.refusal ?? (passwordGuesses.refusedFor > 0 ? 'password_guesses' : undefined);
+            if (refusal) requestLog.refused(refusal);
+          });
+          return scope.deadline.answer(routed, () => timeoutResponse(request, scope.deadline));
+        };
+        const serve = async () => {
+          if (!takesCors(pathname)) return route();
+          if (cors.isPreflight(request)) return cors.preflight(request, (origin) => corsRefusal(request, origin));
+          return cors.decorate(
+            request,
+            await route().catch((error: unknown) => unexpectedAnswer(request, requestLog, error)),
+          );
+        };
+        const headless = async () => (request.method === 'HEAD' ? withoutBody(await serve()) : serve());
+        // The health check is never shed: it must tell a load balancer the process is alive while it sheds.
+        if (pathname === HEALTH_PATH) return headless();
+        const ticket = admitted ?? shedder.enter(clientOf(request, socketAddress));
+        return pacing.run(headless, ticket.rank).finally(() => ticket.finish());
+      },
+    ),
     changes,
     closeStreams: () => changes.drain(),
     close: async () => {
@@ -325,7 +437,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 }
 
 /** REST's path segment per change-log record type. */
-const REST_COLLECTIONS: Record<string, string> = { event: 'events', venue: 'venues', organizer: 'organizers', category: 'categories', tag: 'tags' };
+const REST_COLLECTIONS: Record<string, string> = {
+  event: 'events',
+  venue: 'venues',
+  organizer: 'organizers',
+  category: 'categories',
+  tag: 'tags',
+};
 /** Answers of a single read that mean the record is not (or no longer) there for an anonymous reader. */
 const NOT_PUBLIC = new Set([401, 403, 404, 410]);
 
@@ -354,12 +472,14 @@ function publicRecordRenderer(
   };
 }
 
-const refusalBody = (status: 429 | 503) => RestError.of(status === 503 ? 'rest_service_overloaded' : 'rest_client_over_share').body();
+const refusalBody = (status: 429 | 503) =>
+  RestError.of(status === 503 ? 'rest_service_overloaded' : 'rest_client_over_share').body();
 
 /** Serves the app on node:http. Resolves once listening. */
 export function listen(app: App, port = app.config.port, host = app.config.host): Promise<Server> {
-  const adapter = createServerAdapter<{ req: IncomingMessage; res: ServerResponse; ticket?: Ticket }>((request, { req, res, ticket }) =>
-    app.fetch(request, req.socket.remoteAddress, ticket, () => void (res.writableFinished || res.destroy())),
+  const adapter = createServerAdapter<{ req: IncomingMessage; res: ServerResponse; ticket?: Ticket }>(
+    (request, { req, res, ticket }) =>
+      app.fetch(request, req.socket.remoteAddress, ticket, () => void (res.writableFinished || res.destroy())),
   );
   // A request that is shed is answered here, before a Fetch Request is built for it: shedding must cost next to
   // nothing, or a flood of shed requests keeps the process as far behind as the flood it sheds. So is a response-cache

@@ -30,8 +30,16 @@ interface Running {
 /** Starts the real server on the test database with CALENDAR_ADMIN_PASSWORD set, keeping its log lines. */
 async function start(): Promise<Running> {
   const lines: string[] = [];
-  const config = loadConfig({ DATABASE_URL: database.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', CALENDAR_ADMIN_PASSWORD: PASSWORD });
-  const app: App = await createApp(config, { logger: createLogger(config.logLevel, { write: (line: string) => void lines.push(line) }) });
+  const config = loadConfig({
+    DATABASE_URL: database.url,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    CALENDAR_ADMIN_PASSWORD: PASSWORD,
+  });
+  const app: App = await createApp(config, {
+    logger: createLogger(config.logLevel, { write: (line: string) => void lines.push(line) }),
+  });
   const http: Server = await listen(app, 0, '127.0.0.1');
   const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   return { server: { url, app } as TestServer, lines, stop: () => shutdown(http, app) };
@@ -59,10 +67,22 @@ describe('CALENDAR_ADMIN_PASSWORD', () => {
       expect(first.lines).toEqual([]);
       expect(await viewerLogin(first.server, ADMIN)).toBe('admin');
       // Rotation as the README describes it: a new password, then the old one revoked.
-      const created = await graphql(first.server, 'mutation { p: createApplicationPassword(name: "rotated") { secret } }', {}, ADMIN);
+      const created = await graphql(
+        first.server,
+        'mutation { p: createApplicationPassword(name: "rotated") { secret } }',
+        {},
+        ADMIN,
+      );
       rotated = basicAuthorization('admin', created.body.data.p.secret);
-      const bootstrapped = await first.server.app.db.credential.findFirstOrThrow({ where: { name: 'CALENDAR_ADMIN_PASSWORD' } });
-      const revoked = await graphql(first.server, `mutation { r: revokeCredential(id: ${bootstrapped.id}) { revokedAt } }`, {}, rotated);
+      const bootstrapped = await first.server.app.db.credential.findFirstOrThrow({
+        where: { name: 'CALENDAR_ADMIN_PASSWORD' },
+      });
+      const revoked = await graphql(
+        first.server,
+        `mutation { r: revokeCredential(id: ${bootstrapped.id}) { revokedAt } }`,
+        {},
+        rotated,
+      );
       expect(revoked.body.data.r.revokedAt).not.toBeNull();
       expect(await viewerLogin(first.server, ADMIN)).toBe(401);
     } finally {
@@ -74,9 +94,14 @@ describe('CALENDAR_ADMIN_PASSWORD', () => {
       expect(await viewerLogin(second.server, ADMIN)).toBe(401);
       expect(await viewerLogin(second.server, rotated)).toBe('admin');
       expect(await second.server.app.db.credential.count({ where: { name: 'CALENDAR_ADMIN_PASSWORD' } })).toBe(1);
-      const warnings = second.lines.map((line) => JSON.parse(line)).filter((line) => /CALENDAR_ADMIN_PASSWORD/.test(line.msg));
+      const warnings = second.lines
+        .map((line) => JSON.parse(line))
+        .filter((line) => /CALENDAR_ADMIN_PASSWORD/.test(line.msg));
       expect(warnings).toHaveLength(1);
-      expect(warnings[0]).toMatchObject({ level: 'warn', msg: expect.stringMatching(/set but ignored.*already has an administrator/) });
+      expect(warnings[0]).toMatchObject({
+        level: 'warn',
+        msg: expect.stringMatching(/set but ignored.*already has an administrator/),
+      });
       for (const line of second.lines) expect(line).not.toContain(PASSWORD);
     } finally {
       await second.stop();

@@ -27,13 +27,18 @@ const oldStyleSecret = () => randomBytes(18).toString('base64url').replace(/[-_]
 
 async function newUser(role = 'author'): Promise<{ id: number; login: string }> {
   const login = unique('hash');
-  await adminData(server, `mutation { u: createUser(input: { login: "${login}", role: ${role.toUpperCase()} }) { login } }`);
+  await adminData(
+    server,
+    `mutation { u: createUser(input: { login: "${login}", role: ${role.toUpperCase()} }) { login } }`,
+  );
   return server.app.db.user.findUniqueOrThrow({ where: { login }, select: { id: true, login: true } });
 }
 
 /** A credential row written as the previous code wrote it: a scrypt hash and nothing else. */
 async function oldRow(userId: number, kind: 'application_password' | 'bearer_token', secret: string) {
-  return server.app.db.credential.create({ data: { userId, kind, name: 'from before', secretHash: oldScryptHash(secret.replace(/\s+/g, '')) } });
+  return server.app.db.credential.create({
+    data: { userId, kind, name: 'from before', secretHash: oldScryptHash(secret.replace(/\s+/g, '')) },
+  });
 }
 
 const storedRow = (id: number) => server.app.db.credential.findUniqueOrThrow({ where: { id } });
@@ -45,7 +50,10 @@ const viewerLogin = async (authorization: string) => {
 describe('issued secrets', () => {
   it('are stored as a keyed hash with a public lookup part: the password’s first 8 characters, the token’s ID', async () => {
     const user = await newUser();
-    const issued = await adminData(server, `mutation { p: createApplicationPassword(name: "x", userId: ${user.id}) { secret } t: createBearerToken(name: "x", userId: ${user.id}) { secret } }`);
+    const issued = await adminData(
+      server,
+      `mutation { p: createApplicationPassword(name: "x", userId: ${user.id}) { secret } t: createBearerToken(name: "x", userId: ${user.id}) { secret } }`,
+    );
     const password = issued.p.secret.replace(/ /g, '');
     const rows = await server.app.db.credential.findMany({ where: { userId: user.id }, orderBy: { id: 'asc' } });
     expect(rows.map((row) => [row.kind, row.lookup])).toEqual([
@@ -59,14 +67,20 @@ describe('issued secrets', () => {
 
   it('sign in only the user they were issued to', async () => {
     const [owner, other] = [await newUser(), await newUser()];
-    const issued = await adminData(server, `mutation { p: createApplicationPassword(name: "x", userId: ${owner.id}) { secret } }`);
+    const issued = await adminData(
+      server,
+      `mutation { p: createApplicationPassword(name: "x", userId: ${owner.id}) { secret } }`,
+    );
     expect(await viewerLogin(basicAuthorization(other.login, issued.p.secret))).toBe(401);
     expect(await viewerLogin(basicAuthorization(owner.login, issued.p.secret))).toBe(owner.login);
   });
 
   it('with the right public part but a wrong rest are refused', async () => {
     const user = await newUser();
-    const issued = await adminData(server, `mutation { p: createApplicationPassword(name: "x", userId: ${user.id}) { secret } }`);
+    const issued = await adminData(
+      server,
+      `mutation { p: createApplicationPassword(name: "x", userId: ${user.id}) { secret } }`,
+    );
     const wrongRest = issued.p.secret.replace(/ /g, '').slice(0, 8) + 'x'.repeat(16);
     expect(await viewerLogin(basicAuthorization(user.login, wrongRest))).toBe(401);
   });
@@ -97,7 +111,8 @@ describe('rows stored before the keyed form (scrypt)', () => {
     const secrets = [oldStyleSecret(), oldStyleSecret(), oldStyleSecret()];
     const rows = [];
     for (const secret of secrets) rows.push(await oldRow(user.id, 'application_password', secret));
-    for (const secret of [...secrets].reverse()) expect(await viewerLogin(basicAuthorization(user.login, secret))).toBe(user.login);
+    for (const secret of [...secrets].reverse())
+      expect(await viewerLogin(basicAuthorization(user.login, secret))).toBe(user.login);
     for (const row of rows) expect((await storedRow(row.id)).secretHash).toMatch(/^hmac-sha256\$/);
   });
 

@@ -40,19 +40,29 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-async function gql(query: string, authorization: string | null, variables: Record<string, unknown> = {}): Promise<HttpGraphQL> {
+async function gql(
+  query: string,
+  authorization: string | null,
+  variables: Record<string, unknown> = {},
+): Promise<HttpGraphQL> {
   const result = await graphql(server, query, variables, authorization);
   seen.push(result.text);
   return result;
 }
 
-async function rest(method: string, route: string, authorization: string | null, json?: unknown): Promise<RestResponse> {
+async function rest(
+  method: string,
+  route: string,
+  authorization: string | null,
+  json?: unknown,
+): Promise<RestResponse> {
   const response = await call(server, method, route, { json, headers: { authorization: authorization ?? '' } });
   seen.push(response.text);
   return response;
 }
 
-const viewerLogin = async (authorization: string | null) => (await gql('{ viewer { login } }', authorization)).body.data?.viewer?.login ?? null;
+const viewerLogin = async (authorization: string | null) =>
+  (await gql('{ viewer { login } }', authorization)).body.data?.viewer?.login ?? null;
 
 /**
  * Both protocols refuse `authorization` as credentials that do not verify: a REST read anonymous callers could make
@@ -69,7 +79,9 @@ async function expectInvalid(authorization: string, label = authorization, write
   }
   const result = await gql('{ viewer { id } }', authorization);
   expect(result.status, label).toBe(401);
-  expect(result.body, label).toEqual({ errors: [{ message: 'The credentials sent are not valid.', extensions: { code: 'UNAUTHENTICATED' } }] });
+  expect(result.body, label).toEqual({
+    errors: [{ message: 'The credentials sent are not valid.', extensions: { code: 'UNAUTHENTICATED' } }],
+  });
 }
 
 describe('application passwords', () => {
@@ -81,7 +93,10 @@ describe('application passwords', () => {
   });
 
   it('a revoked password stops working at once; the user’s other passwords keep working', async () => {
-    const created = await gql('mutation { p: createApplicationPassword(name: "phone") { id name kind secret } }', author.authorization);
+    const created = await gql(
+      'mutation { p: createApplicationPassword(name: "phone") { id name kind secret } }',
+      author.authorization,
+    );
     const { id, secret, kind } = created.body.data.p;
     issued.push(secret);
     expect(kind).toBe('APPLICATION_PASSWORD');
@@ -180,10 +195,18 @@ describe('unknown user and wrong password', () => {
 
 describe('credential records', () => {
   it('record when they were last used', async () => {
-    const created = await adminData(server, `mutation { p: createApplicationPassword(name: "tablet", userId: ${author.id}) { id secret } }`);
+    const created = await adminData(
+      server,
+      `mutation { p: createApplicationPassword(name: "tablet", userId: ${author.id}) { id secret } }`,
+    );
     const lastUsed = async () => {
-      const data = await adminData(server, '{ users { nodes { id: databaseId credentials { nodes { id createdAt lastUsedAt revokedAt } } } } }');
-      return data.users.nodes.find((user: { id: number }) => user.id === author.id).credentials.nodes.find((c: { id: number }) => c.id === created.p.id);
+      const data = await adminData(
+        server,
+        '{ users { nodes { id: databaseId credentials { nodes { id createdAt lastUsedAt revokedAt } } } } }',
+      );
+      return data.users.nodes
+        .find((user: { id: number }) => user.id === author.id)
+        .credentials.nodes.find((c: { id: number }) => c.id === created.p.id);
     };
     const before = await lastUsed();
     expect(before.lastUsedAt).toBeNull();
@@ -196,19 +219,30 @@ describe('credential records', () => {
   });
 
   it('show a secret once: no query returns it, no field can, and only a keyed hash is stored', async () => {
-    const created = await gql('mutation { p: createApplicationPassword(name: "once") { id secret } t: createBearerToken(name: "once") { id secret } }', editor.authorization);
+    const created = await gql(
+      'mutation { p: createApplicationPassword(name: "once") { id secret } t: createBearerToken(name: "once") { id secret } }',
+      editor.authorization,
+    );
     const secrets = [created.body.data.p.secret, created.body.data.t.secret];
     issued.push(...secrets);
     const forms = secrets.flatMap((secret: string) => [secret, secret.replace(/ /g, ''), secret.split('.').pop()!]);
     const responses = [
-      await gql('{ viewer { id login credentials { nodes { id name kind createdAt lastUsedAt revokedAt } } } }', editor.authorization),
-      await gql('{ users { nodes { id login credentials { nodes { id name kind createdAt lastUsedAt revokedAt } } } } }', ADMIN_AUTHORIZATION),
+      await gql(
+        '{ viewer { id login credentials { nodes { id name kind createdAt lastUsedAt revokedAt } } } }',
+        editor.authorization,
+      ),
+      await gql(
+        '{ users { nodes { id login credentials { nodes { id name kind createdAt lastUsedAt revokedAt } } } } }',
+        ADMIN_AUTHORIZATION,
+      ),
       await gql('{ __type(name: "Credential") { fields { name } } }', null),
     ];
     for (const response of responses) for (const form of forms) expect(response.text).not.toContain(form);
     const fields = responses[2]!.body.data.__type.fields.map((field: { name: string }) => field.name);
     expect(fields.sort()).toEqual(['createdAt', 'id', 'kind', 'lastUsedAt', 'name', 'revokedAt']);
-    const stored = await server.app.db.credential.findMany({ where: { id: { in: [created.body.data.p.id, created.body.data.t.id] } } });
+    const stored = await server.app.db.credential.findMany({
+      where: { id: { in: [created.body.data.p.id, created.body.data.t.id] } },
+    });
     expect(stored).toHaveLength(2);
     for (const credential of stored) {
       expect(credential.secretHash).toMatch(/^hmac-sha256\$[\w-]{43}$/);
@@ -241,14 +275,46 @@ describe('who manages credentials and users', () => {
   });
 
   it("users without manage_users handle only their own credentials; administrators anyone's", async () => {
-    const forAuthor = await adminData(server, `mutation { p: createApplicationPassword(name: "admin-made", userId: ${author.id}) { id } }`);
-    expect(code(await gql(`mutation { r: createApplicationPassword(name: "x", userId: ${author.id}) { id } }`, editor.authorization))).toBe('200 FORBIDDEN');
-    expect(code(await gql(`mutation { r: createBearerToken(name: "x", userId: ${author.id}) { id } }`, editor.authorization))).toBe('200 FORBIDDEN');
-    expect(code(await gql(`mutation { r: revokeCredential(id: ${forAuthor.p.id}) { id } }`, editor.authorization))).toBe('200 FORBIDDEN');
-    expect(code(await gql(`mutation { r: createApplicationPassword(name: "x", userId: ${editor.id}) { id } }`, editor.authorization))).toBe('200 ok');
+    const forAuthor = await adminData(
+      server,
+      `mutation { p: createApplicationPassword(name: "admin-made", userId: ${author.id}) { id } }`,
+    );
+    expect(
+      code(
+        await gql(
+          `mutation { r: createApplicationPassword(name: "x", userId: ${author.id}) { id } }`,
+          editor.authorization,
+        ),
+      ),
+    ).toBe('200 FORBIDDEN');
+    expect(
+      code(
+        await gql(`mutation { r: createBearerToken(name: "x", userId: ${author.id}) { id } }`, editor.authorization),
+      ),
+    ).toBe('200 FORBIDDEN');
+    expect(
+      code(await gql(`mutation { r: revokeCredential(id: ${forAuthor.p.id}) { id } }`, editor.authorization)),
+    ).toBe('200 FORBIDDEN');
+    expect(
+      code(
+        await gql(
+          `mutation { r: createApplicationPassword(name: "x", userId: ${editor.id}) { id } }`,
+          editor.authorization,
+        ),
+      ),
+    ).toBe('200 ok');
     expect(code(await gql('{ users { nodes { id } } }', editor.authorization))).toBe('200 FORBIDDEN');
-    expect(code(await gql('mutation { r: createUser(input: { login: "editor-made", role: ADMINISTRATOR }) { id } }', editor.authorization))).toBe('200 FORBIDDEN');
-    expect(code(await gql(`mutation { r: revokeCredential(id: ${forAuthor.p.id}) { id } }`, ADMIN_AUTHORIZATION))).toBe('200 ok');
+    expect(
+      code(
+        await gql(
+          'mutation { r: createUser(input: { login: "editor-made", role: ADMINISTRATOR }) { id } }',
+          editor.authorization,
+        ),
+      ),
+    ).toBe('200 FORBIDDEN');
+    expect(code(await gql(`mutation { r: revokeCredential(id: ${forAuthor.p.id}) { id } }`, ADMIN_AUTHORIZATION))).toBe(
+      '200 ok',
+    );
   });
 });
 
@@ -260,6 +326,9 @@ describe('GraphiQL and introspection', () => {
     expect(await page.text()).toMatch(/graphiql/i);
     const introspection = await gql('{ __schema { queryType { name } mutationType { name } } }', null);
     expect(introspection.status).toBe(200);
-    expect(introspection.body.data.__schema).toEqual({ queryType: { name: 'Query' }, mutationType: { name: 'Mutation' } });
+    expect(introspection.body.data.__schema).toEqual({
+      queryType: { name: 'Query' },
+      mutationType: { name: 'Mutation' },
+    });
   });
 });

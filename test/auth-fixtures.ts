@@ -121,10 +121,19 @@ export interface HttpGraphQL<T = any> {
 }
 
 /** A GraphQL request over HTTP as `authorization` (null: anonymous), answering the HTTP status with the body. */
-export async function graphql<T = any>(server: TestServer, query: string, variables: Record<string, unknown> = {}, authorization: string | null = null): Promise<HttpGraphQL<T>> {
+export async function graphql<T = any>(
+  server: TestServer,
+  query: string,
+  variables: Record<string, unknown> = {},
+  authorization: string | null = null,
+): Promise<HttpGraphQL<T>> {
   const response = await fetch(`${server.url}/graphql`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json', ...(authorization ? { authorization } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json',
+      ...(authorization ? { authorization } : {}),
+    },
     body: JSON.stringify({ query, variables }),
   });
   const text = await response.text();
@@ -132,9 +141,14 @@ export async function graphql<T = any>(server: TestServer, query: string, variab
 }
 
 /** Like graphql, but as the administrator and failing on any error. */
-export async function adminData<T = any>(server: TestServer, query: string, variables: Record<string, unknown> = {}): Promise<T> {
+export async function adminData<T = any>(
+  server: TestServer,
+  query: string,
+  variables: Record<string, unknown> = {},
+): Promise<T> {
   const result = await graphql<T>(server, query, variables, ADMIN_AUTHORIZATION);
-  if (result.status !== 200 || result.body.errors?.length) throw new Error(`admin operation failed: ${result.status} ${result.text.slice(0, 2000)}`);
+  if (result.status !== 200 || result.body.errors?.length)
+    throw new Error(`admin operation failed: ${result.status} ${result.text.slice(0, 2000)}`);
   return result.body.data!;
 }
 
@@ -146,18 +160,39 @@ export async function createPeople(server: TestServer, prefix = 'matrix'): Promi
     server,
     `mutation { ${users.map((user) => `${user.key}: createUser(input: { login: "${prefix}-${user.key}", role: ${user.role.toUpperCase()} }) { id: databaseId login }`).join(' ')} }`,
   );
-  const admin = (await adminData<{ viewer: { id: number; login: string } }>(server, '{ viewer { id: databaseId login } }')).viewer;
+  const admin = (
+    await adminData<{ viewer: { id: number; login: string } }>(server, '{ viewer { id: databaseId login } }')
+  ).viewer;
   const secrets = await adminData<Record<string, { secret: string }>>(
     server,
     `mutation { ${users.map((user) => `${user.key}: createApplicationPassword(name: "matrix", userId: ${created[user.key]!.id}) { secret }`).join(' ')} }`,
   );
-  const actor = (name: ViewerName | 'other', role: Role, id: number, login: string, authorization: string): Actor => ({ name, role, id, login, authorization });
+  const actor = (name: ViewerName | 'other', role: Role, id: number, login: string, authorization: string): Actor => ({
+    name,
+    role,
+    id,
+    login,
+    authorization,
+  });
   const actors = {
     anonymous: { name: 'anonymous', role: null, id: null, login: '', authorization: null },
     administrator: actor('administrator', 'administrator', admin.id, admin.login, ADMIN_AUTHORIZATION),
   } as Record<ViewerName, Actor>;
-  for (const role of others) actors[role] = actor(role, role, created[role]!.id, created[role]!.login, basicAuthorization(created[role]!.login, secrets[role]!.secret));
-  const other = actor('other', 'author', created.other!.id, created.other!.login, basicAuthorization(created.other!.login, secrets.other!.secret));
+  for (const role of others)
+    actors[role] = actor(
+      role,
+      role,
+      created[role]!.id,
+      created[role]!.login,
+      basicAuthorization(created[role]!.login, secrets[role]!.secret),
+    );
+  const other = actor(
+    'other',
+    'author',
+    created.other!.id,
+    created.other!.login,
+    basicAuthorization(created.other!.login, secrets.other!.secret),
+  );
   return {
     actors,
     other,
@@ -183,7 +218,8 @@ const MUTATION: Record<Kind, string> = { event: 'createEvent', venue: 'createVen
 function recordInput(spec: RecordSpec, authorId: number, n: number): string {
   const name = `"${spec.token} ${spec.status} ${spec.owner} ${n}"`;
   const common = `status: ${spec.status.toUpperCase()}, authorId: ${authorId}${spec.extra ? `, ${spec.extra}` : ''}`;
-  if (spec.kind === 'event') return `{ title: ${name}, startDate: "${dayAt(10)}", endDate: "${dayAt(10, '12:00:00')}", timezone: "UTC", ${common} }`;
+  if (spec.kind === 'event')
+    return `{ title: ${name}, startDate: "${dayAt(10)}", endDate: "${dayAt(10, '12:00:00')}", timezone: "UTC", ${common} }`;
   return `{ name: ${name}, ${common} }`;
 }
 
@@ -192,11 +228,18 @@ export async function createRecords(server: TestServer, people: People, specs: R
   const ids: number[] = [];
   for (let start = 0; start < specs.length; start += 80) {
     const batch = specs.slice(start, start + 80);
-    const fields = batch.map((spec, i) => `r${i}: ${MUTATION[spec.kind]}(input: ${recordInput(spec, people.idOf(spec.owner), start + i)}) { databaseId status authorId }`);
-    const data = await adminData<Record<string, { databaseId: number; status: string; authorId: number }>>(server, `mutation { ${fields.join(' ')} }`);
+    const fields = batch.map(
+      (spec, i) =>
+        `r${i}: ${MUTATION[spec.kind]}(input: ${recordInput(spec, people.idOf(spec.owner), start + i)}) { databaseId status authorId }`,
+    );
+    const data = await adminData<Record<string, { databaseId: number; status: string; authorId: number }>>(
+      server,
+      `mutation { ${fields.join(' ')} }`,
+    );
     batch.forEach((spec, i) => {
       const record = data[`r${i}`]!;
-      if (record.status !== spec.status.toUpperCase() || record.authorId !== people.idOf(spec.owner)) throw new Error(`fixture not as asked: ${JSON.stringify({ spec, record })}`);
+      if (record.status !== spec.status.toUpperCase() || record.authorId !== people.idOf(spec.owner))
+        throw new Error(`fixture not as asked: ${JSON.stringify({ spec, record })}`);
       ids.push(record.databaseId);
     });
   }
@@ -220,15 +263,23 @@ export class RecordSet {
     return id;
   }
   entries(kind: Kind) {
-    return this.specs.filter((spec) => spec.kind === kind).map((spec) => ({ ...spec, id: this.id(spec.kind, spec.status, spec.owner) }));
+    return this.specs
+      .filter((spec) => spec.kind === kind)
+      .map((spec) => ({ ...spec, id: this.id(spec.kind, spec.status, spec.owner) }));
   }
 }
 
 /** One record per kind × status × owner (every role and `other`): what every viewer reads, lists and edits. */
-export async function sharedRecordSet(server: TestServer, people: People, token: string, kinds: readonly Kind[] = KINDS): Promise<RecordSet> {
+export async function sharedRecordSet(
+  server: TestServer,
+  people: People,
+  token: string,
+  kinds: readonly Kind[] = KINDS,
+): Promise<RecordSet> {
   const owners: OwnerKey[] = [...ROLES, 'other'];
   const specs: RecordSpec[] = [];
-  for (const kind of kinds) for (const status of STATUSES) for (const owner of owners) specs.push({ kind, status, owner, token });
+  for (const kind of kinds)
+    for (const status of STATUSES) for (const owner of owners) specs.push({ kind, status, owner, token });
   return new RecordSet(token, specs, await createRecords(server, people, specs));
 }
 
@@ -245,13 +296,23 @@ export async function perViewerRecordSets(
   const specs: { viewer: ViewerName; spec: RecordSpec }[] = [];
   for (const viewer of VIEWERS) {
     const owners: OwnerKey[] = viewer === 'anonymous' ? ['other'] : [viewer, 'other'];
-    for (const kind of KINDS) for (const status of statusesOf(kind)) for (const owner of owners) specs.push({ viewer, spec: { kind, status, owner, token: `${token}-${viewer}` } });
+    for (const kind of KINDS)
+      for (const status of statusesOf(kind))
+        for (const owner of owners) specs.push({ viewer, spec: { kind, status, owner, token: `${token}-${viewer}` } });
   }
-  const ids = await createRecords(server, people, specs.map((entry) => entry.spec));
+  const ids = await createRecords(
+    server,
+    people,
+    specs.map((entry) => entry.spec),
+  );
   const sets = {} as Record<ViewerName, RecordSet>;
   for (const viewer of VIEWERS) {
     const mine = specs.map((entry, i) => ({ ...entry, id: ids[i]! })).filter((entry) => entry.viewer === viewer);
-    sets[viewer] = new RecordSet(`${token}-${viewer}`, mine.map((entry) => entry.spec), mine.map((entry) => entry.id));
+    sets[viewer] = new RecordSet(
+      `${token}-${viewer}`,
+      mine.map((entry) => entry.spec),
+      mine.map((entry) => entry.id),
+    );
   }
   return sets;
 }

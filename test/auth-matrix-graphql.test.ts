@@ -50,7 +50,11 @@ let hub: { venue: number; organizer: number; trashed: number };
 
 const TYPE: Record<Kind, string> = { event: 'Event', venue: 'Venue', organizer: 'Organizer' };
 const LIST: Record<Kind, string> = { event: 'events', venue: 'venues', organizer: 'organizers' };
-const EDIT_INPUT: Record<Kind, string> = { event: '{ excerpt: "edited" }', venue: '{ phone: "555-0100" }', organizer: '{ phone: "555-0100" }' };
+const EDIT_INPUT: Record<Kind, string> = {
+  event: '{ excerpt: "edited" }',
+  venue: '{ phone: "555-0100" }',
+  organizer: '{ phone: "555-0100" }',
+};
 const CONCURRENCY = 4;
 
 beforeAll(async () => {
@@ -58,9 +62,12 @@ beforeAll(async () => {
   people = await createPeople(server);
   shared = await sharedRecordSet(server, people, 'gmxshared');
   deletions = await perViewerRecordSets(server, people, 'gmxdel', (kind) => WRITE_STATUSES.graphql[kind]);
-  const fields = KINDS.flatMap((kind) => shared.entries(kind).map((record) => `${kind[0]}${record.id}: ${kind}(id: ${record.id}) { slug }`));
+  const fields = KINDS.flatMap((kind) =>
+    shared.entries(kind).map((record) => `${kind[0]}${record.id}: ${kind}(id: ${record.id}) { slug }`),
+  );
   const data = await adminData(server, `{ ${fields.join(' ')} }`);
-  for (const kind of KINDS) for (const record of shared.entries(kind)) slugs.set(`${kind} ${record.id}`, data[`${kind[0]}${record.id}`].slug);
+  for (const kind of KINDS)
+    for (const record of shared.entries(kind)) slugs.set(`${kind} ${record.id}`, data[`${kind[0]}${record.id}`].slug);
   const [venue, organizer, trashed] = await createRecords(server, people, [
     { kind: 'venue', status: 'publish', owner: 'other', token: 'gmxhub' },
     { kind: 'organizer', status: 'publish', owner: 'other', token: 'gmxhub' },
@@ -75,7 +82,8 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-const run = (viewer: ViewerName, query: string, variables: Record<string, unknown> = {}) => graphql(server, query, variables, people.actors[viewer].authorization);
+const run = (viewer: ViewerName, query: string, variables: Record<string, unknown> = {}) =>
+  graphql(server, query, variables, people.actors[viewer].authorization);
 
 /** The refusal a viewer gets for a write it may not make. */
 const refusal = (viewer: ViewerName) => (viewer === 'anonymous' ? 'UNAUTHENTICATED' : 'FORBIDDEN NOT_ALLOWED');
@@ -91,7 +99,12 @@ function outcome(result: HttpGraphQL, field: string, id?: number): string {
 /** A record answered by a write: `ok [status] [by <authorId>]`, from the fields selected. */
 function recordOutcome(record: any, id?: number): string {
   if (!record) return `no record: ${JSON.stringify(record)}`;
-  return ['ok', record.status, record.authorId !== undefined ? `by ${record.authorId}` : undefined, id !== undefined && record.id !== id ? '(wrong id)' : undefined]
+  return [
+    'ok',
+    record.status,
+    record.authorId !== undefined ? `by ${record.authorId}` : undefined,
+    id !== undefined && record.id !== id ? '(wrong id)' : undefined,
+  ]
     .filter(Boolean)
     .join(' ');
 }
@@ -116,13 +129,17 @@ describe('GraphQL matrix: single reads (event, venue, organizer by ID and by slu
       const result = await run(viewer, `{ ${fields.join(' ')} }`);
       expect(result.status, result.text).toBe(200);
       const actor = people.actors[viewer];
-      expect(result.body.data?.viewer, viewer).toEqual(actor.id === null ? null : { databaseId: actor.id, login: actor.login, role: actor.role!.toUpperCase() });
+      expect(result.body.data?.viewer, viewer).toEqual(
+        actor.id === null ? null : { databaseId: actor.id, login: actor.login, role: actor.role!.toUpperCase() },
+      );
       const errors = new Map((result.body.errors ?? []).map((error) => [String(error.path?.[0]), error]));
       for (const { alias, label, id, allowed } of aliases) {
         expected[label] = allowed ? `ok ${id}` : `null FORBIDDEN NOT_ACCESSIBLE`;
         const record = result.body.data?.[alias];
         const error = errors.get(alias);
-        actual[label] = record ? `ok ${record.databaseId}` : `${record} ${error?.extensions?.code} ${error?.extensions?.reason}`;
+        actual[label] = record
+          ? `ok ${record.databaseId}`
+          : `${record} ${error?.extensions?.code} ${error?.extensions?.reason}`;
       }
     });
     expect(Object.keys(expected)).toHaveLength(2 * matrixCells(KINDS).length);
@@ -139,8 +156,13 @@ describe('GraphQL matrix: single reads (event, venue, organizer by ID and by slu
         .sort((a, b) => a - b)
         .join(',');
     await mapLimit(VIEWERS, 3, async (viewer) => {
-      const result = await run(viewer, `{ venue(id: ${hub.venue}) { events(first: 100) { ${EVENT_IDS} } } organizer(id: ${hub.organizer}) { events(first: 100) { ${EVENT_IDS} } } }`);
-      const readable = shared.entries('event').filter((record) => mayRead(roleOf(viewer), record.owner === viewer, record.status as Status));
+      const result = await run(
+        viewer,
+        `{ venue(id: ${hub.venue}) { events(first: 100) { ${EVENT_IDS} } } organizer(id: ${hub.organizer}) { events(first: 100) { ${EVENT_IDS} } } }`,
+      );
+      const readable = shared
+        .entries('event')
+        .filter((record) => mayRead(roleOf(viewer), record.owner === viewer, record.status as Status));
       const readableIds = readable
         .map((record) => record.id)
         .sort((a, b) => a - b)
@@ -156,14 +178,19 @@ describe('GraphQL matrix: single reads (event, venue, organizer by ID and by slu
   });
 
   it('trashed records: those who may edit them read them; others get FORBIDDEN NO_LONGER_AVAILABLE', async () => {
-    const [id] = await createRecords(server, people, [{ kind: 'event', status: 'trash', owner: 'other', token: 'gmxtrash' }]);
+    const [id] = await createRecords(server, people, [
+      { kind: 'event', status: 'trash', owner: 'other', token: 'gmxtrash' },
+    ]);
     const query = `{ event(id: ${id}) { id: databaseId status } }`;
     const admin = await run('administrator', query);
     expect(admin.body.data?.event).toEqual({ id, status: 'TRASH' });
     for (const viewer of ['anonymous', 'author'] as const) {
       const refused = await run(viewer, query);
       expect(refused.body.data?.event, viewer).toBeNull();
-      expect(refused.body.errors?.[0]?.extensions, viewer).toMatchObject({ code: 'FORBIDDEN', reason: 'NO_LONGER_AVAILABLE' });
+      expect(refused.body.errors?.[0]?.extensions, viewer).toMatchObject({
+        code: 'FORBIDDEN',
+        reason: 'NO_LONGER_AVAILABLE',
+      });
     }
   });
 });
@@ -172,9 +199,13 @@ describe('GraphQL matrix: lists', () => {
   it('each viewer lists exactly the records it may read, of every kind', async () => {
     const expected: Record<string, string> = {};
     const actual: Record<string, string> = {};
-    const search = (kind: Kind) => (kind === 'event' ? `filter: { search: "${shared.token}" }` : `search: "${shared.token}"`);
+    const search = (kind: Kind) =>
+      kind === 'event' ? `filter: { search: "${shared.token}" }` : `search: "${shared.token}"`;
     await mapLimit(VIEWERS, 3, async (viewer) => {
-      const result = await run(viewer, `{ ${KINDS.map((kind) => `${kind}: ${LIST[kind]}(${search(kind)}, first: 100) { totalCount edges { node { id: databaseId } } }`).join(' ')} }`);
+      const result = await run(
+        viewer,
+        `{ ${KINDS.map((kind) => `${kind}: ${LIST[kind]}(${search(kind)}, first: 100) { totalCount edges { node { id: databaseId } } }`).join(' ')} }`,
+      );
       for (const kind of KINDS) {
         const label = `${viewer} ${LIST[kind]}`;
         expected[label] = shared
@@ -210,13 +241,19 @@ describe('GraphQL matrix: lists', () => {
             .sort((a, b) => a - b)
             .join(',')
         : 'BAD_USER_INPUT statuses';
-      const args = kind === 'event' ? `filter: { search: "${shared.token}", statuses: [DRAFT] }` : `search: "${shared.token}", statuses: [DRAFT]`;
-      const result = await run(viewer, `{ list: ${LIST[kind]}(${args}, first: 100) { edges { node { id: databaseId } } } }`);
+      const args =
+        kind === 'event'
+          ? `filter: { search: "${shared.token}", statuses: [DRAFT] }`
+          : `search: "${shared.token}", statuses: [DRAFT]`;
+      const result = await run(
+        viewer,
+        `{ list: ${LIST[kind]}(${args}, first: 100) { edges { node { id: databaseId } } } }`,
+      );
       const error = result.body.errors?.[0];
       actual[label] = error
         ? `${error.extensions?.code} ${Object.keys(error.extensions?.fields ?? {}).join(',')}`
-        : result.body.data!.list.edges
-            .map((edge: { node: { id: number } }) => edge.node.id)
+        : result.body
+            .data!.list.edges.map((edge: { node: { id: number } }) => edge.node.id)
             .sort((a: number, b: number) => a - b)
             .join(',');
     });
@@ -280,7 +317,14 @@ describe.each(KINDS)('GraphQL matrix: %s writes', (kind) => {
       const id = shared.id(kind, cell.status, people.ownerKey(cell));
       const allowed = mayEdit(roleOf(cell.viewer), cell.owner === 'own', cell.status);
       const field = `update${TYPE[kind]}(id: ${id}, input: ${EDIT_INPUT[kind]}) { id: databaseId status }`;
-      return { viewer: cell.viewer, label: cellLabel(cell), field, allowed, expected: allowed ? `ok ${cell.status.toUpperCase()}` : refusal(cell.viewer), id };
+      return {
+        viewer: cell.viewer,
+        label: cellLabel(cell),
+        field,
+        allowed,
+        expected: allowed ? `ok ${cell.status.toUpperCase()}` : refusal(cell.viewer),
+        id,
+      };
     });
     expect(tableDiff(expectedTable(rows), await runWrites(rows))).toEqual([]);
   });
@@ -289,7 +333,14 @@ describe.each(KINDS)('GraphQL matrix: %s writes', (kind) => {
     const rows = cells.map((cell): WriteRow => {
       const id = deletions[cell.viewer].id(kind, cell.status, people.ownerKey(cell));
       const allowed = mayDelete(roleOf(cell.viewer), cell.owner === 'own', cell.status);
-      return { viewer: cell.viewer, label: cellLabel(cell), field: `delete${TYPE[kind]}(id: ${id}) { id: databaseId status }`, allowed, expected: allowed ? 'ok TRASH' : refusal(cell.viewer), id };
+      return {
+        viewer: cell.viewer,
+        label: cellLabel(cell),
+        field: `delete${TYPE[kind]}(id: ${id}) { id: databaseId status }`,
+        allowed,
+        expected: allowed ? 'ok TRASH' : refusal(cell.viewer),
+        id,
+      };
     });
     expect(tableDiff(expectedTable(rows), await runWrites(rows))).toEqual([]);
   });
@@ -302,13 +353,18 @@ describe.each(KINDS)('GraphQL matrix: %s writes', (kind) => {
         const allowed = !!role && mayCreate(role);
         const name = JSON.stringify(unique(`Created ${kind}`));
         const status = requested ? `, status: ${requested.toUpperCase()}` : '';
-        const input = kind === 'event' ? `{ title: ${name}, startDate: "${dayAt(6)}", endDate: "${dayAt(6, '12:00:00')}"${status} }` : `{ name: ${name}${status} }`;
+        const input =
+          kind === 'event'
+            ? `{ title: ${name}, startDate: "${dayAt(6)}", endDate: "${dayAt(6, '12:00:00')}"${status} }`
+            : `{ name: ${name}${status} }`;
         return {
           viewer,
           label: `${viewer} creates ${kind} asking ${requested ?? 'no status'}`,
           field: `create${TYPE[kind]}(input: ${input}) { status authorId }`,
           allowed,
-          expected: allowed ? `ok ${createdStatus(role!, requested).toUpperCase()} by ${people.actors[viewer].id}` : refusal(viewer),
+          expected: allowed
+            ? `ok ${createdStatus(role!, requested).toUpperCase()} by ${people.actors[viewer].id}`
+            : refusal(viewer),
         };
       }),
     );
@@ -324,10 +380,15 @@ describe.each([
 
   beforeAll(async () => {
     const fields = VIEWERS.flatMap((viewer) =>
-      (['update', 'remove'] as const).map((use) => `${viewer}_${use}: ${create}(input: { name: "${unique(`${type} ${viewer} ${use}`)}" }) { id: databaseId }`),
+      (['update', 'remove'] as const).map(
+        (use) =>
+          `${viewer}_${use}: ${create}(input: { name: "${unique(`${type} ${viewer} ${use}`)}" }) { id: databaseId }`,
+      ),
     );
     const data = await adminData(server, `mutation { ${fields.join(' ')} }`);
-    targets = Object.fromEntries(VIEWERS.map((viewer) => [viewer, { update: data[`${viewer}_update`].id, remove: data[`${viewer}_remove`].id }])) as typeof targets;
+    targets = Object.fromEntries(
+      VIEWERS.map((viewer) => [viewer, { update: data[`${viewer}_update`].id, remove: data[`${viewer}_remove`].id }]),
+    ) as typeof targets;
   });
 
   it('create, update and delete: edit_posts + manage_terms, else UNAUTHENTICATED / FORBIDDEN', async () => {
@@ -336,10 +397,21 @@ describe.each([
       return (
         [
           ['create', `create${type}(input: { name: "${unique(`${type} new`)}" }) { id: databaseId }`],
-          ['update', `update${type}(id: ${targets[viewer].update}, input: { description: "edited" }) { id: databaseId }`],
+          [
+            'update',
+            `update${type}(id: ${targets[viewer].update}, input: { description: "edited" }) { id: databaseId }`,
+          ],
           ['delete', `delete${type}(id: ${targets[viewer].remove}) { id: databaseId }`],
         ] as const
-      ).map(([operation, field]): WriteRow => ({ viewer, label: `${viewer} ${operation}`, field, allowed, expected: allowed ? 'ok' : refusal(viewer) }));
+      ).map(
+        ([operation, field]): WriteRow => ({
+          viewer,
+          label: `${viewer} ${operation}`,
+          field,
+          allowed,
+          expected: allowed ? 'ok' : refusal(viewer),
+        }),
+      );
     });
     expect(tableDiff(expectedTable(rows), await runWrites(rows))).toEqual([]);
   });
@@ -347,10 +419,18 @@ describe.each([
 
 describe('GraphQL spot checks', () => {
   it('a contributor asking to publish their own draft gets pending; editing a record of another author is FORBIDDEN', async () => {
-    const [own] = await createRecords(server, people, [{ kind: 'event', status: 'draft', owner: 'contributor', token: 'gmxspot' }]);
-    const published = await run('contributor', `mutation { result: updateEvent(id: ${own}, input: { status: PUBLISH }) { id: databaseId status } }`);
+    const [own] = await createRecords(server, people, [
+      { kind: 'event', status: 'draft', owner: 'contributor', token: 'gmxspot' },
+    ]);
+    const published = await run(
+      'contributor',
+      `mutation { result: updateEvent(id: ${own}, input: { status: PUBLISH }) { id: databaseId status } }`,
+    );
     expect(outcome(published, 'result', own)).toBe('ok PENDING');
-    const reassign = await run('author', `mutation { result: createEvent(input: { title: "x", startDate: "${dayAt(6)}", endDate: "${dayAt(6, '12:00:00')}", authorId: ${people.other.id} }) { id: databaseId } }`);
+    const reassign = await run(
+      'author',
+      `mutation { result: createEvent(input: { title: "x", startDate: "${dayAt(6)}", endDate: "${dayAt(6, '12:00:00')}", authorId: ${people.other.id} }) { id: databaseId } }`,
+    );
     expect(outcome(reassign, 'result')).toBe('FORBIDDEN NOT_ALLOWED');
   });
 
@@ -368,9 +448,16 @@ describe('GraphQL spot checks', () => {
     expect(result.status).toBe(200);
     const outputs: string[] = [];
     for (const type of result.body.data.__schema.types.filter((t: { name: string }) => t.name !== 'Mutation')) {
-      for (const field of type.fields ?? []) if (/password|secret|hash/i.test(field.name)) outputs.push(`${type.name}.${field.name}`);
+      for (const field of type.fields ?? [])
+        if (/password|secret|hash/i.test(field.name)) outputs.push(`${type.name}.${field.name}`);
     }
-    expect(outputs.sort()).toEqual(['CreatedWebhook.secret', 'Event.hasPassword', 'IssuedCredential.secret', 'Organizer.hasPassword', 'Venue.hasPassword']);
+    expect(outputs.sort()).toEqual([
+      'CreatedWebhook.secret',
+      'Event.hasPassword',
+      'IssuedCredential.secret',
+      'Organizer.hasPassword',
+      'Venue.hasPassword',
+    ]);
   });
 
   it('the matrix covers every post status (trash separately)', async () => {

@@ -54,7 +54,11 @@ const ROUTE: Record<Kind, string> = { event: '/events', venue: '/venues', organi
 const PLURAL: Record<Kind, string> = { event: 'events', venue: 'venues', organizer: 'organizers' };
 /** Each kind is edited with a different one of the edit methods, so all three are covered. */
 const EDIT_METHOD: Record<Kind, string> = { event: 'POST', venue: 'PUT', organizer: 'PATCH' };
-const EDIT_BODY: Record<Kind, Record<string, unknown>> = { event: { excerpt: 'edited' }, venue: { phone: '555-0100' }, organizer: { phone: '555-0100' } };
+const EDIT_BODY: Record<Kind, Record<string, unknown>> = {
+  event: { excerpt: 'edited' },
+  venue: { phone: '555-0100' },
+  organizer: { phone: '555-0100' },
+};
 const CONCURRENCY = 4;
 
 beforeAll(async () => {
@@ -70,7 +74,12 @@ function as(viewer: ViewerName) {
   return { authorization: people.actors[viewer].authorization ?? '' };
 }
 
-function send(viewer: ViewerName, method: string, route: string, options: { json?: unknown; query?: Record<string, unknown> } = {}) {
+function send(
+  viewer: ViewerName,
+  method: string,
+  route: string,
+  options: { json?: unknown; query?: Record<string, unknown> } = {},
+) {
   return call(server, method, route, { ...options, headers: as(viewer) });
 }
 
@@ -86,7 +95,15 @@ function errorOutcome(response: RestResponse): string {
 
 describe('the role table', () => {
   it("is WordPress's default roles for posts (the README's table is this one)", () => {
-    const author = ['read', 'edit_posts', 'edit_published_posts', 'publish_posts', 'delete_posts', 'delete_published_posts', 'upload_files'];
+    const author = [
+      'read',
+      'edit_posts',
+      'edit_published_posts',
+      'publish_posts',
+      'delete_posts',
+      'delete_published_posts',
+      'upload_files',
+    ];
     const editor = [...author, 'edit_others_posts', 'delete_others_posts', 'read_private_posts', 'manage_terms'];
     const sorted = (list: readonly string[]) => [...list].sort();
     expect(Object.fromEntries(Object.entries(ROLE_CAPABILITIES).map(([role, caps]) => [role, sorted(caps)]))).toEqual({
@@ -118,7 +135,12 @@ describe('the role table', () => {
 });
 
 describe('spot checks named by the issue (REST)', () => {
-  const newEvent = (extra: Record<string, unknown> = {}) => ({ title: unique('Spot'), start_date: dayAt(5), end_date: dayAt(5, '12:00:00'), ...extra });
+  const newEvent = (extra: Record<string, unknown> = {}) => ({
+    title: unique('Spot'),
+    start_date: dayAt(5),
+    end_date: dayAt(5, '12:00:00'),
+    ...extra,
+  });
 
   it('contributor creating an event → 201, status forced to pending (asked publish) or draft (asked nothing)', async () => {
     const asked = await send('contributor', 'POST', '/events', { json: newEvent({ status: 'publish' }) });
@@ -131,17 +153,23 @@ describe('spot checks named by the issue (REST)', () => {
   });
 
   it('contributor editing own draft → 200, own published → 403 rest_forbidden', async () => {
-    const draft = await send('contributor', 'POST', `/events/${shared.id('event', 'draft', 'contributor')}`, { json: { description: 'Own draft, edited' } });
+    const draft = await send('contributor', 'POST', `/events/${shared.id('event', 'draft', 'contributor')}`, {
+      json: { description: 'Own draft, edited' },
+    });
     expect(draft.status, draft.text).toBe(200);
     expect(draft.body.description).toBe('<p>Own draft, edited</p>');
     expect(draft.body.status).toBe('draft');
-    const published = await send('contributor', 'POST', `/events/${shared.id('event', 'publish', 'contributor')}`, { json: { title: 'nope' } });
+    const published = await send('contributor', 'POST', `/events/${shared.id('event', 'publish', 'contributor')}`, {
+      json: { title: 'nope' },
+    });
     expect(errorOutcome(published)).toBe('403 rest_forbidden');
     expect(published.body.message).toBe('Sorry, you are not allowed to do that.');
   });
 
-  it("contributor asking to publish their own draft gets pending", async () => {
-    const [id] = await createRecords(server, people, [{ kind: 'event', status: 'draft', owner: 'contributor', token: 'rmxspot' }]);
+  it('contributor asking to publish their own draft gets pending', async () => {
+    const [id] = await createRecords(server, people, [
+      { kind: 'event', status: 'draft', owner: 'contributor', token: 'rmxspot' },
+    ]);
     const response = await send('contributor', 'PUT', `/events/${id}`, { json: { status: 'publish' } });
     expect(response.status, response.text).toBe(200);
     expect(response.body.status).toBe('pending');
@@ -156,18 +184,26 @@ describe('spot checks named by the issue (REST)', () => {
     expect(errorOutcome(await send('subscriber', 'POST', '/events', { json: newEvent() }))).toBe('403 rest_forbidden');
     const anonymous = await send('anonymous', 'POST', '/events', { json: newEvent() });
     expect(errorOutcome(anonymous)).toBe('401 rest_forbidden');
-    expect(anonymous.body).toEqual({ code: 'rest_forbidden', message: 'Sorry, you are not allowed to do that.', data: { status: 401 } });
+    expect(anonymous.body).toEqual({
+      code: 'rest_forbidden',
+      message: 'Sorry, you are not allowed to do that.',
+      data: { status: 401 },
+    });
   });
 
   it('bad input is answered before permissions: anonymous create without a title → 400', async () => {
-    const response = await send('anonymous', 'POST', '/events', { json: { start_date: dayAt(5), end_date: dayAt(5, '12:00:00') } });
+    const response = await send('anonymous', 'POST', '/events', {
+      json: { start_date: dayAt(5), end_date: dayAt(5, '12:00:00') },
+    });
     expect(errorOutcome(response)).toBe('400 rest_missing_callback_param');
   });
 
   it('editor manages terms → 201, author → 403 rest_forbidden', async () => {
     const editor = await send('editor', 'POST', '/categories', { json: { name: unique('EditorCat') } });
     expect(editor.status, editor.text).toBe(201);
-    expect(errorOutcome(await send('author', 'POST', '/categories', { json: { name: unique('AuthorCat') } }))).toBe('403 rest_forbidden');
+    expect(errorOutcome(await send('author', 'POST', '/categories', { json: { name: unique('AuthorCat') } }))).toBe(
+      '403 rest_forbidden',
+    );
   });
 
   it("editor reads others' drafts → 200; author → 403 event-not-accessible by ID, 400 like an unknown slug by slug", async () => {
@@ -187,7 +223,9 @@ describe('spot checks named by the issue (REST)', () => {
   });
 
   it("writes by slug to others' drafts: 401 anonymous, 403 author (rest_forbidden), 200 editor", async () => {
-    const [id] = await createRecords(server, people, [{ kind: 'event', status: 'draft', owner: 'other', token: 'rmxslug' }]);
+    const [id] = await createRecords(server, people, [
+      { kind: 'event', status: 'draft', owner: 'other', token: 'rmxslug' },
+    ]);
     const { event } = await adminData(server, `{ event(id: ${id}) { slug } }`);
     const route = `/events/by-slug/${event.slug}`;
     expect(errorOutcome(await send('anonymous', 'PUT', route, { json: { excerpt: 'x' } }))).toBe('401 rest_forbidden');
@@ -222,30 +260,48 @@ describe('spot checks named by the issue (REST)', () => {
   it('an event ID that does not exist: 401 anonymous, 403 without edit_posts, 404 rest-event-not-found otherwise', async () => {
     for (const method of ['DELETE', 'POST']) {
       const json = method === 'POST' ? { title: 'x' } : undefined;
-      expect(errorOutcome(await send('anonymous', method, '/events/999999', { json })), method).toBe('401 rest_forbidden');
-      expect(errorOutcome(await send('subscriber', method, '/events/999999', { json })), method).toBe('403 rest_forbidden');
-      expect(errorOutcome(await send('contributor', method, '/events/999999', { json })), method).toBe('404 rest-event-not-found');
+      expect(errorOutcome(await send('anonymous', method, '/events/999999', { json })), method).toBe(
+        '401 rest_forbidden',
+      );
+      expect(errorOutcome(await send('subscriber', method, '/events/999999', { json })), method).toBe(
+        '403 rest_forbidden',
+      );
+      expect(errorOutcome(await send('contributor', method, '/events/999999', { json })), method).toBe(
+        '404 rest-event-not-found',
+      );
     }
   });
 
-  it.each(['venue', 'organizer'] as const)("%s duplicate avoidance never answers a record the creator may not read", async (kind) => {
-    const name = unique(`Hidden ${kind}`);
-    const [hidden] = await createRecords(server, people, [{ kind, status: 'draft', owner: 'other', token: 'rmxdup' }]);
-    await adminData(server, `mutation { r: update${kind === 'venue' ? 'Venue' : 'Organizer'}(id: ${hidden}, input: { name: "${name}" }) { id } }`);
-    const contributor = await send('contributor', 'POST', ROUTE[kind], { json: { [kind]: name } });
-    expect(contributor.status, contributor.text).toBe(201);
-    expect(contributor.body.id).not.toBe(hidden);
-    expect(contributor.body.author).toBe(String(people.actors.contributor.id));
-    // Editors may read others' drafts, so for them the draft is the duplicate.
-    const editor = await send('editor', 'POST', ROUTE[kind], { json: { [kind]: name } });
-    expect(editor.status, editor.text).toBe(201);
-    expect(editor.body.id).toBe(hidden);
-  });
+  it.each(['venue', 'organizer'] as const)(
+    '%s duplicate avoidance never answers a record the creator may not read',
+    async (kind) => {
+      const name = unique(`Hidden ${kind}`);
+      const [hidden] = await createRecords(server, people, [
+        { kind, status: 'draft', owner: 'other', token: 'rmxdup' },
+      ]);
+      await adminData(
+        server,
+        `mutation { r: update${kind === 'venue' ? 'Venue' : 'Organizer'}(id: ${hidden}, input: { name: "${name}" }) { id } }`,
+      );
+      const contributor = await send('contributor', 'POST', ROUTE[kind], { json: { [kind]: name } });
+      expect(contributor.status, contributor.text).toBe(201);
+      expect(contributor.body.id).not.toBe(hidden);
+      expect(contributor.body.author).toBe(String(people.actors.contributor.id));
+      // Editors may read others' drafts, so for them the draft is the duplicate.
+      const editor = await send('editor', 'POST', ROUTE[kind], { json: { [kind]: name } });
+      expect(editor.status, editor.text).toBe(201);
+      expect(editor.body.id).toBe(hidden);
+    },
+  );
 
   it('only users with edit_others_posts write as another author; only upload_files gives images by URL', async () => {
     const other = people.other.id;
-    expect(errorOutcome(await send('contributor', 'POST', '/events', { json: newEvent({ author: other }) }))).toBe('403 rest_forbidden');
-    expect(errorOutcome(await send('author', 'POST', '/venues', { json: { venue: unique('V'), author: other } }))).toBe('403 rest_forbidden');
+    expect(errorOutcome(await send('contributor', 'POST', '/events', { json: newEvent({ author: other }) }))).toBe(
+      '403 rest_forbidden',
+    );
+    expect(errorOutcome(await send('author', 'POST', '/venues', { json: { venue: unique('V'), author: other } }))).toBe(
+      '403 rest_forbidden',
+    );
     const editor = await send('editor', 'POST', '/events', { json: newEvent({ author: other }) });
     expect(editor.status, editor.text).toBe(201);
     expect(editor.body.author).toBe(String(other));
@@ -267,9 +323,14 @@ describe.each(KINDS)('REST matrix: %s records', (kind) => {
     await mapLimit(cells, CONCURRENCY, async (cell) => {
       const id = shared.id(kind, cell.status, people.ownerKey(cell));
       const label = cellLabel(cell);
-      expected[label] = mayRead(roleOf(cell.viewer), cell.owner === 'own', cell.status) ? `200 ${cell.status}` : `403 ${singular}-not-accessible`;
+      expected[label] = mayRead(roleOf(cell.viewer), cell.owner === 'own', cell.status)
+        ? `200 ${cell.status}`
+        : `403 ${singular}-not-accessible`;
       const response = await send(cell.viewer, 'GET', `${ROUTE[kind]}/${id}`);
-      actual[label] = response.status === 200 ? `200 ${response.body.status}${response.body.id === id ? '' : ' (wrong id)'}` : errorOutcome(response);
+      actual[label] =
+        response.status === 200
+          ? `200 ${response.body.status}${response.body.id === id ? '' : ' (wrong id)'}`
+          : errorOutcome(response);
     });
     expect(tableDiff(expected, actual)).toEqual([]);
   });
@@ -280,9 +341,14 @@ describe.each(KINDS)('REST matrix: %s records', (kind) => {
     await mapLimit(cells, CONCURRENCY, async (cell) => {
       const id = shared.id(kind, cell.status, people.ownerKey(cell));
       const label = cellLabel(cell);
-      expected[label] = mayEdit(roleOf(cell.viewer), cell.owner === 'own', cell.status) ? `200 ${cell.status}` : refusal(cell.viewer);
+      expected[label] = mayEdit(roleOf(cell.viewer), cell.owner === 'own', cell.status)
+        ? `200 ${cell.status}`
+        : refusal(cell.viewer);
       const response = await send(cell.viewer, EDIT_METHOD[kind], `${ROUTE[kind]}/${id}`, { json: EDIT_BODY[kind] });
-      actual[label] = response.status === 200 ? `200 ${response.body.status}${response.body.id === id ? '' : ' (wrong id)'}` : errorOutcome(response);
+      actual[label] =
+        response.status === 200
+          ? `200 ${response.body.status}${response.body.id === id ? '' : ' (wrong id)'}`
+          : errorOutcome(response);
     });
     expect(tableDiff(expected, actual)).toEqual([]);
   });
@@ -298,11 +364,17 @@ describe.each(KINDS)('REST matrix: %s records', (kind) => {
       expected[label] = allowed ? '200 trash' : refusal(cell.viewer);
       if (!allowed) refused.push(id);
       const response = await send(cell.viewer, 'DELETE', `${ROUTE[kind]}/${id}`);
-      actual[label] = response.status === 200 ? `200 ${response.body.status}${response.body.id === id ? '' : ' (wrong id)'}` : errorOutcome(response);
+      actual[label] =
+        response.status === 200
+          ? `200 ${response.body.status}${response.body.id === id ? '' : ' (wrong id)'}`
+          : errorOutcome(response);
     });
     expect(tableDiff(expected, actual)).toEqual([]);
     // A refused delete changed nothing.
-    const data = await adminData(server, `{ ${refused.map((id) => `r${id}: ${kind}(id: ${id}) { status }`).join(' ')} }`);
+    const data = await adminData(
+      server,
+      `{ ${refused.map((id) => `r${id}: ${kind}(id: ${id}) { status }`).join(' ')} }`,
+    );
     expect(refused.filter((id) => data[`r${id}`].status === 'TRASH')).toEqual([]);
   });
 
@@ -315,13 +387,17 @@ describe.each(KINDS)('REST matrix: %s records', (kind) => {
     await mapLimit(rows, CONCURRENCY, async ({ viewer, requested }) => {
       const role = roleOf(viewer);
       const label = `${viewer} creates ${kind} asking ${requested ?? 'no status'}`;
-      expected[label] = role && mayCreate(role) ? `201 ${createdStatus(role, requested as Status | undefined)} by ${people.actors[viewer].id}` : refusal(viewer);
+      expected[label] =
+        role && mayCreate(role)
+          ? `201 ${createdStatus(role, requested as Status | undefined)} by ${people.actors[viewer].id}`
+          : refusal(viewer);
       const name = unique(`Created ${kind}`);
       const json: Record<string, unknown> =
         kind === 'event' ? { title: name, start_date: dayAt(6), end_date: dayAt(6, '12:00:00') } : { [kind]: name };
       if (requested) json.status = requested;
       const response = await send(viewer, 'POST', ROUTE[kind], { json });
-      actual[label] = response.status === 201 ? `201 ${response.body.status} by ${response.body.author}` : errorOutcome(response);
+      actual[label] =
+        response.status === 201 ? `201 ${response.body.status} by ${response.body.author}` : errorOutcome(response);
     });
     expect(tableDiff(expected, actual)).toEqual([]);
   });
@@ -333,7 +409,9 @@ describe.each(KINDS)('REST matrix: %s records', (kind) => {
     await mapLimit(VIEWERS, CONCURRENCY, async (viewer) => {
       const role = roleOf(viewer);
       expected[viewer] = records
-        .filter((record) => record.status !== 'trash' && mayRead(role, record.owner === viewer, record.status as Status))
+        .filter(
+          (record) => record.status !== 'trash' && mayRead(role, record.owner === viewer, record.status as Status),
+        )
         .map((record) => record.id)
         .sort((a, b) => a - b)
         .join(',');
@@ -345,7 +423,8 @@ describe.each(KINDS)('REST matrix: %s records', (kind) => {
               .sort((a: number, b: number) => a - b)
               .join(',')
           : errorOutcome(response);
-      if (response.status === 200) expect(response.body.rest_url, viewer).toContain(`status=${mayListUnpublished(role) ? 'any' : 'publish'}`);
+      if (response.status === 200)
+        expect(response.body.rest_url, viewer).toContain(`status=${mayListUnpublished(role) ? 'any' : 'publish'}`);
     });
     expect(tableDiff(expected, actual)).toEqual([]);
   });
@@ -363,7 +442,9 @@ describe.each(KINDS)('REST matrix: %s records', (kind) => {
             .sort((a, b) => a - b)
             .join(',')
         : '400 rest_invalid_param [status]';
-      const response = await send(viewer, 'GET', ROUTE[kind], { query: { search: shared.token, per_page: 50, status: 'draft' } });
+      const response = await send(viewer, 'GET', ROUTE[kind], {
+        query: { search: shared.token, per_page: 50, status: 'draft' },
+      });
       actual[viewer] =
         response.status === 200
           ? response.body[PLURAL[kind]]
@@ -382,10 +463,15 @@ describe.each(['categories', 'tags'] as const)('REST matrix: %s', (route) => {
 
   beforeAll(async () => {
     const fields = VIEWERS.flatMap((viewer) =>
-      (['update', 'remove'] as const).map((use) => `${viewer}_${use}: ${mutation}(input: { name: "${unique(`${route} ${viewer} ${use}`)}" }) { id: databaseId }`),
+      (['update', 'remove'] as const).map(
+        (use) =>
+          `${viewer}_${use}: ${mutation}(input: { name: "${unique(`${route} ${viewer} ${use}`)}" }) { id: databaseId }`,
+      ),
     );
     const data = await adminData(server, `mutation { ${fields.join(' ')} }`);
-    targets = Object.fromEntries(VIEWERS.map((viewer) => [viewer, { update: data[`${viewer}_update`].id, remove: data[`${viewer}_remove`].id }])) as typeof targets;
+    targets = Object.fromEntries(
+      VIEWERS.map((viewer) => [viewer, { update: data[`${viewer}_update`].id, remove: data[`${viewer}_remove`].id }]),
+    ) as typeof targets;
   });
 
   it('create, update and delete: edit_posts + manage_terms → 201/200/200, else 401/403 rest_forbidden', async () => {

@@ -1,5 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminData, createPeople, graphql, mapLimit, mayEdit, roleOf, ROLES, tableDiff, type HttpGraphQL, type People, type ViewerName } from './auth-fixtures.js';
+import {
+  adminData,
+  createPeople,
+  graphql,
+  mapLimit,
+  mayEdit,
+  roleOf,
+  ROLES,
+  tableDiff,
+  type HttpGraphQL,
+  type People,
+  type ViewerName,
+} from './auth-fixtures.js';
 import { call, dayAt, type RestResponse } from './support/rest.js';
 import { startServer, type TestServer } from './support/server.js';
 import { startImageServer, type ImageServer } from './support/image-server.js';
@@ -52,7 +64,10 @@ beforeAll(async () => {
        organizers: [{ new: { name: "${TOKEN} host", phone: "555-0199" } }] ${extra} }`;
   const other = people.other.id!;
   // Owners whose own-record rows differ from the others' rows (administrators and editors may edit any record).
-  const owners = [...(['author', 'contributor'] as const).map((role) => [role, people.actors[role].id!] as const), ['other', other] as const];
+  const owners = [
+    ...(['author', 'contributor'] as const).map((role) => [role, people.actors[role].id!] as const),
+    ['other', other] as const,
+  ];
   const data = await adminData(
     server,
     `mutation {
@@ -72,7 +87,10 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 async function rest(viewer: ViewerName, route: string, query: Record<string, unknown> = {}): Promise<RestResponse> {
-  const response = await call(server, 'GET', route, { query, headers: { authorization: people.actors[viewer].authorization ?? '' } });
+  const response = await call(server, 'GET', route, {
+    query,
+    headers: { authorization: people.actors[viewer].authorization ?? '' },
+  });
   seen.push(response.text);
   return response;
 }
@@ -128,7 +146,11 @@ describe('REST single event', () => {
       for (const viewer of ['anonymous', 'subscriber'] as const) {
         const response = await rest(viewer, route, query);
         expect(response.status, `${viewer} ${route}`).toBe(403);
-        expect(response.body).toEqual({ code: 'event-password-protected', message: 'The requested event is password protected', data: { status: 403 } });
+        expect(response.body).toEqual({
+          code: 'event-password-protected',
+          message: 'The requested event is password protected',
+          data: { status: 403 },
+        });
       }
     }
   });
@@ -155,7 +177,10 @@ describe('REST single event', () => {
       const label = `${viewer} reads event of ${owner}`;
       expected[label] = mayEdit(roleOf(viewer), own, 'publish') ? '200 full' : '403 event-password-protected';
       const response = await rest(viewer, `/events/${ownedBy.get(owner)}`);
-      actual[label] = response.status === 200 ? `200 ${response.body.description ? 'full' : 'blank'}` : `${response.status} ${response.body.code}`;
+      actual[label] =
+        response.status === 200
+          ? `200 ${response.body.description ? 'full' : 'blank'}`
+          : `${response.status} ${response.body.code}`;
     });
     expect(tableDiff(expected, actual)).toEqual([]);
     // The rows the issue names, literally.
@@ -168,7 +193,8 @@ describe('REST single event', () => {
 });
 
 describe('REST event list', () => {
-  const byId = (response: RestResponse) => new Map<number, any>(response.body.events.map((event: { id: number }) => [event.id, event]));
+  const byId = (response: RestResponse) =>
+    new Map<number, any>(response.body.events.map((event: { id: number }) => [event.id, event]));
 
   it('lists protected events with their content blanked; title, dates, url and status stay', async () => {
     const response = await rest('anonymous', '/events', { search: TOKEN, per_page: 50 });
@@ -224,8 +250,17 @@ describe('REST protected venue', () => {
 describe('protected venues in GraphQL and embedded in events', () => {
   it('GraphQL venue(id): content withheld while locked, shown with the password or to an editor', async () => {
     const query = `query ($password: String) { venue(id: ${protectedVenue}, password: $password) { name isLocked city address phone } }`;
-    expect((await gql('anonymous', query)).body.data.venue).toEqual({ name: `${TOKEN} protected venue`, isLocked: true, city: '', address: '', phone: '' });
-    expect((await gql('anonymous', query, { password: VENUE_PASSWORD })).body.data.venue).toMatchObject({ isLocked: false, city: 'Hamburg' });
+    expect((await gql('anonymous', query)).body.data.venue).toEqual({
+      name: `${TOKEN} protected venue`,
+      isLocked: true,
+      city: '',
+      address: '',
+      phone: '',
+    });
+    expect((await gql('anonymous', query, { password: VENUE_PASSWORD })).body.data.venue).toMatchObject({
+      isLocked: false,
+      city: 'Hamburg',
+    });
     expect((await gql('editor', query)).body.data.venue).toMatchObject({ isLocked: false, city: 'Hamburg' });
   });
 
@@ -257,7 +292,13 @@ describe('GraphQL', () => {
     tags: [],
   };
   const expectOpen = (event: any) => {
-    expect(event).toMatchObject({ hasPassword: true, isLocked: false, excerpt: CONTENT.excerpt, cost: CONTENT.cost, website: CONTENT.website });
+    expect(event).toMatchObject({
+      hasPassword: true,
+      isLocked: false,
+      excerpt: CONTENT.excerpt,
+      cost: CONTENT.cost,
+      website: CONTENT.website,
+    });
     expect(event.description).toContain('The secret programme');
     expect(event.image).toEqual({ url: images.at('/secret.jpg') });
     expect(event.categories).toEqual([{ name: 'Protected category' }]);
@@ -274,23 +315,36 @@ describe('GraphQL', () => {
       expect(result.status).toBe(200);
       expect(result.body.errors).toBeUndefined();
       for (const event of [result.body.data.byId, result.body.data.bySlug]) {
-        expect(event, String(password)).toMatchObject({ ...LOCKED, id: protectedEvent.id, title: `${TOKEN} main`, status: 'PUBLISH' });
+        expect(event, String(password)).toMatchObject({
+          ...LOCKED,
+          id: protectedEvent.id,
+          title: `${TOKEN} main`,
+          status: 'PUBLISH',
+        });
       }
     }
   });
 
   it('with the right password: isLocked false and the full content', async () => {
-    const result = await gql('anonymous', `query ($id: ID!, $password: String) { event(id: $id, password: $password) { ${FIELDS} } }`, {
-      id: protectedEvent.id,
-      password: RIGHT,
-    });
+    const result = await gql(
+      'anonymous',
+      `query ($id: ID!, $password: String) { event(id: $id, password: $password) { ${FIELDS} } }`,
+      {
+        id: protectedEvent.id,
+        password: RIGHT,
+      },
+    );
     expectOpen(result.body.data.event);
   });
 
   it('events(password): opens only the events it belongs to; an unprotected event is never locked', async () => {
-    const result = await gql('anonymous', `query ($password: String) { events(filter: { search: "${TOKEN}" }, password: $password, first: 50) { edges { node { ${FIELDS} } } } }`, {
-      password: RIGHT,
-    });
+    const result = await gql(
+      'anonymous',
+      `query ($password: String) { events(filter: { search: "${TOKEN}" }, password: $password, first: 50) { edges { node { ${FIELDS} } } } }`,
+      {
+        password: RIGHT,
+      },
+    );
     const events = new Map<number, any>(result.body.data.events.edges.map(({ node }: any) => [node.id, node]));
     expectOpen(events.get(protectedEvent.id));
     expect(events.get(otherProtected)).toMatchObject(LOCKED);
@@ -307,9 +361,15 @@ describe('GraphQL', () => {
   });
 
   it('updating the password does not echo it, and an empty password removes the protection', async () => {
-    const created = await gql('administrator', `mutation { e: createEvent(input: { title: "${TOKEN} temp2", startDate: "${dayAt(8)}", endDate: "${dayAt(8, '12:00:00')}", password: "${RIGHT}" }) { id: databaseId hasPassword } }`);
+    const created = await gql(
+      'administrator',
+      `mutation { e: createEvent(input: { title: "${TOKEN} temp2", startDate: "${dayAt(8)}", endDate: "${dayAt(8, '12:00:00')}", password: "${RIGHT}" }) { id: databaseId hasPassword } }`,
+    );
     expect(created.body.data.e.hasPassword).toBe(true);
-    const cleared = await gql('administrator', `mutation { e: updateEvent(id: ${created.body.data.e.id}, input: { password: "" }) { hasPassword } }`);
+    const cleared = await gql(
+      'administrator',
+      `mutation { e: updateEvent(id: ${created.body.data.e.id}, input: { password: "" }) { hasPassword } }`,
+    );
     expect(cleared.body.data.e.hasPassword).toBe(false);
     const open = await rest('anonymous', `/events/${created.body.data.e.id}`);
     expect(open.status).toBe(200);
@@ -319,7 +379,9 @@ describe('GraphQL', () => {
 describe('the password', () => {
   it('never appears in any response (REST or GraphQL, locked or open, lists or single reads)', () => {
     expect(seen.length).toBeGreaterThan(30);
-    const leaks = seen.flatMap((text, index) => PASSWORDS.filter((password) => text.includes(password)).map((password) => `response ${index} holds ${password}`));
+    const leaks = seen.flatMap((text, index) =>
+      PASSWORDS.filter((password) => text.includes(password)).map((password) => `response ${index} holds ${password}`),
+    );
     expect(leaks).toEqual([]);
   });
 });

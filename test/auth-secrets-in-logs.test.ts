@@ -43,9 +43,16 @@ interface Answer {
   text: string;
 }
 
-async function request(path: string, init: RequestInit & { authorization?: string } = {}, { creates = false } = {}): Promise<Answer> {
+async function request(
+  path: string,
+  init: RequestInit & { authorization?: string } = {},
+  { creates = false } = {},
+): Promise<Answer> {
   const { authorization, headers, ...rest } = init;
-  const response = await fetch(`${server.base}${path}`, { ...rest, headers: { ...(headers as Record<string, string>), ...(authorization ? { authorization } : {}) } });
+  const response = await fetch(`${server.base}${path}`, {
+    ...rest,
+    headers: { ...(headers as Record<string, string>), ...(authorization ? { authorization } : {}) },
+  });
   const text = await response.text();
   if (!creates) answers.push(`${response.status} ${JSON.stringify([...response.headers])}\n${text}`);
   let body: any = null;
@@ -58,12 +65,16 @@ async function request(path: string, init: RequestInit & { authorization?: strin
 }
 
 const graphql = (query: string, authorization?: string, variables: Record<string, unknown> = {}, options = {}) =>
-  request('/graphql', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json' },
-    body: JSON.stringify({ query, variables }),
-    authorization,
-  }, options);
+  request(
+    '/graphql',
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ query, variables }),
+      authorization,
+    },
+    options,
+  );
 
 const rest = (method: string, route: string, authorization?: string, body?: unknown) =>
   request(`${API}${route}`, {
@@ -81,7 +92,12 @@ beforeAll(async () => {
   // development and LOG_LEVEL=trace: GraphQL Yoga, the REST layer and the logger at their most talkative.
   // More failures for edith from this one address than the limits on failed sign-ins check by default: each is a 401 here.
   const limits = { SIGNIN_FAILURES_PER_ADDRESS_AND_LOGIN: '100' };
-  server = await startInstance(database.url, { NODE_ENV: 'development', LOG_LEVEL: 'trace', CALENDAR_ADMIN_PASSWORD: ADMIN_PASSWORD, ...limits });
+  server = await startInstance(database.url, {
+    NODE_ENV: 'development',
+    LOG_LEVEL: 'trace',
+    CALENDAR_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    ...limits,
+  });
 }, 90_000);
 
 afterAll(async () => {
@@ -91,7 +107,9 @@ afterAll(async () => {
 });
 
 describe('secrets stay out of logs and answers', () => {
-  it('serves requests with every kind of credential, right and wrong, then stops on SIGTERM', { timeout: 120_000 }, async () => {
+  it('serves requests with every kind of credential, right and wrong, then stops on SIGTERM', {
+    timeout: 120_000,
+  }, async () => {
     const admin = basic('admin', ADMIN_PASSWORD);
 
     // The administrator from CALENDAR_ADMIN_PASSWORD creates users and their credentials over GraphQL.
@@ -104,7 +122,12 @@ describe('secrets stay out of logs and answers', () => {
     );
     expect(created.body.errors).toBeUndefined();
     const issue = async (field: 'createApplicationPassword' | 'createBearerToken', userId: number, login: string) => {
-      const answer = await graphql(`mutation($userId: Int) { issued: ${field}(name: "logs test", userId: $userId) { id secret } }`, admin, { userId }, { creates: true });
+      const answer = await graphql(
+        `mutation($userId: Int) { issued: ${field}(name: "logs test", userId: $userId) { id secret } }`,
+        admin,
+        { userId },
+        { creates: true },
+      );
       expect(answer.body.errors).toBeUndefined();
       addSecret(login, answer.body.data.issued.secret);
       return answer.body.data.issued as { id: number; secret: string };
@@ -119,11 +142,27 @@ describe('secrets stay out of logs and answers', () => {
     const contributor = `Bearer ${contributorToken.secret}`;
 
     // Successes, with each kind of credential.
-    expect((await graphql('{ viewer { login credentials { nodes { id name lastUsedAt } } } }', admin)).body.data.viewer.login).toBe('admin');
+    expect(
+      (await graphql('{ viewer { login credentials { nodes { id name lastUsedAt } } } }', admin)).body.data.viewer
+        .login,
+    ).toBe('admin');
     expect((await rest('POST', '/categories', editor, { name: 'Jazz' })).status).toBe(201);
     expect((await rest('POST', '/tags', bearer, { name: 'Outdoor' })).status).toBe(201);
-    expect((await graphql('{ users { nodes { login credentials { nodes { id name kind lastUsedAt revokedAt } } } } }', admin)).status).toBe(200);
-    expect((await graphql('mutation($id: Int!) { revokeCredential(id: $id) { id revokedAt } }', admin, { id: revokedPassword.id })).status).toBe(200);
+    expect(
+      (
+        await graphql(
+          '{ users { nodes { login credentials { nodes { id name kind lastUsedAt revokedAt } } } } }',
+          admin,
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await graphql('mutation($id: Int!) { revokeCredential(id: $id) { id revokedAt } }', admin, {
+          id: revokedPassword.id,
+        })
+      ).status,
+    ).toBe(200);
 
     // 401: wrong password, unknown user, revoked password, a token with a wrong secret, a token sent as Basic,
     // the admin password in an unknown scheme, a malformed header.
@@ -146,16 +185,33 @@ describe('secrets stay out of logs and answers', () => {
     expect((await rest('POST', '/categories', contributor, { name: 'Folk' })).status).toBe(403);
     const forbidden = await graphql('{ users { nodes { login } } }', contributor);
     expect(forbidden.body.errors[0].extensions.code).toBe('FORBIDDEN');
-    expect((await graphql('mutation { createApplicationPassword(name: "x", userId: 1) { secret } }', contributor)).body.errors[0].extensions.code).toBe('FORBIDDEN');
+    expect(
+      (await graphql('mutation { createApplicationPassword(name: "x", userId: 1) { secret } }', contributor)).body
+        .errors[0].extensions.code,
+    ).toBe('FORBIDDEN');
 
     // 400: bad input, malformed JSON, a query that does not parse, an unknown field.
     expect((await rest('POST', '/categories', editor, { name: '' })).status).toBe(400);
     expect((await rest('POST', '/categories', editor, '{"name": ')).status).toBe(400);
     expect((await rest('GET', '/events?per_page=-1', bearer)).status).toBe(400);
-    expect((await graphql('mutation { createUser(input: { login: "b b", role: EDITOR }) { id } }', admin)).body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(
+      (await graphql('mutation { createUser(input: { login: "b b", role: EDITOR }) { id } }', admin)).body.errors[0]
+        .extensions.code,
+    ).toBe('BAD_USER_INPUT');
     expect((await graphql('{ viewer { login', bearer)).body.errors[0].message).toMatch(/Syntax Error/);
-    expect((await graphql('{ viewer { password } }', admin)).body.errors[0].message).toMatch(/Cannot query field "password"/);
-    expect((await request('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query": ', authorization: admin })).status).toBeGreaterThanOrEqual(400);
+    expect((await graphql('{ viewer { password } }', admin)).body.errors[0].message).toMatch(
+      /Cannot query field "password"/,
+    );
+    expect(
+      (
+        await request('/graphql', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"query": ',
+          authorization: admin,
+        })
+      ).status,
+    ).toBeGreaterThanOrEqual(400);
     // Unknown records, and an ID past what GraphQL's Int takes (whatever the status, the server may log the error).
     expect((await rest('GET', '/events/123456', admin)).status).toBe(404);
     expect((await rest('GET', '/events/9999999999999', admin)).status).toBeGreaterThanOrEqual(400);
@@ -171,11 +227,16 @@ describe('secrets stay out of logs and answers', () => {
     expect(output()).toContain('Calendar events service on');
     expect(answers.length).toBeGreaterThan(40);
     // One log line for every request answered.
-    expect(output().split('\n').filter((line) => line.includes('"requestId"')).length).toBeGreaterThanOrEqual(answers.length);
+    expect(
+      output()
+        .split('\n')
+        .filter((line) => line.includes('"requestId"')).length,
+    ).toBeGreaterThanOrEqual(answers.length);
     expect(secrets.size).toBeGreaterThan(20);
     for (const secret of secrets) {
       expect(output().includes(secret), `the server's output contains a secret (${secret.slice(0, 4)}…)`).toBe(false);
-      for (const answer of answers) expect(answer.includes(secret), `an answer contains a secret (${secret.slice(0, 4)}…):\n${answer}`).toBe(false);
+      for (const answer of answers)
+        expect(answer.includes(secret), `an answer contains a secret (${secret.slice(0, 4)}…):\n${answer}`).toBe(false);
     }
     // Nor the stored hashes.
     expect(output()).not.toContain('scrypt$');

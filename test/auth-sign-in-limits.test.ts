@@ -39,14 +39,18 @@ async function userWithPassword(server: TestServer): Promise<{ login: string; au
   const login = unique('limited');
   await adminData(server, `mutation { u: createUser(input: { login: "${login}", role: AUTHOR }) { login } }`);
   const { id } = await server.app.db.user.findUniqueOrThrow({ where: { login } });
-  const issued = await adminData(server, `mutation { p: createApplicationPassword(name: "x", userId: ${id}) { secret } }`);
+  const issued = await adminData(
+    server,
+    `mutation { p: createApplicationPassword(name: "x", userId: ${id}) { secret } }`,
+  );
   return { login, authorization: basicAuthorization(login, issued.p.secret) };
 }
 
 /** A REST read as `authorization`, from `address` (X-Forwarded-For, which only a server behind a proxy believes). */
 const restRead = (server: TestServer, authorization: string, address: string) =>
   call(server, 'GET', '/venues', { headers: { authorization, 'x-forwarded-for': address } });
-const statusOf = async (server: TestServer, authorization: string, address: string) => (await restRead(server, authorization, address)).status;
+const statusOf = async (server: TestServer, authorization: string, address: string) =>
+  (await restRead(server, authorization, address)).status;
 
 async function graphqlRead(server: TestServer, authorization: string, address: string) {
   const response = await fetch(`${server.url}/graphql`, {
@@ -54,7 +58,11 @@ async function graphqlRead(server: TestServer, authorization: string, address: s
     headers: { 'content-type': 'application/json', authorization, 'x-forwarded-for': address },
     body: JSON.stringify({ query: '{ viewer { login } }' }),
   });
-  return { status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) as any };
+  return {
+    status: response.status,
+    retryAfter: response.headers.get('retry-after'),
+    body: (await response.json()) as any,
+  };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -67,7 +75,11 @@ describe('failed sign-ins for one login from one address', () => {
 
     const refused = await restRead(server, WRONG_ADMIN, '198.51.100.1');
     expect(refused.status).toBe(429);
-    expect(refused.body).toEqual({ code: 'rest_too_many_requests', message: expect.stringMatching(/^Too many failed sign-in attempts\. Try again in [1-3] seconds\.$/), data: { status: 429 } });
+    expect(refused.body).toEqual({
+      code: 'rest_too_many_requests',
+      message: expect.stringMatching(/^Too many failed sign-in attempts\. Try again in [1-3] seconds\.$/),
+      data: { status: 429 },
+    });
     const retryAfter = Number(refused.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(WINDOW_MS / 1000);
@@ -76,7 +88,12 @@ describe('failed sign-ins for one login from one address', () => {
     const graphql = await graphqlRead(server, ADMIN, '198.51.100.1');
     expect(graphql.status).toBe(429);
     expect(Number(graphql.retryAfter)).toBeGreaterThanOrEqual(1);
-    expect(graphql.body.errors).toEqual([{ message: expect.stringMatching(/^Too many failed sign-in attempts/), extensions: { code: 'RATE_LIMITED', retryAfter: expect.any(Number) } }]);
+    expect(graphql.body.errors).toEqual([
+      {
+        message: expect.stringMatching(/^Too many failed sign-in attempts/),
+        extensions: { code: 'RATE_LIMITED', retryAfter: expect.any(Number) },
+      },
+    ]);
 
     // From another address the login's password is checked at once; from that one, a right issued password signs in.
     expect((await graphqlRead(server, ADMIN, '198.51.100.2')).body.data.viewer.login).toBe('admin');
@@ -107,7 +124,8 @@ describe('failed sign-ins from one address', () => {
     const server = await behindProxy();
     const user = await userWithPassword(server);
     const flooding = '203.0.113.7';
-    for (let n = 0; n < 8; n++) expect(await statusOf(server, basicAuthorization(unique('nobody'), WRONG), flooding)).toBe(401);
+    for (let n = 0; n < 8; n++)
+      expect(await statusOf(server, basicAuthorization(unique('nobody'), WRONG), flooding)).toBe(401);
     expect(await statusOf(server, basicAuthorization(unique('nobody'), WRONG), flooding)).toBe(429);
     expect(await statusOf(server, ADMIN, flooding)).toBe(429);
     expect(await statusOf(server, `Bearer 1.${WRONG}`, flooding)).toBe(429);
@@ -125,7 +143,8 @@ describe('failed sign-ins from one address', () => {
   it('count the socket’s address, not X-Forwarded-For, unless TRUST_PROXY is on', async () => {
     const server = await serverWith({});
     const user = await userWithPassword(server);
-    for (let n = 0; n < 8; n++) expect(await statusOf(server, basicAuthorization(unique('nobody'), WRONG), `203.0.113.${n}`)).toBe(401);
+    for (let n = 0; n < 8; n++)
+      expect(await statusOf(server, basicAuthorization(unique('nobody'), WRONG), `203.0.113.${n}`)).toBe(401);
     const spoofed = await restRead(server, ADMIN, '203.0.113.99');
     expect(spoofed.status).toBe(429);
     expect(Number(spoofed.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReader, seedDatabase } from '../bench/datasets.js';
+import { seedDatabase } from '../bench/datasets.js';
 import { startFloor, type RunningFloor } from '../bench/floor.js';
 import { generateDatabase } from '../bench/generate.js';
 import { PROJECT_ROOT } from '../bench/processes.js';
@@ -35,17 +35,26 @@ async function bodies(app: App, floor: RunningFloor, path: string) {
   const ours = await app.fetch(new Request(`http://127.0.0.1${path}`));
   const theirs = await fetch(floor.url + path);
   expect([ours.status, theirs.status]).toEqual([200, 200]);
-  return { ours: Buffer.from(await ours.arrayBuffer()), theirs: Buffer.from(await theirs.arrayBuffer()), total: theirs.headers.get('x-tec-total') };
+  return {
+    ours: Buffer.from(await ours.arrayBuffer()),
+    theirs: Buffer.from(await theirs.arrayBuffer()),
+    total: theirs.headers.get('x-tec-total'),
+  };
 }
 
 describe('benchmark floor', () => {
   it('answers the events list with the service bytes, on the seed data and generated data with protected events', async () => {
     const generated = await generateDatabase(join(dir, 'generated.db'), 1000);
-    const protectedEvents = new Database(generated.path, { readonly: true }).prepare(`SELECT count(*) FROM Event WHERE password != ''`).pluck().get();
+    const protectedEvents = new Database(generated.path, { readonly: true })
+      .prepare(`SELECT count(*) FROM Event WHERE password != ''`)
+      .pluck()
+      .get();
     expect(protectedEvents).toBeGreaterThan(0);
     for (const path of [seedPath, generated.path]) {
       const databaseUrl = `file:${path}`;
-      const app = await createApp(loadConfig({ DATABASE_URL: databaseUrl, SITE_URL, PORT: '0', LOG_LEVEL: 'warn', RESPONSE_CACHE_MB: '0' }));
+      const app = await createApp(
+        loadConfig({ DATABASE_URL: databaseUrl, SITE_URL, PORT: '0', LOG_LEVEL: 'warn', RESPONSE_CACHE_MB: '0' }),
+      );
       const floor = await startFloor({ databaseUrl, siteUrl: SITE_URL });
       try {
         for (const query of ['', '?per_page=50', '?page=2', '?page=4&per_page=50']) {
@@ -63,12 +72,24 @@ describe('benchmark floor', () => {
   it('generates the recurring-series data set as series the service reads, IDs shared with venues and organizers', async () => {
     const generated = await generateDatabase(join(dir, 'series.db'), 200, { seriesOccurrences: 2500 });
     expect(generated.events).toBe(200 + 2500 + 2);
-    const app = await createApp(loadConfig({ DATABASE_URL: `file:${generated.path}`, SITE_URL, PORT: '0', LOG_LEVEL: 'warn', RESPONSE_CACHE_MB: '0' }));
+    const app = await createApp(
+      loadConfig({
+        DATABASE_URL: `file:${generated.path}`,
+        SITE_URL,
+        PORT: '0',
+        LOG_LEVEL: 'warn',
+        RESPONSE_CACHE_MB: '0',
+      }),
+    );
     try {
-      const list = await (await app.fetch(new Request(`http://127.0.0.1${REST}/events?per_page=50&search=Daily%20class`))).json();
+      const list = await (
+        await app.fetch(new Request(`http://127.0.0.1${REST}/events?per_page=50&search=Daily%20class`))
+      ).json();
       const occurrence = list.events.find((event: { recurring_event_id?: number }) => event.recurring_event_id);
       expect(occurrence, 'an occurrence in the list').toBeDefined();
-      const master = await (await app.fetch(new Request(`http://127.0.0.1${REST}/events/${occurrence.recurring_event_id}`))).json();
+      const master = await (
+        await app.fetch(new Request(`http://127.0.0.1${REST}/events/${occurrence.recurring_event_id}`))
+      ).json();
       expect(master.recurrence[0]).toMatch(/^RRULE:FREQ=DAILY;/);
       const venues = await (await app.fetch(new Request(`http://127.0.0.1${REST}/venues?per_page=50`))).json();
       expect(venues.venues.map((venue: { id: number }) => venue.id)).not.toContain(occurrence.id);
@@ -81,7 +102,9 @@ describe('benchmark floor', () => {
     const path = join(dir, 'written.db');
     copyFileSync(seedPath, path);
     const databaseUrl = `file:${path}`;
-    const app = await createApp(loadConfig({ DATABASE_URL: databaseUrl, SITE_URL, PORT: '0', LOG_LEVEL: 'warn', RESPONSE_CACHE_MB: '0' }));
+    const app = await createApp(
+      loadConfig({ DATABASE_URL: databaseUrl, SITE_URL, PORT: '0', LOG_LEVEL: 'warn', RESPONSE_CACHE_MB: '0' }),
+    );
     const floor = await startFloor({ databaseUrl, siteUrl: SITE_URL });
     const writer = new Database(path);
     try {
@@ -109,7 +132,10 @@ describe('benchmark scenarios', () => {
   it('selects scenarios by ID and leaves out -IDs, refusing unknown ones', () => {
     const all = scenariosFor(data, credentials);
     expect(selectScenarios(all, undefined)).toHaveLength(all.length);
-    expect(selectScenarios(all, 'rest-list-10,rest-list-10-304').map((s) => s.id)).toEqual(['rest-list-10', 'rest-list-10-304']);
+    expect(selectScenarios(all, 'rest-list-10,rest-list-10-304').map((s) => s.id)).toEqual([
+      'rest-list-10',
+      'rest-list-10-304',
+    ]);
     expect(selectScenarios(all, '-rest-list-10-304').map((s) => s.id)).not.toContain('rest-list-10-304');
     expect(selectScenarios(all, '-rest-list-10-304')).toHaveLength(all.length - 1);
     expect(() => selectScenarios(all, 'rest-list-11')).toThrow(/unknown scenarios: rest-list-11/);
@@ -130,7 +156,11 @@ describe('benchmark harness', () => {
     };
     mkdirSync(out);
     const { code, output } = await new Promise<{ code: number | null; output: string }>((done) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'bench/run.ts'], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['--import', 'tsx', 'bench/run.ts'], {
+        cwd: PROJECT_ROOT,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let output = '';
       child.stdout.on('data', (chunk: Buffer) => void (output += chunk.toString()));
       child.stderr.on('data', (chunk: Buffer) => void (output += chunk.toString()));
@@ -143,8 +173,12 @@ describe('benchmark harness', () => {
 
     // The service answers conditional requests only when it sends an ETag: then the 304 scenario is measured,
     // otherwise it fails, loudly, rather than measuring 200s.
-    const app = await createApp(loadConfig({ DATABASE_URL: `file:${seedPath}`, SITE_URL, PORT: '0', LOG_LEVEL: 'warn' }));
-    const etag = await app.fetch(new Request(`http://127.0.0.1${REST}/events`)).then((response) => response.headers.get('etag'));
+    const app = await createApp(
+      loadConfig({ DATABASE_URL: `file:${seedPath}`, SITE_URL, PORT: '0', LOG_LEVEL: 'warn' }),
+    );
+    const etag = await app
+      .fetch(new Request(`http://127.0.0.1${REST}/events`))
+      .then((response) => response.headers.get('etag'));
     await app.close();
     const expected = selectScenarios(scenariosFor(data, credentials), undefined);
     for (const scenario of expected) {
@@ -155,7 +189,10 @@ describe('benchmark harness', () => {
       }
       expect(failure, `${scenario.id}: ${failure?.reason}`).toBeUndefined();
       const runs = size!.runs.filter((run) => run.scenario === scenario.id);
-      expect(runs.map((run) => run.concurrency), scenario.id).toEqual([1, 2]);
+      expect(
+        runs.map((run) => run.concurrency),
+        scenario.id,
+      ).toEqual([1, 2]);
       for (const run of runs) {
         expect(run.requests, scenario.id).toBeGreaterThan(0);
         expect(run.errors + run.unexpected, scenario.id).toBe(0);
@@ -172,7 +209,16 @@ describe('benchmark harness', () => {
     expect(code, output.slice(-2000)).toBe(size!.failed.length ? 1 : 0);
 
     const markdown = readFileSync(join(out, 'results.md'), 'utf8');
-    for (const column of ['c1 req/s', 'c1 p50 ms', 'c1 p99 ms', 'c1 vs floor', 'c1 vs static', 'c2 vs floor', 'c2 vs static', 'SQL/req']) {
+    for (const column of [
+      'c1 req/s',
+      'c1 p50 ms',
+      'c1 p99 ms',
+      'c1 vs floor',
+      'c1 vs static',
+      'c2 vs floor',
+      'c2 vs static',
+      'SQL/req',
+    ]) {
       expect(markdown).toContain(`| ${column} |`);
     }
     expect(markdown).toMatch(/\| Floor: events list, per_page 10 \| 5 \|/);

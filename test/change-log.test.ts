@@ -35,33 +35,60 @@ async function recorded(write: () => Promise<unknown>): Promise<string[]> {
 }
 
 const deleteEvent = (id: number, force: boolean) =>
-  server.gqlOk(`mutation ($id: ID!, $force: Boolean) { deleteEvent(id: $id, force: $force) { id } }`, { id: String(id), force });
+  server.gqlOk(`mutation ($id: ID!, $force: Boolean) { deleteEvent(id: $id, force: $force) { id } }`, {
+    id: String(id),
+    force,
+  });
 
 describe('the change log', () => {
   it('records creates, updates and deletes of venues, organizers, categories and tags', async () => {
     let ids: number[] = [];
     const created = await recorded(async () => {
-      ids = [(await createVenue(server)).id, (await createOrganizer(server)).id, (await createCategory(server)).id, (await createTag(server)).id];
+      ids = [
+        (await createVenue(server)).id,
+        (await createOrganizer(server)).id,
+        (await createCategory(server)).id,
+        (await createTag(server)).id,
+      ];
     });
-    expect(created).toEqual([`venue ${ids[0]} created`, `organizer ${ids[1]} created`, `category ${ids[2]} created`, `tag ${ids[3]} created`]);
+    expect(created).toEqual([
+      `venue ${ids[0]} created`,
+      `organizer ${ids[1]} created`,
+      `category ${ids[2]} created`,
+      `tag ${ids[3]} created`,
+    ]);
     const [venue, organizer, category, tag] = ids;
     const changed = await recorded(async () => {
-      await server.gqlOk(`mutation ($id: ID!) { updateVenue(id: $id, input: { city: "Graz" }) { id } }`, { id: String(venue) });
-      await server.gqlOk(`mutation ($id: ID!) { deleteOrganizer(id: $id, force: true) { id } }`, { id: String(organizer) });
-      await server.gqlOk(`mutation ($id: ID!) { updateEventCategory(id: $id, input: { description: "d" }) { id } }`, { id: String(category) });
+      await server.gqlOk(`mutation ($id: ID!) { updateVenue(id: $id, input: { city: "Graz" }) { id } }`, {
+        id: String(venue),
+      });
+      await server.gqlOk(`mutation ($id: ID!) { deleteOrganizer(id: $id, force: true) { id } }`, {
+        id: String(organizer),
+      });
+      await server.gqlOk(`mutation ($id: ID!) { updateEventCategory(id: $id, input: { description: "d" }) { id } }`, {
+        id: String(category),
+      });
       await server.gqlOk(`mutation ($id: ID!) { deleteEventTag(id: $id) { id } }`, { id: String(tag) });
     });
-    expect(changed).toEqual([`venue ${venue} updated`, `organizer ${organizer} deleted`, `category ${category} updated`, `tag ${tag} deleted`]);
+    expect(changed).toEqual([
+      `venue ${venue} updated`,
+      `organizer ${organizer} deleted`,
+      `category ${category} updated`,
+      `tag ${tag} deleted`,
+    ]);
   });
 
   it("records a change of an event's links as an update of the event, and no link change after the event is deleted", async () => {
     const venue = await createVenue(server);
     const event = await createEvent(server);
     const linked = await recorded(() =>
-      server.gqlOk(`mutation ($id: ID!, $venue: ID!) { updateEvent(id: $id, input: { venues: [{ id: $venue }] }) { id } }`, {
-        id: String(event.id),
-        venue: String(venue.id),
-      }),
+      server.gqlOk(
+        `mutation ($id: ID!, $venue: ID!) { updateEvent(id: $id, input: { venues: [{ id: $venue }] }) { id } }`,
+        {
+          id: String(event.id),
+          venue: String(venue.id),
+        },
+      ),
     );
     expect(new Set(linked)).toEqual(new Set([`event ${event.id} updated`]));
     const deleted = await recorded(() => deleteEvent(event.id, true));
@@ -72,7 +99,12 @@ describe('the change log', () => {
   it('records a link written by SQL that bypasses the service, as the triggers do for any client', async () => {
     const event = await createEvent(server);
     const organizer = await createOrganizer(server);
-    const entries = await recorded(() => runSql(server.databaseUrl, `INSERT INTO "EventOrganizer" ("eventId", "organizerId") VALUES (${event.id}, ${organizer.id})`));
+    const entries = await recorded(() =>
+      runSql(
+        server.databaseUrl,
+        `INSERT INTO "EventOrganizer" ("eventId", "organizerId") VALUES (${event.id}, ${organizer.id})`,
+      ),
+    );
     expect(entries).toEqual([`event ${event.id} updated`]);
   });
 
@@ -82,7 +114,9 @@ describe('the change log', () => {
     const entries = await readChangesAfter(server.app.db, before, 1000);
     expect(entries).toHaveLength(6);
     for (const entry of entries) expect(entry.version > before.version || entry.seq > before.seq).toBe(true);
-    const sorted = [...entries].sort((a, b) => (a.version === b.version ? a.seq - b.seq : a.version < b.version ? -1 : 1));
+    const sorted = [...entries].sort((a, b) =>
+      a.version === b.version ? a.seq - b.seq : a.version < b.version ? -1 : 1,
+    );
     expect(entries).toEqual(sorted);
     const after = await currentChangePosition(server.app.db);
     expect(await readChangesAfter(server.app.db, after, 10)).toEqual([]);
@@ -114,7 +148,9 @@ describe('reading the change log at scale', () => {
     } finally {
       await db.$disconnect();
     }
-    const reads = statements.filter(({ query }) => /\bFROM\b[^]*"?Change"?/.test(query) && !/^\s*(BEGIN|COMMIT)/i.test(query));
+    const reads = statements.filter(
+      ({ query }) => /\bFROM\b[^]*"?Change"?/.test(query) && !/^\s*(BEGIN|COMMIT)/i.test(query),
+    );
     expect(reads.length).toBeGreaterThanOrEqual(3);
     for (const { query } of reads) {
       // Prisma's aggregates wrap the table in a subquery (a scan), and an OR of the two position cases defeats the
@@ -127,8 +163,12 @@ describe('reading the change log at scale', () => {
       const page = reads.find(({ query }) => /ORDER BY .*version.* ASC/.test(query))!;
       const sqlite = new Database(sqlitePath(server.databaseUrl), { readonly: true });
       try {
-        const plan = sqlite.prepare(`EXPLAIN QUERY PLAN ${page.query}`).all(...(JSON.parse(page.params) as unknown[])) as Array<{ detail: string }>;
-        expect(plan.map((step) => step.detail).join(' | ')).toMatch(/^SEARCH main\.Change USING (COVERING )?INDEX Change_version_seq_idx \(version>\?\)$/);
+        const plan = sqlite
+          .prepare(`EXPLAIN QUERY PLAN ${page.query}`)
+          .all(...(JSON.parse(page.params) as unknown[])) as Array<{ detail: string }>;
+        expect(plan.map((step) => step.detail).join(' | ')).toMatch(
+          /^SEARCH main\.Change USING (COVERING )?INDEX Change_version_seq_idx \(version>\?\)$/,
+        );
       } finally {
         sqlite.close();
       }

@@ -34,12 +34,17 @@ describe('GET /changes', () => {
     const since = await cursorNow();
     const venue = await createVenue(server);
     const tag = await createTag(server);
-    await server.gqlOk(`mutation ($id: ID!) { updateVenue(id: $id, input: { city: "Linz" }) { id } }`, { id: String(venue.id) });
+    await server.gqlOk(`mutation ($id: ID!) { updateVenue(id: $id, input: { city: "Linz" }) { id } }`, {
+      id: String(venue.id),
+    });
     const response = await changes({ since });
     expect(response.status).toBe(200);
     expect(response.body.more).toBe(false);
     // The venue's create and update in one page are one change, at the place of its last.
-    expect(response.body.changes.map((c: any) => `${c.type} ${c.id} ${c.action}`)).toEqual([`tag ${tag.id} created`, `venue ${venue.id} created`]);
+    expect(response.body.changes.map((c: any) => `${c.type} ${c.id} ${c.action}`)).toEqual([
+      `tag ${tag.id} created`,
+      `venue ${venue.id} created`,
+    ]);
     for (const change of response.body.changes) {
       expect(Object.keys(change)).toEqual(['type', 'id', 'action', 'modified_utc']);
       expect(change.modified_utc).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
@@ -67,13 +72,26 @@ describe('GET /changes', () => {
   it('shows a record that left an anonymous reader’s view as deleted, while an administrator sees it updated', async () => {
     const event = await createEvent(server);
     const since = await cursorNow();
-    await server.gqlOk(`mutation ($id: ID!) { updateEvent(id: $id, input: { status: DRAFT }) { id } }`, { id: String(event.id) });
-    expect((await changes({ since })).body.changes).toEqual([expect.objectContaining({ type: 'event', id: event.id, action: 'deleted' })]);
-    expect((await changes({ since }, ADMIN_AUTHORIZATION)).body.changes).toEqual([expect.objectContaining({ type: 'event', id: event.id, action: 'updated' })]);
+    await server.gqlOk(`mutation ($id: ID!) { updateEvent(id: $id, input: { status: DRAFT }) { id } }`, {
+      id: String(event.id),
+    });
+    expect((await changes({ since })).body.changes).toEqual([
+      expect.objectContaining({ type: 'event', id: event.id, action: 'deleted' }),
+    ]);
+    expect((await changes({ since }, ADMIN_AUTHORIZATION)).body.changes).toEqual([
+      expect.objectContaining({ type: 'event', id: event.id, action: 'updated' }),
+    ]);
     const protectedSince = (await changes()).body.next;
-    await server.gqlOk(`mutation ($id: ID!) { updateEvent(id: $id, input: { status: PUBLISH, password: "pw" }) { id } }`, { id: String(event.id) });
-    expect((await changes({ since: protectedSince })).body.changes).toEqual([expect.objectContaining({ id: event.id, action: 'deleted' })]);
-    expect((await changes({ since: protectedSince }, ADMIN_AUTHORIZATION)).body.changes).toEqual([expect.objectContaining({ id: event.id, action: 'updated' })]);
+    await server.gqlOk(
+      `mutation ($id: ID!) { updateEvent(id: $id, input: { status: PUBLISH, password: "pw" }) { id } }`,
+      { id: String(event.id) },
+    );
+    expect((await changes({ since: protectedSince })).body.changes).toEqual([
+      expect.objectContaining({ id: event.id, action: 'deleted' }),
+    ]);
+    expect((await changes({ since: protectedSince }, ADMIN_AUTHORIZATION)).body.changes).toEqual([
+      expect.objectContaining({ id: event.id, action: 'updated' }),
+    ]);
   });
 
   it('answers 410 rest_changes_resync_required with a fresh cursor for garbage and tampered cursors', async () => {
@@ -91,7 +109,7 @@ describe('GET /changes', () => {
       Buffer.from(`${epoch}:-1.${seq}`).toString('base64url'),
       Buffer.from(`${epoch}:${version}.99999999999`).toString('base64url'),
       Buffer.from(`${epoch}:${version}`).toString('base64url'),
-      since + 'A',
+      `${since}A`,
     ];
     for (const cursor of tampered) {
       const response = await call(server, 'GET', `/changes?since=${encodeURIComponent(cursor)}`);
@@ -108,7 +126,14 @@ describe('GET /changes', () => {
 
   it('clamps a huge per_page to 50 and refuses zero, negative and non-numeric ones', async () => {
     const since = await cursorNow();
-    for (let i = 0; i < 55; i++) await runSql(server.databaseUrl, `INSERT INTO "Term" ("taxonomy", "name", "slug") VALUES ('tag', 'bulk ${i} ${since.slice(-6)}', 'bulk-${i}-${since.slice(-6).toLowerCase().replace(/[^a-z0-9]/g, '')}')`);
+    for (let i = 0; i < 55; i++)
+      await runSql(
+        server.databaseUrl,
+        `INSERT INTO "Term" ("taxonomy", "name", "slug") VALUES ('tag', 'bulk ${i} ${since.slice(-6)}', 'bulk-${i}-${since
+          .slice(-6)
+          .toLowerCase()
+          .replace(/[^a-z0-9]/g, '')}')`,
+      );
     const huge = await changes({ since, per_page: 1_000_000_000 });
     expect(huge.status).toBe(200);
     expect(huge.body.changes).toHaveLength(50);
@@ -130,7 +155,10 @@ describe('GET /changes', () => {
     await idle(2500);
     const expired = await changes({ since });
     expect(expired.status).toBe(410);
-    expect(expired.body).toMatchObject({ code: 'rest_changes_resync_required', data: { status: 410, reason: 'expired', next: expect.any(String) } });
+    expect(expired.body).toMatchObject({
+      code: 'rest_changes_resync_required',
+      data: { status: 410, reason: 'expired', next: expect.any(String) },
+    });
     // The cursor at the last pruned change is still whole.
     expect((await changes({ since: after })).status).toBe(200);
   });
@@ -141,16 +169,27 @@ describe('GraphQL changes', () => {
     const start = await server.gqlOk(`{ changes { nodes { type } next more } }`);
     expect(start.changes).toEqual({ nodes: [], next: expect.any(String), more: false });
     const venue = await createVenue(server);
-    const page = await server.gqlOk(`query ($since: String) { changes(since: $since, first: 5) { nodes { type databaseId action modifiedAt } next more } }`, {
-      since: start.changes.next,
-    });
-    expect(page.changes.nodes).toEqual([{ type: 'VENUE', databaseId: venue.id, action: 'CREATED', modifiedAt: expect.any(String) }]);
+    const page = await server.gqlOk(
+      `query ($since: String) { changes(since: $since, first: 5) { nodes { type databaseId action modifiedAt } next more } }`,
+      {
+        since: start.changes.next,
+      },
+    );
+    expect(page.changes.nodes).toEqual([
+      { type: 'VENUE', databaseId: venue.id, action: 'CREATED', modifiedAt: expect.any(String) },
+    ]);
     const rest = await changes({ since: start.changes.next });
     expect(rest.body.next).toBe(page.changes.next);
     const bad = await server.gql(`{ changes(since: "nonsense") { next } }`);
-    expect(bad.errors?.[0]?.extensions).toMatchObject({ code: 'RESYNC_REQUIRED', reason: 'invalid', next: expect.any(String) });
+    expect(bad.errors?.[0]?.extensions).toMatchObject({
+      code: 'RESYNC_REQUIRED',
+      reason: 'invalid',
+      next: expect.any(String),
+    });
     for (const first of [0, -5, 101]) {
-      const refused = await server.gql(`query ($first: Int) { changes(since: null, first: $first) { next } }`, { first });
+      const refused = await server.gql(`query ($first: Int) { changes(since: null, first: $first) { next } }`, {
+        first,
+      });
       expect(refused.errors?.[0]?.extensions?.code, String(first)).toBe('BAD_USER_INPUT');
     }
   });

@@ -18,7 +18,16 @@ import { startServer } from './support/server.js';
 // same header, from its `headers` function): every change arrives once, in commit order.
 
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const QUERY = 'subscription { changed(types: [ORGANIZER]) { type databaseId action cursor } }';
 const idle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -39,7 +48,11 @@ async function until(test: () => boolean | Promise<boolean>, ms: number, describ
 
 /** A server of one empty page, of another origin than the service's (CORS_ORIGINS is `any` by default). */
 async function pageServer(): Promise<{ server: Server; origin: string }> {
-  const server = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>follower</title>'));
+  const server = createServer((_request, response) =>
+    response
+      .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+      .end('<!doctype html><title>follower</title>'),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
@@ -50,7 +63,10 @@ function graphqlSseFollower(url: string) {
   const errors: unknown[] = [];
   let completed = false;
   let cursor: string | undefined;
-  const client = createClient({ url, headers: (): Record<string, string> => (cursor ? { 'last-event-id': cursor } : {}) });
+  const client = createClient({
+    url,
+    headers: (): Record<string, string> => (cursor ? { 'last-event-id': cursor } : {}),
+  });
   const unsubscribe = client.subscribe<{ changed: Told }>(
     { query: QUERY },
     {
@@ -87,13 +103,27 @@ async function eventSourceFollower(browser: Browser, pageOrigin: string, url: st
     const source = new EventSource(url);
     (window as any).source = source;
     source.addEventListener('open', () => state.opens++);
-    source.addEventListener('next', (event) => state.told.push({ data: JSON.parse((event as MessageEvent).data), lastEventId: (event as MessageEvent).lastEventId }));
+    source.addEventListener('next', (event) =>
+      state.told.push({
+        data: JSON.parse((event as MessageEvent).data),
+        lastEventId: (event as MessageEvent).lastEventId,
+      }),
+    );
     source.addEventListener('error', () => {
       state.errors++;
       if (source.readyState === EventSource.CLOSED) state.closed = true;
     });
   }, url);
-  const state = () => page.evaluate(() => (window as any).follower as { told: { data: any; lastEventId: string }[]; closed: boolean; errors: number; opens: number });
+  const state = () =>
+    page.evaluate(
+      () =>
+        (window as any).follower as {
+          told: { data: any; lastEventId: string }[];
+          closed: boolean;
+          errors: number;
+          opens: number;
+        },
+    );
   return {
     state,
     told: async (): Promise<Told[]> => (await state()).told.map((one) => one.data.data.changed as Told),
@@ -172,12 +202,16 @@ let page: { server: Server; origin: string };
 const instances: Instance[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is needed at ${CHROMIUM}: apt-get install -y chromium (.ci/run installs it)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`Chromium is needed at ${CHROMIUM}: apt-get install -y chromium (.ci/run installs it)`);
   dir = mkdtempSync(join(tmpdir(), 'calendar-restart-'));
   database = await freshDatabase(dir);
   // The first process migrates and creates the administrator; the writer is another process on the same database.
   writer = await startInstance(database.url);
-  [browser, page] = await Promise.all([chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS }), pageServer()]);
+  [browser, page] = await Promise.all([
+    chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS }),
+    pageServer(),
+  ]);
 }, 120_000);
 
 afterEach(async () => {
@@ -205,18 +239,34 @@ async function followAcrossRestart(entry: string, restart: (written: readonly nu
   const source = await eventSourceFollower(browser, page.origin, `${entry}/graphql?query=${encodeURIComponent(QUERY)}`);
   try {
     // Both streams open before the first write (the first change tells that a stream is open).
-    await until(async () => (await source.state()).opens === 1, 10_000, () => 'EventSource did not open');
+    await until(
+      async () => (await source.state()).opens === 1,
+      10_000,
+      () => 'EventSource did not open',
+    );
     await idle(500);
     const writes = keepWriting(writer);
-    await until(async () => sse.told.length >= 3 && (await source.told()).length >= 3, 15_000, () => `before the restart: ${writes.written.length} written, ${sse.told.length} told`);
+    await until(
+      async () => sse.told.length >= 3 && (await source.told()).length >= 3,
+      15_000,
+      () => `before the restart: ${writes.written.length} written, ${sse.told.length} told`,
+    );
 
     await restart(writes.written);
     const afterRestart = writes.written.length;
-    await until(() => writes.written.length >= afterRestart + 5, 15_000, () => 'the writer stalled');
+    await until(
+      () => writes.written.length >= afterRestart + 5,
+      15_000,
+      () => 'the writer stalled',
+    );
     await writes.stop();
 
     const all = expected(writes.written);
-    await until(async () => sse.told.length >= all.length && (await source.told()).length >= all.length, 60_000, () => `${all.length} written; graphql-sse told ${sse.told.length}, errors ${JSON.stringify(sse.errors)}`);
+    await until(
+      async () => sse.told.length >= all.length && (await source.told()).length >= all.length,
+      60_000,
+      () => `${all.length} written; graphql-sse told ${sse.told.length}, errors ${JSON.stringify(sse.errors)}`,
+    );
     await idle(1500);
     expect(asTold(sse.told)).toEqual(all);
     expect(asTold(await source.told())).toEqual(all);
@@ -252,10 +302,22 @@ describe('changed streams across a graceful restart (issue 25.3)', { timeout: 18
     // balancer that keeps its connections): EventSource would give up on a refusal (before: a 500).
     const own = await startServer();
     try {
-      const source = await eventSourceFollower(browser, page.origin, `${own.url}/graphql?query=${encodeURIComponent(QUERY)}`);
-      await until(async () => (await source.state()).opens === 1, 10_000, () => 'EventSource did not open');
+      const source = await eventSourceFollower(
+        browser,
+        page.origin,
+        `${own.url}/graphql?query=${encodeURIComponent(QUERY)}`,
+      );
+      await until(
+        async () => (await source.state()).opens === 1,
+        10_000,
+        () => 'EventSource did not open',
+      );
       own.app.closeStreams();
-      await until(async () => (await source.state()).errors >= 3, 15_000, () => 'EventSource did not come back');
+      await until(
+        async () => (await source.state()).errors >= 3,
+        15_000,
+        () => 'EventSource did not come back',
+      );
       const state = await source.state();
       expect(state.closed).toBe(false);
       expect(state.opens).toBeGreaterThanOrEqual(3);

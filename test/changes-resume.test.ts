@@ -71,13 +71,28 @@ interface Opened {
 }
 
 /** A subscription over SSE: POST (as graphql-sse sends it) or GET (as EventSource does), with headers of its own. */
-async function open(options: { method?: 'GET' | 'POST'; query?: string; variables?: Record<string, unknown>; headers?: Record<string, string>; base?: string } = {}): Promise<Opened> {
+async function open(
+  options: {
+    method?: 'GET' | 'POST';
+    query?: string;
+    variables?: Record<string, unknown>;
+    headers?: Record<string, string>;
+    base?: string;
+  } = {},
+): Promise<Opened> {
   const { method = 'POST', query = QUERY, variables, headers = {}, base = server.url } = options;
   const abort = new AbortController();
-  const url = method === 'GET' ? `${base}/graphql?query=${encodeURIComponent(query)}${variables ? `&variables=${encodeURIComponent(JSON.stringify(variables))}` : ''}` : `${base}/graphql`;
+  const url =
+    method === 'GET'
+      ? `${base}/graphql?query=${encodeURIComponent(query)}${variables ? `&variables=${encodeURIComponent(JSON.stringify(variables))}` : ''}`
+      : `${base}/graphql`;
   const response = await fetch(url, {
     method,
-    headers: { accept: 'text/event-stream', ...(method === 'POST' ? { 'content-type': 'application/json' } : {}), ...headers },
+    headers: {
+      accept: 'text/event-stream',
+      ...(method === 'POST' ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
     body: method === 'POST' ? JSON.stringify({ query, variables }) : undefined,
     signal: abort.signal,
   });
@@ -85,7 +100,8 @@ async function open(options: { method?: 'GET' | 'POST'; query?: string; variable
   const ended = (async () => {
     const decoder = new TextDecoder();
     try {
-      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) text += decoder.decode(chunk, { stream: true });
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>)
+        text += decoder.decode(chunk, { stream: true });
     } catch {
       // hung up
     }
@@ -97,7 +113,10 @@ async function open(options: { method?: 'GET' | 'POST'; query?: string; variable
     headers: response.headers,
     text: () => text,
     events,
-    changes: () => events().filter((event) => event.event === 'next' && event.data.includes('"changed"')).map((event) => JSON.parse(event.data).data.changed),
+    changes: () =>
+      events()
+        .filter((event) => event.event === 'next' && event.data.includes('"changed"'))
+        .map((event) => JSON.parse(event.data).data.changed),
     ended,
     close: () => abort.abort(),
   };
@@ -112,12 +131,25 @@ async function until(test: () => boolean | Promise<boolean>, ms: number, describ
 }
 
 /** Waits until the server holds `count` streams. */
-const streamsHeld = (count: number) => until(() => server.app.changes.subscriberCount === count, 10_000, () => `: ${server.app.changes.subscriberCount} held, not ${count}`);
+const streamsHeld = (count: number) =>
+  until(
+    () => server.app.changes.subscriberCount === count,
+    10_000,
+    () => `: ${server.app.changes.subscriberCount} held, not ${count}`,
+  );
 
 let named = 0;
 /** A new organizer, written by the other process as `authorization`; answers its ID. */
-async function write(route = '/organizers', body: Record<string, unknown> = { organizer: `Resumed ${Date.now()}-${named++}` }, authorization = ADMIN_AUTHORIZATION): Promise<number> {
-  const response = await fetch(`${writer.base}${API}${route}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization }, body: JSON.stringify(body) });
+async function write(
+  route = '/organizers',
+  body: Record<string, unknown> = { organizer: `Resumed ${Date.now()}-${named++}` },
+  authorization = ADMIN_AUTHORIZATION,
+): Promise<number> {
+  const response = await fetch(`${writer.base}${API}${route}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization },
+    body: JSON.stringify(body),
+  });
   const created = (await response.json()) as { id: number };
   expect(response.status, JSON.stringify(created)).toBe(201);
   return created.id;
@@ -141,13 +173,23 @@ describe('resuming a changed stream', () => {
 
     // Written while nobody listened; then resumed from the first change's cursor, by argument and by header.
     const missed = [await write(), await write()];
-    const resumed = await open({ query: 'subscription ($after: String) { changed(types: [ORGANIZER], after: $after) { databaseId cursor } }', variables: { after: told[0]!.id } });
+    const resumed = await open({
+      query: 'subscription ($after: String) { changed(types: [ORGANIZER], after: $after) { databaseId cursor } }',
+      variables: { after: told[0]!.id },
+    });
     const byHeader = await open({ method: 'GET', headers: { 'last-event-id': told[1]!.id! } });
     // The header takes the argument's place (EventSource's URL keeps the cursor it first subscribed with).
-    const headerWins = await open({ query: 'subscription { changed(types: [ORGANIZER], after: "not even a cursor") { databaseId } }', headers: { 'last-event-id': told[2]!.id! } });
+    const headerWins = await open({
+      query: 'subscription { changed(types: [ORGANIZER], after: "not even a cursor") { databaseId } }',
+      headers: { 'last-event-id': told[2]!.id! },
+    });
     await streamsHeld(3);
     const live = await write();
-    await until(() => resumed.changes().length === 5 && byHeader.changes().length === 4 && headerWins.changes().length === 3, 5000, () => resumed.text());
+    await until(
+      () => resumed.changes().length === 5 && byHeader.changes().length === 4 && headerWins.changes().length === 3,
+      5000,
+      () => resumed.text(),
+    );
     await idle(300);
     expect(resumed.changes().map((change) => change.databaseId)).toEqual([ids[1], ids[2], ...missed, live]);
     expect(byHeader.changes().map((change) => change.databaseId)).toEqual([ids[2], ...missed, live]);
@@ -160,11 +202,18 @@ describe('resuming a changed stream', () => {
     const start = (await server.gqlOk<{ changes: { next: string } }>('{ changes { next } }')).changes.next;
     const ids = [await write(), await write()];
     const FEED = 'query ($since: String) { changes(since: $since) { nodes { type databaseId cursor } next } }';
-    const page = (await server.gqlOk<{ changes: { nodes: { type: string; databaseId: number; cursor: string }[]; next: string } }>(FEED, { since: start })).changes;
+    const page = (
+      await server.gqlOk<{ changes: { nodes: { type: string; databaseId: number; cursor: string }[]; next: string } }>(
+        FEED,
+        { since: start },
+      )
+    ).changes;
     const organizers = page.nodes.filter((node) => node.type === 'ORGANIZER');
     expect(organizers.map((node) => node.databaseId)).toEqual(ids);
     expect(page.nodes.at(-1)!.cursor).toBe(page.next);
-    const after = (await server.gqlOk<{ changes: { nodes: { databaseId: number }[] } }>(FEED, { since: organizers[0]!.cursor })).changes;
+    const after = (
+      await server.gqlOk<{ changes: { nodes: { databaseId: number }[] } }>(FEED, { since: organizers[0]!.cursor })
+    ).changes;
     expect(after.nodes.map((node) => node.databaseId)).toEqual([ids[1]]);
   });
 
@@ -172,7 +221,10 @@ describe('resuming a changed stream', () => {
     const posted = await open({ query: 'subscription { changed(after: "bogus") { databaseId } }' });
     expect(posted.status).toBe(200);
     const events = eventsOf(await posted.ended);
-    expect(JSON.parse(events.find((event) => event.event === 'next')!.data).errors[0].extensions).toMatchObject({ code: 'RESYNC_REQUIRED', reason: 'invalid' });
+    expect(JSON.parse(events.find((event) => event.event === 'next')!.data).errors[0].extensions).toMatchObject({
+      code: 'RESYNC_REQUIRED',
+      reason: 'invalid',
+    });
     expect(events.at(-1)?.event).toBe('complete');
     const eventSource = await open({ method: 'GET', headers: { 'last-event-id': 'bogus' } });
     expect(eventSource.status).toBe(410);
@@ -183,7 +235,12 @@ describe('resuming a changed stream', () => {
   it('refuses graphql-sse’s single connection mode with a clear error, and serves its distinct connections mode', async () => {
     const errors: unknown[] = [];
     const single = createClient({ url: `${server.url}/graphql`, singleConnection: true, retryAttempts: 0 });
-    await new Promise<void>((resolve) => single.subscribe({ query: QUERY }, { next: () => undefined, error: (error) => (errors.push(error), resolve()), complete: resolve }));
+    await new Promise<void>((resolve) =>
+      single.subscribe(
+        { query: QUERY },
+        { next: () => undefined, error: (error) => (errors.push(error), resolve()), complete: resolve },
+      ),
+    );
     single.dispose();
     const [error] = errors as NetworkError<Response>[];
     expect(error).toBeInstanceOf(NetworkError);
@@ -193,11 +250,20 @@ describe('resuming a changed stream', () => {
     expect(answer.status).toBe(405);
     const body = (await answer.json()) as { errors: { message: string; extensions: { code: string } }[] };
     expect(body.errors[0]!.extensions.code).toBe('SINGLE_CONNECTION_MODE_UNSUPPORTED');
-    expect(body.errors[0]!.message).toMatch(/single connection mode is not supported: use its distinct connections mode/);
+    expect(body.errors[0]!.message).toMatch(
+      /single connection mode is not supported: use its distinct connections mode/,
+    );
 
     const told: number[] = [];
     const distinct = createClient({ url: `${server.url}/graphql` });
-    const unsubscribe = distinct.subscribe<{ changed: { databaseId: number } }>({ query: QUERY }, { next: (result) => void told.push(result.data!.changed.databaseId), error: () => undefined, complete: () => undefined });
+    const unsubscribe = distinct.subscribe<{ changed: { databaseId: number } }>(
+      { query: QUERY },
+      {
+        next: (result) => void told.push(result.data!.changed.databaseId),
+        error: () => undefined,
+        complete: () => undefined,
+      },
+    );
     await streamsHeld(1);
     const id = await write();
     await until(() => told.includes(id), 5000);
@@ -225,7 +291,9 @@ describe('shutting down', () => {
       const refused = await open({ base: own.url });
       expect(refused.status).toBe(503);
       expect(refused.headers.get('retry-after')).toBe('1');
-      expect(JSON.parse(eventsOf(await refused.ended).find((event) => event.event === 'next')!.data).errors[0].extensions).toMatchObject({ code: 'SHUTTING_DOWN', retryAfter: 1 });
+      expect(
+        JSON.parse(eventsOf(await refused.ended).find((event) => event.event === 'next')!.data).errors[0].extensions,
+      ).toMatchObject({ code: 'SHUTTING_DOWN', retryAfter: 1 });
       // EventSource gives up for good on any answer but 200: it is told to come back in a second, and the stream ends.
       const handedOff = await open({ base: own.url, method: 'GET' });
       expect(handedOff.status).toBe(200);
@@ -268,7 +336,9 @@ describe('a subscriber that reads nothing', () => {
         resolve();
       });
       socket.once('close', () => reject(new Error('closed before its stream opened')));
-      socket.write(`POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      socket.write(
+        `POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
     });
     return {
       socket,
@@ -284,10 +354,15 @@ describe('a subscriber that reads nothing', () => {
   /** `count` new tags in one statement (a change each), written around the API so that a test can make thousands. */
   async function manyTags(count: number, prefix: string) {
     const rows = `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${count})`;
-    await runSql(server.databaseUrl, `${rows} INSERT INTO "Term" ("taxonomy", "name", "slug") SELECT 'tag', '${prefix} ' || i, '${prefix}-' || i FROM n`);
+    await runSql(
+      server.databaseUrl,
+      `${rows} INSERT INTO "Term" ("taxonomy", "name", "slug") SELECT 'tag', '${prefix} ' || i, '${prefix}-' || i FROM n`,
+    );
   }
 
-  it('is cut off once it leaves more than SUBSCRIPTION_BACKLOG changes untaken, gives its place back, and resumes from its last event with nothing lost', { timeout: 120_000 }, async () => {
+  it('is cut off once it leaves more than SUBSCRIPTION_BACKLOG changes untaken, gives its place back, and resumes from its last event with nothing lost', {
+    timeout: 120_000,
+  }, async () => {
     const reader = await open();
     const stalled = await nonReader();
     await streamsHeld(2);
@@ -298,7 +373,11 @@ describe('a subscriber that reads nothing', () => {
     for (let burst = 0; burst < 40 && server.app.changes.subscriberCount === 2; burst++) {
       await manyTags(BACKLOG / 2, `${prefix}-${burst}`);
       written += BACKLOG / 2;
-      await until(() => reader.changes().length === written, 60_000, () => `: the reader got ${reader.changes().length} of ${written}`);
+      await until(
+        () => reader.changes().length === written,
+        60_000,
+        () => `: the reader got ${reader.changes().length} of ${written}`,
+      );
     }
     // The stalled subscriber was ended, its place given back; as it reads nothing, the server hung up on it: the
     // connection's descriptor is closed in this process, which the server shares with the test (the client's socket,
@@ -306,16 +385,26 @@ describe('a subscriber that reads nothing', () => {
     await streamsHeld(1);
     const descriptors = () => readdirSync('/proc/self/fd').length;
     const held = descriptors();
-    await until(() => descriptors() < held, 10_000, () => ': the server did not hang up');
+    await until(
+      () => descriptors() < held,
+      10_000,
+      () => ': the server did not hang up',
+    );
     expect(reader.changes().length).toBe(written);
     expect(reader.changes().every((change) => change.action === 'CREATED')).toBe(true);
     expect(await server.gqlOk('{ __typename }')).toEqual({ __typename: 'Query' });
 
     // It resumes from the last event it got, and is told of the rest once.
     const before = eventsOf(dechunked(await stalled.read()));
-    const got = before.filter((event) => event.event === 'next').map((event) => ({ id: event.id!, change: JSON.parse(event.data).data.changed }));
+    const got = before
+      .filter((event) => event.event === 'next')
+      .map((event) => ({ id: event.id!, change: JSON.parse(event.data).data.changed }));
     const resumed = await open({ headers: got.length ? { 'last-event-id': got.at(-1)!.id } : {} });
-    await until(() => got.length + resumed.changes().length >= written, 60_000, () => `: ${got.length} + ${resumed.changes().length} of ${written}`);
+    await until(
+      () => got.length + resumed.changes().length >= written,
+      60_000,
+      () => `: ${got.length} + ${resumed.changes().length} of ${written}`,
+    );
     await idle(300);
     const all = [...got.map((one) => one.change), ...resumed.changes()];
     expect(all.map((change) => change.cursor)).toEqual(reader.changes().map((change) => change.cursor));
@@ -331,16 +420,30 @@ describe('a stream whose credential no longer holds', () => {
 
   beforeAll(async () => {
     login = `streamer${Date.now()}`;
-    const created = await server.gqlOk<{ user: { id: number } }>(`mutation { user: createUser(input: { login: "${login}", role: AUTHOR }) { id: databaseId } }`);
+    const created = await server.gqlOk<{ user: { id: number } }>(
+      `mutation { user: createUser(input: { login: "${login}", role: AUTHOR }) { id: databaseId } }`,
+    );
     userId = created.user.id;
   });
 
   async function password(): Promise<{ id: number; authorization: string }> {
-    const { password } = await server.gqlOk<{ password: { id: number; secret: string } }>(`mutation { password: createApplicationPassword(name: "stream ${Date.now()}", userId: ${userId}) { id secret } }`);
+    const { password } = await server.gqlOk<{ password: { id: number; secret: string } }>(
+      `mutation { password: createApplicationPassword(name: "stream ${Date.now()}", userId: ${userId}) { id secret } }`,
+    );
     return { id: password.id, authorization: basicAuthorization(login, password.secret) };
   }
 
-  const draft = (authorization: string) => write('/events', { title: `Draft ${Date.now()}`, status: 'draft', start_date: '2031-03-01 10:00:00', end_date: '2031-03-01 11:00:00' }, authorization);
+  const draft = (authorization: string) =>
+    write(
+      '/events',
+      {
+        title: `Draft ${Date.now()}`,
+        status: 'draft',
+        start_date: '2031-03-01 10:00:00',
+        end_date: '2031-03-01 11:00:00',
+      },
+      authorization,
+    );
   const EVENTS = 'subscription { changed(types: [EVENT]) { type databaseId action cursor } }';
 
   it('ends at the first change after its credential is revoked, with UNAUTHENTICATED then complete, and is told of nothing committed after', async () => {
@@ -356,7 +459,9 @@ describe('a stream whose credential no longer holds', () => {
     expect(revoked.errors).toBeUndefined();
     const other = await password();
     const after = await draft(other.authorization);
-    const events = eventsOf(await Promise.race([stream.ended, idle(10_000).then(() => Promise.reject(new Error('the stream did not end')))]));
+    const events = eventsOf(
+      await Promise.race([stream.ended, idle(10_000).then(() => Promise.reject(new Error('the stream did not end')))]),
+    );
     expect(stream.changes().map((change) => change.databaseId)).toEqual([before]);
     expect(stream.changes().some((change) => change.databaseId === after)).toBe(false);
     const error = JSON.parse(events.filter((event) => event.event === 'next').at(-1)!.data).errors[0];
@@ -371,7 +476,9 @@ describe('a stream whose credential no longer holds', () => {
     await streamsHeld(1);
     await server.gqlOk(`mutation { revokeCredential(id: ${credential.id}) { revokedAt } }`);
     const revokedAt = Date.now();
-    const events = eventsOf(await Promise.race([stream.ended, idle(15_000).then(() => Promise.reject(new Error('the stream did not end')))]));
+    const events = eventsOf(
+      await Promise.race([stream.ended, idle(15_000).then(() => Promise.reject(new Error('the stream did not end')))]),
+    );
     // CREDENTIAL_RECHECK_MS (5 s), and a second for the check's own pace.
     expect(Date.now() - revokedAt).toBeLessThan(8000);
     expect(events.at(-1)?.event).toBe('complete');
@@ -385,7 +492,9 @@ describe('a stream whose credential no longer holds', () => {
     const role = TEST_ENGINE === 'sqlite' ? `'contributor'` : `'contributor'::"Role"`;
     await runSql(server.databaseUrl, `UPDATE "User" SET "role" = ${role} WHERE "id" = ${userId}`);
     await write();
-    const events = eventsOf(await Promise.race([stream.ended, idle(10_000).then(() => Promise.reject(new Error('the stream did not end')))]));
+    const events = eventsOf(
+      await Promise.race([stream.ended, idle(10_000).then(() => Promise.reject(new Error('the stream did not end')))]),
+    );
     expect(events.some((event) => event.event === 'complete')).toBe(false);
     await streamsHeld(0);
     // Reconnecting, it is served with its new role.

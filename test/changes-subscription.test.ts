@@ -56,31 +56,47 @@ describe('the changed subscription', () => {
     const created = await rest(other, 'POST', '/organizers', { organizer: `Across ${started}` });
     expect(created.status).toBe(201);
     const written = Date.now();
-    const arrived = await stream.waitFor((change) => change.type === 'ORGANIZER' && change.databaseId === created.body.id);
+    const arrived = await stream.waitFor(
+      (change) => change.type === 'ORGANIZER' && change.databaseId === created.body.id,
+    );
     expect(arrived.change.action).toBe('CREATED');
     expect(arrived.at - written).toBeLessThan(1000);
     const updated = await rest(other, 'POST', `/organizers/${created.body.id}`, { phone: '123' });
     expect(updated.status).toBe(200);
     await stream.waitFor((change) => change.databaseId === created.body.id && change.action === 'UPDATED');
     await idle(500);
-    const mine = stream.received.filter((one) => one.change.type === 'ORGANIZER' && one.change.databaseId === created.body.id);
+    const mine = stream.received.filter(
+      (one) => one.change.type === 'ORGANIZER' && one.change.databaseId === created.body.id,
+    );
     expect(mine.map((one) => one.change.action)).toEqual(['CREATED', 'UPDATED']);
     stream.close();
     await subscribers(0);
   });
 
   it('delivers only the kinds asked for, as each subscriber may see them', async () => {
-    const venues = await subscribe(server.url, 'subscription { changed(types: [VENUE, EVENT]) { type databaseId action modifiedAt } }');
+    const venues = await subscribe(
+      server.url,
+      'subscription { changed(types: [VENUE, EVENT]) { type databaseId action modifiedAt } }',
+    );
     const admin = await subscribe(server.url, CHANGED, ADMIN_AUTHORIZATION);
     await subscribers(2);
     const organizer = await rest(other, 'POST', '/organizers', { organizer: `Not asked ${Date.now()}` });
     const venue = await rest(other, 'POST', '/venues', { venue: `Asked ${Date.now()}` });
-    const draft = await rest(other, 'POST', '/events', { title: 'Draft', status: 'draft', start_date: '2031-01-01 10:00:00', end_date: '2031-01-01 11:00:00' });
+    const draft = await rest(other, 'POST', '/events', {
+      title: 'Draft',
+      status: 'draft',
+      start_date: '2031-01-01 10:00:00',
+      end_date: '2031-01-01 11:00:00',
+    });
     expect([organizer.status, venue.status, draft.status]).toEqual([201, 201, 201]);
     await venues.waitFor((change) => change.type === 'VENUE' && change.databaseId === venue.body.id);
     // A draft is out of an anonymous reader's view: it learns the ID is gone for it, never that a draft exists.
-    expect((await venues.waitFor((change) => change.type === 'EVENT' && change.databaseId === draft.body.id)).change.action).toBe('DELETED');
-    expect((await admin.waitFor((change) => change.type === 'EVENT' && change.databaseId === draft.body.id)).change.action).toBe('CREATED');
+    expect(
+      (await venues.waitFor((change) => change.type === 'EVENT' && change.databaseId === draft.body.id)).change.action,
+    ).toBe('DELETED');
+    expect(
+      (await admin.waitFor((change) => change.type === 'EVENT' && change.databaseId === draft.body.id)).change.action,
+    ).toBe('CREATED');
     await admin.waitFor((change) => change.type === 'ORGANIZER' && change.databaseId === organizer.body.id);
     expect(venues.received.some((one) => one.change.type === 'ORGANIZER')).toBe(false);
     venues.close();

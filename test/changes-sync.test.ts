@@ -22,7 +22,8 @@ const LIST_QUERY: Record<Kind, string> = {
   venue: '',
   tag: 'hide_empty=false',
 };
-const nameOf = (kind: Kind, record: any): string => (kind === 'event' ? record.title : kind === 'venue' ? record.venue : record.name);
+const nameOf = (kind: Kind, record: any): string =>
+  kind === 'event' ? record.title : kind === 'venue' ? record.venue : record.name;
 
 /** Records the test made password-protected (for the anonymous reader's expectation). */
 const passworded = new Set<string>();
@@ -39,7 +40,10 @@ class SyncClient {
   /** Follows the feed to its end, reading each created or updated record as this reader. */
   async sync(): Promise<void> {
     for (let pages = 0; pages < 1000; pages++) {
-      const page = await call(server, 'GET', '/changes', { query: { since: this.cursor, per_page: 3 }, headers: this.headers() });
+      const page = await call(server, 'GET', '/changes', {
+        query: { since: this.cursor, per_page: 3 },
+        headers: this.headers(),
+      });
       expect(page.status, JSON.stringify(page.body)).toBe(200);
       for (const change of page.body.changes) {
         const key = `${change.type}:${change.id}`;
@@ -69,7 +73,10 @@ async function listed(reader: Reader): Promise<Map<string, string>> {
   const headers: Record<string, string> = reader === 'admin' ? { authorization: ADMIN_AUTHORIZATION } : {};
   for (const kind of ['event', 'venue', 'tag'] as Kind[]) {
     for (let page = 1; ; page++) {
-      const response = await call(server, 'GET', ROUTE[kind], { query: `${LIST_QUERY[kind]}&per_page=50&page=${page}`, headers });
+      const response = await call(server, 'GET', ROUTE[kind], {
+        query: `${LIST_QUERY[kind]}&per_page=50&page=${page}`,
+        headers,
+      });
       const records = response.body[ROUTE[kind].slice(1)];
       if (response.status === 404 || !records?.length) break;
       for (const record of records) {
@@ -85,7 +92,9 @@ async function listed(reader: Reader): Promise<Map<string, string>> {
 
 /** A client as a real integration starts: the cursor first, then a full read. */
 async function freshClient(reader: Reader): Promise<SyncClient> {
-  const start = await call(server, 'GET', '/changes', { headers: reader === 'admin' ? { authorization: ADMIN_AUTHORIZATION } : {} });
+  const start = await call(server, 'GET', '/changes', {
+    headers: reader === 'admin' ? { authorization: ADMIN_AUTHORIZATION } : {},
+  });
   const client = new SyncClient(reader, start.body.next);
   for (const [key, name] of await listed(reader)) client.records.set(key, name);
   return client;
@@ -107,8 +116,23 @@ type Op =
   | { op: 'sync'; reader: number };
 
 const OP: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ op: fc.constant('createEvent' as const), status: STATUS, password: fc.constantFrom(false, false, false, true), hidden: fc.boolean() }),
-  fc.record({ op: fc.constantFrom('renameEvent' as const, 'trashEvent' as const, 'deleteEvent' as const, 'renameVenue' as const, 'deleteVenue' as const, 'deleteTag' as const), pick }),
+  fc.record({
+    op: fc.constant('createEvent' as const),
+    status: STATUS,
+    password: fc.constantFrom(false, false, false, true),
+    hidden: fc.boolean(),
+  }),
+  fc.record({
+    op: fc.constantFrom(
+      'renameEvent' as const,
+      'trashEvent' as const,
+      'deleteEvent' as const,
+      'renameVenue' as const,
+      'deleteVenue' as const,
+      'deleteTag' as const,
+    ),
+    pick,
+  }),
   fc.record({ op: fc.constantFrom('eventStatus' as const, 'venueStatus' as const), pick, status: STATUS }),
   fc.record({ op: fc.constantFrom('eventPassword' as const, 'venuePassword' as const), pick, password: fc.boolean() }),
   fc.record({ op: fc.constant('eventHidden' as const), pick, hidden: fc.boolean() }),
@@ -130,32 +154,59 @@ async function apply(op: Op, clients: SyncClient[]): Promise<void> {
   const name = `sync-${++counter}`;
   switch (op.op) {
     case 'createEvent': {
-      const input = { title: name, startDate: '2030-01-15 10:00:00', endDate: '2030-01-15 12:00:00', timezone: 'UTC', status: op.status, hideFromListings: op.hidden, ...(op.password ? { password: 'pw' } : {}) };
-      const { createEvent } = await mutate(`mutation ($input: EventInput!) { createEvent(input: $input) { databaseId } }`, { input });
+      const input = {
+        title: name,
+        startDate: '2030-01-15 10:00:00',
+        endDate: '2030-01-15 12:00:00',
+        timezone: 'UTC',
+        status: op.status,
+        hideFromListings: op.hidden,
+        ...(op.password ? { password: 'pw' } : {}),
+      };
+      const { createEvent } = await mutate(
+        `mutation ($input: EventInput!) { createEvent(input: $input) { databaseId } }`,
+        { input },
+      );
       live.event.push(createEvent.databaseId);
       if (op.password) passworded.add(`event:${createEvent.databaseId}`);
       return;
     }
     case 'createVenue': {
-      const { createVenue } = await mutate(`mutation ($input: VenueInput!) { createVenue(input: $input) { databaseId } }`, { input: { name, status: op.status } });
+      const { createVenue } = await mutate(
+        `mutation ($input: VenueInput!) { createVenue(input: $input) { databaseId } }`,
+        { input: { name, status: op.status } },
+      );
       live.venue.push(createVenue.databaseId);
       return;
     }
     case 'createTag': {
-      const { createEventTag } = await mutate(`mutation ($input: TermInput!) { createEventTag(input: $input) { databaseId } }`, { input: { name } });
+      const { createEventTag } = await mutate(
+        `mutation ($input: TermInput!) { createEventTag(input: $input) { databaseId } }`,
+        { input: { name } },
+      );
       live.tag.push(createEventTag.databaseId);
       return;
     }
     case 'sync':
       return clients[op.reader % clients.length]!.sync();
   }
-  const kind: Kind = op.op.toLowerCase().includes('venue') ? 'venue' : op.op.toLowerCase().includes('tag') ? 'tag' : 'event';
+  const kind: Kind = op.op.toLowerCase().includes('venue')
+    ? 'venue'
+    : op.op.toLowerCase().includes('tag')
+      ? 'tag'
+      : 'event';
   const id = chosen(kind, op.pick);
   if (id === undefined) return;
   const update = (input: Record<string, unknown>) =>
     kind === 'event'
-      ? mutate(`mutation ($id: ID!, $input: EventInput!) { updateEvent(id: $id, input: $input) { id } }`, { id: String(id), input })
-      : mutate(`mutation ($id: ID!, $input: VenueInput!) { updateVenue(id: $id, input: $input) { id } }`, { id: String(id), input });
+      ? mutate(`mutation ($id: ID!, $input: EventInput!) { updateEvent(id: $id, input: $input) { id } }`, {
+          id: String(id),
+          input,
+        })
+      : mutate(`mutation ($id: ID!, $input: VenueInput!) { updateVenue(id: $id, input: $input) { id } }`, {
+          id: String(id),
+          input,
+        });
   switch (op.op) {
     case 'renameEvent':
       return void (await update({ title: name }));
@@ -202,7 +253,9 @@ beforeAll(async () => {
   server = await startServer();
   veterans = [];
   for (const reader of READERS) {
-    const start = await call(server, 'GET', '/changes', { headers: reader === 'admin' ? { authorization: ADMIN_AUTHORIZATION } : {} });
+    const start = await call(server, 'GET', '/changes', {
+      headers: reader === 'admin' ? { authorization: ADMIN_AUTHORIZATION } : {},
+    });
     veterans.push(new SyncClient(reader, start.body.next));
   }
 });

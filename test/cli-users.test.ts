@@ -87,7 +87,17 @@ afterAll(async () => {
 
 describe('CLI: users', () => {
   it('creates users with a role and lists them', { timeout: SLOW }, async () => {
-    const created = await ok('users', 'create', 'edith', '--role', 'editor', '--email', 'edith@example.org', '--name', 'Edith E.');
+    const created = await ok(
+      'users',
+      'create',
+      'edith',
+      '--role',
+      'editor',
+      '--email',
+      'edith@example.org',
+      '--name',
+      'Edith E.',
+    );
     expect(created.stdout).toMatch(/Created user edith \(ID \d+, editor\)/);
     await ok('users', 'create', 'carl', '--role=contributor');
 
@@ -102,7 +112,10 @@ describe('CLI: users', () => {
 
   it('explains bad input in one line on stderr and exits 1', { timeout: SLOW }, async () => {
     await Promise.all([
-      fails(['users', 'create', 'bob', '--role', 'boss'], /unknown role "boss" \(administrator, editor, author, contributor, subscriber\)/),
+      fails(
+        ['users', 'create', 'bob', '--role', 'boss'],
+        /unknown role "boss" \(administrator, editor, author, contributor, subscriber\)/,
+      ),
       fails(['users', 'create'], /missing <login>; usage: users create <login> --role <role>/),
       fails(['passwords', 'create', 'nobody'], /no user with login "nobody"/),
       fails(['frob'], /unknown command "frob"/),
@@ -116,7 +129,10 @@ describe('CLI: users', () => {
       const note = vi.spyOn(console, 'error').mockImplementation(() => {});
       try {
         const [group, ...rest] = args;
-        const error = await runAccountCommand(config, group!, rest).then(() => null, (e: unknown) => e);
+        const error = await runAccountCommand(config, group!, rest).then(
+          () => null,
+          (e: unknown) => e,
+        );
         expect(error, args.join(' ')).toBeInstanceOf(CliError);
         expect(log).not.toHaveBeenCalled();
         return (error as Error).message;
@@ -126,7 +142,10 @@ describe('CLI: users', () => {
       }
     };
     const cases: Array<[string[], RegExp]> = [
-      [['users', 'create', 'bob'], /^missing --role <role> \(administrator, editor, author, contributor, subscriber\)$/],
+      [
+        ['users', 'create', 'bob'],
+        /^missing --role <role> \(administrator, editor, author, contributor, subscriber\)$/,
+      ],
       [['users', 'create', 'bob', '--role'], /^Option '--role <value>' argument missing; usage: /],
       [['users', 'create', 'edith', '--role', 'author'], /^login "edith" is taken$/],
       [['users', 'create', 'b b', '--role', 'author'], /^login "b b" is not valid: use 1-60 letters/],
@@ -142,7 +161,10 @@ describe('CLI: users', () => {
       [['passwords', 'create', 'edith', '--role', 'editor'], /^Unknown option '--role'/],
       [['tokens', 'create', 'nobody'], /^no user with login "nobody"/],
       [['tokens', 'create', 'edith', '--name', ' '], /^--name must not be empty$/],
-      [['tokens', 'list', 'edith'], /^unknown command "tokens list" \(create\); passwords list and passwords revoke cover tokens too$/],
+      [
+        ['tokens', 'list', 'edith'],
+        /^unknown command "tokens list" \(create\); passwords list and passwords revoke cover tokens too$/,
+      ],
     ];
     for (const [args, reason] of cases) expect(await refusal(args), args.join(' ')).toMatch(reason);
     const users = await app.db.user.findMany({ select: { login: true } });
@@ -154,7 +176,9 @@ describe('CLI: application passwords and tokens against the server', () => {
   let passwordId: number;
   let password: string;
 
-  it('prints an application password once (alone on stdout) that signs in over HTTP Basic', { timeout: SLOW }, async () => {
+  it('prints an application password once (alone on stdout) that signs in over HTTP Basic', {
+    timeout: SLOW,
+  }, async () => {
     expect((await createCategory('Anonymous')).status).toBe(401);
 
     const run = await ok('passwords', 'create', 'edith', '--name', 'laptop');

@@ -80,7 +80,12 @@ interface Expected {
 
 /** python-dateutil's occurrences of a series (or, with `COUNT=1`, of a single event) from a wall-clock start and end. */
 function dateutil(zone: string, start: string, end: string, rule: string): Expected[] {
-  const args = JSON.stringify({ zone, start: start.replace(' ', 'T'), end: end.replace(' ', 'T'), rule: `RRULE:${rule}` });
+  const args = JSON.stringify({
+    zone,
+    start: start.replace(' ', 'T'),
+    end: end.replace(' ', 'T'),
+    rule: `RRULE:${rule}`,
+  });
   return JSON.parse(execFileSync(python, ['-c', DATEUTIL_EXPANSION, args], { encoding: 'utf8' }));
 }
 
@@ -96,7 +101,14 @@ interface Series {
 
 async function createSeries(series: Series): Promise<Json> {
   const response = await rest.post('/events', {
-    json: { title: unique('Clock'), timezone: series.zone, categories: [series.category], start_date: series.start, end_date: series.end, recurrence: [`RRULE:${series.rule}`] },
+    json: {
+      title: unique('Clock'),
+      timezone: series.zone,
+      categories: [series.category],
+      start_date: series.start,
+      end_date: series.end,
+      recurrence: [`RRULE:${series.rule}`],
+    },
   });
   expect(response.status, response.text).toBe(201);
   return response.body;
@@ -110,9 +122,15 @@ interface Listed {
 }
 
 async function restList(category: string, start: string, end: string): Promise<Listed[]> {
-  const response = await rest.get('/events', { query: { categories: category, start_date: start, end_date: end, per_page: 50 } });
+  const response = await rest.get('/events', {
+    query: { categories: category, start_date: start, end_date: end, per_page: 50 },
+  });
   expect(response.status, response.text).toBe(200);
-  return response.body.events.map((event: Json) => ({ local: [event.start_date, event.end_date], utc: [event.utc_start_date, event.utc_end_date], event }));
+  return response.body.events.map((event: Json) => ({
+    local: [event.start_date, event.end_date],
+    utc: [event.utc_start_date, event.utc_end_date],
+    event,
+  }));
 }
 
 const utcWallClock = (iso: string) => iso.slice(0, 19).replace('T', ' ');
@@ -123,11 +141,16 @@ async function graphqlList(category: string, start: string, end: string): Promis
       nodes { startsAt endsAt startsAtLocal endsAtLocal } } }`,
     { c: [category], s: start, e: end },
   );
-  return data.events.nodes.map((node: Json) => ({ local: [node.startsAtLocal, node.endsAtLocal], utc: [utcWallClock(node.startsAt), utcWallClock(node.endsAt)] }));
+  return data.events.nodes.map((node: Json) => ({
+    local: [node.startsAtLocal, node.endsAtLocal],
+    utc: [utcWallClock(node.startsAt), utcWallClock(node.endsAt)],
+  }));
 }
 
 async function feed(category: string): Promise<string> {
-  const response = await rest.get('/events.ics', { query: { categories: category, start_date: '2027-01-01', end_date: '2027-12-31' } });
+  const response = await rest.get('/events.ics', {
+    query: { categories: category, start_date: '2027-01-01', end_date: '2027-12-31' },
+  });
   expect(response.status, response.text).toBe(200);
   return response.text;
 }
@@ -141,7 +164,9 @@ function icalJsInstants(text: string): Array<[string, string]> {
   const seen: Array<[string, string]> = [];
   for (const component of components.filter((vevent) => !vevent.hasProperty('recurrence-id'))) {
     const event = new ICAL.Event(component);
-    for (const exception of components.filter((vevent) => vevent.hasProperty('recurrence-id') && vevent.getFirstPropertyValue('uid') === event.uid)) {
+    for (const exception of components.filter(
+      (vevent) => vevent.hasProperty('recurrence-id') && vevent.getFirstPropertyValue('uid') === event.uid,
+    )) {
       event.relateException(new ICAL.Event(exception));
     }
     const iterator = event.iterator();
@@ -179,7 +204,13 @@ async function expectAgreement(series: Series, window: [string, string]) {
 
 describe('occurrences in a daylight-saving gap (issue 25.1)', () => {
   // Europe/Berlin skips 02:00–03:00 on 2027-03-28.
-  const gap: Series = { category: unique('Gap'), zone: 'Europe/Berlin', start: '2027-03-26 02:30:00', end: '2027-03-26 03:00:00', rule: 'FREQ=DAILY;COUNT=4' };
+  const gap: Series = {
+    category: unique('Gap'),
+    zone: 'Europe/Berlin',
+    start: '2027-03-26 02:30:00',
+    end: '2027-03-26 03:00:00',
+    rule: 'FREQ=DAILY;COUNT=4',
+  };
   let listed: Listed[];
 
   beforeAll(async () => {
@@ -189,13 +220,21 @@ describe('occurrences in a daylight-saving gap (issue 25.1)', () => {
 
   it('moves the skipped start forward by the gap and keeps the length, as python-dateutil reads it (REST, GraphQL, ical.js)', async () => {
     const expected = dateutil(gap.zone, gap.start, gap.end, gap.rule);
-    expect(expected[2]).toEqual({ rule: '2027-03-28 02:30:00', local: ['2027-03-28 03:30:00', '2027-03-28 04:00:00'], utc: ['2027-03-28 01:30:00', '2027-03-28 02:00:00'] });
+    expect(expected[2]).toEqual({
+      rule: '2027-03-28 02:30:00',
+      local: ['2027-03-28 03:30:00', '2027-03-28 04:00:00'],
+      utc: ['2027-03-28 01:30:00', '2027-03-28 02:00:00'],
+    });
     await expectAgreement(gap, ['2027-03-01', '2027-04-30']);
   });
 
   it('keeps the rule’s start as the original start, and says CEST', () => {
     const moved = listed[2]!.event;
-    expect([moved.start_date, moved.end_date, moved.timezone_abbr]).toEqual(['2027-03-28 03:30:00', '2027-03-28 04:00:00', 'CEST']);
+    expect([moved.start_date, moved.end_date, moved.timezone_abbr]).toEqual([
+      '2027-03-28 03:30:00',
+      '2027-03-28 04:00:00',
+      'CEST',
+    ]);
     expect(moved.original_start_date).toBe('2027-03-28 02:30:00');
   });
 
@@ -208,9 +247,14 @@ describe('occurrences in a daylight-saving gap (issue 25.1)', () => {
 
   it('shows 03:30 – 04:00 CEST on the public page, with machine-readable times and JSON-LD in order', async () => {
     const page = await eventPage(listed[2]!.event.slug);
-    expect(page.text).toContain('Sunday 28 March 2027, 03:30</time> – <time datetime="2027-03-28T04:00:00+02:00">04:00 CEST');
+    expect(page.text).toContain(
+      'Sunday 28 March 2027, 03:30</time> – <time datetime="2027-03-28T04:00:00+02:00">04:00 CEST',
+    );
     expect(page.times).toEqual(['2027-03-28T03:30:00+02:00', '2027-03-28T04:00:00+02:00']);
-    expect([page.jsonLd.startDate, page.jsonLd.endDate]).toEqual(['2027-03-28T03:30:00+02:00', '2027-03-28T04:00:00+02:00']);
+    expect([page.jsonLd.startDate, page.jsonLd.endDate]).toEqual([
+      '2027-03-28T03:30:00+02:00',
+      '2027-03-28T04:00:00+02:00',
+    ]);
   });
 
   it('deletes the moved occurrence for good: its EXDATE is the rule’s 02:30, in the series and in the feed', async () => {
@@ -223,20 +267,36 @@ describe('occurrences in a daylight-saving gap (issue 25.1)', () => {
     expect(edited.status, edited.text).toBe(200);
     expect(edited.body.recurrence).toEqual(['RRULE:FREQ=DAILY;COUNT=4', 'EXDATE;TZID=Europe/Berlin:20270328T023000']);
     const left = await restList(series.category, '2027-03-01', '2027-04-30');
-    expect(left.map(({ local }) => local[0])).toEqual(['2027-03-26 02:30:00', '2027-03-27 02:30:00', '2027-03-29 02:30:00']);
+    expect(left.map(({ local }) => local[0])).toEqual([
+      '2027-03-26 02:30:00',
+      '2027-03-27 02:30:00',
+      '2027-03-29 02:30:00',
+    ]);
     const text = await feed(series.category);
     expect(text).toContain('EXDATE;TZID=Europe/Berlin:20270328T023000');
     expect(icalJsInstants(text)).toEqual(left.map(({ utc }) => utc));
   });
 
   it('moves an end the zone skips forward, whatever the start (dateutil agrees)', async () => {
-    const series: Series = { category: unique('Gap end'), zone: 'Europe/Berlin', start: '2027-03-27 01:45:00', end: '2027-03-27 02:45:00', rule: 'FREQ=DAILY;COUNT=3' };
+    const series: Series = {
+      category: unique('Gap end'),
+      zone: 'Europe/Berlin',
+      start: '2027-03-27 01:45:00',
+      end: '2027-03-27 02:45:00',
+      rule: 'FREQ=DAILY;COUNT=3',
+    };
     await createSeries(series);
     await expectAgreement(series, ['2027-03-01', '2027-04-30']);
   });
 
   it('does the same in America/New_York, a weekly series at 02:15', async () => {
-    const series: Series = { category: unique('Gap NY'), zone: 'America/New_York', start: '2027-02-28 02:15:00', end: '2027-02-28 03:45:00', rule: 'FREQ=WEEKLY;COUNT=4' };
+    const series: Series = {
+      category: unique('Gap NY'),
+      zone: 'America/New_York',
+      start: '2027-02-28 02:15:00',
+      end: '2027-02-28 03:45:00',
+      rule: 'FREQ=WEEKLY;COUNT=4',
+    };
     await createSeries(series);
     await expectAgreement(series, ['2027-02-01', '2027-04-30']);
   });
@@ -246,7 +306,13 @@ describe('occurrences in a daylight-saving gap (issue 25.1)', () => {
 
 describe('occurrences and events in the repeated hour (issue 25.2)', () => {
   // America/New_York repeats 01:00–02:00 on 2027-11-07 (EDT, then EST); Europe/Berlin 02:00–03:00 on 2027-10-31.
-  const repeated: Series = { category: unique('Overlap'), zone: 'America/New_York', start: '2027-11-05 01:30:00', end: '2027-11-05 02:00:00', rule: 'FREQ=DAILY;COUNT=4' };
+  const repeated: Series = {
+    category: unique('Overlap'),
+    zone: 'America/New_York',
+    start: '2027-11-05 01:30:00',
+    end: '2027-11-05 02:00:00',
+    rule: 'FREQ=DAILY;COUNT=4',
+  };
 
   it('reads a repeated start as its first instant, as python-dateutil does (REST, GraphQL, ical.js)', async () => {
     await createSeries(repeated);
@@ -266,14 +332,18 @@ describe('occurrences and events in the repeated hour (issue 25.2)', () => {
       ['Europe/Berlin', '2027-10-31 02:30:00', '2027-10-31 02:45:00'],
     ] as const) {
       const [expected] = dateutil(zone, start, end, 'FREQ=DAILY;COUNT=1');
-      const created = await rest.post('/events', { json: { title: unique('Repeated'), timezone: zone, start_date: start, end_date: end } });
+      const created = await rest.post('/events', {
+        json: { title: unique('Repeated'), timezone: zone, start_date: start, end_date: end },
+      });
       expect(created.status, created.text).toBe(201);
       expect([created.body.utc_start_date, created.body.utc_end_date]).toEqual(expected!.utc);
       const viaGraphql = await server.gqlOk(
         `mutation ($input: EventInput!) { createEvent(input: $input) { startsAt endsAt startsAtLocal timezoneAbbreviation } }`,
         { input: { title: unique('Repeated'), timezone: zone, startDate: start, endDate: end } },
       );
-      expect([utcWallClock(viaGraphql.createEvent.startsAt), utcWallClock(viaGraphql.createEvent.endsAt)]).toEqual(expected!.utc);
+      expect([utcWallClock(viaGraphql.createEvent.startsAt), utcWallClock(viaGraphql.createEvent.endsAt)]).toEqual(
+        expected!.utc,
+      );
       expect(viaGraphql.createEvent.timezoneAbbreviation).toBe(zone === 'America/New_York' ? 'EDT' : 'CEST');
     }
   });
@@ -281,12 +351,22 @@ describe('occurrences and events in the repeated hour (issue 25.2)', () => {
   it('keeps the second instant when it is sent with its offset, through an edit that leaves the dates alone', async () => {
     const category = unique('Second');
     const created = await rest.post('/events', {
-      json: { title: unique('Second'), timezone: 'Europe/Berlin', categories: [category], start_date: '2027-10-31T02:30:00+01:00', end_date: '2027-10-31T02:45:00+01:00' },
+      json: {
+        title: unique('Second'),
+        timezone: 'Europe/Berlin',
+        categories: [category],
+        start_date: '2027-10-31T02:30:00+01:00',
+        end_date: '2027-10-31T02:45:00+01:00',
+      },
     });
     expect(created.status, created.text).toBe(201);
     const edited = await rest.post(`/events/${created.body.id}`, { json: { title: unique('Second, renamed') } });
     expect(edited.status, edited.text).toBe(200);
-    expect([edited.body.start_date, edited.body.utc_start_date, edited.body.timezone_abbr]).toEqual(['2027-10-31 02:30:00', '2027-10-31 01:30:00', 'CET']);
+    expect([edited.body.start_date, edited.body.utc_start_date, edited.body.timezone_abbr]).toEqual([
+      '2027-10-31 02:30:00',
+      '2027-10-31 01:30:00',
+      'CET',
+    ]);
     expect(icalJsInstants(await feed(category))).toEqual([['2027-10-31 01:30:00', '2027-10-31 01:45:00']]);
     const page = await eventPage(created.body.slug);
     expect(page.times).toEqual(['2027-10-31T02:30:00+01:00', '2027-10-31T02:45:00+01:00']);
@@ -295,7 +375,13 @@ describe('occurrences and events in the repeated hour (issue 25.2)', () => {
   it('writes a single event in the repeated hour in UTC to the feed, and shows it EDT to EST on its page', async () => {
     const category = unique('Overlap single');
     const created = await rest.post('/events', {
-      json: { title: unique('Night'), timezone: 'America/New_York', categories: [category], start_date: '2027-11-07 01:30:00', end_date: '2027-11-07 02:00:00' },
+      json: {
+        title: unique('Night'),
+        timezone: 'America/New_York',
+        categories: [category],
+        start_date: '2027-11-07 01:30:00',
+        end_date: '2027-11-07 02:00:00',
+      },
     });
     expect(created.status, created.text).toBe(201);
     const text = await feed(category);
@@ -303,12 +389,21 @@ describe('occurrences and events in the repeated hour (issue 25.2)', () => {
     expect(icalJsInstants(text)).toEqual([['2027-11-07 05:30:00', '2027-11-07 07:00:00']]);
     const page = await eventPage(created.body.slug);
     expect(page.text).toContain('01:30 EDT</time> – <time datetime="2027-11-07T02:00:00-05:00">02:00 EST');
-    expect([page.jsonLd.startDate, page.jsonLd.endDate]).toEqual(['2027-11-07T01:30:00-04:00', '2027-11-07T02:00:00-05:00']);
+    expect([page.jsonLd.startDate, page.jsonLd.endDate]).toEqual([
+      '2027-11-07T01:30:00-04:00',
+      '2027-11-07T02:00:00-05:00',
+    ]);
     expect(epoch(page.times[0]!)).toBeLessThan(epoch(page.times[1]!));
   });
 
   it('gives a series that starts in the repeated hour its length in every reader (DURATION in the feed)', async () => {
-    const series: Series = { category: unique('Overlap start'), zone: 'America/New_York', start: '2027-11-07 00:30:00', end: '2027-11-07 01:30:00', rule: 'FREQ=DAILY;COUNT=3' };
+    const series: Series = {
+      category: unique('Overlap start'),
+      zone: 'America/New_York',
+      start: '2027-11-07 00:30:00',
+      end: '2027-11-07 01:30:00',
+      rule: 'FREQ=DAILY;COUNT=3',
+    };
     await createSeries(series);
     const text = await feed(series.category);
     expect(text).toContain('DURATION:PT1H');
@@ -323,15 +418,31 @@ describe('the year 9999 (issue 25.4)', () => {
 
   it('extends a series for a list that ends on 9999-12-31, to its last occurrence of that year', async () => {
     const category = unique('Far');
-    await createSeries({ category, zone: 'Europe/Berlin', start: '9990-06-01 10:00:00', end: '9990-06-01 11:00:00', rule: 'FREQ=YEARLY' });
+    await createSeries({
+      category,
+      zone: 'Europe/Berlin',
+      start: '9990-06-01 10:00:00',
+      end: '9990-06-01 11:00:00',
+      rule: 'FREQ=YEARLY',
+    });
     const listed = await restList(category, '9990-01-01', '9999-12-31');
-    expect(listed.map(({ local }) => local[0])).toEqual(Array.from({ length: 10 }, (_, i) => `${9990 + i}-06-01 10:00:00`));
+    expect(listed.map(({ local }) => local[0])).toEqual(
+      Array.from({ length: 10 }, (_, i) => `${9990 + i}-06-01 10:00:00`),
+    );
   });
 
   it('materialises no occurrence whose UTC time would be in the year 10000 (west of UTC), and writes none', async () => {
     const category = unique('Last nights');
-    await createSeries({ category, zone: 'America/Los_Angeles', start: '9999-12-28 23:00:00', end: '9999-12-28 23:30:00', rule: 'FREQ=DAILY' });
-    const response = await rest.get('/events', { query: { categories: category, start_date: '9999-12-01', end_date: '9999-12-31' } });
+    await createSeries({
+      category,
+      zone: 'America/Los_Angeles',
+      start: '9999-12-28 23:00:00',
+      end: '9999-12-28 23:30:00',
+      rule: 'FREQ=DAILY',
+    });
+    const response = await rest.get('/events', {
+      query: { categories: category, start_date: '9999-12-01', end_date: '9999-12-31' },
+    });
     expect(response.status, response.text).toBe(200);
     expect(response.body.events.map((event: Json) => [event.start_date, event.utc_start_date])).toEqual([
       ['9999-12-28 23:00:00', '9999-12-29 07:00:00'],
@@ -339,7 +450,10 @@ describe('the year 9999 (issue 25.4)', () => {
       ['9999-12-30 23:00:00', '9999-12-31 07:00:00'],
     ]);
     noFiveDigitYears(response.text);
-    const graphql = await server.gql(`query ($c: [String!]) { events(filter: { categories: $c, startDate: "9999-12-01", endDate: "9999-12-31" }) { nodes { startsAt endsAt } } }`, { c: [category] });
+    const graphql = await server.gql(
+      `query ($c: [String!]) { events(filter: { categories: $c, startDate: "9999-12-01", endDate: "9999-12-31" }) { nodes { startsAt endsAt } } }`,
+      { c: [category] },
+    );
     expect(graphql.data?.events?.nodes).toHaveLength(3);
     noFiveDigitYears(JSON.stringify(graphql));
   });
@@ -347,16 +461,32 @@ describe('the year 9999 (issue 25.4)', () => {
   it('ends an UNTIL past the year 9999 (east of UTC) with that year', async () => {
     const category = unique('Until far');
     const created = await rest.post('/events', {
-      json: { title: unique('Far'), timezone: 'Asia/Tokyo', categories: [category], start_date: '9999-12-29 20:00:00', end_date: '9999-12-29 21:00:00', recurrence: ['RRULE:FREQ=DAILY;UNTIL=99991231T235959Z'] },
+      json: {
+        title: unique('Far'),
+        timezone: 'Asia/Tokyo',
+        categories: [category],
+        start_date: '9999-12-29 20:00:00',
+        end_date: '9999-12-29 21:00:00',
+        recurrence: ['RRULE:FREQ=DAILY;UNTIL=99991231T235959Z'],
+      },
     });
     expect(created.status, created.text).toBe(201);
     const listed = await restList(category, '9999-12-01', '9999-12-31');
-    expect(listed.map(({ local }) => local[0])).toEqual(['9999-12-29 20:00:00', '9999-12-30 20:00:00', '9999-12-31 20:00:00']);
+    expect(listed.map(({ local }) => local[0])).toEqual([
+      '9999-12-29 20:00:00',
+      '9999-12-30 20:00:00',
+      '9999-12-31 20:00:00',
+    ]);
     noFiveDigitYears(JSON.stringify(listed.map(({ event }) => event)));
   });
 
   it('refuses, naming the field, an event or a date whose UTC time is in the year 10000', async () => {
-    const late = { title: unique('Late'), timezone: 'America/Los_Angeles', start_date: '9999-12-31 23:00:00', end_date: '9999-12-31 23:30:00' };
+    const late = {
+      title: unique('Late'),
+      timezone: 'America/Los_Angeles',
+      start_date: '9999-12-31 23:00:00',
+      end_date: '9999-12-31 23:30:00',
+    };
     const refused = await rest.post('/events', { json: late });
     expect(refused.status, refused.text).toBe(400);
     expect(Object.keys(refused.body.data.params).sort()).toEqual(['end_date', 'start_date']);
@@ -367,12 +497,25 @@ describe('the year 9999 (issue 25.4)', () => {
     expect(viaGraphql.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     expect(Object.keys(viaGraphql.errors![0]!.extensions!.fields).sort()).toEqual(['endDate', 'startDate']);
     const rdate = await rest.post('/events', {
-      json: { ...late, start_date: '9999-12-01 10:00:00', end_date: '9999-12-01 11:00:00', recurrence: ['RDATE;TZID=America/Los_Angeles:99991231T230000'] },
+      json: {
+        ...late,
+        start_date: '9999-12-01 10:00:00',
+        end_date: '9999-12-01 11:00:00',
+        recurrence: ['RDATE;TZID=America/Los_Angeles:99991231T230000'],
+      },
     });
     expect(rdate.status, rdate.text).toBe(400);
     expect(Object.keys(rdate.body.data.params)).toEqual(['recurrence']);
     // A publication date is written in UTC and in the site's zone (Europe/Berlin here): neither may leave the years.
-    const published = await rest.post('/events', { json: { ...late, timezone: 'UTC', start_date: '9999-01-01 10:00:00', end_date: '9999-01-01 11:00:00', date_utc: '9999-12-31 23:30:00' } });
+    const published = await rest.post('/events', {
+      json: {
+        ...late,
+        timezone: 'UTC',
+        start_date: '9999-01-01 10:00:00',
+        end_date: '9999-01-01 11:00:00',
+        date_utc: '9999-12-31 23:30:00',
+      },
+    });
     expect(published.status, published.text).toBe(400);
     expect(Object.keys(published.body.data.params)).toEqual(['date_utc']);
     // East of UTC the same wall clock is still in the year 9999 in UTC.

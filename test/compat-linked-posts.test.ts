@@ -27,18 +27,31 @@ function expectStatus(reply: RestResponse, status: number) {
   expect(reply.status, JSON.stringify(reply.body)).toBe(status);
 }
 
-async function write(method: 'POST' | 'PUT' | 'DELETE', route: string, json: Record<string, unknown>, authorization = ADMIN_AUTHORIZATION) {
+async function write(
+  method: 'POST' | 'PUT' | 'DELETE',
+  route: string,
+  json: Record<string, unknown>,
+  authorization = ADMIN_AUTHORIZATION,
+) {
   return rest.call(method, route, { json, headers: { authorization } });
 }
 
 async function newEvent(fields: Record<string, unknown> = {}, authorization = ADMIN_AUTHORIZATION) {
-  const reply = await write('POST', '/events', { title: unique('Event'), start_date: dayAt(10), end_date: dayAt(10, '12:00:00'), ...fields }, authorization);
+  const reply = await write(
+    'POST',
+    '/events',
+    { title: unique('Event'), start_date: dayAt(10), end_date: dayAt(10, '12:00:00'), ...fields },
+    authorization,
+  );
   expectStatus(reply, 201);
   return reply.body;
 }
 
 async function count(plural: 'venues' | 'organizers'): Promise<number> {
-  const reply = await rest.get(`/${plural}`, { query: 'per_page=1&status=publish,draft,pending,private,future', headers: AS_ADMIN });
+  const reply = await rest.get(`/${plural}`, {
+    query: 'per_page=1&status=publish,draft,pending,private,future',
+    headers: AS_ADMIN,
+  });
   expectStatus(reply, 200);
   return reply.body.total;
 }
@@ -60,20 +73,33 @@ describe('inline venue and organizer objects on event writes (§4.1)', () => {
       show_map: false,
       show_map_link: true,
     };
-    const organizer = { organizer: unique('Inline organizer'), description: 'Runs it.', phone: '+1 555 0199', email: 'runs@example.com', website: 'https://runs.example/' };
+    const organizer = {
+      organizer: unique('Inline organizer'),
+      description: 'Runs it.',
+      phone: '+1 555 0199',
+      email: 'runs@example.com',
+      website: 'https://runs.example/',
+    };
     const event = await newEvent({ venue, organizer: [organizer] });
     const { venue: name, ...venueFields } = venue;
     expect(event.venue).toMatchObject({ venue: name, ...venueFields, description: '<p>The hall.</p>' });
     const { organizer: organizerName, ...organizerFields } = organizer;
     expect(event.organizer).toHaveLength(1);
-    expect(event.organizer[0]).toMatchObject({ organizer: organizerName, ...organizerFields, description: '<p>Runs it.</p>' });
+    expect(event.organizer[0]).toMatchObject({
+      organizer: organizerName,
+      ...organizerFields,
+      description: '<p>Runs it.</p>',
+    });
     const stored = await rest.get(`/venues/${event.venue.id}`);
     expect(stored.body.stateprovince).toBe('Ontario (ON)');
   });
 
   for (const empty of [0, '0', '', [], null, false, ['', 0]]) {
     it(`remove the links on update when venue and organizer are ${JSON.stringify(empty)} (200)`, async () => {
-      const event = await newEvent({ venue: { venue: unique('Removed venue') }, organizer: { organizer: unique('Removed organizer') } });
+      const event = await newEvent({
+        venue: { venue: unique('Removed venue') },
+        organizer: { organizer: unique('Removed organizer') },
+      });
       expect(event.venue.id).toBeGreaterThan(0);
       const reply = await write('POST', `/events/${event.id}`, { venue: empty, organizer: empty });
       expectStatus(reply, 200);
@@ -86,7 +112,10 @@ describe('inline venue and organizer objects on event writes (§4.1)', () => {
   }
 
   it('keep the links when venue and organizer are left out of an update', async () => {
-    const event = await newEvent({ venue: { venue: unique('Kept venue') }, organizer: [{ organizer: unique('Kept organizer') }] });
+    const event = await newEvent({
+      venue: { venue: unique('Kept venue') },
+      organizer: [{ organizer: unique('Kept organizer') }],
+    });
     const reply = await write('POST', `/events/${event.id}`, { title: 'Renamed' });
     expectStatus(reply, 200);
     expect(reply.body.venue.id).toBe(event.venue.id);
@@ -108,11 +137,20 @@ describe('inline venue and organizer objects on event writes (§4.1)', () => {
 describe('duplicate venues and organizers are not created (§4.3)', () => {
   it('POST /venues answers 201 with the existing venue when the name matches in any case and the given fields match', async () => {
     const name = unique('Dup Hall');
-    const first = await write('POST', '/venues', { venue: name, city: 'Lyon', address: '12 Rue de la République', zip: '69002' });
+    const first = await write('POST', '/venues', {
+      venue: name,
+      city: 'Lyon',
+      address: '12 Rue de la République',
+      zip: '69002',
+    });
     expectStatus(first, 201);
     const before = await count('venues');
     // A subset of the fields, other letter case, the address's words in another order.
-    const again = await write('POST', '/venues', { venue: name.toUpperCase(), city: 'LYON', address: 'république rue 12' });
+    const again = await write('POST', '/venues', {
+      venue: name.toUpperCase(),
+      city: 'LYON',
+      address: 'république rue 12',
+    });
     expectStatus(again, 201);
     expect(again.body.id).toBe(first.body.id);
     expect(again.body.venue).toBe(name);
@@ -156,7 +194,11 @@ describe('duplicate venues and organizers are not created (§4.3)', () => {
     const organizers = await count('organizers');
     const event = await newEvent({
       venue: { venue: venueName.toLowerCase(), city: 'lyon' },
-      organizer: [{ organizer: organizerName.toUpperCase() }, { organizer: `${organizerName} B` }, { organizer: `${organizerName} b` }],
+      organizer: [
+        { organizer: organizerName.toUpperCase() },
+        { organizer: `${organizerName} B` },
+        { organizer: `${organizerName} b` },
+      ],
     });
     expect(event.venue.id).toBe(venue.id);
     expect(event.organizer.map((o: { id: number }) => o.id).slice(0, 1)).toEqual([organizer.id]);
@@ -176,7 +218,12 @@ describe('duplicate venues and organizers are not created (§4.3)', () => {
     expect(again.body.id).toBe(wild.body.id);
 
     const secret = unique('Others draft');
-    const draft = await write('POST', '/organizers', { organizer: secret, status: 'draft' }, people.other.authorization!);
+    const draft = await write(
+      'POST',
+      '/organizers',
+      { organizer: secret, status: 'draft' },
+      people.other.authorization!,
+    );
     expectStatus(draft, 201);
     const mine = await write('POST', '/organizers', { organizer: secret }, people.actors.contributor.authorization!);
     expectStatus(mine, 201);
@@ -185,13 +232,25 @@ describe('duplicate venues and organizers are not created (§4.3)', () => {
 });
 
 describe('search is by words (§6.1, §6.2)', () => {
-  const ids = (reply: RestResponse, key: string): number[] => reply.body[key].map((record: { id: number }) => record.id);
+  const ids = (reply: RestResponse, key: string): number[] =>
+    reply.body[key].map((record: { id: number }) => record.id);
 
   it('venues: every word, in any order and in any of name, address, city, province, state, zip and phone', async () => {
     const token = unique('vword').replace(/-/g, '');
-    const hall = (await write('POST', '/venues', { venue: `Blue ${token} Hall`, address: '7 Quay Road', city: 'Dunmore', province: 'Leinster', state: 'KY', zip: 'D02XY45', phone: '+353 1 555 0123' })).body;
+    const hall = (
+      await write('POST', '/venues', {
+        venue: `Blue ${token} Hall`,
+        address: '7 Quay Road',
+        city: 'Dunmore',
+        province: 'Leinster',
+        state: 'KY',
+        zip: 'D02XY45',
+        phone: '+353 1 555 0123',
+      })
+    ).body;
     const other = (await write('POST', '/venues', { venue: `Red ${token} Hall`, city: 'Dunmore' })).body;
-    const search = async (words: string) => ids(await rest.get('/venues', { query: `per_page=50&search=${encodeURIComponent(words)}` }), 'venues');
+    const search = async (words: string) =>
+      ids(await rest.get('/venues', { query: `per_page=50&search=${encodeURIComponent(words)}` }), 'venues');
     expect(await search(`hall ${token} blue`)).toEqual([hall.id]);
     expect(await search(`${token} quay dunmore`)).toEqual([hall.id]);
     expect(await search(`${token} leinster`)).toEqual([hall.id]);
@@ -202,8 +261,16 @@ describe('search is by words (§6.1, §6.2)', () => {
 
   it('organizers: every word, in any of name, phone, e-mail and website', async () => {
     const token = unique('oword').replace(/-/g, '');
-    const org = (await write('POST', '/organizers', { organizer: `Friends of ${token}`, phone: '555 0177', email: 'hello@friends.example', website: 'https://friendly-site.example/' })).body;
-    const search = async (words: string) => ids(await rest.get('/organizers', { query: `per_page=50&search=${encodeURIComponent(words)}` }), 'organizers');
+    const org = (
+      await write('POST', '/organizers', {
+        organizer: `Friends of ${token}`,
+        phone: '555 0177',
+        email: 'hello@friends.example',
+        website: 'https://friendly-site.example/',
+      })
+    ).body;
+    const search = async (words: string) =>
+      ids(await rest.get('/organizers', { query: `per_page=50&search=${encodeURIComponent(words)}` }), 'organizers');
     expect(await search(`${token} FRIENDS 0177`)).toEqual([org.id]);
     expect(await search(`hello@friends ${token}`)).toEqual([org.id]);
     expect(await search(`friendly-site ${token}`)).toEqual([org.id]);
@@ -212,8 +279,13 @@ describe('search is by words (§6.1, §6.2)', () => {
 
   it('events: every word, in any of title, description and excerpt, and a quoted phrase as one', async () => {
     const token = unique('eword').replace(/-/g, '');
-    const event = await newEvent({ title: `Jazz ${token} night`, description: 'Swing music by the river', excerpt: 'Bring a chair' });
-    const search = async (words: string) => ids(await rest.get('/events', { query: `per_page=50&search=${encodeURIComponent(words)}` }), 'events');
+    const event = await newEvent({
+      title: `Jazz ${token} night`,
+      description: 'Swing music by the river',
+      excerpt: 'Bring a chair',
+    });
+    const search = async (words: string) =>
+      ids(await rest.get('/events', { query: `per_page=50&search=${encodeURIComponent(words)}` }), 'events');
     expect(await search(`night ${token} jazz`)).toEqual([event.id]);
     expect(await search(`${token} river chair`)).toEqual([event.id]);
     expect(await search(`${token} "swing music"`)).toEqual([event.id]);
@@ -229,7 +301,8 @@ describe('search is by words (§6.1, §6.2)', () => {
     const token = unique('like').replace(/-/g, '');
     const percent = (await write('POST', '/venues', { venue: `${token} 100% cotton_mill` })).body;
     const plain = (await write('POST', '/venues', { venue: `${token} 1000 cottonXmill` })).body;
-    const search = async (words: string) => ids(await rest.get('/venues', { query: `per_page=50&search=${encodeURIComponent(words)}` }), 'venues');
+    const search = async (words: string) =>
+      ids(await rest.get('/venues', { query: `per_page=50&search=${encodeURIComponent(words)}` }), 'venues');
     expect((await search(`${token} 100`)).sort()).toEqual([percent.id, plain.id].sort());
     expect(await search(`${token} 100%`)).toEqual([percent.id]);
     expect(await search(`${token} cotton_mill`)).toEqual([percent.id]);
@@ -247,7 +320,10 @@ describe('only_with_upcoming counts only events the viewer may read (§6.2)', ()
     await newEvent({ status: 'private', venue: venue.id, organizer: organizer.id });
     await newEvent({ venue: publicVenue.id });
     const listed = async (plural: 'venues' | 'organizers', authorization: string | null) => {
-      const reply = await rest.get(`/${plural}`, { query: 'per_page=50&only_with_upcoming=true', headers: authorization ? { authorization } : {} });
+      const reply = await rest.get(`/${plural}`, {
+        query: 'per_page=50&only_with_upcoming=true',
+        headers: authorization ? { authorization } : {},
+      });
       expectStatus(reply, 200);
       return reply.body[plural].map((record: { id: number }) => record.id) as number[];
     };
@@ -263,7 +339,10 @@ describe('only_with_upcoming counts only events the viewer may read (§6.2)', ()
   it('an author’s own private upcoming event counts for that author', async () => {
     const venue = (await write('POST', '/venues', { venue: unique('Authors venue') })).body;
     await newEvent({ status: 'private', venue: venue.id }, people.actors.author.authorization!);
-    const reply = await rest.get('/venues', { query: 'per_page=50&only_with_upcoming=true', headers: { authorization: people.actors.author.authorization! } });
+    const reply = await rest.get('/venues', {
+      query: 'per_page=50&only_with_upcoming=true',
+      headers: { authorization: people.actors.author.authorization! },
+    });
     expect(reply.body.venues.map((record: { id: number }) => record.id)).toContain(venue.id);
     const anonymous = await rest.get('/venues', { query: 'per_page=50&only_with_upcoming=true' });
     expect(anonymous.body.venues.map((record: { id: number }) => record.id)).not.toContain(venue.id);
@@ -272,12 +351,20 @@ describe('only_with_upcoming counts only events the viewer may read (§6.2)', ()
 
 describe('GraphQL: a venue or organizer brought along by an event', () => {
   const mutation = `mutation ($input: EventInput!) { createEvent(input: $input) { venues { databaseId } organizers { databaseId } } }`;
-  const eventInput = (links: Record<string, unknown>) => ({ title: unique('GraphQL event'), startDate: dayAt(12), endDate: dayAt(12, '12:00:00'), timezone: 'UTC', ...links });
+  const eventInput = (links: Record<string, unknown>) => ({
+    title: unique('GraphQL event'),
+    startDate: dayAt(12),
+    endDate: dayAt(12, '12:00:00'),
+    timezone: 'UTC',
+    ...links,
+  });
 
   it('newUnlessDuplicate links the existing match; new creates another', async () => {
     const name = unique('GraphQL dup venue');
     const existing = (await write('POST', '/venues', { venue: name, zip: '10115' })).body;
-    const reused = await server.gqlOk(mutation, { input: eventInput({ venues: [{ newUnlessDuplicate: { name: name.toUpperCase(), zip: '10115' } }] }) });
+    const reused = await server.gqlOk(mutation, {
+      input: eventInput({ venues: [{ newUnlessDuplicate: { name: name.toUpperCase(), zip: '10115' } }] }),
+    });
     expect(reused.createEvent.venues).toEqual([{ databaseId: existing.id }]);
     const fresh = await server.gqlOk(mutation, { input: eventInput({ venues: [{ new: { name, zip: '10115' } }] }) });
     expect(fresh.createEvent.venues[0].databaseId).not.toBe(existing.id);
@@ -285,7 +372,9 @@ describe('GraphQL: a venue or organizer brought along by an event', () => {
 
   it('refuses a link that gives more than one of id, new and newUnlessDuplicate', async () => {
     const name = unique('GraphQL both');
-    const result = await server.gql(mutation, { input: eventInput({ organizers: [{ new: { name }, newUnlessDuplicate: { name } }] }) });
+    const result = await server.gql(mutation, {
+      input: eventInput({ organizers: [{ new: { name }, newUnlessDuplicate: { name } }] }),
+    });
     expect(result.errors?.length).toBeGreaterThan(0);
     expect(result.data?.createEvent ?? null).toBeNull();
     const listed = await rest.get('/organizers', { query: `search=${encodeURIComponent(`"${name}"`)}` });

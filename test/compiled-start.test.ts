@@ -21,8 +21,8 @@ const manifest = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'ut
   devDependencies: Record<string, string>;
 };
 
-
-const procFile = (pid: number, name: string) => readFileSync(`/proc/${pid}/${name}`, 'utf8').split('\0').filter(Boolean);
+const procFile = (pid: number, name: string) =>
+  readFileSync(`/proc/${pid}/${name}`, 'utf8').split('\0').filter(Boolean);
 
 let dir: string;
 let database: TestDatabase;
@@ -38,14 +38,28 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${port}`;
   npm = spawn('npm', ['start'], {
     cwd: PROJECT_ROOT,
-    env: { ...process.env, NODE_ENV: 'production', DATABASE_URL: database.url, PORT: String(port), HOST: '127.0.0.1', CALENDAR_ADMIN_PASSWORD: ADMIN_PASSWORD, LOG_LEVEL: 'info' },
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      DATABASE_URL: database.url,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      CALENDAR_ADMIN_PASSWORD: ADMIN_PASSWORD,
+      LOG_LEVEL: 'info',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   npm.stdout!.on('data', (chunk) => (output += String(chunk)));
   npm.stderr!.on('data', (chunk) => (output += String(chunk)));
   for (let attempt = 0; attempt < 300; attempt++) {
     if (npm.exitCode !== null) throw new Error(`npm start exited early:\n${output}`);
-    if (await fetch(`${base}/healthz`).then((response) => response.ok, () => false)) break;
+    if (
+      await fetch(`${base}/healthz`).then(
+        (response) => response.ok,
+        () => false,
+      )
+    )
+      break;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   // The start-up line names the server's process (npm and its shell are its parents).
@@ -67,7 +81,8 @@ describe('npm start runs the compiled server', () => {
     expect(manifest.scripts.postinstall).toContain('npm run build');
     expect(manifest.scripts.prestart).toContain('npm run build');
     expect(manifest.scripts.start).toContain('dist/cli.js serve');
-    for (const script of ['start', 'migrate', 'seed', 'cli']) expect(manifest.scripts[script], script).not.toMatch(/tsx|src\/cli\.ts/);
+    for (const script of ['start', 'migrate', 'seed', 'cli'])
+      expect(manifest.scripts[script], script).not.toMatch(/tsx|src\/cli\.ts/);
     expect(manifest.dependencies.tsx).toBeUndefined();
     expect(manifest.devDependencies.tsx).toBeDefined();
   });
@@ -116,11 +131,21 @@ describe('npm start runs the compiled server', () => {
       env: { ...process.env, DATABASE_URL: database.url },
     });
     const registered = Object.values(JSON.parse(stdout) as Record<string, string>);
-    const documents = readdirSync(join(PROJECT_ROOT, 'src/rest/operations')).filter((name) => name.endsWith('.graphql'));
+    const documents = readdirSync(join(PROJECT_ROOT, 'src/rest/operations')).filter((name) =>
+      name.endsWith('.graphql'),
+    );
     const operationNames = documents.flatMap((name) =>
-      [...readFileSync(join(PROJECT_ROOT, 'src/rest/operations', name), 'utf8').matchAll(/^(?:query|mutation)\s+(\w+)/gm)].map((match) => match[1]!),
+      [
+        ...readFileSync(join(PROJECT_ROOT, 'src/rest/operations', name), 'utf8').matchAll(
+          /^(?:query|mutation)\s+(\w+)/gm,
+        ),
+      ].map((match) => match[1]!),
     );
     expect(operationNames.length).toBeGreaterThan(0);
-    for (const name of operationNames) expect(registered.some((text) => new RegExp(`^(query|mutation) ${name}\\b`).test(text)), name).toBe(true);
+    for (const name of operationNames)
+      expect(
+        registered.some((text) => new RegExp(`^(query|mutation) ${name}\\b`).test(text)),
+        name,
+      ).toBe(true);
   });
 });

@@ -15,13 +15,15 @@ const GRAPHQL_LARGE = `/graphql?query=${encodeURIComponent('{ venues(first: 20) 
 let server: TestServer;
 beforeAll(async () => {
   server = await startServer();
-  for (let n = 0; n < 12; n++) await createVenue(server, { address: `${n} Harbour Road`, city: 'Lisbon', country: 'Portugal' });
+  for (let n = 0; n < 12; n++)
+    await createVenue(server, { address: `${n} Harbour Road`, city: 'Lisbon', country: 'Portugal' });
 }, 60_000);
 afterAll(async () => {
   await server?.close();
 });
 
-const get = (path: string, headers: Record<string, string> = {}, method = 'GET') => rawRequest(`${server.url}${path}`, { accept: 'application/json', ...headers }, method);
+const get = (path: string, headers: Record<string, string> = {}, method = 'GET') =>
+  rawRequest(`${server.url}${path}`, { accept: 'application/json', ...headers }, method);
 const header = (response: RawResponse, name: string) => response.headers[name] as string | undefined;
 const DECOMPRESS = { br: brotliDecompressSync, gzip: gunzipSync } as const;
 
@@ -43,7 +45,7 @@ describe('compression', () => {
     }
   });
 
-  it("prefers brotli among codings accepted equally, follows q-values, and never sends a refused coding (q=0)", async () => {
+  it('prefers brotli among codings accepted equally, follows q-values, and never sends a refused coding (q=0)', async () => {
     const cases: [string, string | undefined][] = [
       ['gzip, deflate, br, zstd', 'br'],
       ['gzip;q=1, br;q=0.5', 'gzip'],
@@ -75,7 +77,7 @@ describe('compression', () => {
     expect(header(small, 'vary')?.toLowerCase()).toContain('accept-encoding');
   });
 
-  it('gives each coding its ETag; If-None-Match with any coding\'s tag, the identity one included, answers 304', async () => {
+  it("gives each coding its ETag; If-None-Match with any coding's tag, the identity one included, answers 304", async () => {
     const identityTag = header(await get(LARGE, { 'accept-encoding': 'identity' }), 'etag')!;
     expect(identityTag).toMatch(/^"[^"]+"$/);
     const tags = { br: identityTag.replace(/"$/, '-br"'), gzip: identityTag.replace(/"$/, '-gzip"') };
@@ -84,10 +86,16 @@ describe('compression', () => {
       expect(header(compressed, 'etag')).toBe(tags[coding]);
       for (const held of [tags[coding], identityTag, tags[coding === 'br' ? 'gzip' : 'br']]) {
         const revalidated = await get(LARGE, { 'accept-encoding': coding, 'if-none-match': held });
-        expect([revalidated.status, header(revalidated, 'etag'), revalidated.body.length], `${coding} holding ${held}`).toEqual([304, held, 0]);
+        expect(
+          [revalidated.status, header(revalidated, 'etag'), revalidated.body.length],
+          `${coding} holding ${held}`,
+        ).toEqual([304, held, 0]);
         expect(header(revalidated, 'content-encoding')).toBeUndefined();
       }
-      const other = await get(LARGE, { 'accept-encoding': coding, 'if-none-match': identityTag.replace(/"$/, '-deflate"') });
+      const other = await get(LARGE, {
+        'accept-encoding': coding,
+        'if-none-match': identityTag.replace(/"$/, '-deflate"'),
+      });
       expect(other.status).toBe(200);
     }
   });

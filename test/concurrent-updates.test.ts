@@ -31,10 +31,19 @@ interface EventState {
 }
 
 /** Creates `count` records of one kind in a single GraphQL request (aliases), answering their IDs in order. */
-async function createMany(mutation: string, inputType: string, count: number, input: (n: number) => Record<string, unknown>): Promise<number[]> {
+async function createMany(
+  mutation: string,
+  inputType: string,
+  count: number,
+  input: (n: number) => Record<string, unknown>,
+): Promise<number[]> {
   const variables = Object.fromEntries(Array.from({ length: count }, (_, n) => [`i${n}`, input(n)]));
-  const definitions = Object.keys(variables).map((name) => `$${name}: ${inputType}!`).join(', ');
-  const fields = Object.keys(variables).map((name) => `${name}: ${mutation}(input: $${name}) { databaseId }`).join(' ');
+  const definitions = Object.keys(variables)
+    .map((name) => `$${name}: ${inputType}!`)
+    .join(', ');
+  const fields = Object.keys(variables)
+    .map((name) => `${name}: ${mutation}(input: $${name}) { databaseId }`)
+    .join(' ');
   const data = await server.gqlOk(`mutation (${definitions}) { ${fields} }`, variables);
   return Object.keys(variables).map((name) => data[name].databaseId as number);
 }
@@ -42,9 +51,15 @@ async function createMany(mutation: string, inputType: string, count: number, in
 /** One coherent update per client: every field and every link distinct from the other clients'. */
 async function plannedUpdates(token: string): Promise<EventState[]> {
   const venues = await createMany('createVenue', 'VenueInput', UPDATES, (n) => ({ name: `Burst venue ${n} ${token}` }));
-  const organizers = await createMany('createOrganizer', 'OrganizerInput', UPDATES * 2, (n) => ({ name: `Burst organizer ${n} ${token}` }));
-  const categories = await createMany('createEventCategory', 'TermInput', UPDATES, (n) => ({ name: `Burst category ${n} ${token}` }));
-  const tags = await createMany('createEventTag', 'TermInput', UPDATES * 2, (n) => ({ name: `Burst tag ${n} ${token}` }));
+  const organizers = await createMany('createOrganizer', 'OrganizerInput', UPDATES * 2, (n) => ({
+    name: `Burst organizer ${n} ${token}`,
+  }));
+  const categories = await createMany('createEventCategory', 'TermInput', UPDATES, (n) => ({
+    name: `Burst category ${n} ${token}`,
+  }));
+  const tags = await createMany('createEventTag', 'TermInput', UPDATES * 2, (n) => ({
+    name: `Burst tag ${n} ${token}`,
+  }));
   return Array.from({ length: UPDATES }, (_, n) => {
     const day = String(1 + n).padStart(2, '0');
     return {
@@ -107,7 +122,8 @@ const EVENT_STATE = `query ($id: ID!) { event(id: $id) {
 
 const ids = (records: Array<{ id: number }>) => records.map((record) => Number(record.id)).sort((a, b) => a - b);
 // GraphQL links are read by `databaseId` without an alias: aliases count against the limit per document (100).
-const databaseIds = (records: Array<{ databaseId: number }>) => records.map((record) => record.databaseId).sort((a, b) => a - b);
+const databaseIds = (records: Array<{ databaseId: number }>) =>
+  records.map((record) => record.databaseId).sort((a, b) => a - b);
 
 async function graphqlState(eventId: number): Promise<EventState> {
   const { event } = await server.gqlOk(EVENT_STATE, { id: eventId }, ADMIN_AUTHORIZATION);
@@ -164,7 +180,10 @@ describe('concurrent updates of one event', () => {
 
     const statuses = Promise.all(updates.map((update, n) => sendUpdate(event.id, update, n)));
     await pause(20);
-    const [health, list] = await Promise.all([timed(`${server.url}/healthz`), timed(`${server.url}/wp-json/calendar/events/v1/events?per_page=5`)]);
+    const [health, list] = await Promise.all([
+      timed(`${server.url}/healthz`),
+      timed(`${server.url}/wp-json/calendar/events/v1/events?per_page=5`),
+    ]);
     expect(await statuses).toEqual(Array(UPDATES).fill(200));
     expect(health).toBeLessThan(RESPONSIVE_WITHIN_MS);
     expect(list).toBeLessThan(RESPONSIVE_WITHIN_MS);

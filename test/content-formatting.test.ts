@@ -14,12 +14,19 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-const at = (day: number) => ({ start_date: `2032-04-${String(day).padStart(2, '0')} 19:00:00`, end_date: `2032-04-${String(day).padStart(2, '0')} 21:00:00` });
+const at = (day: number) => ({
+  start_date: `2032-04-${String(day).padStart(2, '0')} 19:00:00`,
+  end_date: `2032-04-${String(day).padStart(2, '0')} 21:00:00`,
+});
 
 /** Stored text → what WordPress 6.x's wpautop (then TEC's trim) makes of it. */
 const CASES: [string, string, string][] = [
   ['a single line', 'An event content', '<p>An event content</p>'],
-  ['blank-line-separated paragraphs', 'First paragraph.\n\nSecond paragraph.', '<p>First paragraph.</p>\n<p>Second paragraph.</p>'],
+  [
+    'blank-line-separated paragraphs',
+    'First paragraph.\n\nSecond paragraph.',
+    '<p>First paragraph.</p>\n<p>Second paragraph.</p>',
+  ],
   ['a single newline', 'Line one\nLine two', '<p>Line one<br />\nLine two</p>'],
   ['Windows line ends', 'One\r\n\r\nTwo', '<p>One</p>\n<p>Two</p>'],
   ['text already in a paragraph', '<p>Already a paragraph</p>', '<p>Already a paragraph</p>'],
@@ -31,7 +38,9 @@ const CASES: [string, string, string][] = [
 
 describe('REST shows descriptions and excerpts formatted, as the_content does', () => {
   it.each(CASES)('%s', async (_label, stored, shown) => {
-    const created = await rest.post('/events', { json: { title: unique('Formatted'), ...at(3), description: stored, excerpt: stored } });
+    const created = await rest.post('/events', {
+      json: { title: unique('Formatted'), ...at(3), description: stored, excerpt: stored },
+    });
     expect(created.status, created.text).toBe(201);
     expect(created.body.description).toBe(shown);
     expect(created.body.excerpt).toBe(shown);
@@ -44,7 +53,8 @@ describe('REST shows descriptions and excerpts formatted, as the_content does', 
   it('formats venue and organizer descriptions, alone and inside an event', async () => {
     const created = await rest.post('/events', {
       json: {
-        title: unique('With places'), ...at(4),
+        title: unique('With places'),
+        ...at(4),
         venue: { venue: unique('Hall'), description: 'Big room\n\nUpstairs' },
         organizer: { organizer: unique('Crew'), description: 'We run\nthings' },
       },
@@ -59,13 +69,17 @@ describe('REST shows descriptions and excerpts formatted, as the_content does', 
   });
 
   it('stores the text as sent: formatting a second time changes nothing, and an update round-trips', async () => {
-    const created = await rest.post('/events', { json: { title: unique('Round trip'), ...at(5), description: 'One\n\nTwo' } });
+    const created = await rest.post('/events', {
+      json: { title: unique('Round trip'), ...at(5), description: 'One\n\nTwo' },
+    });
     const id = created.body.id;
     // A client that writes back what it read (already formatted) does not get paragraphs in paragraphs.
     const written = await rest.post(`/events/${id}`, { json: { description: created.body.description } });
     expect(written.status, written.text).toBe(200);
     expect(written.body.description).toBe('<p>One</p>\n<p>Two</p>');
-    const raw = await server.gqlOk(`query ($id: ID!) { event(id: $id) { description(format: RAW) } }`, { id: String(id) });
+    const raw = await server.gqlOk(`query ($id: ID!) { event(id: $id) { description(format: RAW) } }`, {
+      id: String(id),
+    });
     expect(raw.event.description).toBe('<p>One</p>\n<p>Two</p>');
   });
 });
@@ -88,13 +102,18 @@ describe('GraphQL offers both forms', () => {
 
   it('refuses a format that is not one of the two', async () => {
     const event = await createEvent(server, { description: 'x' });
-    const result = await server.gql(`query ($id: ID!) { event(id: $id) { description(format: HTML) } }`, { id: event.globalId });
+    const result = await server.gql(`query ($id: ID!) { event(id: $id) { description(format: HTML) } }`, {
+      id: event.globalId,
+    });
     expect(result.errors?.[0]?.message).toMatch(/ContentFormat/);
   });
 
   it('keeps a locked event locked in both forms', async () => {
     const event = await createEvent(server, { description: 'Secret\n\nplan', password: 'letmein' });
-    const data = await server.gqlOk(`query ($id: ID!) { event(id: $id) { isLocked description raw: description(format: RAW) } }`, { id: event.globalId });
+    const data = await server.gqlOk(
+      `query ($id: ID!) { event(id: $id) { isLocked description raw: description(format: RAW) } }`,
+      { id: event.globalId },
+    );
     expect(data.event).toEqual({ isLocked: true, description: '', raw: '' });
   });
 });
@@ -111,7 +130,9 @@ describe('formatting adds no markup a reader could abuse', () => {
 
   it('formats a long description with many paragraphs in full', async () => {
     const paragraphs = Array.from({ length: 400 }, (_, index) => `Paragraph ${index}`);
-    const created = await rest.post('/events', { json: { title: unique('Long'), ...at(7), description: paragraphs.join('\n\n') } });
+    const created = await rest.post('/events', {
+      json: { title: unique('Long'), ...at(7), description: paragraphs.join('\n\n') },
+    });
     expect(created.status, created.text).toBe(201);
     expect(created.body.description).toBe(paragraphs.map((text) => `<p>${text}</p>`).join('\n'));
   });

@@ -12,12 +12,23 @@ import { basicAuthorization, startServer, type TestServer } from './support/serv
 // an origin CORS_ORIGINS does not list cannot read them.
 
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const REST = '/wp-json/calendar/events/v1';
 
 /** A server of one empty page: the page's origin is what the test is about. */
 async function pageServer(): Promise<{ server: Server; origin: string }> {
-  const server = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>client</title>'));
+  const server = createServer((_request, response) =>
+    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>client</title>'),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
@@ -31,19 +42,31 @@ let login: string;
 let venueName: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is needed at ${CHROMIUM}: apt-get install -y chromium (.ci/run installs it)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`Chromium is needed at ${CHROMIUM}: apt-get install -y chromium (.ci/run installs it)`);
   [allowed, refused] = await Promise.all([pageServer(), pageServer()]);
-  [api, browser] = await Promise.all([startServer({ CORS_ORIGINS: allowed.origin }), chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })]);
+  [api, browser] = await Promise.all([
+    startServer({ CORS_ORIGINS: allowed.origin }),
+    chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS }),
+  ]);
   venueName = (await createVenue(api, {}, 'name')).name;
   login = `cors-${Date.now()}`;
-  const { user } = await adminData<{ user: { id: number } }>(api, `mutation { user: createUser(input: { login: "${login}", role: AUTHOR }) { id: databaseId } }`);
-  const { password } = await adminData<{ password: { secret: string } }>(api, `mutation { password: createApplicationPassword(name: "browser", userId: ${user.id}) { secret } }`);
+  const { user } = await adminData<{ user: { id: number } }>(
+    api,
+    `mutation { user: createUser(input: { login: "${login}", role: AUTHOR }) { id: databaseId } }`,
+  );
+  const { password } = await adminData<{ password: { secret: string } }>(
+    api,
+    `mutation { password: createApplicationPassword(name: "browser", userId: ${user.id}) { secret } }`,
+  );
   authorization = basicAuthorization(login, password.secret);
 }, 120_000);
 afterAll(async () => {
   await browser?.close();
   await api?.close();
-  await Promise.all([allowed, refused].filter(Boolean).map(({ server }) => new Promise((resolve) => server.close(resolve))));
+  await Promise.all(
+    [allowed, refused].filter(Boolean).map(({ server }) => new Promise((resolve) => server.close(resolve))),
+  );
 });
 
 async function openPage(origin: string): Promise<Page> {
@@ -53,15 +76,26 @@ async function openPage(origin: string): Promise<Page> {
 }
 
 /** What a page's script gets from fetch: the answer it may read, or the error fetch rejected with. */
-type Outcome = { ok: true; status: number; json: any; headers: Record<string, string | null> } | { ok: false; error: string };
+type Outcome =
+  | { ok: true; status: number; json: any; headers: Record<string, string | null> }
+  | { ok: false; error: string };
 
-const fetchFromPage = (page: Page, url: string, init: { method?: string; headers?: Record<string, string>; body?: string; credentials?: 'include' | 'omit' }) =>
+const fetchFromPage = (
+  page: Page,
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string; credentials?: 'include' | 'omit' },
+) =>
   page.evaluate(
     async ({ url, init }): Promise<Outcome> => {
       try {
         const response = await fetch(url, init);
         const names = ['etag', 'link', 'x-wp-total', 'x-tec-total', 'cache-control'];
-        return { ok: true, status: response.status, json: await response.json(), headers: Object.fromEntries(names.map((name) => [name, response.headers.get(name)])) };
+        return {
+          ok: true,
+          status: response.status,
+          json: await response.json(),
+          headers: Object.fromEntries(names.map((name) => [name, response.headers.get(name)])),
+        };
       } catch (error) {
         return { ok: false, error: String(error) };
       }
@@ -84,16 +118,26 @@ describe('CORS in Chromium', { timeout: 120_000 }, () => {
     expect(rest.json.venues.map((venue: { venue: string }) => venue.venue)).toContain(venueName);
     expect(rest.headers.etag).toMatch(/^"/);
     expect(rest.headers.link).toContain('rel="https://api.w.org/"');
-    const graphql = await fetchFromPage(page, `${api.url}/graphql`, graphqlInit('{ viewer { login } venues(first: 5) { totalCount } }'));
+    const graphql = await fetchFromPage(
+      page,
+      `${api.url}/graphql`,
+      graphqlInit('{ viewer { login } venues(first: 5) { totalCount } }'),
+    );
     expect(graphql.ok && graphql.json.data).toEqual({ viewer: null, venues: { totalCount: 1 } });
     await page.close();
   });
 
   it("sends an application password with credentials: 'include' through the preflight, to REST and GraphQL", async () => {
     const page = await openPage(allowed.origin);
-    const graphql = await fetchFromPage(page, `${api.url}/graphql`, { ...graphqlInit('{ viewer { login } }', { authorization }), credentials: 'include' });
+    const graphql = await fetchFromPage(page, `${api.url}/graphql`, {
+      ...graphqlInit('{ viewer { login } }', { authorization }),
+      credentials: 'include',
+    });
     expect(graphql.ok && graphql.json.data).toEqual({ viewer: { login } });
-    const rest = await fetchFromPage(page, `${api.url}${REST}/venues`, { headers: { authorization }, credentials: 'include' });
+    const rest = await fetchFromPage(page, `${api.url}${REST}/venues`, {
+      headers: { authorization },
+      credentials: 'include',
+    });
     expect(rest.ok && rest.status).toBe(200);
     expect(rest.ok && rest.headers['cache-control']).toBe('private, no-cache');
     const created = await fetchFromPage(page, `${api.url}${REST}/venues`, {
@@ -103,7 +147,10 @@ describe('CORS in Chromium', { timeout: 120_000 }, () => {
       credentials: 'include',
     });
     expect(created.ok && [created.status, created.json.venue]).toEqual([201, 'Made from the browser']);
-    const wrong = await fetchFromPage(page, `${api.url}${REST}/venues`, { headers: { authorization: basicAuthorization(login, 'wrong') }, credentials: 'include' });
+    const wrong = await fetchFromPage(page, `${api.url}${REST}/venues`, {
+      headers: { authorization: basicAuthorization(login, 'wrong') },
+      credentials: 'include',
+    });
     expect(wrong.ok && wrong.status, 'an error is readable too').toBe(401);
     await page.close();
   });
@@ -113,12 +160,23 @@ describe('CORS in Chromium', { timeout: 120_000 }, () => {
     const outcomes = [
       await fetchFromPage(page, `${api.url}${REST}/venues`, {}),
       await fetchFromPage(page, `${api.url}/graphql`, graphqlInit('{ venues(first: 1) { totalCount } }')),
-      await fetchFromPage(page, `${api.url}/graphql`, { ...graphqlInit('{ viewer { login } }', { authorization }), credentials: 'include' }),
-      await fetchFromPage(page, `${api.url}${REST}/venues`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: '{"venue":"Refused"}', credentials: 'include' }),
+      await fetchFromPage(page, `${api.url}/graphql`, {
+        ...graphqlInit('{ viewer { login } }', { authorization }),
+        credentials: 'include',
+      }),
+      await fetchFromPage(page, `${api.url}${REST}/venues`, {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/json' },
+        body: '{"venue":"Refused"}',
+        credentials: 'include',
+      }),
     ];
-    for (const outcome of outcomes) expect(outcome).toEqual({ ok: false, error: expect.stringMatching(/TypeError: Failed to fetch/) });
+    for (const outcome of outcomes)
+      expect(outcome).toEqual({ ok: false, error: expect.stringMatching(/TypeError: Failed to fetch/) });
     // The preflighted write never ran.
-    const names = (await (await fetch(`${api.url}${REST}/venues?per_page=50`)).json()) as { venues: { venue: string }[] };
+    const names = (await (await fetch(`${api.url}${REST}/venues?per_page=50`)).json()) as {
+      venues: { venue: string }[];
+    };
     expect(names.venues.map((venue) => venue.venue)).not.toContain('Refused');
     await page.close();
   });

@@ -21,13 +21,16 @@ afterAll(async () => {
 });
 
 const varyOf = (response: Response) => (response.headers.get('vary') ?? '').toLowerCase().split(/\s*,\s*/);
-const corsHeadersOf = (response: Response) => [...response.headers.keys()].filter((name) => name.startsWith('access-control-'));
+const corsHeadersOf = (response: Response) =>
+  [...response.headers.keys()].filter((name) => name.startsWith('access-control-'));
 
 function expectReflected(response: Response, origin: string) {
   expect(response.headers.get('access-control-allow-origin')).toBe(origin);
   expect(response.headers.get('access-control-allow-credentials')).toBe('true');
   const exposed = (response.headers.get('access-control-expose-headers') ?? '').split(/\s*,\s*/);
-  expect(exposed).toEqual(expect.arrayContaining(['X-WP-Total', 'X-WP-TotalPages', 'X-TEC-Total', 'X-TEC-TotalPages', 'Link', 'ETag']));
+  expect(exposed).toEqual(
+    expect.arrayContaining(['X-WP-Total', 'X-WP-TotalPages', 'X-TEC-Total', 'X-TEC-TotalPages', 'Link', 'ETag']),
+  );
   expect(varyOf(response)).toContain('origin');
 }
 
@@ -36,18 +39,36 @@ function expectNoCors(response: Response) {
   expect(varyOf(response)).toContain('origin');
 }
 
-const graphqlPost = (server: TestServer, headers: Record<string, string>, query = '{ venues(first: 1) { totalCount } }') =>
-  fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query }) });
+const graphqlPost = (
+  server: TestServer,
+  headers: Record<string, string>,
+  query = '{ venues(first: 1) { totalCount } }',
+) =>
+  fetch(`${server.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ query }),
+  });
 
 const preflight = (server: TestServer, path: string, origin: string, method = 'PUT', requestHeaders?: string) =>
   fetch(`${server.url}${path}`, {
     method: 'OPTIONS',
-    headers: { origin, 'access-control-request-method': method, ...(requestHeaders ? { 'access-control-request-headers': requestHeaders } : {}) },
+    headers: {
+      origin,
+      'access-control-request-method': method,
+      ...(requestHeaders ? { 'access-control-request-headers': requestHeaders } : {}),
+    },
   });
 
 describe('CORS with the default CORS_ORIGINS (any origin)', () => {
   it('reflects the origin with credentials and the exposed headers on REST lists, records and the index', async () => {
-    for (const path of [`${REST}/venues`, `${REST}/events`, `${REST}/`, '/wp-json/', `/?rest_route=/calendar/events/v1/venues`]) {
+    for (const path of [
+      `${REST}/venues`,
+      `${REST}/events`,
+      `${REST}/`,
+      '/wp-json/',
+      `/?rest_route=/calendar/events/v1/venues`,
+    ]) {
       const response = await fetch(`${open.url}${path}`, { headers: { origin: PAGE } });
       expect(response.status, path).toBe(200);
       expectReflected(response, PAGE);
@@ -56,7 +77,9 @@ describe('CORS with the default CORS_ORIGINS (any origin)', () => {
 
   it('reflects the origin on GraphQL over POST and GET', async () => {
     expectReflected(await graphqlPost(open, { origin: 'http://localhost:5173' }), 'http://localhost:5173');
-    const get = await fetch(`${open.url}/graphql?query=${encodeURIComponent('{ venues(first: 1) { totalCount } }')}`, { headers: { origin: PAGE, accept: 'application/json' } });
+    const get = await fetch(`${open.url}/graphql?query=${encodeURIComponent('{ venues(first: 1) { totalCount } }')}`, {
+      headers: { origin: PAGE, accept: 'application/json' },
+    });
     expect(get.status).toBe(200);
     expectReflected(get, PAGE);
   });
@@ -100,13 +123,24 @@ describe('CORS with the default CORS_ORIGINS (any origin)', () => {
   });
 
   it('accepts origins with ports, IPv6 literals and other schemes, as browsers send them', async () => {
-    for (const origin of ['http://127.0.0.1:8080', 'http://[::1]:3000', 'capacitor://localhost', 'chrome-extension://abcdefghijklmnop']) {
+    for (const origin of [
+      'http://127.0.0.1:8080',
+      'http://[::1]:3000',
+      'capacitor://localhost',
+      'chrome-extension://abcdefghijklmnop',
+    ]) {
       expectReflected(await fetch(`${open.url}${REST}/venues`, { headers: { origin } }), origin);
     }
   });
 
   it('answers a REST preflight 204 with the methods, the headers asked for that are safe, and a max age', async () => {
-    const response = await preflight(open, `${REST}/venues/1`, PAGE, 'DELETE', 'Authorization, content-type, X-Custom-Trace, X-Forwarded-For, Cookie, Sec-Fetch-Mode, bad header');
+    const response = await preflight(
+      open,
+      `${REST}/venues/1`,
+      PAGE,
+      'DELETE',
+      'Authorization, content-type, X-Custom-Trace, X-Forwarded-For, Cookie, Sec-Fetch-Mode, bad header',
+    );
     expect(response.status).toBe(204);
     expect(await response.text()).toBe('');
     expect(response.headers.get('access-control-allow-origin')).toBe(PAGE);
@@ -114,9 +148,21 @@ describe('CORS with the default CORS_ORIGINS (any origin)', () => {
     expect(response.headers.get('access-control-allow-methods')).toBe('GET, POST, PUT, PATCH, DELETE, OPTIONS');
     expect(response.headers.get('access-control-max-age')).toBe('600');
     const allowed = (response.headers.get('access-control-allow-headers') ?? '').toLowerCase().split(/\s*,\s*/);
-    expect(allowed).toEqual(expect.arrayContaining(['authorization', 'content-type', 'x-wp-nonce', 'x-requested-with', 'if-none-match', 'x-custom-trace']));
-    for (const refused of ['x-forwarded-for', 'cookie', 'sec-fetch-mode', 'bad header']) expect(allowed, refused).not.toContain(refused);
-    expect(varyOf(response)).toEqual(expect.arrayContaining(['origin', 'access-control-request-method', 'access-control-request-headers']));
+    expect(allowed).toEqual(
+      expect.arrayContaining([
+        'authorization',
+        'content-type',
+        'x-wp-nonce',
+        'x-requested-with',
+        'if-none-match',
+        'x-custom-trace',
+      ]),
+    );
+    for (const refused of ['x-forwarded-for', 'cookie', 'sec-fetch-mode', 'bad header'])
+      expect(allowed, refused).not.toContain(refused);
+    expect(varyOf(response)).toEqual(
+      expect.arrayContaining(['origin', 'access-control-request-method', 'access-control-request-headers']),
+    );
   });
 
   it('answers a GraphQL preflight the same way (GraphQL Yoga does not decide CORS)', async () => {
@@ -140,14 +186,18 @@ describe('CORS with the default CORS_ORIGINS (any origin)', () => {
     const noRoute = await fetch(`${open.url}/nowhere`, { headers: { origin: PAGE } });
     expect(noRoute.status).toBe(404);
     expectReflected(noRoute, PAGE);
-    const badCredentials = await fetch(`${open.url}${REST}/venues`, { headers: { origin: PAGE, authorization: 'Basic bm9ib2R5Om5vdGhpbmc=' } });
+    const badCredentials = await fetch(`${open.url}${REST}/venues`, {
+      headers: { origin: PAGE, authorization: 'Basic bm9ib2R5Om5vdGhpbmc=' },
+    });
     expect(badCredentials.status).toBe(401);
     expectReflected(badCredentials, PAGE);
     const badQuery = await graphqlPost(open, { origin: PAGE, accept: 'application/graphql-response+json' }, '{ nope');
     expect(badQuery.status).toBe(400);
     expectReflected(badQuery, PAGE);
     const first = await fetch(`${open.url}${REST}/venues`, { headers: { origin: PAGE } });
-    const revalidated = await fetch(`${open.url}${REST}/venues`, { headers: { origin: PAGE, 'if-none-match': first.headers.get('etag')! } });
+    const revalidated = await fetch(`${open.url}${REST}/venues`, {
+      headers: { origin: PAGE, 'if-none-match': first.headers.get('etag')! },
+    });
     expect(revalidated.status).toBe(304);
     expectReflected(revalidated, PAGE);
   });
@@ -163,7 +213,15 @@ describe('CORS with the default CORS_ORIGINS (any origin)', () => {
 });
 
 describe('CORS with CORS_ORIGINS listing origins', () => {
-  const refusedOrigins = ['https://evil.example', 'https://app.example.evil.example', 'http://app.example', 'https://app.example:443', 'HTTPS://APP.EXAMPLE', 'http://localhost:5174', 'null'];
+  const refusedOrigins = [
+    'https://evil.example',
+    'https://app.example.evil.example',
+    'http://app.example',
+    'https://app.example:443',
+    'HTTPS://APP.EXAMPLE',
+    'http://localhost:5174',
+    'null',
+  ];
 
   it('reflects a listed origin on REST and GraphQL', async () => {
     for (const origin of LISTED) {
@@ -184,7 +242,7 @@ describe('CORS with CORS_ORIGINS listing origins', () => {
     }
   });
 
-  it('refuses an unlisted origin\'s REST preflight with 403 in the WordPress error shape', async () => {
+  it("refuses an unlisted origin's REST preflight with 403 in the WordPress error shape", async () => {
     for (const origin of refusedOrigins) {
       const response = await preflight(listed, `${REST}/events`, origin, 'POST', 'authorization');
       expect(response.status, origin).toBe(403);
@@ -216,7 +274,10 @@ describe('CORS on an unexpected error', () => {
 
   it('answers 500 with CORS headers, so that a page can read the error', async () => {
     // A table the queries need is gone: every read of venues fails unexpectedly, in REST and GraphQL.
-    const schema = broken.app.config.engine === 'postgres' ? `"${new URL(broken.app.config.databaseUrl).searchParams.get('schema') ?? 'public'}".` : '';
+    const schema =
+      broken.app.config.engine === 'postgres'
+        ? `"${new URL(broken.app.config.databaseUrl).searchParams.get('schema') ?? 'public'}".`
+        : '';
     await broken.app.db.$executeRawUnsafe(`ALTER TABLE ${schema}"Venue" RENAME TO "VenueGone"`);
     const rest = await fetch(`${broken.url}${REST}/venues`, { headers: { origin: PAGE } });
     expect(rest.status).toBe(500);

@@ -32,7 +32,12 @@ afterAll(async () => {
 
 async function linkTargets(admin: ServiceUnderTest['admin']): Promise<LinkTargets> {
   const targets: LinkTargets = { venues: [], organizers: [], categories: [], tags: [] };
-  const kinds = [['venue', 'venues'], ['organizer', 'organizers'], ['category', 'categories'], ['tag', 'tags']] as const;
+  const kinds = [
+    ['venue', 'venues'],
+    ['organizer', 'organizers'],
+    ['category', 'categories'],
+    ['tag', 'tags'],
+  ] as const;
   for (const [kind, list] of kinds) {
     for (let n = 0; n < 3; n++) {
       const reply = await createRecord(admin, kind, newFields(kind, `crash-link-${n}`, targets), 'rest');
@@ -51,7 +56,11 @@ async function writeThenKill(running: ServiceUnderTest, ledger: Ledger) {
   const stats = new Stats();
   let killed = false;
   const writers = Array.from({ length: WRITERS }, (_, worker) =>
-    runClient({ worker, reader: running.anonymous, writer: running.admin, ledger, links, stats, token: 'crash' }, () => killed, 0),
+    runClient(
+      { worker, reader: running.anonymous, writer: running.admin, ledger, links, stats, token: 'crash' },
+      () => killed,
+      0,
+    ),
   );
   while (ledger.acknowledged < KILL_AFTER_ACKNOWLEDGED && stats.failureCount === 0) await sleep(20);
   const failuresBeforeKill = [...stats.failures];

@@ -19,7 +19,10 @@ let admin: pg.Client;
 const log: string[] = [];
 
 beforeAll(async () => {
-  reader = await startServer({ RESPONSE_CACHE_TTL_MS: '600000', DATA_VERSION_POLL_MS: String(POLL_MS) }, { logTo: { write: (line) => void log.push(line) } });
+  reader = await startServer(
+    { RESPONSE_CACHE_TTL_MS: '600000', DATA_VERSION_POLL_MS: String(POLL_MS) },
+    { logTo: { write: (line) => void log.push(line) } },
+  );
   writer = await startInstance(reader.app.config.databaseUrl, { RESPONSE_CACHE_TTL_MS: '600000' });
   admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
   await admin.connect();
@@ -52,7 +55,9 @@ async function createOrganizer(name: string) {
 async function organizers(): Promise<string[]> {
   const response = await fetch(`${reader.url}/wp-json/calendar/events/v1/organizers?per_page=50`);
   expect(response.status).toBe(200);
-  return ((await response.json()) as { organizers: { organizer: string }[] }).organizers.map((one) => one.organizer).sort();
+  return ((await response.json()) as { organizers: { organizer: string }[] }).organizers
+    .map((one) => one.organizer)
+    .sort();
 }
 
 const idle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -66,12 +71,22 @@ describe('the data version on PostgreSQL when the LISTEN connection is lost', ()
 
     const { rows } = await admin.query<{ done: boolean }>('SELECT pg_terminate_backend($1) AS done', [listening]);
     expect(rows[0]!.done).toBe(true);
-    expect(await readUntil(async () => log.join(''), (lines) => lines.includes('not listening'), POLL_BOUND_MS)).toContain('"level":"warn"');
+    expect(
+      await readUntil(
+        async () => log.join(''),
+        (lines) => lines.includes('not listening'),
+        POLL_BOUND_MS,
+      ),
+    ).toContain('"level":"warn"');
     await createOrganizer('Dock choir');
     expect(await readUntil(organizers, (names) => names.length > 0, POLL_BOUND_MS)).toEqual(['Dock choir']);
 
     // A new LISTEN connection, and no more polling: idle again costs no statement, and a write is still seen.
-    const relistening = await readUntil(listeners, (pids) => pids.length === 1 && pids[0] !== listening, POLL_BOUND_MS * 4);
+    const relistening = await readUntil(
+      listeners,
+      (pids) => pids.length === 1 && pids[0] !== listening,
+      POLL_BOUND_MS * 4,
+    );
     expect(relistening).toHaveLength(1);
     expect(relistening[0]).not.toBe(listening);
     await idle(POLL_MS * 2);
@@ -86,7 +101,11 @@ describe('the data version on PostgreSQL with no LISTEN connection at all', () =
   let alone: TestServer;
   beforeAll(async () => {
     alone = await startServer(
-      { RESPONSE_CACHE_TTL_MS: '600000', DATA_VERSION_POLL_MS: '600000', DATA_VERSION_LISTEN_URL: 'postgresql://postgres@127.0.0.1:1/test' },
+      {
+        RESPONSE_CACHE_TTL_MS: '600000',
+        DATA_VERSION_POLL_MS: '600000',
+        DATA_VERSION_LISTEN_URL: 'postgresql://postgres@127.0.0.1:1/test',
+      },
       { logTo: { write: () => undefined } },
     );
   }, 120_000);
@@ -100,7 +119,9 @@ describe('the data version on PostgreSQL with no LISTEN connection at all', () =
   it('still sees its own writes at the very next read', async () => {
     expect(await names()).toEqual([]);
     expect(await alone.countQueries(async () => expect(await names()).toEqual([]))).toBe(0);
-    await alone.gqlOk(`mutation($input: OrganizerInput!) { createOrganizer(input: $input) { id } }`, { input: { name: 'Ferry fiddlers' } });
+    await alone.gqlOk(`mutation($input: OrganizerInput!) { createOrganizer(input: $input) { id } }`, {
+      input: { name: 'Ferry fiddlers' },
+    });
     expect(await names()).toEqual(['Ferry fiddlers']);
   });
 });

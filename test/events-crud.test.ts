@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCategory, createEvent, createOrganizer, createTag, createVenue, onlyError, unique } from './support/factories.js';
+import {
+  createCategory,
+  createEvent,
+  createOrganizer,
+  createTag,
+  createVenue,
+  onlyError,
+  unique,
+} from './support/factories.js';
 import { ADMIN_AUTHORIZATION, startServer, type As, type TestServer } from './support/server.js';
 import { startImageServer, type ImageServer } from './support/image-server.js';
 
@@ -90,8 +98,11 @@ describe('creating and reading events', () => {
   });
 
   it('fills the defaults a minimal event leaves out', async () => {
-    const created = (await server.gqlOk(CREATE, { input: { title: unique('Minimal'), startDate: '2030-05-01 10:00', endDate: '2030-05-01 11:00' } }))
-      .createEvent;
+    const created = (
+      await server.gqlOk(CREATE, {
+        input: { title: unique('Minimal'), startDate: '2030-05-01 10:00', endDate: '2030-05-01 11:00' },
+      })
+    ).createEvent;
     expect(created).toMatchObject({
       status: 'PUBLISH',
       timezone: 'UTC',
@@ -124,7 +135,13 @@ describe('updating events', () => {
   it('changes only the fields given', async () => {
     const event = await createEvent(server, baseInput({ description: 'before', cost: '5', featured: true }));
     const updated = (await server.gqlOk(UPDATE, { id: event.id, input: { description: 'after' } })).updateEvent;
-    expect(updated).toMatchObject({ description: 'after', cost: '5', featured: true, slug: event.slug, startsAtLocal: '2030-05-01 10:00:00' });
+    expect(updated).toMatchObject({
+      description: 'after',
+      cost: '5',
+      featured: true,
+      slug: event.slug,
+      startsAtLocal: '2030-05-01 10:00:00',
+    });
     expect(await eventById(event.id)).toEqual(updated);
   });
 
@@ -154,7 +171,10 @@ describe('deleting events', () => {
     const trashed = (await server.gqlOk(DELETE, { id: event.id })).deleteEvent;
     expect(trashed).toMatchObject({ id: event.id, status: 'TRASH' });
     expect((await eventById(event.id, ADMIN_AUTHORIZATION)).status).toBe('TRASH');
-    expect(onlyError(await server.gql(BY_ID, { id: event.id }))).toMatchObject({ code: 'FORBIDDEN', reason: 'NO_LONGER_AVAILABLE' });
+    expect(onlyError(await server.gql(BY_ID, { id: event.id }))).toMatchObject({
+      code: 'FORBIDDEN',
+      reason: 'NO_LONGER_AVAILABLE',
+    });
 
     const again = onlyError(await server.gql(DELETE, { id: event.id }));
     expect(again.code).toBe('ALREADY_TRASHED');
@@ -177,14 +197,24 @@ describe('deleting events', () => {
     const venue = await createVenue(server);
     const organizer = await createOrganizer(server);
     const category = await createCategory(server);
-    const event = await createEvent(server, baseInput({ venues: [{ id: venue.id }], organizers: [{ id: organizer.id }], categories: [String(category.id)] }));
+    const event = await createEvent(
+      server,
+      baseInput({ venues: [{ id: venue.id }], organizers: [{ id: organizer.id }], categories: [String(category.id)] }),
+    );
     await server.gqlOk(DELETE, { id: event.id, force: true });
-    const data = await server.gqlOk(`query ($v: ID!, $o: ID!, $c: ID!) { venue(id: $v) { id: databaseId events { totalCount edges { node { id: databaseId } } } } organizer(id: $o) { id: databaseId } eventCategory(id: $c) { id: databaseId count } }`, {
-      v: venue.id,
-      o: organizer.id,
-      c: category.id,
+    const data = await server.gqlOk(
+      `query ($v: ID!, $o: ID!, $c: ID!) { venue(id: $v) { id: databaseId events { totalCount edges { node { id: databaseId } } } } organizer(id: $o) { id: databaseId } eventCategory(id: $c) { id: databaseId count } }`,
+      {
+        v: venue.id,
+        o: organizer.id,
+        c: category.id,
+      },
+    );
+    expect(data).toEqual({
+      venue: { id: venue.id, events: { totalCount: 0, edges: [] } },
+      organizer: { id: organizer.id },
+      eventCategory: { id: category.id, count: 0 },
     });
-    expect(data).toEqual({ venue: { id: venue.id, events: { totalCount: 0, edges: [] } }, organizer: { id: organizer.id }, eventCategory: { id: category.id, count: 0 } });
   });
 
   it('leaves the children of a series without a parent when the parent is deleted for good', async () => {
@@ -224,13 +254,19 @@ describe('refusing bad event input', () => {
   });
 
   it('accepts an end equal to the start', async () => {
-    const event = await createEvent(server, baseInput({ startDate: '2030-05-01 10:00:00', endDate: '2030-05-01 10:00:00' }), 'endsAtLocal');
+    const event = await createEvent(
+      server,
+      baseInput({ startDate: '2030-05-01 10:00:00', endDate: '2030-05-01 10:00:00' }),
+      'endsAtLocal',
+    );
     expect(event.endsAtLocal).toBe('2030-05-01 10:00:00');
   });
 
   it('refuses an end before the start that only shows in UTC, comparing instants', async () => {
     // 10:00 in Berlin is 09:00Z; an end given as 08:30Z is before it although "10:00" > "08:30" would not be.
-    const fields = await refusal(baseInput({ timezone: 'Europe/Berlin', startDate: '2030-01-10 10:00:00', endDate: '2030-01-10T08:30:00Z' }));
+    const fields = await refusal(
+      baseInput({ timezone: 'Europe/Berlin', startDate: '2030-01-10 10:00:00', endDate: '2030-01-10T08:30:00Z' }),
+    );
     expect(Object.keys(fields)).toEqual(['endDate']);
   });
 
@@ -287,23 +323,34 @@ describe('refusing bad event input', () => {
   it('refuses a linked venue that gives both or neither of id and new, naming its position', async () => {
     // LinkedVenueInput is @oneOf: GraphQL itself refuses the variable, one BAD_USER_INPUT error per bad position.
     const venue = await createVenue(server);
-    const result = await server.gql(CREATE, { input: baseInput({ venues: [{ id: venue.id }, { id: venue.id, new: { name: 'X' } }, {}] }) });
+    const result = await server.gql(CREATE, {
+      input: baseInput({ venues: [{ id: venue.id }, { id: venue.id, new: { name: 'X' } }, {}] }),
+    });
     expect(result.data ?? null).toBeNull();
     expect(result.errors?.map((error) => error.extensions?.code)).toEqual(['BAD_USER_INPUT', 'BAD_USER_INPUT']);
-    expect(result.errors?.map((error) => error.message.match(/at "input\.(venues\[\d+\])"/)?.[1]).sort()).toEqual(['venues[1]', 'venues[2]']);
+    expect(result.errors?.map((error) => error.message.match(/at "input\.(venues\[\d+\])"/)?.[1]).sort()).toEqual([
+      'venues[1]',
+      'venues[2]',
+    ]);
   });
 
   it('names the field of a bad new venue or organizer by its position', async () => {
-    const fields = await refusal(baseInput({ venues: [{ new: { name: '' } }], organizers: [{ new: { name: 'Org', email: 'nope' } }] }));
+    const fields = await refusal(
+      baseInput({ venues: [{ new: { name: '' } }], organizers: [{ new: { name: 'Org', email: 'nope' } }] }),
+    );
     expect(Object.keys(fields).sort()).toEqual(['organizers.0.email', 'venues.0.name']);
   });
 
   it('writes nothing when it refuses a create: no event, no new venue, organizer, category or tag', async () => {
     const token = unique('refused');
-    const before = await server.gqlOk(`query ($s: String!) {
+    const before = await server.gqlOk(
+      `query ($s: String!) {
       venues(search: $s) { totalCount } organizers(search: $s) { totalCount }
       eventCategories(search: $s, hideEmpty: false) { totalCount } eventTags(search: $s, hideEmpty: false) { totalCount }
-    }`, { s: token }, ADMIN_AUTHORIZATION);
+    }`,
+      { s: token },
+      ADMIN_AUTHORIZATION,
+    );
     const fields = await refusal({
       title: token,
       startDate: '2030-05-01 10:00:00',
@@ -315,13 +362,21 @@ describe('refusing bad event input', () => {
       image: images.at(`/${token}.png`),
     });
     expect(Object.keys(fields)).toEqual(['endDate']);
-    const after = await server.gqlOk(`query ($s: String!) {
+    const after = await server.gqlOk(
+      `query ($s: String!) {
       venues(search: $s) { totalCount } organizers(search: $s) { totalCount }
       eventCategories(search: $s, hideEmpty: false) { totalCount } eventTags(search: $s, hideEmpty: false) { totalCount }
-    }`, { s: token }, ADMIN_AUTHORIZATION);
+    }`,
+      { s: token },
+      ADMIN_AUTHORIZATION,
+    );
     expect(after).toEqual(before);
     expect(after.venues.totalCount).toBe(0);
-    const drafts = await server.gqlOk(`query ($s: String!) { events(filter: { search: $s, statuses: [PUBLISH, DRAFT, TRASH] }) { totalCount } }`, { s: token }, ADMIN_AUTHORIZATION);
+    const drafts = await server.gqlOk(
+      `query ($s: String!) { events(filter: { search: $s, statuses: [PUBLISH, DRAFT, TRASH] }) { totalCount } }`,
+      { s: token },
+      ADMIN_AUTHORIZATION,
+    );
     expect(drafts.events.totalCount).toBe(0);
     expect((await server.gqlOk(BY_SLUG, { slug: token.toLowerCase() }, ADMIN_AUTHORIZATION)).eventBySlug).toBeNull();
   });
@@ -365,7 +420,8 @@ describe('slugs', () => {
 
   it('keeps the slug when only the title changes', async () => {
     const event = await createEvent(server, baseInput());
-    const updated = (await server.gqlOk(UPDATE, { id: event.id, input: { title: 'A completely new title' } })).updateEvent;
+    const updated = (await server.gqlOk(UPDATE, { id: event.id, input: { title: 'A completely new title' } }))
+      .updateEvent;
     expect(updated.slug).toBe(event.slug);
   });
 
@@ -393,22 +449,50 @@ describe('event dates and time zones', () => {
   const when = 'timezone startsAt endsAt startsAtLocal endsAtLocal allDay timezoneAbbreviation';
 
   it('stores the wall clock in the event zone and the exact UTC instant (Berlin vs New York, summer and winter)', async () => {
-    const berlinSummer = await createEvent(server, baseInput({ timezone: 'Europe/Berlin', startDate: '2030-07-01 18:00:00', endDate: '2030-07-01 20:00:00' }), when);
+    const berlinSummer = await createEvent(
+      server,
+      baseInput({ timezone: 'Europe/Berlin', startDate: '2030-07-01 18:00:00', endDate: '2030-07-01 20:00:00' }),
+      when,
+    );
     expect(berlinSummer).toMatchObject({
       startsAtLocal: '2030-07-01 18:00:00',
       startsAt: '2030-07-01T16:00:00.000Z',
       endsAt: '2030-07-01T18:00:00.000Z',
       timezoneAbbreviation: 'CEST',
     });
-    const berlinWinter = await createEvent(server, baseInput({ timezone: 'Europe/Berlin', startDate: '2030-01-15 18:00:00', endDate: '2030-01-15 20:00:00' }), when);
-    expect(berlinWinter).toMatchObject({ startsAtLocal: '2030-01-15 18:00:00', startsAt: '2030-01-15T17:00:00.000Z', timezoneAbbreviation: 'CET' });
-    const newYork = await createEvent(server, baseInput({ timezone: 'America/New_York', startDate: '2030-07-01 18:00:00', endDate: '2030-07-01 20:00:00' }), when);
-    expect(newYork).toMatchObject({ startsAtLocal: '2030-07-01 18:00:00', startsAt: '2030-07-01T22:00:00.000Z', timezoneAbbreviation: 'EDT' });
+    const berlinWinter = await createEvent(
+      server,
+      baseInput({ timezone: 'Europe/Berlin', startDate: '2030-01-15 18:00:00', endDate: '2030-01-15 20:00:00' }),
+      when,
+    );
+    expect(berlinWinter).toMatchObject({
+      startsAtLocal: '2030-01-15 18:00:00',
+      startsAt: '2030-01-15T17:00:00.000Z',
+      timezoneAbbreviation: 'CET',
+    });
+    const newYork = await createEvent(
+      server,
+      baseInput({ timezone: 'America/New_York', startDate: '2030-07-01 18:00:00', endDate: '2030-07-01 20:00:00' }),
+      when,
+    );
+    expect(newYork).toMatchObject({
+      startsAtLocal: '2030-07-01 18:00:00',
+      startsAt: '2030-07-01T22:00:00.000Z',
+      timezoneAbbreviation: 'EDT',
+    });
   });
 
   it('accepts a fixed offset zone such as UTC+2', async () => {
-    const event = await createEvent(server, baseInput({ timezone: 'UTC+2', startDate: '2030-07-01 18:00:00', endDate: '2030-07-01 19:00:00' }), when);
-    expect(event).toMatchObject({ timezone: 'UTC+2', startsAt: '2030-07-01T16:00:00.000Z', timezoneAbbreviation: 'UTC+2' });
+    const event = await createEvent(
+      server,
+      baseInput({ timezone: 'UTC+2', startDate: '2030-07-01 18:00:00', endDate: '2030-07-01 19:00:00' }),
+      when,
+    );
+    expect(event).toMatchObject({
+      timezone: 'UTC+2',
+      startsAt: '2030-07-01T16:00:00.000Z',
+      timezoneAbbreviation: 'UTC+2',
+    });
   });
 
   it('converts an ISO date with an offset into the wall clock of the event zone', async () => {
@@ -426,14 +510,26 @@ describe('event dates and time zones', () => {
   });
 
   it('reads a date alone as midnight and ISO without offset in the event zone', async () => {
-    const event = await createEvent(server, baseInput({ timezone: 'America/New_York', startDate: '2030-07-01', endDate: '2030-07-01T10:15:00' }), when);
-    expect(event).toMatchObject({ startsAtLocal: '2030-07-01 00:00:00', endsAtLocal: '2030-07-01 10:15:00', startsAt: '2030-07-01T04:00:00.000Z' });
+    const event = await createEvent(
+      server,
+      baseInput({ timezone: 'America/New_York', startDate: '2030-07-01', endDate: '2030-07-01T10:15:00' }),
+      when,
+    );
+    expect(event).toMatchObject({
+      startsAtLocal: '2030-07-01 00:00:00',
+      endsAtLocal: '2030-07-01 10:15:00',
+      startsAt: '2030-07-01T04:00:00.000Z',
+    });
   });
 
   it('reads a date with an offset after a space, and an RFC 2822 date with a zone, as exact instants', async () => {
     const event = await createEvent(
       server,
-      baseInput({ timezone: 'Europe/Berlin', startDate: '2030-07-01 12:00:00+02:00', endDate: 'Mon, 01 Jul 2030 12:00:00 GMT' }),
+      baseInput({
+        timezone: 'Europe/Berlin',
+        startDate: '2030-07-01 12:00:00+02:00',
+        endDate: 'Mon, 01 Jul 2030 12:00:00 GMT',
+      }),
       when,
     );
     expect(event).toMatchObject({
@@ -445,20 +541,41 @@ describe('event dates and time zones', () => {
   });
 
   it('reads a date in words without a zone in the event zone', async () => {
-    const event = await createEvent(server, baseInput({ timezone: 'America/New_York', startDate: 'July 1, 2030 6pm', endDate: 'July 1, 2030 9:30pm' }), when);
-    expect(event).toMatchObject({ startsAtLocal: '2030-07-01 18:00:00', startsAt: '2030-07-01T22:00:00.000Z', endsAtLocal: '2030-07-01 21:30:00' });
+    const event = await createEvent(
+      server,
+      baseInput({ timezone: 'America/New_York', startDate: 'July 1, 2030 6pm', endDate: 'July 1, 2030 9:30pm' }),
+      when,
+    );
+    expect(event).toMatchObject({
+      startsAtLocal: '2030-07-01 18:00:00',
+      startsAt: '2030-07-01T22:00:00.000Z',
+      endsAtLocal: '2030-07-01 21:30:00',
+    });
   });
 
   it('reads a Unix timestamp as that instant', async () => {
     const start = Date.UTC(2030, 6, 1, 12) / 1000;
-    const event = await createEvent(server, baseInput({ timezone: 'Europe/Berlin', startDate: String(start), endDate: String(start + 3600) }), when);
-    expect(event).toMatchObject({ startsAt: '2030-07-01T12:00:00.000Z', startsAtLocal: '2030-07-01 14:00:00', endsAtLocal: '2030-07-01 15:00:00' });
+    const event = await createEvent(
+      server,
+      baseInput({ timezone: 'Europe/Berlin', startDate: String(start), endDate: String(start + 3600) }),
+      when,
+    );
+    expect(event).toMatchObject({
+      startsAt: '2030-07-01T12:00:00.000Z',
+      startsAtLocal: '2030-07-01 14:00:00',
+      endsAtLocal: '2030-07-01 15:00:00',
+    });
   });
 
   it('makes an all-day event run from 00:00:00 on its first day to 23:59:59 on its last, in its zone', async () => {
     const event = await createEvent(
       server,
-      baseInput({ timezone: 'Europe/Berlin', allDay: true, startDate: '2030-03-10 15:00:00', endDate: '2030-03-12 09:00:00' }),
+      baseInput({
+        timezone: 'Europe/Berlin',
+        allDay: true,
+        startDate: '2030-03-10 15:00:00',
+        endDate: '2030-03-12 09:00:00',
+      }),
       when,
     );
     expect(event).toMatchObject({
@@ -471,18 +588,33 @@ describe('event dates and time zones', () => {
   });
 
   it('makes a one-day all-day event from the same date given as start and end', async () => {
-    const event = await createEvent(server, baseInput({ allDay: true, startDate: '2030-03-10', endDate: '2030-03-10' }), when);
+    const event = await createEvent(
+      server,
+      baseInput({ allDay: true, startDate: '2030-03-10', endDate: '2030-03-10' }),
+      when,
+    );
     expect(event).toMatchObject({ startsAtLocal: '2030-03-10 00:00:00', endsAtLocal: '2030-03-10 23:59:59' });
   });
 
   it('snaps an existing event to whole days when it becomes all-day', async () => {
-    const event = await createEvent(server, baseInput({ startDate: '2030-03-10 15:00:00', endDate: '2030-03-10 17:00:00' }));
+    const event = await createEvent(
+      server,
+      baseInput({ startDate: '2030-03-10 15:00:00', endDate: '2030-03-10 17:00:00' }),
+    );
     const updated = (await server.gqlOk(UPDATE, { id: event.id, input: { allDay: true } })).updateEvent;
-    expect(updated).toMatchObject({ allDay: true, startsAtLocal: '2030-03-10 00:00:00', endsAtLocal: '2030-03-10 23:59:59' });
+    expect(updated).toMatchObject({
+      allDay: true,
+      startsAtLocal: '2030-03-10 00:00:00',
+      endsAtLocal: '2030-03-10 23:59:59',
+    });
   });
 
   it('keeps both days of a multi-day event', async () => {
-    const event = await createEvent(server, baseInput({ timezone: 'America/New_York', startDate: '2030-08-30 20:00:00', endDate: '2030-09-02 02:00:00' }), when);
+    const event = await createEvent(
+      server,
+      baseInput({ timezone: 'America/New_York', startDate: '2030-08-30 20:00:00', endDate: '2030-09-02 02:00:00' }),
+      when,
+    );
     expect(event).toMatchObject({
       startsAtLocal: '2030-08-30 20:00:00',
       endsAtLocal: '2030-09-02 02:00:00',
@@ -493,13 +625,20 @@ describe('event dates and time zones', () => {
 
   it('reads relative dates such as "tomorrow 9am" in the event zone', async () => {
     const tomorrow = (zone: string) => {
-      const parts = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(
-        new Date(Date.now() + 86_400_000),
-      );
+      const parts = new Intl.DateTimeFormat('en-CA', {
+        timeZone: zone,
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+      }).format(new Date(Date.now() + 86_400_000));
       return parts; // YYYY-MM-DD
     };
     const before = tomorrow('Pacific/Auckland');
-    const event = await createEvent(server, baseInput({ timezone: 'Pacific/Auckland', startDate: 'tomorrow 9am', endDate: 'tomorrow 5pm' }), when);
+    const event = await createEvent(
+      server,
+      baseInput({ timezone: 'Pacific/Auckland', startDate: 'tomorrow 9am', endDate: 'tomorrow 5pm' }),
+      when,
+    );
     const after = tomorrow('Pacific/Auckland');
     expect([`${before} 09:00:00`, `${after} 09:00:00`]).toContain(event.startsAtLocal);
     expect(event.endsAtLocal).toBe(event.startsAtLocal.replace('09:00:00', '17:00:00'));
@@ -514,7 +653,10 @@ describe('event dates and time zones', () => {
   });
 
   it('keeps the wall clock and moves the instants when an update changes only the time zone', async () => {
-    const event = await createEvent(server, baseInput({ timezone: 'Europe/Berlin', startDate: '2030-07-01 18:00:00', endDate: '2030-07-01 20:00:00' }));
+    const event = await createEvent(
+      server,
+      baseInput({ timezone: 'Europe/Berlin', startDate: '2030-07-01 18:00:00', endDate: '2030-07-01 20:00:00' }),
+    );
     const updated = (await server.gqlOk(UPDATE, { id: event.id, input: { timezone: 'America/New_York' } })).updateEvent;
     expect(updated).toMatchObject({
       timezone: 'America/New_York',
@@ -526,15 +668,28 @@ describe('event dates and time zones', () => {
   });
 
   it('reads a new start in the new zone when an update changes both', async () => {
-    const event = await createEvent(server, baseInput({ timezone: 'UTC', startDate: '2030-07-01 08:00:00', endDate: '2030-07-01 23:00:00' }));
-    const updated = (await server.gqlOk(UPDATE, { id: event.id, input: { timezone: 'Asia/Tokyo', startDate: '2030-07-01 09:00:00' } })).updateEvent;
-    expect(updated).toMatchObject({ startsAtLocal: '2030-07-01 09:00:00', startsAt: '2030-07-01T00:00:00.000Z', endsAtLocal: '2030-07-01 23:00:00' });
+    const event = await createEvent(
+      server,
+      baseInput({ timezone: 'UTC', startDate: '2030-07-01 08:00:00', endDate: '2030-07-01 23:00:00' }),
+    );
+    const updated = (
+      await server.gqlOk(UPDATE, { id: event.id, input: { timezone: 'Asia/Tokyo', startDate: '2030-07-01 09:00:00' } })
+    ).updateEvent;
+    expect(updated).toMatchObject({
+      startsAtLocal: '2030-07-01 09:00:00',
+      startsAt: '2030-07-01T00:00:00.000Z',
+      endsAtLocal: '2030-07-01 23:00:00',
+    });
   });
 
   it('defaults the zone to the site time zone', async () => {
     const berlinSite = await startServer({ SITE_TIMEZONE: 'Europe/Berlin' });
     try {
-      const event = await createEvent(berlinSite, { timezone: undefined, startDate: '2030-07-01 18:00:00', endDate: '2030-07-01 19:00:00' }, when);
+      const event = await createEvent(
+        berlinSite,
+        { timezone: undefined, startDate: '2030-07-01 18:00:00', endDate: '2030-07-01 19:00:00' },
+        when,
+      );
       expect(event).toMatchObject({ timezone: 'Europe/Berlin', startsAt: '2030-07-01T16:00:00.000Z' });
     } finally {
       await berlinSite.close();
@@ -574,13 +729,21 @@ describe('relations of an event', () => {
     const category = await createCategory(server);
     const event = await createEvent(
       server,
-      baseInput({ venues: [{ id: venue.id }], organizers: [{ id: organizer.id }], tags: [String(tag.id)], categories: [String(category.id)] }),
+      baseInput({
+        venues: [{ id: venue.id }],
+        organizers: [{ id: organizer.id }],
+        tags: [String(tag.id)],
+        categories: [String(category.id)],
+      }),
     );
     const newCategory = await createCategory(server);
-    const updated = await server.gqlOk(`mutation ($id: ID!, $input: EventInput!) { updateEvent(id: $id, input: $input) { ${RELATIONS} } }`, {
-      id: event.id,
-      input: { venues: [], categories: [String(newCategory.id)] },
-    });
+    const updated = await server.gqlOk(
+      `mutation ($id: ID!, $input: EventInput!) { updateEvent(id: $id, input: $input) { ${RELATIONS} } }`,
+      {
+        id: event.id,
+        input: { venues: [], categories: [String(newCategory.id)] },
+      },
+    );
     expect(updated.updateEvent.venues).toEqual([]);
     expect(updated.updateEvent.organizers.map((o: { id: number }) => o.id)).toEqual([organizer.id]);
     expect(updated.updateEvent.categories.map((c: { id: number }) => c.id)).toEqual([newCategory.id]);
@@ -594,7 +757,10 @@ describe('relations of an event', () => {
     const newName = unique('Brand New Tag');
     const event = await createEvent(
       server,
-      baseInput({ categories: [String(child.id), parent.slug.toUpperCase()], tags: [tag.slug, newName, newName.toLowerCase()] }),
+      baseInput({
+        categories: [String(child.id), parent.slug.toUpperCase()],
+        tags: [tag.slug, newName, newName.toLowerCase()],
+      }),
       RELATIONS,
     );
     expect(event.categories.map((c: { id: number }) => c.id).sort()).toEqual([parent.id, child.id].sort());
@@ -612,17 +778,33 @@ describe('relations of an event', () => {
 
   it('answers the image and the parent event', async () => {
     const parent = await createEvent(server, baseInput());
-    const child = await createEvent(server, baseInput({ parentId: parent.id, image: images.at('/p/photo.JPG?size=2') }), RELATIONS);
+    const child = await createEvent(
+      server,
+      baseInput({ parentId: parent.id, image: images.at('/p/photo.JPG?size=2') }),
+      RELATIONS,
+    );
     expect(child.parent).toEqual({ id: parent.id, title: expect.any(String) });
     expect(child.image).toMatchObject({ url: images.at('/p/photo.JPG?size=2'), extension: 'jpg' });
   });
 
   it('lists the events of a venue by start', async () => {
     const venue = await createVenue(server);
-    const later = await createEvent(server, baseInput({ startDate: '2030-06-02 10:00', endDate: '2030-06-02 11:00', venues: [{ id: venue.id }] }));
-    const earlier = await createEvent(server, baseInput({ startDate: '2030-06-01 10:00', endDate: '2030-06-01 11:00', venues: [{ id: venue.id }] }));
-    const data = await server.gqlOk(`query ($id: ID!) { venue(id: $id) { events { edges { node { id: databaseId } } } } }`, { id: venue.id });
-    expect(data.venue.events.edges.map((edge: { node: unknown }) => edge.node)).toEqual([{ id: earlier.id }, { id: later.id }]);
+    const later = await createEvent(
+      server,
+      baseInput({ startDate: '2030-06-02 10:00', endDate: '2030-06-02 11:00', venues: [{ id: venue.id }] }),
+    );
+    const earlier = await createEvent(
+      server,
+      baseInput({ startDate: '2030-06-01 10:00', endDate: '2030-06-01 11:00', venues: [{ id: venue.id }] }),
+    );
+    const data = await server.gqlOk(
+      `query ($id: ID!) { venue(id: $id) { events { edges { node { id: databaseId } } } } }`,
+      { id: venue.id },
+    );
+    expect(data.venue.events.edges.map((edge: { node: unknown }) => edge.node)).toEqual([
+      { id: earlier.id },
+      { id: later.id },
+    ]);
   });
 
   it('answers a category with its parent and children, and its published event count', async () => {
@@ -631,10 +813,13 @@ describe('relations of an event', () => {
     const b = await createCategory(server, { name: `A ${unique()}`, parentId: parent.id });
     await createEvent(server, baseInput({ categories: [String(a.id)] }));
     await createEvent(server, baseInput({ categories: [String(a.id)], status: 'DRAFT' }));
-    const data = await server.gqlOk(`query ($id: ID!, $child: ID!) {
+    const data = await server.gqlOk(
+      `query ($id: ID!, $child: ID!) {
       parent: eventCategory(id: $id) { children { edges { node { id: databaseId } } } count }
       child: eventCategory(id: $child) { parent { id: databaseId } count }
-    }`, { id: parent.id, child: a.id });
+    }`,
+      { id: parent.id, child: a.id },
+    );
     expect(data.parent).toEqual({ children: { edges: [{ node: { id: b.id } }, { node: { id: a.id } }] }, count: 0 });
     expect(data.child).toEqual({ parent: { id: parent.id }, count: 1 });
   });

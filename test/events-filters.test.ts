@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCategory, createEvent, createOrganizer, createTag, createVenue, onlyError, unique } from './support/factories.js';
+import {
+  createCategory,
+  createEvent,
+  createOrganizer,
+  createTag,
+  createVenue,
+  onlyError,
+  unique,
+} from './support/factories.js';
 import { ADMIN_AUTHORIZATION, startServer, type As, type TestServer } from './support/server.js';
 
 let server: TestServer;
@@ -24,13 +32,27 @@ type Filter = Record<string, unknown>;
  * IDs the `events` list answers for `filter`, in list order. `among` keeps each test to its own events (the
  * `include` filter), so that tests sharing a server cannot see each other's data.
  */
-async function listed(filter: Filter, among: Array<{ id: number }>, on: TestServer = server, as?: As): Promise<number[]> {
-  const data = await on.gqlOk(EVENTS, { filter: { ...filter, include: among.map((event) => event.id) }, first: 100 }, as);
+async function listed(
+  filter: Filter,
+  among: Array<{ id: number }>,
+  on: TestServer = server,
+  as?: As,
+): Promise<number[]> {
+  const data = await on.gqlOk(
+    EVENTS,
+    { filter: { ...filter, include: among.map((event) => event.id) }, first: 100 },
+    as,
+  );
   return data.events.edges.map((edge: { node: { id: number } }) => edge.node.id);
 }
 
 /** The same list, as a set of the given events' names, so a failure says which event was wrong. `as`: the reader (anonymous by default). */
-async function listedNames(filter: Filter, events: Record<string, { id: number }>, on: TestServer = server, as?: As): Promise<string[]> {
+async function listedNames(
+  filter: Filter,
+  events: Record<string, { id: number }>,
+  on: TestServer = server,
+  as?: As,
+): Promise<string[]> {
   const ids = await listed(filter, Object.values(events), on, as);
   const names = new Map(Object.entries(events).map(([name, event]) => [event.id, name]));
   return ids.map((id) => names.get(id)!).sort();
@@ -42,7 +64,12 @@ async function refusedFields(filter: Filter): Promise<Record<string, string>> {
   return error.fields!;
 }
 
-const at = (start: string, end: string, input: Filter = {}) => ({ startDate: start, endDate: end, timezone: 'UTC', ...input });
+const at = (start: string, end: string, input: Filter = {}) => ({
+  startDate: start,
+  endDate: end,
+  timezone: 'UTC',
+  ...input,
+});
 
 describe('whole-day date filters (not strict)', () => {
   // Day D is 2031-03-10; every event here is in UTC, so the wall clock and the instant agree.
@@ -60,20 +87,41 @@ describe('whole-day date filters (not strict)', () => {
   });
 
   it('startDate includes an event at 00:00:00 that day and excludes one at 23:59:59 the day before', async () => {
-    expect(await listedNames({ startDate: '2031-03-10' }, events)).toEqual(['intoNextDay', 'lastSecond', 'midnight', 'nextMidnight']);
+    expect(await listedNames({ startDate: '2031-03-10' }, events)).toEqual([
+      'intoNextDay',
+      'lastSecond',
+      'midnight',
+      'nextMidnight',
+    ]);
   });
 
   it('startDate means the whole day even when given with a time', async () => {
-    expect(await listedNames({ startDate: '2031-03-10 18:00:00' }, events)).toEqual(['intoNextDay', 'lastSecond', 'midnight', 'nextMidnight']);
+    expect(await listedNames({ startDate: '2031-03-10 18:00:00' }, events)).toEqual([
+      'intoNextDay',
+      'lastSecond',
+      'midnight',
+      'nextMidnight',
+    ]);
   });
 
   it('endDate includes an event ending at 23:59:59 that day and excludes one ending at 00:00:00 the next', async () => {
-    expect(await listedNames({ endDate: '2031-03-10' }, events)).toEqual(['lastSecond', 'lastSecondBefore', 'midnight']);
-    expect(await listedNames({ endDate: '2031-03-10 08:00:00' }, events)).toEqual(['lastSecond', 'lastSecondBefore', 'midnight']);
+    expect(await listedNames({ endDate: '2031-03-10' }, events)).toEqual([
+      'lastSecond',
+      'lastSecondBefore',
+      'midnight',
+    ]);
+    expect(await listedNames({ endDate: '2031-03-10 08:00:00' }, events)).toEqual([
+      'lastSecond',
+      'lastSecondBefore',
+      'midnight',
+    ]);
   });
 
   it('startDate and endDate of one day list the events held entirely within it', async () => {
-    expect(await listedNames({ startDate: '2031-03-10', endDate: '2031-03-10' }, events)).toEqual(['lastSecond', 'midnight']);
+    expect(await listedNames({ startDate: '2031-03-10', endDate: '2031-03-10' }, events)).toEqual([
+      'lastSecond',
+      'midnight',
+    ]);
   });
 
   it('leaves out a multi-day event that starts before startDate or ends after endDate', async () => {
@@ -83,16 +131,31 @@ describe('whole-day date filters (not strict)', () => {
   });
 
   it('startsBefore means before the end of that day: its last second is still in', async () => {
-    expect(await listedNames({ startsBefore: '2031-03-10' }, events)).toEqual(['intoNextDay', 'lastSecond', 'lastSecondBefore', 'midnight', 'spanning']);
+    expect(await listedNames({ startsBefore: '2031-03-10' }, events)).toEqual([
+      'intoNextDay',
+      'lastSecond',
+      'lastSecondBefore',
+      'midnight',
+      'spanning',
+    ]);
   });
 
   it('startsAfter means after the end of that day: nothing on that day is in', async () => {
     expect(await listedNames({ startsAfter: '2031-03-10' }, events)).toEqual(['nextMidnight']);
-    expect(await listedNames({ startsAfter: '2031-03-09' }, events)).toEqual(['intoNextDay', 'lastSecond', 'midnight', 'nextMidnight']);
+    expect(await listedNames({ startsAfter: '2031-03-09' }, events)).toEqual([
+      'intoNextDay',
+      'lastSecond',
+      'midnight',
+      'nextMidnight',
+    ]);
   });
 
   it('endsBefore means before the end of that day: an event ending at its last second is in', async () => {
-    expect(await listedNames({ endsBefore: '2031-03-10' }, events)).toEqual(['lastSecond', 'lastSecondBefore', 'midnight']);
+    expect(await listedNames({ endsBefore: '2031-03-10' }, events)).toEqual([
+      'lastSecond',
+      'lastSecondBefore',
+      'midnight',
+    ]);
   });
 
   it('endsAfter means after the end of that day: an event ending at its last second is out', async () => {
@@ -114,17 +177,31 @@ describe('whole-day date filters across time zones', () => {
   beforeAll(async () => {
     events = {
       // 23:30 in New York on the 10th is 04:30 UTC on the 11th.
-      lateNewYork: await createEvent(server, at('2031-03-10 23:30:00', '2031-03-10 23:45:00', { timezone: 'America/New_York' })),
+      lateNewYork: await createEvent(
+        server,
+        at('2031-03-10 23:30:00', '2031-03-10 23:45:00', { timezone: 'America/New_York' }),
+      ),
       // 08:00 in Tokyo on the 10th is 23:00 UTC on the 9th.
-      earlyTokyo: await createEvent(server, at('2031-03-10 08:00:00', '2031-03-10 09:00:00', { timezone: 'Asia/Tokyo' })),
+      earlyTokyo: await createEvent(
+        server,
+        at('2031-03-10 08:00:00', '2031-03-10 09:00:00', { timezone: 'Asia/Tokyo' }),
+      ),
       // 00:30 in Berlin on the 11th is 23:30 UTC on the 10th.
-      earlyBerlinNextDay: await createEvent(server, at('2031-03-11 00:30:00', '2031-03-11 00:45:00', { timezone: 'Europe/Berlin' })),
+      earlyBerlinNextDay: await createEvent(
+        server,
+        at('2031-03-11 00:30:00', '2031-03-11 00:45:00', { timezone: 'Europe/Berlin' }),
+      ),
     };
   });
 
   it('puts each event on the day of its own wall clock, not its UTC day', async () => {
-    expect(await listedNames({ startDate: '2031-03-10', endDate: '2031-03-10' }, events)).toEqual(['earlyTokyo', 'lateNewYork']);
-    expect(await listedNames({ startDate: '2031-03-11', endDate: '2031-03-11' }, events)).toEqual(['earlyBerlinNextDay']);
+    expect(await listedNames({ startDate: '2031-03-10', endDate: '2031-03-10' }, events)).toEqual([
+      'earlyTokyo',
+      'lateNewYork',
+    ]);
+    expect(await listedNames({ startDate: '2031-03-11', endDate: '2031-03-11' }, events)).toEqual([
+      'earlyBerlinNextDay',
+    ]);
     expect(await listedNames({ endsBefore: '2031-03-09' }, events)).toEqual([]);
   });
 
@@ -136,10 +213,15 @@ describe('whole-day date filters across time zones', () => {
   it('reads the day of a filter date with an offset in the site time zone', async () => {
     // 02:00 UTC on the 11th is still the 10th in New York (the site zone of newYorkSite), but the 11th in UTC.
     const onNewYorkSite = {
-      lateNewYork: await createEvent(newYorkSite, at('2031-03-10 23:30:00', '2031-03-10 23:45:00', { timezone: 'America/New_York' })),
+      lateNewYork: await createEvent(
+        newYorkSite,
+        at('2031-03-10 23:30:00', '2031-03-10 23:45:00', { timezone: 'America/New_York' }),
+      ),
     };
     const onUtcSite = { lateNewYork: events.lateNewYork! };
-    expect(await listedNames({ startDate: '2031-03-11T02:00:00Z' }, onNewYorkSite, newYorkSite)).toEqual(['lateNewYork']);
+    expect(await listedNames({ startDate: '2031-03-11T02:00:00Z' }, onNewYorkSite, newYorkSite)).toEqual([
+      'lateNewYork',
+    ]);
     expect(await listedNames({ startDate: '2031-03-11T02:00:00Z' }, onUtcSite)).toEqual([]);
   });
 
@@ -191,15 +273,26 @@ describe('strict date filters', () => {
 
   it('reads a strict date without offset in the site time zone', async () => {
     expect(await strict({ startDate: '2031-02-10 10:00:00' })).toEqual(['event']);
-    const onNewYorkSite = { event: await createEvent(newYorkSite, at('2031-02-10 11:00:00', '2031-02-10 13:00:00', { timezone: 'Europe/Berlin' })) };
+    const onNewYorkSite = {
+      event: await createEvent(
+        newYorkSite,
+        at('2031-02-10 11:00:00', '2031-02-10 13:00:00', { timezone: 'Europe/Berlin' }),
+      ),
+    };
     // 05:00 in New York is 10:00 UTC, the start; 05:00:01 is after it.
-    expect(await listedNames({ startDate: '2031-02-10 05:00:00', strictDates: true }, onNewYorkSite, newYorkSite)).toEqual(['event']);
-    expect(await listedNames({ startDate: '2031-02-10 05:00:01', strictDates: true }, onNewYorkSite, newYorkSite)).toEqual([]);
+    expect(
+      await listedNames({ startDate: '2031-02-10 05:00:00', strictDates: true }, onNewYorkSite, newYorkSite),
+    ).toEqual(['event']);
+    expect(
+      await listedNames({ startDate: '2031-02-10 05:00:01', strictDates: true }, onNewYorkSite, newYorkSite),
+    ).toEqual([]);
   });
 
   it('differs from the whole-day reading for an event just after midnight in its zone', async () => {
     // 00:30 in Berlin on the 11th is 23:30 UTC on the 10th.
-    const early = { early: await createEvent(server, at('2031-02-11 00:30:00', '2031-02-11 01:00:00', { timezone: 'Europe/Berlin' })) };
+    const early = {
+      early: await createEvent(server, at('2031-02-11 00:30:00', '2031-02-11 01:00:00', { timezone: 'Europe/Berlin' })),
+    };
     expect(await listedNames({ startDate: '2031-02-11' }, early)).toEqual(['early']);
     expect(await listedNames({ startDate: '2031-02-11', strictDates: true }, early)).toEqual([]);
   });
@@ -264,7 +357,10 @@ describe('filters by linked records', () => {
 
   it('filters by tags given as IDs or slugs', async () => {
     const tag = await createTag(server);
-    const events = { tagged: await createEvent(server, { tags: [String(tag.id)] }), untagged: await createEvent(server) };
+    const events = {
+      tagged: await createEvent(server, { tags: [String(tag.id)] }),
+      untagged: await createEvent(server),
+    };
     expect(await listedNames({ tags: [String(tag.id)] }, events)).toEqual(['tagged']);
     expect(await listedNames({ tags: [tag.slug] }, events)).toEqual(['tagged']);
   });
@@ -363,7 +459,9 @@ describe('flag filters', () => {
     expect(await listedNames({}, events)).toEqual(['published']);
     expect(await listedNames({ statuses: ['PUBLISH'] }, events)).toEqual(['published']);
     // Anonymous readers may not ask for other statuses.
-    expect(await refusedFields({ statuses: ['DRAFT'], include: Object.values(events).map((event) => event.id) })).toEqual({
+    expect(
+      await refusedFields({ statuses: ['DRAFT'], include: Object.values(events).map((event) => event.id) }),
+    ).toEqual({
       statuses: 'not allowed to list draft records',
     });
     const asAdmin = (filter: Filter) => listedNames(filter, events, server, ADMIN_AUTHORIZATION);
@@ -387,9 +485,13 @@ describe('flag filters', () => {
     const shown = await createEvent(server, { featured: true });
     const events = { hidden, shown };
     expect(await listedNames({}, events)).toEqual(['shown']);
-    expect(await listedNames({ featured: true, statuses: ['PUBLISH', 'DRAFT'] }, events, server, ADMIN_AUTHORIZATION)).toEqual(['shown']);
+    expect(
+      await listedNames({ featured: true, statuses: ['PUBLISH', 'DRAFT'] }, events, server, ADMIN_AUTHORIZATION),
+    ).toEqual(['shown']);
     expect(await listedNames({}, events, server, ADMIN_AUTHORIZATION)).toEqual(['shown']);
-    expect((await server.gqlOk(`query ($id: ID!) { event(id: $id) { id: databaseId } }`, { id: hidden.id })).event).toEqual({ id: hidden.id });
+    expect(
+      (await server.gqlOk(`query ($id: ID!) { event(id: $id) { id: databaseId } }`, { id: hidden.id })).event,
+    ).toEqual({ id: hidden.id });
   });
 });
 
@@ -421,15 +523,28 @@ describe('place filters', () => {
       noCoordinates: await createEvent(server, { venues: [{ id: (await createVenue(server)).id }] }),
     };
     expect(await listedNames({ near: centre }, events)).toEqual(['at10km', 'at24_98km']);
-    expect(await listedNames({ near: { ...centre, radiusKm: 50 } }, events)).toEqual(['at10km', 'at24_98km', 'at25_02km', 'at40km']);
+    expect(await listedNames({ near: { ...centre, radiusKm: 50 } }, events)).toEqual([
+      'at10km',
+      'at24_98km',
+      'at25_02km',
+      'at40km',
+    ]);
     expect(await listedNames({ near: { ...centre, radiusKm: 5 } }, events)).toEqual([]);
   });
 
   it('measures along the great circle east and west too, where a degree of longitude is shorter', async () => {
     // At 52.5° north one degree of longitude is about 67.7 km: 0.3° east is about 20 km, 0.45° about 30 km.
     const events = {
-      at20kmEast: await createEvent(server, { venues: [{ id: (await createVenue(server, { latitude: centre.latitude, longitude: centre.longitude + 0.3 })).id }] }),
-      at30kmWest: await createEvent(server, { venues: [{ id: (await createVenue(server, { latitude: centre.latitude, longitude: centre.longitude - 0.45 })).id }] }),
+      at20kmEast: await createEvent(server, {
+        venues: [
+          { id: (await createVenue(server, { latitude: centre.latitude, longitude: centre.longitude + 0.3 })).id },
+        ],
+      }),
+      at30kmWest: await createEvent(server, {
+        venues: [
+          { id: (await createVenue(server, { latitude: centre.latitude, longitude: centre.longitude - 0.45 })).id },
+        ],
+      }),
     };
     expect(await listedNames({ near: centre }, events)).toEqual(['at20kmEast']);
   });
@@ -437,9 +552,13 @@ describe('place filters', () => {
   it('finds a venue across the antimeridian and one across a pole', async () => {
     const events = {
       // 0.1° of longitude at the equator is about 11 km, across the date line.
-      fiji: await createEvent(server, { venues: [{ id: (await createVenue(server, { latitude: -17, longitude: -179.95 })).id }] }),
+      fiji: await createEvent(server, {
+        venues: [{ id: (await createVenue(server, { latitude: -17, longitude: -179.95 })).id }],
+      }),
       // Two points 0.05° from the North Pole on opposite meridians are about 11 km apart.
-      pole: await createEvent(server, { venues: [{ id: (await createVenue(server, { latitude: 89.95, longitude: 180 })).id }] }),
+      pole: await createEvent(server, {
+        venues: [{ id: (await createVenue(server, { latitude: 89.95, longitude: 180 })).id }],
+      }),
     };
     expect(await listedNames({ near: { latitude: -17, longitude: 179.95 } }, events)).toEqual(['fiji']);
     expect(await listedNames({ near: { latitude: 89.95, longitude: 0 } }, events)).toEqual(['pole']);
@@ -458,14 +577,20 @@ describe('order and pages', () => {
     const second = await createEvent(server, sameStart);
     const earliest = await createEvent(server, at('2031-06-01 09:30:00', '2031-06-01 23:00:00'));
     // 10:00 in Berlin (summer) is 08:00 UTC: earlier than all of the above although its wall clock is later.
-    const berlin = await createEvent(server, at('2031-06-01 10:00:00', '2031-06-01 10:30:00', { timezone: 'Europe/Berlin' }));
+    const berlin = await createEvent(
+      server,
+      at('2031-06-01 10:00:00', '2031-06-01 10:30:00', { timezone: 'Europe/Berlin' }),
+    );
     expect(await listed({}, [first, second, earliest, berlin])).toEqual([berlin.id, earliest.id, first.id, second.id]);
   });
 
   it('pages through the list with first/after without gaps or repeats, counting every match', async () => {
     const events = [];
     // Several events share a start so that the order within a page depends on the ID tie-break.
-    for (let i = 0; i < 7; i++) events.push(await createEvent(server, at(`2031-07-0${1 + (i % 3)} 10:00:00`, `2031-07-0${1 + (i % 3)} 11:00:00`)));
+    for (let i = 0; i < 7; i++)
+      events.push(
+        await createEvent(server, at(`2031-07-0${1 + (i % 3)} 10:00:00`, `2031-07-0${1 + (i % 3)} 11:00:00`)),
+      );
     const all = await listed({}, events);
     const filter = { include: events.map((event) => event.id) };
     const seen: number[] = [];
@@ -486,7 +611,8 @@ describe('order and pages', () => {
 
   it('pages backwards with last/before', async () => {
     const events = [];
-    for (let i = 0; i < 5; i++) events.push(await createEvent(server, at(`2031-08-0${1 + i} 10:00:00`, `2031-08-0${1 + i} 11:00:00`)));
+    for (let i = 0; i < 5; i++)
+      events.push(await createEvent(server, at(`2031-08-0${1 + i} 10:00:00`, `2031-08-0${1 + i} 11:00:00`)));
     const filter = { include: events.map((event) => event.id) };
     const query = `query ($filter: EventsFilter, $last: Int, $before: String) {
       events(filter: $filter, last: $last, before: $before) { totalCount edges { node { id: databaseId } } pageInfo { hasPreviousPage startCursor } }

@@ -20,7 +20,11 @@ const EVENTS_ON_PAGE = 50;
 
 beforeAll(async () => {
   server = await startServer();
-  const [v1, v2, v3] = await Promise.all([createVenue(server, { image: images.at('/venue.png') }), createVenue(server), createVenue(server)]);
+  const [v1, v2, v3] = await Promise.all([
+    createVenue(server, { image: images.at('/venue.png') }),
+    createVenue(server),
+    createVenue(server),
+  ]);
   const [o1, o2, o3] = await Promise.all([createOrganizer(server), createOrganizer(server), createOrganizer(server)]);
   const parentCategory = await createCategory(server);
   const categories = await Promise.all([1, 2, 3, 4].map(() => createCategory(server, { parentId: parentCategory.id })));
@@ -109,7 +113,10 @@ describe('SQL statements per page of events', () => {
   it('loads one event with every relation in a handful of statements', async () => {
     const { data } = await pageCost(1);
     const id = data.events.edges[0].node.id;
-    const one = PAGE.replace(/query \([^)]*\) \{\s*events\([^)]*\) \{[\s\S]*?node \{/, 'query ($id: ID!) { event(id: $id) {').replace(/\}\s*\}\s*\}\s*\}\s*$/, '}}');
+    const one = PAGE.replace(
+      /query \([^)]*\) \{\s*events\([^)]*\) \{[\s\S]*?node \{/,
+      'query ($id: ID!) { event(id: $id) {',
+    ).replace(/\}\s*\}\s*\}\s*\}\s*$/, '}}');
     const statements = await server.countQueries(() => server.gqlOk(one, { id }));
     // The page's statements less the filter lookup and totalCount.
     expect(statements).toBeLessThanOrEqual(14);

@@ -17,7 +17,17 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schema } from '../src/graphql/schema.js';
 import { createCategory, createEvent, createOrganizer, createTag, createVenue } from './support/factories.js';
-import { anyValue, databaseSnapshot, fuzzRuns, reportRequestsSent, hostileValue, longIdList, nastyString, snapshot, valueFor } from './support/fuzz.js';
+import {
+  anyValue,
+  databaseSnapshot,
+  fuzzRuns,
+  reportRequestsSent,
+  hostileValue,
+  longIdList,
+  nastyString,
+  snapshot,
+  valueFor,
+} from './support/fuzz.js';
 import { ADMIN_AUTHORIZATION, startServer, type As, type TestServer } from './support/server.js';
 
 reportRequestsSent('fuzz-graphql');
@@ -33,15 +43,24 @@ type RootField = { operation: 'query' | 'mutation'; field: GraphQLField<unknown,
 
 const ACCOUNT_TYPES = new Set(['User', 'IssuedCredential', 'Credential']);
 const rootFields = (operation: 'query' | 'mutation'): RootField[] =>
-  Object.values((operation === 'query' ? schema.getQueryType() : schema.getMutationType())!.getFields()).map((field) => ({ operation, field }));
+  Object.values((operation === 'query' ? schema.getQueryType() : schema.getMutationType())!.getFields()).map(
+    (field) => ({ operation, field }),
+  );
 const QUERIES = rootFields('query');
 const MUTATIONS = rootFields('mutation').filter(({ field }) => !ACCOUNT_TYPES.has(getNamedType(field.type).name));
 
 const smallId = fc.integer({ min: 1, max: 8 });
-const int32 = fc.oneof(smallId, fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), fc.constantFrom(0, -1, 2 ** 31 - 1, -(2 ** 31)));
+const int32 = fc.oneof(
+  smallId,
+  fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
+  fc.constantFrom(0, -1, 2 ** 31 - 1, -(2 ** 31)),
+);
 const typedScalars: Record<string, fc.Arbitrary<unknown>> = {
   Int: int32,
-  Float: fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(0, -90, 90.0001, 180, -180.5, 1e308)),
+  Float: fc.oneof(
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.constantFrom(0, -90, 90.0001, 180, -180.5, 1e308),
+  ),
   Boolean: fc.boolean(),
 };
 
@@ -51,27 +70,40 @@ const typedScalars: Record<string, fc.Arbitrary<unknown>> = {
  */
 function typedValue(type: GraphQLInputType, depth = 0): fc.Arbitrary<unknown> {
   if (isNonNullType(type)) return typedValue(type.ofType, depth);
-  const orNull = (value: fc.Arbitrary<unknown>) => fc.oneof({ weight: 9, arbitrary: value }, { weight: 1, arbitrary: fc.constant(null) });
+  const orNull = (value: fc.Arbitrary<unknown>) =>
+    fc.oneof({ weight: 9, arbitrary: value }, { weight: 1, arbitrary: fc.constant(null) });
   if (isListType(type)) {
     const item = typedValue(type.ofType, depth);
-    const long = getNamedType(type.ofType).name === 'Int' ? longIdList : fc.array(item, { minLength: 101, maxLength: 300 });
+    const long =
+      getNamedType(type.ofType).name === 'Int' ? longIdList : fc.array(item, { minLength: 101, maxLength: 300 });
     return orNull(fc.oneof({ weight: 6, arbitrary: fc.array(item, { maxLength: 4 }) }, { weight: 1, arbitrary: long }));
   }
   const named = getNamedType(type);
   if (isInputObjectType(named)) {
     if (depth > 3) return fc.constant(null);
     const fields = Object.values(named.getFields());
-    const required = fields.filter((field) => isNonNullType(field.type) && field.defaultValue === undefined).map((field) => field.name);
-    const valueOf = Object.fromEntries(fields.map((field) => [field.name, typedValue(field.type, depth + 1)]));
+    const required = fields
+      .filter((field) => isNonNullType(field.type) && field.defaultValue === undefined)
+      .map((field) => field.name);
+    const fieldValues = Object.fromEntries(fields.map((field) => [field.name, typedValue(field.type, depth + 1)]));
     // Mostly a few fields: with many, one of them is nearly always refused and the others are never reached.
     const optional = fields.map((field) => field.name).filter((name) => !required.includes(name));
     const few = fc
       .subarray(optional, { maxLength: Math.min(3, optional.length) })
-      .chain((names) => fc.record(Object.fromEntries([...required, ...names].map((name) => [name, valueOf[name]!]))));
-    return orNull(fc.oneof({ weight: 3, arbitrary: few }, { weight: 1, arbitrary: fc.record(valueOf, { requiredKeys: required }) }));
+      .chain((names) =>
+        fc.record(Object.fromEntries([...required, ...names].map((name) => [name, fieldValues[name]!]))),
+      );
+    return orNull(
+      fc.oneof(
+        { weight: 3, arbitrary: few },
+        { weight: 1, arbitrary: fc.record(fieldValues, { requiredKeys: required }) },
+      ),
+    );
   }
   if (isEnumType(named)) return orNull(fc.constantFrom(...named.getValues().map((value) => value.name)));
-  const scalar = typedScalars[named.name] ?? (/date|time|clock/i.test(named.name) ? valueFor('date').filter((v) => typeof v === 'string') : nastyString);
+  const scalar =
+    typedScalars[named.name] ??
+    (/date|time|clock/i.test(named.name) ? valueFor('date').filter((v) => typeof v === 'string') : nastyString);
   return orNull(scalar);
 }
 
@@ -80,7 +112,10 @@ function variablesFor({ field }: RootField) {
   const typed = fc.record(Object.fromEntries(field.args.map((arg) => [arg.name, typedValue(arg.type)])), {
     requiredKeys: field.args.filter((arg) => isNonNullType(arg.type)).map((arg) => arg.name),
   });
-  const wild = fc.record(Object.fromEntries(field.args.map((arg) => [arg.name, fc.oneof(typedValue(arg.type), anyValue, hostileValue)])), { requiredKeys: [] });
+  const wild = fc.record(
+    Object.fromEntries(field.args.map((arg) => [arg.name, fc.oneof(typedValue(arg.type), anyValue, hostileValue)])),
+    { requiredKeys: [] },
+  );
   return fc.oneof({ weight: 4, arbitrary: typed }, { weight: 1, arbitrary: wild });
 }
 
@@ -89,7 +124,12 @@ function minimalValue(type: GraphQLInputType): unknown {
   if (!isNonNullType(type)) return undefined;
   const inner = type.ofType;
   if (isListType(inner)) return [];
-  if (isInputObjectType(inner)) return Object.fromEntries(Object.values(inner.getFields()).flatMap((field) => (isNonNullType(field.type) ? [[field.name, minimalValue(field.type)]] : [])));
+  if (isInputObjectType(inner))
+    return Object.fromEntries(
+      Object.values(inner.getFields()).flatMap((field) =>
+        isNonNullType(field.type) ? [[field.name, minimalValue(field.type)]] : [],
+      ),
+    );
   if (isEnumType(inner)) return inner.getValues()[0]!.value;
   return ({ Int: 1, Float: 1, Boolean: false } as Record<string, unknown>)[inner.name] ?? 'x';
 }
@@ -97,7 +137,14 @@ function minimalValue(type: GraphQLInputType): unknown {
 /** A list of 1,000 items of the list's item type. */
 function longList(itemType: GraphQLInputType): unknown[] {
   const named = getNamedType(itemType);
-  const item = (i: number) => (named.name === 'Int' ? i + 1 : isEnumType(named) ? named.getValues()[0]!.value : isInputObjectType(named) ? minimalValue(new GraphQLNonNull(named)) : `item-${i}`);
+  const item = (i: number) =>
+    named.name === 'Int'
+      ? i + 1
+      : isEnumType(named)
+        ? named.getValues()[0]!.value
+        : isInputObjectType(named)
+          ? minimalValue(new GraphQLNonNull(named))
+          : `item-${i}`;
   return Array.from({ length: 1_000 }, (_, i) => item(i));
 }
 
@@ -114,7 +161,9 @@ function inputPaths({ field }: RootField): { path: string[]; type: GraphQLInputT
 
 /** Variables for a root field with `value` at `path` and the smallest values elsewhere. */
 function variablesWith(root: RootField, path: string[], value: unknown): Record<string, unknown> {
-  const variables: Record<string, unknown> = Object.fromEntries(root.field.args.map((arg) => [arg.name, minimalValue(arg.type)]));
+  const variables: Record<string, unknown> = Object.fromEntries(
+    root.field.args.map((arg) => [arg.name, minimalValue(arg.type)]),
+  );
   let target = variables;
   for (const key of path.slice(0, -1)) target = (target[key] ??= {}) as Record<string, unknown>;
   target[path.at(-1)!] = value;
@@ -132,7 +181,12 @@ function selection(type: GraphQLOutputType, depth = 0): string {
   if (isLeafType(named) || !isObjectType(named)) return isLeafType(named) ? '' : '{ __typename }';
   const fields = Object.values(named.getFields()).filter((field) => !field.args.some(isRequiredArgument));
   const leaves = fields.filter((field) => isLeafType(getNamedType(field.type))).map((field) => field.name);
-  const objects = depth < 2 ? fields.filter((field) => isObjectType(getNamedType(field.type))).map((field) => `${field.name} ${selection(field.type, depth + 1)}`) : [];
+  const objects =
+    depth < 2
+      ? fields
+          .filter((field) => isObjectType(getNamedType(field.type)))
+          .map((field) => `${field.name} ${selection(field.type, depth + 1)}`)
+      : [];
   return `{ __typename ${[...leaves, ...objects].join(' ')} }`;
 }
 
@@ -142,7 +196,6 @@ function operationFor({ operation, field }: RootField): string {
   const args = field.args.map((arg) => `${arg.name}: $${arg.name}`).join(', ');
   return `${operation}${variables ? ` (${variables})` : ''} { ${field.name}${args ? `(${args})` : ''} ${selection(field.type)} }`;
 }
-
 
 interface Answer {
   status: number;
@@ -189,7 +242,13 @@ describe('GraphQL fuzzing: bad variables never yield a 5xx or an unexpected erro
     const organizer = await createOrganizer(server);
     const category = await createCategory(server);
     const tag = await createTag(server);
-    await createEvent(server, { venues: [{ id: venue.id }], organizers: [{ id: organizer.id }], categories: [category.slug], tags: [tag.slug], cost: '5 - 10 €' });
+    await createEvent(server, {
+      venues: [{ id: venue.id }],
+      organizers: [{ id: organizer.id }],
+      categories: [category.slug],
+      tags: [tag.slug],
+      cost: '5 - 10 €',
+    });
     await createEvent(server, { status: 'DRAFT', password: 'secret' });
   });
   afterAll(() => server?.close());
@@ -200,7 +259,10 @@ describe('GraphQL fuzzing: bad variables never yield a 5xx or an unexpected erro
    * Sends `value` at each of `cases`: each is refused as bad input (not as forbidden: the input is checked before
    * anything else, so anonymous requests do, and spare a password check each), and nothing changes.
    */
-  async function expectEachRefused(cases: { root: RootField; path: string[]; type: GraphQLInputType }[], value: (type: GraphQLInputType) => unknown) {
+  async function expectEachRefused(
+    cases: { root: RootField; path: string[]; type: GraphQLInputType }[],
+    value: (type: GraphQLInputType) => unknown,
+  ) {
     const tables = await databaseSnapshot(server);
     for (const { root, path, type } of cases) {
       const answer = await send(operationFor(root), variablesWith(root, path, value(type)), null);
@@ -232,13 +294,38 @@ describe('GraphQL fuzzing: bad variables never yield a 5xx or an unexpected erro
   const EVENTS_QUERY = 'query ($filter: EventsFilter) { events(filter: $filter) { totalCount } }';
   const CREATE_EVENT = 'mutation ($input: EventInput!) { createEvent(input: $input) { id } }';
   it.each([
-    ['a category ID too large for the database (PostgreSQL refused it in the query)', EVENTS_QUERY, { filter: { categories: [HUGE_ID] } }, 'BAD_USER_INPUT'],
+    [
+      'a category ID too large for the database (PostgreSQL refused it in the query)',
+      EVENTS_QUERY,
+      { filter: { categories: [HUGE_ID] } },
+      'BAD_USER_INPUT',
+    ],
     ['a tag ID too large for the database', EVENTS_QUERY, { filter: { tags: [HUGE_ID] } }, 'BAD_USER_INPUT'],
-    ['a category ID too large, on a write', CREATE_EVENT, { input: { ...EVENT, categories: [HUGE_ID] } }, 'BAD_USER_INPUT'],
+    [
+      'a category ID too large, on a write',
+      CREATE_EVENT,
+      { input: { ...EVENT, categories: [HUGE_ID] } },
+      'BAD_USER_INPUT',
+    ],
     ['an image ID too large', CREATE_EVENT, { input: { ...EVENT, image: HUGE_ID } }, 'BAD_USER_INPUT'],
-    ['an events search of 60,000 characters (SQLite: LIKE pattern too complex)', EVENTS_QUERY, { filter: { search: LONG_TEXT } }, null],
-    ['a venues search of 60,000 characters', 'query ($search: String) { venues(search: $search) { totalCount } }', { search: LONG_TEXT }, null],
-    ['a categories search of 60,000 characters', 'query ($search: String) { eventCategories(search: $search) { totalCount } }', { search: LONG_TEXT }, null],
+    [
+      'an events search of 60,000 characters (SQLite: LIKE pattern too complex)',
+      EVENTS_QUERY,
+      { filter: { search: LONG_TEXT } },
+      null,
+    ],
+    [
+      'a venues search of 60,000 characters',
+      'query ($search: String) { venues(search: $search) { totalCount } }',
+      { search: LONG_TEXT },
+      null,
+    ],
+    [
+      'a categories search of 60,000 characters',
+      'query ($search: String) { eventCategories(search: $search) { totalCount } }',
+      { search: LONG_TEXT },
+      null,
+    ],
   ] as const)('answers %s', async (_, query, variables, code) => {
     const answer = await send(query, variables, ADMIN_AUTHORIZATION);
     expectExpectedErrors(answer);
@@ -256,9 +343,13 @@ describe('GraphQL fuzzing: bad variables never yield a 5xx or an unexpected erro
     it.concurrent.each(QUERIES.map((root) => [root.field.name, root] as const))('%s', async (_, root) => {
       const query = operationFor(root);
       await fc.assert(
-        fc.asyncProperty(variablesFor(root), fc.constantFrom(null, null, null, ADMIN_AUTHORIZATION), async (variables, as) => {
-          expectExpectedErrors(await send(query, variables, as));
-        }),
+        fc.asyncProperty(
+          variablesFor(root),
+          fc.constantFrom(null, null, null, ADMIN_AUTHORIZATION),
+          async (variables, as) => {
+            expectExpectedErrors(await send(query, variables, as));
+          },
+        ),
         fuzzRuns(30),
       );
     });
@@ -276,7 +367,10 @@ describe('GraphQL fuzzing: bad variables never yield a 5xx or an unexpected erro
     });
 
     // Deletes last: they may remove the records the other mutations address.
-    const ordered = [...MUTATIONS.filter(({ field }) => !field.name.startsWith('delete')), ...MUTATIONS.filter(({ field }) => field.name.startsWith('delete'))];
+    const ordered = [
+      ...MUTATIONS.filter(({ field }) => !field.name.startsWith('delete')),
+      ...MUTATIONS.filter(({ field }) => field.name.startsWith('delete')),
+    ];
     it.each(ordered.map((root) => [root.field.name, root] as const))('%s', async (name, root) => {
       const query = operationFor(root);
       await fc.assert(
@@ -297,19 +391,49 @@ describe('GraphQL fuzzing: bad variables never yield a 5xx or an unexpected erro
 function literalFor(g: fc.GeneratorValue, type: GraphQLInputType, depth = 0): string {
   const nullable = isNonNullType(type) ? type.ofType : type;
   if (!isNonNullType(type) && g(fc.integer, { min: 0, max: 19 }) === 0) return 'null';
-  if (g(fc.integer, { min: 0, max: 14 }) === 0) return g(fc.constantFrom, '"x"', '-1', '1e400', '[[["a"]]]', '{ a: 1 }', 'true', '""', 'WRONG', '99999999999', '"\\u0000"');
-  if (isListType(nullable)) return `[${Array.from({ length: g(fc.integer, { min: 0, max: 3 }) }, () => literalFor(g, nullable.ofType, depth + 1)).join(', ')}]`;
+  if (g(fc.integer, { min: 0, max: 14 }) === 0)
+    return g(
+      fc.constantFrom,
+      '"x"',
+      '-1',
+      '1e400',
+      '[[["a"]]]',
+      '{ a: 1 }',
+      'true',
+      '""',
+      'WRONG',
+      '99999999999',
+      '"\\u0000"',
+    );
+  if (isListType(nullable))
+    return `[${Array.from({ length: g(fc.integer, { min: 0, max: 3 }) }, () => literalFor(g, nullable.ofType, depth + 1)).join(', ')}]`;
   if (isInputObjectType(nullable)) {
     if (depth > 2) return '{}';
     const fields = Object.values(nullable.getFields());
-    const chosen = fields.filter((field) => (isNonNullType(field.type) && field.defaultValue === undefined) || g(fc.integer, { min: 0, max: 5 }) === 0);
+    const chosen = fields.filter(
+      (field) =>
+        (isNonNullType(field.type) && field.defaultValue === undefined) || g(fc.integer, { min: 0, max: 5 }) === 0,
+    );
     return `{ ${chosen.map((field) => `${field.name}: ${literalFor(g, field.type, depth + 1)}`).join(', ')} }`;
   }
   if (isEnumType(nullable)) return g(fc.constantFrom, ...nullable.getValues().map((value) => value.name));
   if (nullable.name === 'Int') return String(g(fc.constantFrom, 0, 1, 2, 5, 20, 100, 101, -1, 2 ** 31 - 1, -(2 ** 31)));
   if (nullable.name === 'Float') return String(g(fc.constantFrom, 0, 1.5, -90, 180.5, 1e300));
   if (nullable.name === 'Boolean') return String(g(fc.boolean));
-  return JSON.stringify(g(fc.constantFrom, '', 'a', 'jazz', '2030-01-15', '2030-01-15 10:00:00', '2030-01-15T10:00:00Z', 'x'.repeat(300), 'b\u00e9', '%'));
+  return JSON.stringify(
+    g(
+      fc.constantFrom,
+      '',
+      'a',
+      'jazz',
+      '2030-01-15',
+      '2030-01-15 10:00:00',
+      '2030-01-15T10:00:00Z',
+      'x'.repeat(300),
+      'b\u00e9',
+      '%',
+    ),
+  );
 }
 
 interface DocumentParts {
@@ -353,12 +477,36 @@ const randomQuery = fc.gen().map((g) => {
 
 /** A parameter's text in a URL or form: JSON of any type, broken JSON, or any text. */
 const paramText = fc.oneof(
-  fc.constantFrom('{', '{"a":', '[', '}', 'null', '', 'undefined', 'NaN', '{"a":1}', '[]', '1', '"x"', 'true', '{"persistedQuery":{"version":1}}', '\u0000'),
+  fc.constantFrom(
+    '{',
+    '{"a":',
+    '[',
+    '}',
+    'null',
+    '',
+    'undefined',
+    'NaN',
+    '{"a":1}',
+    '[]',
+    '1',
+    '"x"',
+    'true',
+    '{"persistedQuery":{"version":1}}',
+    '\u0000',
+  ),
   fc.json({ maxDepth: 2 }),
   fc.string({ maxLength: 20 }),
 );
 /** A parameter's value in a JSON body: of any type. */
-const paramValue = fc.oneof(fc.string({ maxLength: 20 }), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(fc.integer(), { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 5 }), fc.integer(), { maxKeys: 2 }));
+const paramValue = fc.oneof(
+  fc.string({ maxLength: 20 }),
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.integer(), { maxLength: 3 }),
+  fc.dictionary(fc.string({ maxLength: 5 }), fc.integer(), { maxKeys: 2 }),
+);
 const GRAPHQL_PARAMS = ['variables', 'extensions', 'operationName'] as const;
 const SMALL_QUERIES = ['{ __typename }', 'query Q($n: Int) { events(first: $n) { totalCount } }', '{ __typename', ''];
 
@@ -380,8 +528,12 @@ async function sendMalformed(server: TestServer, request: MalformedRequest): Pro
       ? await fetch(`${server.url}/graphql?${form}`, { headers })
       : await fetch(`${server.url}/graphql`, {
           method: 'POST',
-          headers: { ...headers, 'content-type': request.method === 'form' ? 'application/x-www-form-urlencoded' : 'application/json' },
-          body: request.method === 'form' ? form.toString() : JSON.stringify({ query: request.query, ...request.values }),
+          headers: {
+            ...headers,
+            'content-type': request.method === 'form' ? 'application/x-www-form-urlencoded' : 'application/json',
+          },
+          body:
+            request.method === 'form' ? form.toString() : JSON.stringify({ query: request.query, ...request.values }),
         });
   const text = await response.text();
   try {
@@ -399,7 +551,11 @@ describe('GraphQL fuzzing: random documents never yield a 5xx, and every error h
     const venue = await createVenue(server, { city: 'Berlin' });
     const category = await createCategory(server);
     const child = await createCategory(server, { parentId: category.id });
-    await createEvent(server, { venues: [{ id: venue.id }], categories: [category.slug, child.slug], tags: ['fuzzed'] });
+    await createEvent(server, {
+      venues: [{ id: venue.id }],
+      categories: [category.slug, child.slug],
+      tags: ['fuzzed'],
+    });
   });
   afterAll(() => server?.close());
 
@@ -421,19 +577,36 @@ describe('GraphQL fuzzing: random documents never yield a 5xx, and every error h
       }),
       fuzzRuns(150),
     );
-    const broken = await sendMalformed(server, { method: 'GET', query: '{ __typename }', text: { variables: '{' }, values: {} });
+    const broken = await sendMalformed(server, {
+      method: 'GET',
+      query: '{ __typename }',
+      text: { variables: '{' },
+      values: {},
+    });
     expect([broken.status, broken.body.errors?.[0]?.extensions?.code]).toEqual([400, 'BAD_REQUEST']);
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
 
   it('answers hostile variables for every argument of every root field, then still answers /healthz', async () => {
-    const cases = fc.constantFrom(...QUERIES, ...MUTATIONS).chain((root) =>
-      fc.tuple(fc.constant(root), fc.record(Object.fromEntries(root.field.args.map((arg) => [arg.name, hostileValue])), { requiredKeys: [] })),
-    );
+    const cases = fc
+      .constantFrom(...QUERIES, ...MUTATIONS)
+      .chain((root) =>
+        fc.tuple(
+          fc.constant(root),
+          fc.record(Object.fromEntries(root.field.args.map((arg) => [arg.name, hostileValue])), { requiredKeys: [] }),
+        ),
+      );
     await fc.assert(
       // Mutations as the administrator (whose writes run furthest), queries anonymously.
       fc.asyncProperty(cases, async ([root, variables]) => {
-        expectExpectedErrors(await sendTo(server, operationFor(root), variables, root.operation === 'mutation' ? ADMIN_AUTHORIZATION : null));
+        expectExpectedErrors(
+          await sendTo(
+            server,
+            operationFor(root),
+            variables,
+            root.operation === 'mutation' ? ADMIN_AUTHORIZATION : null,
+          ),
+        );
       }),
       fuzzRuns(150),
     );

@@ -4,7 +4,19 @@ import type { ParamDeclaration } from '../src/rest/params.js';
 import type { HttpMethod } from '../src/rest/route.js';
 import { ROUTES } from '../src/rest/routes/table.js';
 import { createCategory, createEvent, createOrganizer, createTag, createVenue } from './support/factories.js';
-import { anyValue, databaseSnapshot, fuzzRuns, reportRequestsSent, longIdList, nastyString, phpText, snapshot, unknownName, valueFor, type Wire } from './support/fuzz.js';
+import {
+  anyValue,
+  databaseSnapshot,
+  fuzzRuns,
+  reportRequestsSent,
+  longIdList,
+  nastyString,
+  phpText,
+  snapshot,
+  unknownName,
+  valueFor,
+  type Wire,
+} from './support/fuzz.js';
 import { call, type RestResponse } from './support/rest.js';
 import { schemaErrors } from './support/schemas.js';
 import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
@@ -26,7 +38,11 @@ interface FuzzEndpoint {
 }
 
 const ENDPOINTS: FuzzEndpoint[] = ROUTES.flatMap((route) =>
-  route.endpoints.map((endpoint) => ({ pattern: route.pattern, methods: [...endpoint.methods], params: endpoint.params as ParamDeclaration })),
+  route.endpoints.map((endpoint) => ({
+    pattern: route.pattern,
+    methods: [...endpoint.methods],
+    params: endpoint.params as ParamDeclaration,
+  })),
 );
 const PATH_VARIABLE = /\(\?P<(\w+)>[^)]*\)/g;
 const label = (endpoint: FuzzEndpoint) => `${endpoint.methods.join('/')} ${endpoint.pattern}`;
@@ -39,7 +55,12 @@ function paramArbitraries(endpoint: FuzzEndpoint, longLists: fc.Arbitrary<unknow
   return Object.fromEntries(
     names.map((name) => {
       const type = endpoint.params[name]!.type;
-      return [name, type === 'list' ? fc.oneof({ weight: 6, arbitrary: valueFor(type) }, { weight: 1, arbitrary: longLists }) : valueFor(type)];
+      return [
+        name,
+        type === 'list'
+          ? fc.oneof({ weight: 6, arbitrary: valueFor(type) }, { weight: 1, arbitrary: longLists })
+          : valueFor(type),
+      ];
     }),
   );
 }
@@ -53,9 +74,17 @@ function paramsFor(endpoint: FuzzEndpoint, longLists: fc.Arbitrary<unknown>) {
   const names = Object.keys(arbitraries);
   const many = fc
     .tuple(fc.record(arbitraries, { requiredKeys: [] }), fc.dictionary(unknownName, anyValue, { maxKeys: 2 }))
-    .map(([declared, unknown]) => ({ values: { ...unknown, ...declared } as Record<string, unknown>, single: undefined as string | undefined }));
+    .map(([declared, unknown]) => ({
+      values: { ...unknown, ...declared } as Record<string, unknown>,
+      single: undefined as string | undefined,
+    }));
   if (names.length === 0) return many;
-  const single = fc.constantFrom(...names).chain((name) => arbitraries[name]!.map((value) => ({ values: { [name]: value } as Record<string, unknown>, single: name as string | undefined })));
+  const single = fc.constantFrom(...names).chain((name) =>
+    arbitraries[name]!.map((value) => ({
+      values: { [name]: value } as Record<string, unknown>,
+      single: name as string | undefined,
+    })),
+  );
   return fc.oneof(single, many);
 }
 
@@ -72,11 +101,19 @@ describe('REST fuzzing: bad input never yields a 5xx', () => {
     const category = await createCategory(server, { parentId: parent.id });
     const tag = await createTag(server);
     const events = [
-      await createEvent(server, { venues: [{ id: venue.id }], organizers: [{ id: organizer.id }], categories: [category.slug], tags: [tag.slug] }),
+      await createEvent(server, {
+        venues: [{ id: venue.id }],
+        organizers: [{ id: organizer.id }],
+        categories: [category.slug],
+        tags: [tag.slug],
+      }),
       await createEvent(server, { status: 'DRAFT', startDate: '2030-03-01 09:00:00', endDate: '2030-03-01 10:00:00' }),
       await createEvent(server, { password: 'secret', allDay: true }),
     ];
-    const record = (list: { id: number; slug: string }[]) => ({ ids: list.map((item) => String(item.id)), slugs: list.map((item) => item.slug) });
+    const record = (list: { id: number; slug: string }[]) => ({
+      ids: list.map((item) => String(item.id)),
+      slugs: list.map((item) => item.slug),
+    });
     Object.assign(known, {
       events: record(events),
       venues: record([venue]),
@@ -120,9 +157,11 @@ describe('REST fuzzing: bad input never yields a 5xx', () => {
       expect(declared, context).toEqual(expect.arrayContaining(named));
       // One parameter sent: the error names it, or a path parameter (the path is random too).
       const pathNames = [...endpoint.pattern.matchAll(PATH_VARIABLE)].map(([, name]) => name);
-      if (single) expect(named.filter((name) => name === single || pathNames.includes(name)).length, context).toBeGreaterThan(0);
+      if (single)
+        expect(named.filter((name) => name === single || pathNames.includes(name)).length, context).toBeGreaterThan(0);
     }
-    if (response.body.code === 'rest_missing_callback_param') expect(declared, context).toEqual(expect.arrayContaining(response.body.data.params));
+    if (response.body.code === 'rest_missing_callback_param')
+      expect(declared, context).toEqual(expect.arrayContaining(response.body.data.params));
   }
 
   /**
@@ -133,7 +172,8 @@ describe('REST fuzzing: bad input never yields a 5xx', () => {
   async function expectEachRefused(types: string[], value: unknown) {
     const tables = await databaseSnapshot(server);
     // A parameter named like a path variable takes the path's value, whatever the body says.
-    const pathNames = (endpoint: FuzzEndpoint) => [...endpoint.pattern.matchAll(PATH_VARIABLE)].map(([, variable]) => variable);
+    const pathNames = (endpoint: FuzzEndpoint) =>
+      [...endpoint.pattern.matchAll(PATH_VARIABLE)].map(([, variable]) => variable);
     const cases = ENDPOINTS.flatMap((endpoint) =>
       Object.entries(endpoint.params)
         .filter(([name, param]) => types.includes(param.type) && !pathNames(endpoint).includes(name))
@@ -142,21 +182,35 @@ describe('REST fuzzing: bad input never yields a 5xx', () => {
     expect(cases.length).toBeGreaterThan(10);
     for (const { endpoint, name } of cases) {
       const records = known[endpoint.pattern.split('/')[1] ?? ''] ?? known.events!;
-      const path = endpoint.pattern.replace(PATH_VARIABLE, (_, variable: string) => (variable === 'id' ? records.ids[0]! : records.slugs[0]!));
+      const path = endpoint.pattern.replace(PATH_VARIABLE, (_, variable: string) =>
+        variable === 'id' ? records.ids[0]! : records.slugs[0]!,
+      );
       const method = endpoint.methods[0]!;
       // Required parameters get plain valid values, so that only the one under test is wrong.
       const required = Object.entries(endpoint.params).filter(([, param]) => param.required && param.in !== 'path');
-      const valid = Object.fromEntries(required.map(([other, param]) => [other, param.type === 'date' ? '2030-01-01 10:00:00' : param.type === 'integer' ? 1 : 'x']));
-      const options = method === 'GET' ? { query: phpText({ [name]: value }, 'encoded') } : { json: { ...valid, [name]: value } };
+      const valid = Object.fromEntries(
+        required.map(([other, param]) => [
+          other,
+          param.type === 'date' ? '2030-01-01 10:00:00' : param.type === 'integer' ? 1 : 'x',
+        ]),
+      );
+      const options =
+        method === 'GET' ? { query: phpText({ [name]: value }, 'encoded') } : { json: { ...valid, [name]: value } };
       const response = await call(server, method, path, { ...options, headers: { authorization: '' } });
       expectWellFormed(endpoint, response, name);
-      expect([response.status, response.body.code, Object.keys(response.body.data?.params ?? {})], `${method} ${path} ${name}`).toEqual([400, 'rest_invalid_param', [name]]);
+      expect(
+        [response.status, response.body.code, Object.keys(response.body.data?.params ?? {})],
+        `${method} ${path} ${name}`,
+      ).toEqual([400, 'rest_invalid_param', [name]]);
     }
     expect(await databaseSnapshot(server)).toEqual(tables);
   }
 
   it('refuses a list of more than 100 items in every list parameter, naming it, before it reaches the database', async () => {
-    await expectEachRefused(['list', 'linked'], Array.from({ length: 150 }, (_, i) => i + 1));
+    await expectEachRefused(
+      ['list', 'linked'],
+      Array.from({ length: 150 }, (_, i) => i + 1),
+    );
   });
 
   it('refuses text with a NUL character in every text parameter, naming it (PostgreSQL cannot store it)', async () => {
@@ -172,19 +226,31 @@ describe('REST fuzzing: bad input never yields a 5xx', () => {
     });
 
     // Reads change nothing, so they may run side by side.
-    it.concurrent.each(ENDPOINTS.filter(isRead).map((endpoint) => [label(endpoint), endpoint] as const))('%s', async (_, endpoint) => {
-      // Query strings stay below Node's 16 KB header limit: longer ones are refused by Node itself, before the app.
-      const shortLists = longIdList.map((ids) => ids.slice(0, 1_500).join(','));
-      await fc.assert(
-        fc.asyncProperty(pathFor(endpoint), paramsFor(endpoint, shortLists), fc.constantFrom<Wire>('encoded', 'raw'), fc.constantFrom(false, false, false, true), async (path, { values, single }, wire, asAdmin) => {
-          const query = phpText(values, wire);
-          fc.pre(query.length < 12_000);
-          const response = await call(server, 'GET', path, { query, headers: asAdmin ? { authorization: ADMIN_AUTHORIZATION } : {} });
-          expectWellFormed(endpoint, response, single);
-        }),
-        fuzzRuns(30),
-      );
-    });
+    it.concurrent.each(ENDPOINTS.filter(isRead).map((endpoint) => [label(endpoint), endpoint] as const))(
+      '%s',
+      async (_, endpoint) => {
+        // Query strings stay below Node's 16 KB header limit: longer ones are refused by Node itself, before the app.
+        const shortLists = longIdList.map((ids) => ids.slice(0, 1_500).join(','));
+        await fc.assert(
+          fc.asyncProperty(
+            pathFor(endpoint),
+            paramsFor(endpoint, shortLists),
+            fc.constantFrom<Wire>('encoded', 'raw'),
+            fc.constantFrom(false, false, false, true),
+            async (path, { values, single }, wire, asAdmin) => {
+              const query = phpText(values, wire);
+              fc.pre(query.length < 12_000);
+              const response = await call(server, 'GET', path, {
+                query,
+                headers: asAdmin ? { authorization: ADMIN_AUTHORIZATION } : {},
+              });
+              expectWellFormed(endpoint, response, single);
+            },
+          ),
+          fuzzRuns(30),
+        );
+      },
+    );
 
     it('changed no record', async () => {
       expect(await snapshot(server)).toEqual(before);
@@ -199,15 +265,24 @@ describe('REST fuzzing: bad input never yields a 5xx', () => {
     });
 
     type Encoding = 'json' | 'form' | 'query' | 'broken json';
-    const body = (encoding: Encoding, values: Record<string, unknown>, wire: Wire): { raw?: string; query?: string; headers?: Record<string, string> } => {
+    const body = (
+      encoding: Encoding,
+      values: Record<string, unknown>,
+      wire: Wire,
+    ): { raw?: string; query?: string; headers?: Record<string, string> } => {
       if (encoding === 'json') return { raw: JSON.stringify(values), headers: { 'content-type': 'application/json' } };
-      if (encoding === 'form') return { raw: phpText(values, wire), headers: { 'content-type': 'application/x-www-form-urlencoded' } };
-      if (encoding === 'broken json') return { raw: JSON.stringify(values).slice(0, -1), headers: { 'content-type': 'application/json' } };
+      if (encoding === 'form')
+        return { raw: phpText(values, wire), headers: { 'content-type': 'application/x-www-form-urlencoded' } };
+      if (encoding === 'broken json')
+        return { raw: JSON.stringify(values).slice(0, -1), headers: { 'content-type': 'application/json' } };
       return { query: phpText(values, wire) };
     };
 
     // Deletes last: they may remove the records the other writes address.
-    const writes = [...ENDPOINTS.filter((endpoint) => !isRead(endpoint) && !isDelete(endpoint)), ...ENDPOINTS.filter(isDelete)];
+    const writes = [
+      ...ENDPOINTS.filter((endpoint) => !isRead(endpoint) && !isDelete(endpoint)),
+      ...ENDPOINTS.filter(isDelete),
+    ];
     it.each(writes.map((endpoint) => [label(endpoint), endpoint] as const))('%s', async (_, endpoint) => {
       await fc.assert(
         fc.asyncProperty(
@@ -219,7 +294,10 @@ describe('REST fuzzing: bad input never yields a 5xx', () => {
           async (method, path, { values, single }, encoding, wire) => {
             const options = body(encoding, values, wire);
             fc.pre((options.query ?? '').length < 12_000);
-            const response = await call(server, method, path, { ...options, headers: { authorization: ADMIN_AUTHORIZATION, ...options.headers } });
+            const response = await call(server, method, path, {
+              ...options,
+              headers: { authorization: ADMIN_AUTHORIZATION, ...options.headers },
+            });
             expectWellFormed(endpoint, response, single);
             const after = await databaseSnapshot(server);
             if (response.status >= 400) expect(after, `a refused ${method} ${path} changed records`).toEqual(current);

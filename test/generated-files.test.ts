@@ -13,11 +13,14 @@ const REGENERATE = 'run `npm run generate` and commit the result';
 
 describe('generated files', () => {
   it('schema.graphql is the printed schema of the code', () => {
-    expect(committed('schema.graphql'), REGENERATE).toBe(printSchema(sortedSchema) + '\n');
+    expect(committed('schema.graphql'), REGENERATE).toBe(`${printSchema(sortedSchema)}\n`);
   });
 
   it('the codegen output is what codegen.ts produces from schema.graphql and the REST operations', async () => {
-    const outputs: Array<{ filename: string; content: string }> = await generate({ ...codegenConfig, cwd: PROJECT_ROOT }, false);
+    const outputs: Array<{ filename: string; content: string }> = await generate(
+      { ...codegenConfig, cwd: PROJECT_ROOT },
+      false,
+    );
     const output = outputs.find((file) => file.filename.endsWith(CODEGEN_OUTPUT));
     expect(output, `codegen produced ${outputs.map((file) => file.filename).join(', ')}`).toBeDefined();
     expect(committed(CODEGEN_OUTPUT), REGENERATE).toBe(output!.content);

@@ -27,9 +27,14 @@ let server: TestServer;
 let browser: Browser;
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is needed at ${CHROMIUM} for the GraphiQL browser test: apt-get install -y chromium (.ci/run installs it)`);
+    throw new Error(
+      `Chromium is needed at ${CHROMIUM} for the GraphiQL browser test: apt-get install -y chromium (.ci/run installs it)`,
+    );
   }
-  [server, browser] = await Promise.all([startServer(), chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })]);
+  [server, browser] = await Promise.all([
+    startServer(),
+    chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS }),
+  ]);
 });
 afterAll(async () => {
   await browser?.close();
@@ -37,15 +42,20 @@ afterAll(async () => {
 });
 
 describe('GraphiQL in Chromium', () => {
-  it('renders, loads the schema, runs a query, and requests nothing but the service', { timeout: 120_000 }, async () => {
+  it('renders, loads the schema, runs a query, and requests nothing but the service', {
+    timeout: 120_000,
+  }, async () => {
     const venue = await createVenue(server, {}, 'name');
     const origin = new URL(server.url).origin;
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const requested: { url: string; method: string; body: string | null }[] = [];
     const problems: string[] = [];
-    context.on('request', (request) => requested.push({ url: request.url(), method: request.method(), body: request.postData() }));
+    context.on('request', (request) =>
+      requested.push({ url: request.url(), method: request.method(), body: request.postData() }),
+    );
     const elsewhere = () => requested.map(({ url }) => url).filter((url) => new URL(url).origin !== origin);
-    const diagnosis = () => `requests to other hosts: ${JSON.stringify(elsewhere())}, errors: ${JSON.stringify(problems)}`;
+    const diagnosis = () =>
+      `requests to other hosts: ${JSON.stringify(elsewhere())}, errors: ${JSON.stringify(problems)}`;
     const page = await context.newPage();
     page.on('console', (message) => message.type() === 'error' && problems.push(`console: ${message.text()}`));
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
@@ -74,7 +84,9 @@ describe('GraphiQL in Chromium', () => {
     await page.screenshot({ path: join(SCREENSHOT_DIR, `graphiql-${process.env.TEST_ENGINE ?? 'sqlite'}.png`) });
     await context.close();
 
-    expect(requested.filter(({ url }) => url.includes('.worker.js')).length, 'Monaco workers loaded').toBeGreaterThan(0);
+    expect(requested.filter(({ url }) => url.includes('.worker.js')).length, 'Monaco workers loaded').toBeGreaterThan(
+      0,
+    );
     expect(elsewhere()).toEqual([]);
     expect(problems).toEqual([]);
   });

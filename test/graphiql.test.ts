@@ -24,7 +24,9 @@ function rawGet(path: string, headers: Record<string, string> = {}): Promise<Raw
     get(`${server.url}${path}`, { headers }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }),
+      );
       response.on('error', reject);
     }).on('error', reject);
   });
@@ -76,7 +78,9 @@ describe('GraphiQL over HTTP', () => {
   });
 
   it('answers GraphQL, not the page, to GET and POST requests that do not accept text/html', async () => {
-    const viaGet = await fetch(`${server.url}/graphql?query=${encodeURIComponent('{ __typename }')}`, { headers: { accept: 'application/json' } });
+    const viaGet = await fetch(`${server.url}/graphql?query=${encodeURIComponent('{ __typename }')}`, {
+      headers: { accept: 'application/json' },
+    });
     expect(await viaGet.json()).toEqual({ data: { __typename: 'Query' } });
     const viaPost = await fetch(`${server.url}/graphql`, {
       method: 'POST',
@@ -117,19 +121,22 @@ describe('GraphiQL over HTTP', () => {
     expect(policy).not.toMatch(/https?:|\*/);
   });
 
-  it.each(['br', 'gzip'] as const)('sends the page and every asset with %s to a client accepting it, the same bytes decompressed', async (encoding) => {
-    const decompress = encoding === 'br' ? brotliDecompressSync : gunzipSync;
-    const paths = ['/graphql', ...assetUrls(await graphiqlPage())];
-    for (const path of paths) {
-      const plain = await rawGet(path, { ...BROWSER_PAGE_HEADERS, 'accept-encoding': 'identity' });
-      const compressed = await rawGet(path, { ...BROWSER_PAGE_HEADERS, 'accept-encoding': `${encoding}, deflate` });
-      expect(plain.headers['content-encoding'], path).toBeUndefined();
-      expect(compressed.headers['content-encoding'], path).toBe(encoding);
-      expect(compressed.headers.vary, path).toMatch(/accept-encoding/i);
-      expect(compressed.body.length, path).toBeLessThan(plain.body.length);
-      expect(decompress(compressed.body).equals(plain.body), path).toBe(true);
-    }
-  });
+  it.each(['br', 'gzip'] as const)(
+    'sends the page and every asset with %s to a client accepting it, the same bytes decompressed',
+    async (encoding) => {
+      const decompress = encoding === 'br' ? brotliDecompressSync : gunzipSync;
+      const paths = ['/graphql', ...assetUrls(await graphiqlPage())];
+      for (const path of paths) {
+        const plain = await rawGet(path, { ...BROWSER_PAGE_HEADERS, 'accept-encoding': 'identity' });
+        const compressed = await rawGet(path, { ...BROWSER_PAGE_HEADERS, 'accept-encoding': `${encoding}, deflate` });
+        expect(plain.headers['content-encoding'], path).toBeUndefined();
+        expect(compressed.headers['content-encoding'], path).toBe(encoding);
+        expect(compressed.headers.vary, path).toMatch(/accept-encoding/i);
+        expect(compressed.body.length, path).toBeLessThan(plain.body.length);
+        expect(decompress(compressed.body).equals(plain.body), path).toBe(true);
+      }
+    },
+  );
 
   it("prefers brotli among encodings a browser accepts equally, and follows the client's q-values", async () => {
     const [asset] = assetUrls(await graphiqlPage()).filter((url) => url.endsWith('.css'));
@@ -145,7 +152,11 @@ describe('GraphiQL over HTTP', () => {
     const html = await graphiqlPage();
     const page = await rawGet('/graphql', { ...BROWSER_PAGE_HEADERS, 'accept-encoding': 'br' });
     expect(page.headers['cache-control']).toBe('no-cache');
-    const pageAgain = await rawGet('/graphql', { ...BROWSER_PAGE_HEADERS, 'accept-encoding': 'br', 'if-none-match': String(page.headers.etag) });
+    const pageAgain = await rawGet('/graphql', {
+      ...BROWSER_PAGE_HEADERS,
+      'accept-encoding': 'br',
+      'if-none-match': String(page.headers.etag),
+    });
     expect(pageAgain.status).toBe(304);
     expect(pageAgain.body.length).toBe(0);
 
@@ -160,7 +171,10 @@ describe('GraphiQL over HTTP', () => {
       expect(brotli.headers.etag, url).toBe(String(asset.headers.etag).replace(/-gzip"$/, '-br"'));
       const otherEncoding = await rawGet(url, { 'accept-encoding': 'br', 'if-none-match': String(asset.headers.etag) });
       expect([otherEncoding.status, otherEncoding.headers.etag], url).toEqual([304, asset.headers.etag]);
-      const stale = await rawGet(url, { 'accept-encoding': 'br', 'if-none-match': String(asset.headers.etag).replace(/.-gzip"$/, 'x-gzip"') });
+      const stale = await rawGet(url, {
+        'accept-encoding': 'br',
+        'if-none-match': String(asset.headers.etag).replace(/.-gzip"$/, 'x-gzip"'),
+      });
       expect(stale.status, `${url}: another version's tag`).toBe(200);
     }
   });

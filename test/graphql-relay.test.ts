@@ -75,15 +75,23 @@ describe('global IDs and node(id:)', () => {
     const event = await createEvent(server);
     const venue = await createVenue(server);
     for (const id of [event.id, String(event.id), event.globalId]) {
-      expect((await server.gqlOk(`query ($id: ID!) { event(id: $id) { databaseId } }`, { id })).event.databaseId).toBe(event.id);
+      expect((await server.gqlOk(`query ($id: ID!) { event(id: $id) { databaseId } }`, { id })).event.databaseId).toBe(
+        event.id,
+      );
     }
     const wrongType = await server.gql(`query ($id: ID!) { event(id: $id) { id } }`, { id: venue.globalId });
-    expect(wrongType.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', fields: { id: 'is the ID of a Venue, not of a Event' } });
+    expect(wrongType.errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      fields: { id: 'is the ID of a Venue, not of a Event' },
+    });
     for (const garbage of ['not an id', 'RXZlbnQ6', '!!', Buffer.from('Event:abc').toString('base64')]) {
       const result = await server.gql(`query ($id: ID!) { node(id: $id) { id } }`, { id: garbage });
       expect(result.errors?.[0]?.extensions?.code, garbage).toBe('BAD_USER_INPUT');
     }
-    const updated = await server.gqlOk(`mutation ($id: ID!) { updateVenue(id: $id, input: { city: "Kyoto" }) { city } }`, { id: venue.globalId });
+    const updated = await server.gqlOk(
+      `mutation ($id: ID!) { updateVenue(id: $id, input: { city: "Kyoto" }) { city } }`,
+      { id: venue.globalId },
+    );
     expect(updated.updateVenue.city).toBe('Kyoto');
   });
 
@@ -103,22 +111,33 @@ describe('global IDs and node(id:)', () => {
 
 describe('connections everywhere a list grows with the data', () => {
   it('pages a venue’s events, an organizer’s events and a category’s children with first/after and totalCount', async () => {
-    const venues = await server.gqlOk(`{ venues(first: 50) { edges { node { databaseId events(first: 0) { totalCount } } } } }`);
-    const busiest = venues.venues.edges.map((edge: any) => edge.node).sort((a: any, b: any) => b.events.totalCount - a.events.totalCount)[0];
+    const venues = await server.gqlOk(
+      `{ venues(first: 50) { edges { node { databaseId events(first: 0) { totalCount } } } } }`,
+    );
+    const busiest = venues.venues.edges
+      .map((edge: any) => edge.node)
+      .sort((a: any, b: any) => b.events.totalCount - a.events.totalCount)[0];
     expect(busiest.events.totalCount).toBeGreaterThan(3);
     const page = (after: string | null) =>
-      server.gqlOk(`query ($id: ID!, $after: String) { venue(id: $id) { events(first: 2, after: $after) { pageInfo { hasNextPage endCursor } edges { node { databaseId } } } } }`, {
-        id: busiest.databaseId,
-        after,
-      });
+      server.gqlOk(
+        `query ($id: ID!, $after: String) { venue(id: $id) { events(first: 2, after: $after) { pageInfo { hasNextPage endCursor } edges { node { databaseId } } } } }`,
+        {
+          id: busiest.databaseId,
+          after,
+        },
+      );
     const first = (await page(null)).venue.events;
     const second = (await page(first.pageInfo.endCursor)).venue.events;
     expect(first.edges).toHaveLength(2);
     expect(first.pageInfo.hasNextPage).toBe(true);
     expect(second.edges[0].node.databaseId).not.toBe(first.edges[0].node.databaseId);
-    const organizers = await server.gqlOk(`{ organizers(first: 5) { edges { node { events { totalCount edges { node { title } } } } } } }`);
+    const organizers = await server.gqlOk(
+      `{ organizers(first: 5) { edges { node { events { totalCount edges { node { title } } } } } } }`,
+    );
     for (const edge of organizers.organizers.edges) expect(edge.node.events.edges.length).toBeLessThanOrEqual(20);
-    const categories = await server.gqlOk(`{ eventCategories(first: 100, parent: 0, hideEmpty: false) { edges { node { name children(first: 2) { totalCount edges { node { name } } } } } } }`);
+    const categories = await server.gqlOk(
+      `{ eventCategories(first: 100, parent: 0, hideEmpty: false) { edges { node { name children(first: 2) { totalCount edges { node { name } } } } } } }`,
+    );
     const parent = categories.eventCategories.edges.find((edge: any) => edge.node.children.totalCount > 0);
     expect(parent, 'the demo data has nested categories').toBeDefined();
   });
@@ -132,7 +151,8 @@ describe('connections everywhere a list grows with the data', () => {
     }`);
     const titles = data.byTitle.nodes.map((node: any) => node.title);
     expect(titles).toEqual(data.byTitle.edges.map((edge: any) => edge.node.title));
-    const sorted = (values: string[], direction: 1 | -1) => [...values].sort((a, b) => direction * (a < b ? -1 : a > b ? 1 : 0));
+    const sorted = (values: string[], direction: 1 | -1) =>
+      [...values].sort((a, b) => direction * (a < b ? -1 : a > b ? 1 : 0));
     expect(titles).toEqual(sorted(titles, -1));
     const starts = data.byStart.nodes.map((node: any) => node.startsAt);
     expect(starts).toEqual(sorted(starts, 1));
@@ -154,7 +174,11 @@ describe('no query takes the process down', () => {
     `query ${size === '$n' ? '($n: Int)' : ''} { venues(first: 3) { edges { node { events(first: ${size}) { edges { node { id title venues { events(first: ${size}) { edges { node { id title organizers { events(first: ${size}) { edges { node { id } } } } } } } } } } } } } } }`;
 
   it('refuses the nesting that exhausted memory, with the page size as a literal, a variable or the default', async () => {
-    for (const [size, variables] of [['100', {}], ['$n', { n: 100 }], ['20', {}]] as const) {
+    for (const [size, variables] of [
+      ['100', {}],
+      ['$n', { n: 100 }],
+      ['20', {}],
+    ] as const) {
       const result = await server.gql(nested(size).replace('events(first: 20)', 'events'), variables);
       expect(result.errors?.[0]?.extensions?.code, size).toBe('QUERY_TOO_COSTLY');
       expect(result.errors?.[0]?.message).toMatch(/cost/i);
@@ -173,7 +197,8 @@ describe('no query takes the process down', () => {
         }
         const result = await server.gql(`{ events(first: ${size}) { edges { node { ${selection} } } } }`);
         if (result.errors) {
-          for (const error of result.errors) expect(['QUERY_TOO_COSTLY', 'QUERY_TOO_DEEP', 'RESPONSE_TOO_LARGE']).toContain(error.extensions?.code);
+          for (const error of result.errors)
+            expect(['QUERY_TOO_COSTLY', 'QUERY_TOO_DEEP', 'RESPONSE_TOO_LARGE']).toContain(error.extensions?.code);
         } else {
           expect(result.data.events.edges.length).toBeLessThanOrEqual(size);
         }
@@ -185,7 +210,10 @@ describe('no query takes the process down', () => {
   it('lets a month view of 100 events with venues, organizers and terms through, the page size written either way', async () => {
     const month = (first: string) =>
       `query ${first === '$n' ? '($n: Int)' : ''} { events(first: ${first}) { totalCount edges { node { id title startsAt venues { id name city } organizers { id name } categories { id name } tags { id name } } } } }`;
-    for (const [first, variables] of [['100', {}], ['$n', { n: 100 }]] as const) {
+    for (const [first, variables] of [
+      ['100', {}],
+      ['$n', { n: 100 }],
+    ] as const) {
       const result = await server.gql(month(first), variables);
       expect(result.errors, first).toBeUndefined();
       expect(result.data.events.edges.length).toBeGreaterThan(0);
@@ -215,11 +243,16 @@ describe('the Relay compiler', () => {
           '`;',
         ].join('\n'),
       );
-      writeFileSync(join(dir, 'relay.config.json'), JSON.stringify({ src: './src', schema: './schema.graphql', language: 'javascript' }));
+      writeFileSync(
+        join(dir, 'relay.config.json'),
+        JSON.stringify({ src: './src', schema: './schema.graphql', language: 'javascript' }),
+      );
       const compiler = createRequire(import.meta.url).resolve('relay-compiler/cli.js');
-      const { stdout, stderr } = await promisify(execFile)(process.execPath, [compiler], { cwd: dir }).catch((error) => {
-        throw new Error(`relay-compiler refused the schema:\n${error.stdout}\n${error.stderr}`);
-      });
+      const { stdout, stderr } = await promisify(execFile)(process.execPath, [compiler], { cwd: dir }).catch(
+        (error) => {
+          throw new Error(`relay-compiler refused the schema:\n${error.stdout}\n${error.stderr}`);
+        },
+      );
       expect(`${stdout}${stderr}`).not.toMatch(/\[ERROR\]/);
       const artifact = readFileSync(join(dir, 'src', '__generated__', 'EventCardRefetchQuery.graphql.js'), 'utf8');
       expect(artifact).toContain('node(id: $id)');

@@ -22,7 +22,9 @@ type Json = Record<string, any>;
 
 /** A series (or event) in `category`, so a list by that category shows only what the test made. */
 async function create(category: string, fields: Json): Promise<Json> {
-  const response = await rest.post('/events', { json: { title: unique('Yoga'), timezone: 'Europe/Berlin', categories: [category], ...fields } });
+  const response = await rest.post('/events', {
+    json: { title: unique('Yoga'), timezone: 'Europe/Berlin', categories: [category], ...fields },
+  });
   expect(response.status, response.text).toBe(201);
   return response.body;
 }
@@ -43,7 +45,8 @@ async function restOccurrences(window: Window): Promise<Seen[]> {
   for (let page = 1; ; page++) {
     const response = await rest.get('/events', { query: { ...query(window), per_page: 50, page } });
     expect(response.status, response.text).toBe(200);
-    for (const event of response.body.events) seen.push([event.start_date, event.all_day ? null : event.utc_start_date, event.title]);
+    for (const event of response.body.events)
+      seen.push([event.start_date, event.all_day ? null : event.utc_start_date, event.title]);
     if (page >= response.body.total_pages) return seen;
   }
 }
@@ -68,7 +71,9 @@ function feedOccurrences(text: string, window: Window, zone: string): Seen[] {
   const last = DateTime.fromISO(window.end, { zone }).plus({ days: 2 }).toJSDate();
   for (const component of components.filter((vevent) => !vevent.hasProperty('recurrence-id'))) {
     const event = new ICAL.Event(component);
-    for (const exception of components.filter((vevent) => vevent.hasProperty('recurrence-id') && vevent.getFirstPropertyValue('uid') === event.uid)) {
+    for (const exception of components.filter(
+      (vevent) => vevent.hasProperty('recurrence-id') && vevent.getFirstPropertyValue('uid') === event.uid,
+    )) {
       event.relateException(new ICAL.Event(exception));
     }
     const iterator = event.iterator();
@@ -76,12 +81,18 @@ function feedOccurrences(text: string, window: Window, zone: string): Seen[] {
       const details = event.getOccurrenceDetails(next);
       const allDay = details.startDate.isDate;
       const local = (time: ICAL.Time) =>
-        allDay ? `${time.toString()} 00:00:00` : DateTime.fromJSDate(time.toJSDate(), { zone }).toFormat('yyyy-MM-dd HH:mm:ss');
+        allDay
+          ? `${time.toString()} 00:00:00`
+          : DateTime.fromJSDate(time.toJSDate(), { zone }).toFormat('yyyy-MM-dd HH:mm:ss');
       const start = local(details.startDate);
-      const end = allDay ? `${details.endDate.clone().adjust(-1, 0, 0, 0).toString()} 23:59:59` : local(details.endDate);
+      const end = allDay
+        ? `${details.endDate.clone().adjust(-1, 0, 0, 0).toString()} 23:59:59`
+        : local(details.endDate);
       // The REST window: starting on or after its first day, ending on or before its last (in the event's zone).
       if (start < `${window.start} 00:00:00` || end > `${window.end} 23:59:59`) continue;
-      const utc = allDay ? null : DateTime.fromJSDate(details.startDate.toJSDate(), { zone: 'utc' }).toFormat('yyyy-MM-dd HH:mm:ss');
+      const utc = allDay
+        ? null
+        : DateTime.fromJSDate(details.startDate.toJSDate(), { zone: 'utc' }).toFormat('yyyy-MM-dd HH:mm:ss');
       seen.push([start, utc, details.item.summary]);
       if (!event.isRecurring()) break;
     }
@@ -105,21 +116,33 @@ describe('GET /events.ics with recurring series', () => {
     });
     occurrences = (await rest.get('/events', { query: { ...query(berlin), per_page: 50 } })).body.events;
     // A changed occurrence (moved and retitled), a deleted one, and one made a draft (anonymous readers do not see it).
-    const moved = await rest.post(`/events/${occurrences[3].id}`, { json: { title: 'Moved yoga', start_date: '2027-04-13 18:30:00', end_date: '2027-04-13 19:30:00' } });
+    const moved = await rest.post(`/events/${occurrences[3].id}`, {
+      json: { title: 'Moved yoga', start_date: '2027-04-13 18:30:00', end_date: '2027-04-13 19:30:00' },
+    });
     expect(moved.status, moved.text).toBe(200);
     expect((await rest.delete(`/events/${occurrences[5].id}`)).status).toBe(200);
     const drafted = await rest.post(`/events/${occurrences[30].id}`, { json: { status: 'draft' } });
     expect(drafted.status, drafted.text).toBe(200);
     // An event on its own in the same list.
-    await create(berlin.category, { title: 'Single talk', start_date: '2027-05-05 19:00:00', end_date: '2027-05-05 20:00:00' });
+    await create(berlin.category, {
+      title: 'Single talk',
+      start_date: '2027-05-05 19:00:00',
+      end_date: '2027-05-05 20:00:00',
+    });
   });
 
   it('exports the series as one VEVENT with DTSTART in its zone, its RRULE, RDATE and the deleted occurrence as EXDATE', async () => {
     const text = await feedText(berlin);
     const components = vevents(text);
-    const uid = String(components.find((vevent) => vevent.getFirstPropertyValue('summary') === 'Weekly yoga')!.getFirstPropertyValue('uid'));
+    const uid = String(
+      components
+        .find((vevent) => vevent.getFirstPropertyValue('summary') === 'Weekly yoga')!
+        .getFirstPropertyValue('uid'),
+    );
     expect(uid.startsWith(`${series.id}@`)).toBe(true);
-    const master = components.filter((vevent) => vevent.getFirstPropertyValue('uid') === uid && !vevent.hasProperty('recurrence-id'));
+    const master = components.filter(
+      (vevent) => vevent.getFirstPropertyValue('uid') === uid && !vevent.hasProperty('recurrence-id'),
+    );
     expect(master).toHaveLength(1);
     expect(text).toContain('DTSTART;TZID=Europe/Berlin:20270322T100000');
     expect(text).toContain('RRULE:FREQ=WEEKLY;BYDAY=MO;UNTIL=20271108T000000Z');
@@ -127,7 +150,11 @@ describe('GET /events.ics with recurring series', () => {
     expect(text).toContain('EXDATE;TZID=Europe/Berlin:20270426T100000');
     expect(text).toContain('BEGIN:VTIMEZONE\r\nTZID:Europe/Berlin');
     // The VEVENTs: the series, the moved occurrence, the single event; occurrences that follow the series are not there.
-    expect(components.map((vevent) => vevent.getFirstPropertyValue('summary')).sort()).toEqual(['Moved yoga', 'Single talk', 'Weekly yoga']);
+    expect(components.map((vevent) => vevent.getFirstPropertyValue('summary')).sort()).toEqual([
+      'Moved yoga',
+      'Single talk',
+      'Weekly yoga',
+    ]);
   });
 
   it('exports the changed occurrence with the series UID and RECURRENCE-ID in the series zone', async () => {
@@ -149,10 +176,17 @@ describe('GET /events.ics with recurring series', () => {
 
   it('shows a draft occurrence to an editor, and leaves it out (EXDATE) for anonymous readers', async () => {
     const anonymous = await feedText(berlin);
-    expect(anonymous).toContain(`EXDATE;TZID=Europe/Berlin:${occurrences[30].start_date.replace(/[-:]/g, '').replace(' ', 'T')}`);
-    const asEditor = await rest.get('/events.ics', { query: { ...query(berlin), status: 'publish,draft' }, headers: { authorization: ADMIN_AUTHORIZATION } });
+    expect(anonymous).toContain(
+      `EXDATE;TZID=Europe/Berlin:${occurrences[30].start_date.replace(/[-:]/g, '').replace(' ', 'T')}`,
+    );
+    const asEditor = await rest.get('/events.ics', {
+      query: { ...query(berlin), status: 'publish,draft' },
+      headers: { authorization: ADMIN_AUTHORIZATION },
+    });
     expect(asEditor.status, asEditor.text).toBe(200);
-    expect(asEditor.text).not.toContain(`EXDATE;TZID=Europe/Berlin:${occurrences[30].start_date.replace(/[-:]/g, '').replace(' ', 'T')}`);
+    expect(asEditor.text).not.toContain(
+      `EXDATE;TZID=Europe/Berlin:${occurrences[30].start_date.replace(/[-:]/g, '').replace(' ', 'T')}`,
+    );
   });
 
   it('exports an all-day series with DATE values, its changed occurrence included', async () => {
@@ -175,7 +209,13 @@ describe('GET /events.ics with recurring series', () => {
     expect(text).toContain('RECURRENCE-ID;VALUE=DATE:20271102');
     expect(text).not.toContain('BEGIN:VTIMEZONE');
     const listed = await restOccurrences(window);
-    expect(listed.map((seen) => seen[2])).toEqual(['Market days', 'Market days (indoor)', 'Market days', 'Market days', 'Market days']);
+    expect(listed.map((seen) => seen[2])).toEqual([
+      'Market days',
+      'Market days (indoor)',
+      'Market days',
+      'Market days',
+      'Market days',
+    ]);
     expect(feedOccurrences(text, window, 'America/New_York')).toEqual(byStart(listed));
     expect(fair.recurrence).toEqual(['RRULE:FREQ=DAILY;INTERVAL=3;UNTIL=20271115']);
   });

@@ -22,8 +22,16 @@ let uidSuffix: string;
 beforeAll(async () => {
   server = await startServer({ SITE_URL: SITE });
   rest = restClient(server);
-  const probe = await createEvent(server, { title: 'UID probe', startDate: '2020-01-01 10:00:00', endDate: '2020-01-01 11:00:00' });
-  const uid = String(parseCalendar((await rest.get(`/events/${probe.id}.ics`)).text).getFirstSubcomponent('vevent')!.getFirstPropertyValue('uid'));
+  const probe = await createEvent(server, {
+    title: 'UID probe',
+    startDate: '2020-01-01 10:00:00',
+    endDate: '2020-01-01 11:00:00',
+  });
+  const uid = String(
+    parseCalendar((await rest.get(`/events/${probe.id}.ics`)).text)
+      .getFirstSubcomponent('vevent')!
+      .getFirstPropertyValue('uid'),
+  );
   uidSuffix = uid.slice(String(probe.id).length);
 });
 afterAll(() => server.close());
@@ -88,11 +96,28 @@ describe('GET /events.ics', () => {
 
   beforeAll(async () => {
     tag = await createTag(server);
-    mapped = await createVenue(server, { name: 'Kulturhaus', address: 'Unter den Linden 1', city: 'Berlin', zip: '10117', country: 'Germany', latitude: 52.517, longitude: 13.389 });
-    unmapped = await createVenue(server, { name: 'Town Hall', address: '1 Main St', city: 'Springfield', stateProvince: 'NY', country: 'United States' });
+    mapped = await createVenue(server, {
+      name: 'Kulturhaus',
+      address: 'Unter den Linden 1',
+      city: 'Berlin',
+      zip: '10117',
+      country: 'Germany',
+      latitude: 52.517,
+      longitude: 13.389,
+    });
+    unmapped = await createVenue(server, {
+      name: 'Town Hall',
+      address: '1 Main St',
+      city: 'Springfield',
+      stateProvince: 'NY',
+      country: 'United States',
+    });
     const silent = await createOrganizer(server, { name: 'No Mail Org' });
     mailer = await createOrganizer(server, { name: 'Zoë "Z" Müller; Events', email: 'zoe@example.org' });
-    categories = [await createCategory(server, { name: 'Music, Live' }), await createCategory(server, { name: 'Nightlife' })];
+    categories = [
+      await createCategory(server, { name: 'Music, Live' }),
+      await createCategory(server, { name: 'Nightlife' }),
+    ];
     const common = { tags: [String(tag.id)] };
     berlin = await createEvent(server, {
       ...common,
@@ -101,7 +126,8 @@ describe('GET /events.ics', () => {
       // 2031's summer time starts on 30 March at 02:00 CET: the event starts in CET and ends in CEST.
       startDate: '2031-03-29 22:00:00',
       endDate: '2031-03-30 04:00:00',
-      description: '<p>Welcome to <strong>Café Zoë</strong> &amp; friends!</p><p>Doors: 22:00; bring cash, cards work too.<br>Second line</p>',
+      description:
+        '<p>Welcome to <strong>Café Zoë</strong> &amp; friends!</p><p>Doors: 22:00; bring cash, cards work too.<br>Second line</p>',
       venues: [{ id: mapped.id }],
       organizers: [{ id: silent.id }, { id: mailer.id }],
       categories: categories.map((category) => String(category.id)),
@@ -116,9 +142,27 @@ describe('GET /events.ics', () => {
       venues: [{ id: unmapped.id }],
       description: `<p>${LONG_TEXT}</p>`,
     });
-    kolkata = await createEvent(server, { ...common, title: 'Half-hour offset', timezone: 'Asia/Kolkata', startDate: '2031-06-10 10:00:00', endDate: '2031-06-10 11:30:00' });
-    sydney = await createEvent(server, { ...common, title: 'Southern summer', timezone: 'Australia/Sydney', startDate: '2031-01-15 19:00:00', endDate: '2031-01-15 21:00:00' });
-    utc = await createEvent(server, { ...common, title: `UTC ${LONG_TEXT}`, timezone: 'UTC', startDate: '2031-07-01 12:00:00', endDate: '2031-07-01 13:00:00' });
+    kolkata = await createEvent(server, {
+      ...common,
+      title: 'Half-hour offset',
+      timezone: 'Asia/Kolkata',
+      startDate: '2031-06-10 10:00:00',
+      endDate: '2031-06-10 11:30:00',
+    });
+    sydney = await createEvent(server, {
+      ...common,
+      title: 'Southern summer',
+      timezone: 'Australia/Sydney',
+      startDate: '2031-01-15 19:00:00',
+      endDate: '2031-01-15 21:00:00',
+    });
+    utc = await createEvent(server, {
+      ...common,
+      title: `UTC ${LONG_TEXT}`,
+      timezone: 'UTC',
+      startDate: '2031-07-01 12:00:00',
+      endDate: '2031-07-01 13:00:00',
+    });
   });
 
   it('answers text/calendar that ical.js reads, one VEVENT per event, in start order', async () => {
@@ -147,7 +191,11 @@ describe('GET /events.ics', () => {
     }
     // The same instants as the JSON event.
     const json = (await rest.get(`/events/${berlin.id}`)).body;
-    expect(instant(parsed.byUid(uidOf(berlin.id)), 'dtstart').replace('T', ' ').slice(0, 19)).toBe(json.utc_start_date);
+    expect(
+      instant(parsed.byUid(uidOf(berlin.id)), 'dtstart')
+        .replace('T', ' ')
+        .slice(0, 19),
+    ).toBe(json.utc_start_date);
   });
 
   it('writes an all-day event as DATE values with the day after its last day as the end', async () => {
@@ -169,7 +217,9 @@ describe('GET /events.ics', () => {
     expect(organizer.getParameter('cn')).toBe('Zoë "Z" Müller; Events');
     expect(night.getFirstProperty('categories')!.getValues()).toEqual(['Music, Live', 'Nightlife']);
     expect(text(night, 'url')).toBe(`${SITE}/event/${berlin.slug}/`);
-    expect(text(night, 'description')).toBe('Welcome to Café Zoë & friends!\n\nDoors: 22:00; bring cash, cards work too.\nSecond line');
+    expect(text(night, 'description')).toBe(
+      'Welcome to Café Zoë & friends!\n\nDoors: 22:00; bring cash, cards work too.\nSecond line',
+    );
 
     const fair = parsed.byUid(uidOf(allDay.id));
     expect(text(fair, 'location')).toBe('Town Hall, 1 Main St, Springfield, NY, United States');
@@ -192,10 +242,18 @@ describe('GET /events.ics', () => {
 describe('GET /events/<id>.ics', () => {
   it('answers the one event, the same VEVENT as in the list feed', async () => {
     const tag = await createTag(server);
-    const event = await createEvent(server, { title: 'Solo', tags: [String(tag.id)], timezone: 'Europe/Paris', startDate: '2031-09-01 18:00:00', endDate: '2031-09-01 20:00:00' });
+    const event = await createEvent(server, {
+      title: 'Solo',
+      tags: [String(tag.id)],
+      timezone: 'Europe/Paris',
+      startDate: '2031-09-01 18:00:00',
+      endDate: '2031-09-01 20:00:00',
+    });
     const single = await feed(`/events/${event.id}.ics`);
     expect(uids(single)).toEqual([uidOf(event.id)]);
-    expect(single.calendar.getAllSubcomponents('vtimezone').map((zone) => zone.getFirstPropertyValue('tzid'))).toEqual(['Europe/Paris']);
+    expect(single.calendar.getAllSubcomponents('vtimezone').map((zone) => zone.getFirstPropertyValue('tzid'))).toEqual([
+      'Europe/Paris',
+    ]);
     const list = await feed('/events.ics', { query: { ...WINDOW, tags: tag.slug } });
     expect(single.byUid(uidOf(event.id)).toString()).toBe(list.byUid(uidOf(event.id)).toString());
   });
@@ -218,7 +276,9 @@ describe('GET /events/<id>.ics', () => {
     }
     const unlocked = await feed(`/events/${locked.id}.ics`, { query: { password: 'open-sesame' } });
     expect(text(unlocked.byUid(uidOf(locked.id)), 'description')).toBe('The secret plan');
-    expect(uids(await feed(`/events/${draft.id}.ics`, { headers: { authorization: ADMIN_AUTHORIZATION } }))).toEqual([uidOf(draft.id)]);
+    expect(uids(await feed(`/events/${draft.id}.ics`, { headers: { authorization: ADMIN_AUTHORIZATION } }))).toEqual([
+      uidOf(draft.id),
+    ]);
   });
 });
 
@@ -226,7 +286,11 @@ describe('what a feed carries', () => {
   it('carries every matching event, not one page of them', async () => {
     const tag = await createTag(server);
     for (let day = 1; day <= 12; day++) {
-      await createEvent(server, { tags: [String(tag.id)], startDate: `2031-10-${String(day).padStart(2, '0')} 10:00:00`, endDate: `2031-10-${String(day).padStart(2, '0')} 11:00:00` });
+      await createEvent(server, {
+        tags: [String(tag.id)],
+        startDate: `2031-10-${String(day).padStart(2, '0')} 10:00:00`,
+        endDate: `2031-10-${String(day).padStart(2, '0')} 11:00:00`,
+      });
     }
     const json = await rest.get('/events', { query: { ...WINDOW, tags: tag.slug } });
     expect(json.body.events).toHaveLength(10);
@@ -243,9 +307,28 @@ describe('what a feed carries', () => {
     const word = unique('word');
     const [venue, other, tag] = [await createVenue(server), await createVenue(server), await createTag(server)];
     const events = [
-      await createEvent(server, { title: `${word} a`, venues: [{ id: venue.id }], tags: [String(tag.id)], featured: true, startDate: '2031-11-01 10:00:00', endDate: '2031-11-01 11:00:00' }),
-      await createEvent(server, { title: `${word} b`, venues: [{ id: other.id }], tags: [String(tag.id)], startDate: '2031-11-02 10:00:00', endDate: '2031-11-02 11:00:00' }),
-      await createEvent(server, { title: `${word} c`, venues: [{ id: venue.id }], featured: true, startDate: '2031-11-03 10:00:00', endDate: '2031-11-03 11:00:00' }),
+      await createEvent(server, {
+        title: `${word} a`,
+        venues: [{ id: venue.id }],
+        tags: [String(tag.id)],
+        featured: true,
+        startDate: '2031-11-01 10:00:00',
+        endDate: '2031-11-01 11:00:00',
+      }),
+      await createEvent(server, {
+        title: `${word} b`,
+        venues: [{ id: other.id }],
+        tags: [String(tag.id)],
+        startDate: '2031-11-02 10:00:00',
+        endDate: '2031-11-02 11:00:00',
+      }),
+      await createEvent(server, {
+        title: `${word} c`,
+        venues: [{ id: venue.id }],
+        featured: true,
+        startDate: '2031-11-03 10:00:00',
+        endDate: '2031-11-03 11:00:00',
+      }),
     ];
     const filter = { ...WINDOW, ...query({ venue: venue.id, tag: tag.slug, word }) };
     const json = await rest.get('/events', { query: filter });
@@ -279,14 +362,21 @@ describe('what a feed carries', () => {
     const withheld = anonymous.byUid(uidOf(locked.id));
     expect(text(withheld, 'summary')).toBe('Protected plan');
     expect(instant(withheld, 'dtstart')).toBe('2031-12-01T10:00:00.000Z');
-    for (const name of ['description', 'location', 'geo', 'organizer', 'categories']) expect(withheld.getFirstProperty(name), name).toBeNull();
-    for (const secret of ['secret plan', 'Hidden street', 'hidden@example.org', category.slug]) expect(anonymous.response.text.toLowerCase()).not.toContain(secret.toLowerCase());
+    for (const name of ['description', 'location', 'geo', 'organizer', 'categories'])
+      expect(withheld.getFirstProperty(name), name).toBeNull();
+    for (const secret of ['secret plan', 'Hidden street', 'hidden@example.org', category.slug])
+      expect(anonymous.response.text.toLowerCase()).not.toContain(secret.toLowerCase());
 
-    const unlocked = (await feed('/events.ics', { query: { ...WINDOW, tags: tag.slug, password: 'open-sesame' } })).byUid(uidOf(locked.id));
+    const unlocked = (
+      await feed('/events.ics', { query: { ...WINDOW, tags: tag.slug, password: 'open-sesame' } })
+    ).byUid(uidOf(locked.id));
     expect(text(unlocked, 'description')).toBe('The secret plan');
     expect(text(unlocked, 'location')).toContain('Hidden street 9');
 
-    const admin = await feed('/events.ics', { query: { ...WINDOW, tags: tag.slug }, headers: { authorization: ADMIN_AUTHORIZATION } });
+    const admin = await feed('/events.ics', {
+      query: { ...WINDOW, tags: tag.slug },
+      headers: { authorization: ADMIN_AUTHORIZATION },
+    });
     expect(uids(admin).sort()).toEqual([uidOf(draft.id), uidOf(locked.id)].sort());
     const refused = await rest.get('/events.ics', { query: { ...WINDOW, status: 'draft' } });
     expect(refused.status).toBe(400);
@@ -305,7 +395,11 @@ describe('changes and caching', () => {
   const feedOf = (id: number) => `/events/${id}.ics`;
 
   it('keeps the UID across requests; SEQUENCE, LAST-MODIFIED, DTSTAMP and the ETag change after an update', async () => {
-    const event = await createEvent(server, { title: 'Before', startDate: '2031-08-01 10:00:00', endDate: '2031-08-01 11:00:00' });
+    const event = await createEvent(server, {
+      title: 'Before',
+      startDate: '2031-08-01 10:00:00',
+      endDate: '2031-08-01 11:00:00',
+    });
     const first = await feed(feedOf(event.id));
     const again = await feed(feedOf(event.id));
     expect(again.response.text).toBe(first.response.text);
@@ -316,24 +410,47 @@ describe('changes and caching', () => {
     const updated = await feed(feedOf(event.id));
     const after = updated.byUid(uidOf(event.id));
     expect(text(after, 'summary')).toBe('After');
-    expect(Number(after.getFirstPropertyValue('sequence'))).toBeGreaterThan(Number(before.getFirstPropertyValue('sequence')));
+    expect(Number(after.getFirstPropertyValue('sequence'))).toBeGreaterThan(
+      Number(before.getFirstPropertyValue('sequence')),
+    );
     expect(instant(after, 'last-modified') > instant(before, 'last-modified')).toBe(true);
     expect(instant(after, 'dtstamp')).toBe(instant(after, 'last-modified'));
     const json = (await rest.get(`/events/${event.id}`)).body;
     expect(instant(after, 'last-modified').replace('T', ' ').slice(0, 19)).toBe(json.modified_utc);
     expect(updated.response.headers.get('etag')).not.toBe(first.response.headers.get('etag'));
-    expect(new Date(updated.response.headers.get('last-modified')!).toISOString()).toBe(instant(after, 'last-modified'));
+    expect(new Date(updated.response.headers.get('last-modified')!).toISOString()).toBe(
+      instant(after, 'last-modified'),
+    );
   });
 
   it('changes the ETag when a linked venue, organizer or category changes', async () => {
     const venue = await createVenue(server, { address: 'Old road 1' });
     const organizer = await createOrganizer(server, { email: 'old@example.org' });
     const category = await createCategory(server);
-    const event = await createEvent(server, { venues: [{ id: venue.id }], organizers: [{ id: organizer.id }], categories: [String(category.id)] });
+    const event = await createEvent(server, {
+      venues: [{ id: venue.id }],
+      organizers: [{ id: organizer.id }],
+      categories: [String(category.id)],
+    });
     const edits: [string, () => Promise<RestResponse>, (vevent: ICAL.Component) => unknown, unknown][] = [
-      ['venue', () => rest.post(`/venues/${venue.id}`, { json: { address: 'New road 2' } }), (v) => text(v, 'location')?.includes('New road 2'), true],
-      ['organizer', () => rest.post(`/organizers/${organizer.id}`, { json: { email: 'new@example.org' } }), (v) => v.getFirstPropertyValue('organizer'), 'mailto:new@example.org'],
-      ['category', () => rest.post(`/categories/${category.id}`, { json: { name: 'Renamed category' } }), (v) => v.getFirstProperty('categories')!.getValues(), ['Renamed category']],
+      [
+        'venue',
+        () => rest.post(`/venues/${venue.id}`, { json: { address: 'New road 2' } }),
+        (v) => text(v, 'location')?.includes('New road 2'),
+        true,
+      ],
+      [
+        'organizer',
+        () => rest.post(`/organizers/${organizer.id}`, { json: { email: 'new@example.org' } }),
+        (v) => v.getFirstPropertyValue('organizer'),
+        'mailto:new@example.org',
+      ],
+      [
+        'category',
+        () => rest.post(`/categories/${category.id}`, { json: { name: 'Renamed category' } }),
+        (v) => v.getFirstProperty('categories')!.getValues(),
+        ['Renamed category'],
+      ],
     ];
     let previous = await feed(feedOf(event.id));
     for (const [what, edit, read, expected] of edits) {
@@ -348,15 +465,27 @@ describe('changes and caching', () => {
 
   it('answers 304 to If-None-Match and If-Modified-Since while nothing changed, 200 otherwise', async () => {
     const tag = await createTag(server);
-    const event = await createEvent(server, { tags: [String(tag.id)], startDate: '2031-08-02 10:00:00', endDate: '2031-08-02 11:00:00' });
-    for (const [route, query] of [['/events.ics', { ...WINDOW, tags: tag.slug }], [feedOf(event.id), {}]] as const) {
+    const event = await createEvent(server, {
+      tags: [String(tag.id)],
+      startDate: '2031-08-02 10:00:00',
+      endDate: '2031-08-02 11:00:00',
+    });
+    for (const [route, query] of [
+      ['/events.ics', { ...WINDOW, tags: tag.slug }],
+      [feedOf(event.id), {}],
+    ] as const) {
       const fresh = await rest.get(route, { query });
       const etag = fresh.headers.get('etag')!;
       const lastModified = fresh.headers.get('last-modified')!;
       expect(etag, route).toMatch(/^"[^"]+"$/);
       expect(new Date(lastModified).toUTCString(), route).toBe(lastModified);
       const conditional = async (headers: Record<string, string>) => rest.get(route, { query, headers });
-      const current: Record<string, string>[] = [{ 'if-none-match': etag }, { 'if-none-match': `"other", W/${etag}` }, { 'if-none-match': '*' }, { 'if-modified-since': lastModified }];
+      const current: Record<string, string>[] = [
+        { 'if-none-match': etag },
+        { 'if-none-match': `"other", W/${etag}` },
+        { 'if-none-match': '*' },
+        { 'if-modified-since': lastModified },
+      ];
       for (const headers of current) {
         const cached = await conditional(headers);
         expect(cached.status, `${route} ${JSON.stringify(headers)}`).toBe(304);
@@ -364,7 +493,11 @@ describe('changes and caching', () => {
         expect(cached.headers.get('etag')).toBe(etag);
       }
       const earlier = new Date(Date.parse(lastModified) - 1000).toUTCString();
-      const outdated: Record<string, string>[] = [{ 'if-none-match': '"other"' }, { 'if-modified-since': earlier }, { 'if-none-match': '"other"', 'if-modified-since': lastModified }];
+      const outdated: Record<string, string>[] = [
+        { 'if-none-match': '"other"' },
+        { 'if-modified-since': earlier },
+        { 'if-none-match': '"other"', 'if-modified-since': lastModified },
+      ];
       for (const headers of outdated) {
         expect((await conditional(headers)).status, `${route} ${JSON.stringify(headers)}`).toBe(200);
       }
@@ -376,13 +509,23 @@ describe('changes and caching', () => {
     await rest.post(`/events/${event.id}`, { json: { title: 'Changed' } });
     const changed = await rest.get(feedOf(event.id), { headers: { 'if-none-match': stale.headers.get('etag')! } });
     expect(changed.status).toBe(200);
-    expect(parseCalendar(changed.text).getFirstSubcomponent('vevent')!.getFirstPropertyValue('summary')).toBe('Changed');
+    expect(parseCalendar(changed.text).getFirstSubcomponent('vevent')!.getFirstPropertyValue('summary')).toBe(
+      'Changed',
+    );
   });
 
   it('gives different filters different ETags, even for the same events', async () => {
     const [venue, tag] = [await createVenue(server), await createTag(server)];
-    await createEvent(server, { venues: [{ id: venue.id }], tags: [String(tag.id)], startDate: '2031-08-03 10:00:00', endDate: '2031-08-03 11:00:00' });
-    const [byVenue, byTag] = [await feed('/events.ics', { query: { ...WINDOW, venue: venue.id } }), await feed('/events.ics', { query: { ...WINDOW, tags: tag.slug } })];
+    await createEvent(server, {
+      venues: [{ id: venue.id }],
+      tags: [String(tag.id)],
+      startDate: '2031-08-03 10:00:00',
+      endDate: '2031-08-03 11:00:00',
+    });
+    const [byVenue, byTag] = [
+      await feed('/events.ics', { query: { ...WINDOW, venue: venue.id } }),
+      await feed('/events.ics', { query: { ...WINDOW, tags: tag.slug } }),
+    ];
     expect(byVenue.response.text).toBe(byTag.response.text);
     expect(byVenue.response.headers.get('etag')).not.toBe(byTag.response.headers.get('etag'));
   });
@@ -404,8 +547,23 @@ describe('entry forms and GraphQL', () => {
     const tag = await createTag(server);
     const venue = await createVenue(server, { latitude: 1.5, longitude: 2.5 });
     const ids = [
-      (await createEvent(server, { tags: [String(tag.id)], venues: [{ id: venue.id }], timezone: 'Europe/Berlin', startDate: '2031-08-05 10:00:00', endDate: '2031-08-05 11:00:00' })).id,
-      (await createEvent(server, { tags: [String(tag.id)], allDay: true, startDate: '2031-08-06', endDate: '2031-08-07' })).id,
+      (
+        await createEvent(server, {
+          tags: [String(tag.id)],
+          venues: [{ id: venue.id }],
+          timezone: 'Europe/Berlin',
+          startDate: '2031-08-05 10:00:00',
+          endDate: '2031-08-05 11:00:00',
+        })
+      ).id,
+      (
+        await createEvent(server, {
+          tags: [String(tag.id)],
+          allDay: true,
+          startDate: '2031-08-06',
+          endDate: '2031-08-07',
+        })
+      ).id,
     ];
     const data = await server.gqlOk(
       `query ($filter: EventsFilter, $id: ID!) {
@@ -417,7 +575,9 @@ describe('entry forms and GraphQL', () => {
     const list = await rest.get('/events.ics', { query: { ...WINDOW, tags: tag.slug } });
     expect(data.events.ical.text).toBe(list.text);
     expect(new Date(data.events.ical.lastModified).toUTCString()).toBe(list.headers.get('last-modified'));
-    expect(uids({ events: parseCalendar(data.events.ical.text).getAllSubcomponents('vevent') } as ParsedFeed)).toEqual(ids.map(uidOf));
+    expect(uids({ events: parseCalendar(data.events.ical.text).getAllSubcomponents('vevent') } as ParsedFeed)).toEqual(
+      ids.map(uidOf),
+    );
     expect(data.event.ical.text).toBe((await rest.get(`/events/${ids[0]}.ics`)).text);
   });
 });
@@ -434,7 +594,11 @@ describe('subscriptions that outlive changes', () => {
 
   it('answers a filter naming an unknown category or tag with fewer events, not a 400', async () => {
     const tag = await createTag(server);
-    const tagged = await createEvent(server, { tags: [String(tag.id)], startDate: '2031-09-02 10:00:00', endDate: '2031-09-02 11:00:00' });
+    const tagged = await createEvent(server, {
+      tags: [String(tag.id)],
+      startDate: '2031-09-02 10:00:00',
+      endDate: '2031-09-02 11:00:00',
+    });
     const unknownOnly = await feed('/events.ics', { query: { ...WINDOW, categories: 'no-such-category-anywhere' } });
     expect(unknownOnly.events).toHaveLength(0);
     expect(unknownOnly.response.headers.get('x-tec-total')).toBe('0');
@@ -478,7 +642,9 @@ describe('subscriptions that outlive changes', () => {
       const upgraded = await startServer({ SITE_URL: 'https://old.example' }, { databaseOf: old });
       try {
         const text = await (await fetch(`${upgraded.url}${API}/events/${event.id}.ics`)).text();
-        expect(parseCalendar(text).getFirstSubcomponent('vevent')!.getFirstPropertyValue('uid')).toBe(`${event.id}@old.example`);
+        expect(parseCalendar(text).getFirstSubcomponent('vevent')!.getFirstPropertyValue('uid')).toBe(
+          `${event.id}@old.example`,
+        );
       } finally {
         await upgraded.close();
       }
@@ -494,7 +660,11 @@ describe('subscriptions that outlive changes', () => {
       const empty = await freshRest.get('/events.ics', { query: WINDOW });
       expect(empty.status).toBe(200);
       const event = await createEvent(fresh, { startDate: '2031-09-04 10:00:00', endDate: '2031-09-04 11:00:00' });
-      const uid = String(parseCalendar((await freshRest.get(`/events/${event.id}.ics`)).text).getFirstSubcomponent('vevent')!.getFirstPropertyValue('uid'));
+      const uid = String(
+        parseCalendar((await freshRest.get(`/events/${event.id}.ics`)).text)
+          .getFirstSubcomponent('vevent')!
+          .getFirstPropertyValue('uid'),
+      );
       expect(uid).toMatch(new RegExp(`^${event.id}@[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`));
       expect(uid).not.toContain('fresh.example');
       const again = await startServer({ SITE_URL: 'https://other.example' }, { databaseOf: fresh });

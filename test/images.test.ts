@@ -32,7 +32,12 @@ afterAll(async () => {
   await images?.close();
 });
 
-const newEvent = (extra: Record<string, unknown>) => ({ title: unique('Image test'), start_date: dayAt(3), end_date: dayAt(3, '12:00:00'), ...extra });
+const newEvent = (extra: Record<string, unknown>) => ({
+  title: unique('Image test'),
+  start_date: dayAt(3),
+  end_date: dayAt(3, '12:00:00'),
+  ...extra,
+});
 const MEDIA = 'image { id: databaseId url extension mimeType width height filesize }';
 
 async function eventTotal(on: TestServer): Promise<number> {
@@ -45,31 +50,48 @@ async function refusedOver(on: TestServer, image: unknown): Promise<string> {
   const before = await eventTotal(on);
   const response = await call(on, 'POST', '/events', { json: newEvent({ image }) });
   expect(response.status, response.text).toBe(400);
-  expect(response.body).toMatchObject({ code: 'rest_invalid_param', message: 'Invalid parameter(s): image', data: { status: 400, params: { image: 'Invalid parameter.' } } });
+  expect(response.body).toMatchObject({
+    code: 'rest_invalid_param',
+    message: 'Invalid parameter(s): image',
+    data: { status: 400, params: { image: 'Invalid parameter.' } },
+  });
   expect(await eventTotal(on)).toBe(before);
   return response.body.data.details.image.message as string;
 }
 
 describe('an image URL that answers an image', () => {
-  it.each<[ImageKind, number, number]>([['png', 3, 2], ['jpg', 17, 9], ['gif', 5, 11], ['webp', 40, 30]])(
-    'keeps a %s with its type and size, answered in REST and GraphQL',
-    async (kind, width, height) => {
-      const url = images.image(kind, width, height);
-      const created = await call(server, 'POST', '/events', { json: newEvent({ image: url }) });
-      expect(created.status, created.text).toBe(201);
-      const { image } = created.body;
-      expect(Object.keys(image)).toEqual(['url', 'id', 'extension', 'width', 'height', 'filesize']);
-      expect(image).toMatchObject({ url, extension: kind, width, height, filesize: expect.any(Number) });
-      expect(image.filesize).toBeGreaterThan(20);
-      expect((await call(server, 'GET', `/events/${created.body.id}`)).body.image).toEqual(image);
-      const read = await server.gqlOk(`query ($id: ID!) { event(id: $id) { ${MEDIA} } }`, { id: created.body.id });
-      expect(read.event.image).toEqual({ id: image.id, url, extension: kind, mimeType: MIME_TYPES[kind], width, height, filesize: image.filesize });
-    },
-  );
+  it.each<[ImageKind, number, number]>([
+    ['png', 3, 2],
+    ['jpg', 17, 9],
+    ['gif', 5, 11],
+    ['webp', 40, 30],
+  ])('keeps a %s with its type and size, answered in REST and GraphQL', async (kind, width, height) => {
+    const url = images.image(kind, width, height);
+    const created = await call(server, 'POST', '/events', { json: newEvent({ image: url }) });
+    expect(created.status, created.text).toBe(201);
+    const { image } = created.body;
+    expect(Object.keys(image)).toEqual(['url', 'id', 'extension', 'width', 'height', 'filesize']);
+    expect(image).toMatchObject({ url, extension: kind, width, height, filesize: expect.any(Number) });
+    expect(image.filesize).toBeGreaterThan(20);
+    expect((await call(server, 'GET', `/events/${created.body.id}`)).body.image).toEqual(image);
+    const read = await server.gqlOk(`query ($id: ID!) { event(id: $id) { ${MEDIA} } }`, { id: created.body.id });
+    expect(read.event.image).toEqual({
+      id: image.id,
+      url,
+      extension: kind,
+      mimeType: MIME_TYPES[kind],
+      width,
+      height,
+      filesize: image.filesize,
+    });
+  });
 
   it('names the extension after the type when the URL has none, and keeps the URL given', async () => {
     const url = `${images.origin}/picture?type=gif&w=4&h=6&n=${unique()}`;
-    const { createVenue } = await server.gqlOk(`mutation ($input: VenueInput!) { createVenue(input: $input) { ${MEDIA} } }`, { input: { name: unique('V'), image: url } });
+    const { createVenue } = await server.gqlOk(
+      `mutation ($input: VenueInput!) { createVenue(input: $input) { ${MEDIA} } }`,
+      { input: { name: unique('V'), image: url } },
+    );
     expect(createVenue.image).toMatchObject({ url, extension: 'gif', mimeType: 'image/gif', width: 4, height: 6 });
   });
 
@@ -97,7 +119,16 @@ describe('an image URL that answers an image', () => {
     const before = images.hits('/image.png');
     const { createEvent } = await server.gqlOk(
       `mutation ($input: EventInput!) { createEvent(input: $input) { ${MEDIA} venues { ${MEDIA} } organizers { ${MEDIA} } } }`,
-      { input: { title: unique('E'), startDate: dayAt(2), endDate: dayAt(2, '11:00:00'), image: url, venues: [{ new: { name: unique('V'), image: url } }], organizers: [{ new: { name: unique('O'), image: url } }] } },
+      {
+        input: {
+          title: unique('E'),
+          startDate: dayAt(2),
+          endDate: dayAt(2, '11:00:00'),
+          image: url,
+          venues: [{ new: { name: unique('V'), image: url } }],
+          organizers: [{ new: { name: unique('O'), image: url } }],
+        },
+      },
     );
     expect(createEvent.image).toMatchObject({ url, width: 2, height: 3 });
     expect(createEvent.venues[0].image).toEqual(createEvent.image);
@@ -108,7 +139,9 @@ describe('an image URL that answers an image', () => {
 
 describe('an image URL refused (400, nothing written)', () => {
   it('bytes that are no image, whatever the Content-Type says', async () => {
-    expect(await refusedOver(server, `${images.origin}/text.png?n=${unique()}`)).toMatch(/^image: is not an image \(JPEG, PNG/);
+    expect(await refusedOver(server, `${images.origin}/text.png?n=${unique()}`)).toMatch(
+      /^image: is not an image \(JPEG, PNG/,
+    );
   });
 
   it('an SVG drawing (it can carry scripts; WordPress refuses it too)', async () => {
@@ -116,24 +149,36 @@ describe('an image URL refused (400, nothing written)', () => {
   });
 
   it('an answer other than 200', async () => {
-    expect(await refusedOver(server, `${images.origin}/status/404?n=${unique()}`)).toBe('image: could not be fetched: the server answered 404');
-    expect(await refusedOver(server, `${images.origin}/status/500?n=${unique()}`)).toBe('image: could not be fetched: the server answered 500');
+    expect(await refusedOver(server, `${images.origin}/status/404?n=${unique()}`)).toBe(
+      'image: could not be fetched: the server answered 404',
+    );
+    expect(await refusedOver(server, `${images.origin}/status/500?n=${unique()}`)).toBe(
+      'image: could not be fetched: the server answered 500',
+    );
   });
 
   it('an unreachable server', async () => {
     const closed = await freePort();
-    expect(await refusedOver(server, `http://127.0.0.1:${closed}/photo.jpg`)).toBe('image: could not be fetched (ECONNREFUSED)');
+    expect(await refusedOver(server, `http://127.0.0.1:${closed}/photo.jpg`)).toBe(
+      'image: could not be fetched (ECONNREFUSED)',
+    );
   });
 
   it('a server slower than IMAGE_FETCH_TIMEOUT_MS', async () => {
     const started = Date.now();
-    expect(await refusedOver(server, `${images.origin}/slow.png?n=${unique()}`)).toBe(`image: could not be fetched within ${TIMEOUT_MS} ms`);
+    expect(await refusedOver(server, `${images.origin}/slow.png?n=${unique()}`)).toBe(
+      `image: could not be fetched within ${TIMEOUT_MS} ms`,
+    );
     expect(Date.now() - started).toBeLessThan(TIMEOUT_MS + 5_000);
   });
 
   it('a body larger than IMAGE_FETCH_MAX_BYTES, streamed or declared', async () => {
-    expect(await refusedOver(server, `${images.origin}/huge.png?bytes=${MAX_BYTES * 20}&n=${unique()}`)).toBe(`image: is larger than ${MAX_BYTES} bytes`);
-    expect(await refusedOver(server, `${images.origin}/declared-huge.png?bytes=${MAX_BYTES + 1}&n=${unique()}`)).toBe(`image: is larger than ${MAX_BYTES} bytes`);
+    expect(await refusedOver(server, `${images.origin}/huge.png?bytes=${MAX_BYTES * 20}&n=${unique()}`)).toBe(
+      `image: is larger than ${MAX_BYTES} bytes`,
+    );
+    expect(await refusedOver(server, `${images.origin}/declared-huge.png?bytes=${MAX_BYTES + 1}&n=${unique()}`)).toBe(
+      `image: is larger than ${MAX_BYTES} bytes`,
+    );
     // Just under the cap is fine.
     const response = await call(server, 'POST', '/events', { json: newEvent({ image: images.image('png', 60, 60) }) });
     expect(response.status, response.text).toBe(201);
@@ -141,8 +186,15 @@ describe('an image URL refused (400, nothing written)', () => {
 
   it('more than 5 redirects, and a redirect to another scheme', async () => {
     const target = images.image('png', 1, 1);
-    expect(await refusedOver(server, `${images.origin}/redirects?count=6&to=${encodeURIComponent(target)}&n=${unique()}`)).toBe('image: could not be fetched: more than 5 redirects');
-    expect(await refusedOver(server, `${images.origin}/redirect?to=${encodeURIComponent('file:///etc/passwd')}&n=${unique()}`)).toBe('image: redirects to a URL that is not http or https');
+    expect(
+      await refusedOver(server, `${images.origin}/redirects?count=6&to=${encodeURIComponent(target)}&n=${unique()}`),
+    ).toBe('image: could not be fetched: more than 5 redirects');
+    expect(
+      await refusedOver(
+        server,
+        `${images.origin}/redirect?to=${encodeURIComponent('file:///etc/passwd')}&n=${unique()}`,
+      ),
+    ).toBe('image: redirects to a URL that is not http or https');
   });
 
   it('file:, ftp: and data: URLs, never fetched', async () => {
@@ -155,9 +207,18 @@ describe('an image URL refused (400, nothing written)', () => {
     const before = await eventTotal(server);
     const bad = `${images.origin}/text.png?n=${unique()}`;
     const result = await server.gql(`mutation ($input: EventInput!) { createEvent(input: $input) { id } }`, {
-      input: { title: unique('E'), startDate: dayAt(2), endDate: dayAt(2, '11:00:00'), venues: [{ new: { name: unique('V'), image: images.image('png', 1, 1) } }], organizers: [{ new: { name: unique('O'), image: bad } }] },
+      input: {
+        title: unique('E'),
+        startDate: dayAt(2),
+        endDate: dayAt(2, '11:00:00'),
+        venues: [{ new: { name: unique('V'), image: images.image('png', 1, 1) } }],
+        organizers: [{ new: { name: unique('O'), image: bad } }],
+      },
     });
-    expect(onlyError(result)).toMatchObject({ code: 'BAD_USER_INPUT', fields: { 'organizers.0.image': expect.stringMatching(/^is not an image/) } });
+    expect(onlyError(result)).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      fields: { 'organizers.0.image': expect.stringMatching(/^is not an image/) },
+    });
     expect(await eventTotal(server)).toBe(before);
   });
 
@@ -166,7 +227,10 @@ describe('an image URL refused (400, nothing written)', () => {
     const before = images.hits('/picture');
     const badDate = await call(server, 'POST', '/events', { json: newEvent({ image: url, start_date: 'not a date' }) });
     expect(badDate.status).toBe(400);
-    const anonymous = await call(server, 'POST', '/events', { json: newEvent({ image: url }), headers: { authorization: '' } });
+    const anonymous = await call(server, 'POST', '/events', {
+      json: newEvent({ image: url }),
+      headers: { authorization: '' },
+    });
     expect(anonymous.status).toBe(401);
     expect(images.hits('/picture')).toBe(before);
   });
@@ -178,8 +242,14 @@ describe('private and local addresses (IMAGE_FETCH_ALLOW_PRIVATE)', () => {
     ['IPv6 loopback', () => `http://[::1]:${new URL(images.origin).port}/image.png`],
     ['a name resolving to loopback', () => `http://localhost:${new URL(images.origin).port}/image.png`],
     ['IPv4 written inside IPv6', () => `http://[::ffff:127.0.0.1]:${new URL(images.origin).port}/image.png`],
-    ['127.0.0.1 as an IPv4-compatible IPv6 address', () => `http://[::7f00:1]:${new URL(images.origin).port}/image.png`],
-    ['127.0.0.1 as an IPv4-translated IPv6 address', () => `http://[::ffff:0:127.0.0.1]:${new URL(images.origin).port}/image.png`],
+    [
+      '127.0.0.1 as an IPv4-compatible IPv6 address',
+      () => `http://[::7f00:1]:${new URL(images.origin).port}/image.png`,
+    ],
+    [
+      '127.0.0.1 as an IPv4-translated IPv6 address',
+      () => `http://[::ffff:0:127.0.0.1]:${new URL(images.origin).port}/image.png`,
+    ],
     ['cloud metadata behind the NAT64 prefix', () => 'http://[64:ff9b::169.254.169.254]/latest/meta-data/'],
     ['a private network by 6to4', () => 'http://[2002:a00:1::1]/image.png'],
     ['loopback by Teredo', () => 'http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/image.png'],
@@ -191,15 +261,23 @@ describe('private and local addresses (IMAGE_FETCH_ALLOW_PRIVATE)', () => {
     ['multicast', () => 'http://224.0.0.1/image.png'],
   ])('refuses %s when not allowed, without connecting', async (_name, url) => {
     const before = images.hits('/image.png');
-    expect(await refusedOver(strict, url())).toBe('image: may not be fetched: its host is a private or local network address');
+    expect(await refusedOver(strict, url())).toBe(
+      'image: may not be fetched: its host is a private or local network address',
+    );
     expect(images.hits('/image.png')).toBe(before);
   });
 
   it('refuses a redirect from an allowed host to an address that is not allowed', async () => {
     const port = new URL(images.origin).port;
-    for (const to of [`http://127.0.0.2:${port}/image.png`, `http://[::1]:${port}/image.png`, 'http://192.168.1.1/image.png']) {
+    for (const to of [
+      `http://127.0.0.2:${port}/image.png`,
+      `http://[::1]:${port}/image.png`,
+      'http://192.168.1.1/image.png',
+    ]) {
       const url = `${images.origin}/redirect?to=${encodeURIComponent(to)}&n=${unique()}`;
-      expect(await refusedOver(server, url)).toBe('image: may not be fetched: its host is a private or local network address');
+      expect(await refusedOver(server, url)).toBe(
+        'image: may not be fetched: its host is a private or local network address',
+      );
     }
   });
 });
@@ -222,7 +300,17 @@ describe('IMAGE_FETCH_ALLOW_PRIVATE', () => {
     expect(mayFetchFrom('10.1.2.3', ranges)).toBe(true);
     expect(mayFetchFrom('::ffff:10.1.2.3', ranges)).toBe(true);
     expect(mayFetchFrom('fd00:1::5', ranges)).toBe(true);
-    for (const address of ['10.2.0.1', '127.0.0.1', '::1', 'fd00:2::5', '169.254.169.254', '192.168.0.1', '100.64.0.1', '0.0.0.0', 'not an address']) {
+    for (const address of [
+      '10.2.0.1',
+      '127.0.0.1',
+      '::1',
+      'fd00:2::5',
+      '169.254.169.254',
+      '192.168.0.1',
+      '100.64.0.1',
+      '0.0.0.0',
+      'not an address',
+    ]) {
       expect(mayFetchFrom(address, ranges), address).toBe(false);
     }
     expect(mayFetchFrom('93.184.215.14', 'none')).toBe(true);

@@ -61,22 +61,35 @@ describe('under 500 connections of cache-busting reads', () => {
     // first requests a process takes need to finish depends on the machine, not on whether it sheds correctly.
     const flood = (connections: number, request: autocannon.Request) =>
       // At run time the tracker autocannon answers is both stoppable and awaitable; its types know only the latter.
-      autocannon({ url: instance.base, connections, duration: MAX_FLOOD_S, timeout: 20, requests: [request] }) as unknown as autocannon.Instance & PromiseLike<autocannon.Result>;
+      autocannon({
+        url: instance.base,
+        connections,
+        duration: MAX_FLOOD_S,
+        timeout: 20,
+        requests: [request],
+      }) as unknown as autocannon.Instance & PromiseLike<autocannon.Result>;
     const count = (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1);
     // A new query every time: the response cache cannot answer, every request does the real work.
     const floods = [
       flood(400, {
         method: 'GET',
-        setupRequest: (request) => ({ ...request, path: `${API}/events?per_page=50&start_date=2031-01-01&search=Load&cb=${++n}` }),
+        setupRequest: (request) => ({
+          ...request,
+          path: `${API}/events?per_page=50&start_date=2031-01-01&search=Load&cb=${++n}`,
+        }),
         onResponse: (status, body, _context, headers) => {
           count(status);
-          if (status === 429) shed.rest ??= { body: String(body), retryAfter: (headers as Record<string, string>)['retry-after']! };
+          if (status === 429)
+            shed.rest ??= { body: String(body), retryAfter: (headers as Record<string, string>)['retry-after']! };
         },
       }),
       flood(100, {
         method: 'GET',
         headers: { accept: 'application/json' },
-        setupRequest: (request) => ({ ...request, path: `/graphql?query=${encodeURIComponent(`{ events(first: 20) { totalCount edges { node { title } } } } # ${++n}`)}` }),
+        setupRequest: (request) => ({
+          ...request,
+          path: `/graphql?query=${encodeURIComponent(`{ events(first: 20) { totalCount edges { node { title } } } } # ${++n}`)}`,
+        }),
         onResponse: (status, body) => {
           count(status);
           if (status === 429) shed.graphql ??= String(body);
@@ -97,7 +110,10 @@ describe('under 500 connections of cache-busting reads', () => {
       expect(run.timeouts, 'no timeouts').toBe(0);
     }
     expect(statuses.get(200) ?? 0, 'some reads were served').toBeGreaterThan(0);
-    expect([...statuses.keys()].filter((status) => status !== 200 && status !== 429), 'served or shed as its own excess, nothing else').toEqual([]);
+    expect(
+      [...statuses.keys()].filter((status) => status !== 200 && status !== 429),
+      'served or shed as its own excess, nothing else',
+    ).toEqual([]);
     // Whether the process fell behind enough to shed depends on the machine; when it did, the answers are these.
     if (shed.rest) {
       expect(shed.rest.retryAfter).toBe('1');
@@ -107,9 +123,13 @@ describe('under 500 connections of cache-busting reads', () => {
         data: { status: 429 },
       });
     }
-    if (shed.graphql) expect(JSON.parse(shed.graphql).errors[0].extensions).toEqual({ code: 'RATE_LIMITED', retryAfter: 1 });
+    if (shed.graphql)
+      expect(JSON.parse(shed.graphql).errors[0].extensions).toEqual({ code: 'RATE_LIMITED', retryAfter: 1 });
     expect(healthLatencies.length).toBeGreaterThanOrEqual(3);
-    expect(Math.max(...healthLatencies), `health latencies ${healthLatencies.map(Math.round).join(', ')} ms`).toBeLessThan(3000);
+    expect(
+      Math.max(...healthLatencies),
+      `health latencies ${healthLatencies.map(Math.round).join(', ')} ms`,
+    ).toBeLessThan(3000);
     // Once the flood is over, the process serves again within a moment.
     let after = 503;
     for (let attempt = 0; attempt < 50 && after !== 200; attempt++) {
@@ -124,8 +144,12 @@ describe('under 500 connections of cache-busting reads', () => {
     const overloaded = refusalAnswer('/graphql', 503, rest);
     expect(overloaded.status).toBe(503);
     expect(overloaded.headers['retry-after']).toBe('1');
-    expect(JSON.parse(overloaded.body)).toEqual({ errors: [{ message: 'Busy 503.', extensions: { code: 'SERVICE_OVERLOADED' } }] });
-    expect(JSON.parse(refusalAnswer('/graphql', 429, rest).body)).toEqual({ errors: [{ message: 'Busy 429.', extensions: { code: 'RATE_LIMITED', retryAfter: 1 } }] });
+    expect(JSON.parse(overloaded.body)).toEqual({
+      errors: [{ message: 'Busy 503.', extensions: { code: 'SERVICE_OVERLOADED' } }],
+    });
+    expect(JSON.parse(refusalAnswer('/graphql', 429, rest).body)).toEqual({
+      errors: [{ message: 'Busy 429.', extensions: { code: 'RATE_LIMITED', retryAfter: 1 } }],
+    });
     expect(JSON.parse(refusalAnswer('/wp-json/calendar/events/v1/events', 429, rest).body)).toEqual(rest(429));
   });
 });

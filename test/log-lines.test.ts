@@ -17,7 +17,10 @@ describe('the log lines destination', () => {
   it('keeps at most its bound waiting, reports the lines dropped past it, and writes the others before flush calls back', async () => {
     const run = await runCommand(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {});
     expect(run.code, run.stderr).toBe(0);
-    const lines = run.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { n?: number; droppedLines?: number });
+    const lines = run.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { n?: number; droppedLines?: number });
     const written = lines.filter((line) => line.n !== undefined).map((line) => line.n!);
     const dropped = lines.reduce((sum, line) => sum + (line.droppedLines ?? 0), 0);
     expect(dropped).toBeGreaterThan(0);

@@ -35,7 +35,9 @@ async function runSql(url: string, statements: string[]): Promise<Record<string,
   if (TEST_ENGINE === 'sqlite') {
     const db = new Database(sqlitePath(url));
     try {
-      return statements.map((sql) => (/^\s*SELECT/i.test(sql) ? (db.prepare(sql).all() as Record<string, unknown>[]) : (db.exec(sql), [])));
+      return statements.map((sql) =>
+        /^\s*SELECT/i.test(sql) ? (db.prepare(sql).all() as Record<string, unknown>[]) : (db.exec(sql), []),
+      );
     } finally {
       db.close();
     }
@@ -108,7 +110,11 @@ describe(`migrating a ${TEST_ENGINE} database that holds a series to series_mast
     const migrations = readMigrations(TEST_ENGINE).map((migration) => migration.name);
     const flag = migrations.findIndex((name) => name.endsWith('_series_master_flag'));
     await migrate(config, { until: migrations[flag - 1] });
-    const event = (id: number, recurrence: string, series: number | null) => `INSERT INTO "Event" ("id", "title", "slug",
+    const event = (
+      id: number,
+      recurrence: string,
+      series: number | null,
+    ) => `INSERT INTO "Event" ("id", "title", "slug",
       "publishedLocal", "publishedAt", "modifiedLocal", "modifiedAt", "timezone", "startLocal", "endLocal", "startsAt", "endsAt",
       "recurrence", "recurringEventId") VALUES (${id}, 'Yoga', 'yoga-${id}', '2026-01-01 10:00:00', '2026-01-01T10:00:00.000+00:00',
       '2026-01-01 10:00:00', '2026-01-01T10:00:00.000+00:00', 'UTC', '2026-02-01 10:00:00', '2026-02-01 11:00:00',
@@ -127,7 +133,11 @@ describe(`migrating a ${TEST_ENGINE} database that holds a series to series_mast
       'SELECT "id", "isSeriesMaster" FROM "Event" ORDER BY 1',
       'SELECT count(*) AS "changes" FROM "Change"',
     ]);
-    expect(events!.map((row) => [row.id, Boolean(row.isSeriesMaster)])).toEqual([[1, true], [2, false], [3, false]]);
+    expect(events!.map((row) => [row.id, Boolean(row.isSeriesMaster)])).toEqual([
+      [1, true],
+      [2, false],
+      [3, false],
+    ]);
     expect(Number(after!.changes)).toBe(Number(before!.changes));
   });
 });
@@ -140,7 +150,13 @@ describe(`migrating a ${TEST_ENGINE} database with webhook deliveries to webhook
     const migrations = readMigrations(TEST_ENGINE).map((migration) => migration.name);
     const queues = migrations.findIndex((name) => name.endsWith('_webhook_delivery_queues'));
     await migrate(config, { until: migrations[queues - 1] });
-    const delivery = (id: string, webhookId: number, seq: number, recordId: number, status: string) => `INSERT INTO "WebhookDelivery" ("id", "webhookId",
+    const delivery = (
+      id: string,
+      webhookId: number,
+      seq: number,
+      recordId: number,
+      status: string,
+    ) => `INSERT INTO "WebhookDelivery" ("id", "webhookId",
       "changeVersion", "changeSeq", "recordType", "recordId", "action", "changedAt", "status", "nextAttemptAt")
       VALUES ('${id}', ${webhookId}, 7, ${seq}, 'event', ${recordId}, 'updated', '2026-01-01T10:00:00.000+00:00', '${status}', '2026-01-01T10:00:00.000+00:00')`;
     await runSql(fresh.current.url, [
@@ -169,7 +185,11 @@ describe(`migrating a ${TEST_ENGINE} database with webhook deliveries to webhook
 
 describe(`several processes starting together on one fresh ${TEST_ENGINE} database`, () => {
   const fresh = freshDatabaseForBlock();
-  const migrateFrom = () => runCommand(process.execPath, [COMPILED_CLI, 'migrate'], { DATABASE_URL: fresh.current.url, CALENDAR_ADMIN_PASSWORD: '' });
+  const migrateFrom = () =>
+    runCommand(process.execPath, [COMPILED_CLI, 'migrate'], {
+      DATABASE_URL: fresh.current.url,
+      CALENDAR_ADMIN_PASSWORD: '',
+    });
 
   // Seen in CI: two servers started together on a new SQLite file, and one died on "duplicate column name".
   it('migrate it once between them, and each of them exits 0', async () => {
@@ -180,8 +200,12 @@ describe(`several processes starting together on one fresh ${TEST_ENGINE} databa
     if (holder) setTimeout(holder.release, 3000);
     const runs = await Promise.all(running);
     expect(runs.map((run) => [run.code, run.stderr])).toEqual(runs.map(() => [0, '']));
-    const [rows] = await runSql(fresh.current.url, ['SELECT "migration_name", count(*) AS "times" FROM "_prisma_migrations" GROUP BY 1 ORDER BY 1']);
-    expect(rows!.map((row) => [row.migration_name, Number(row.times)])).toEqual(readMigrations(TEST_ENGINE).map((migration) => [migration.name, 1]));
+    const [rows] = await runSql(fresh.current.url, [
+      'SELECT "migration_name", count(*) AS "times" FROM "_prisma_migrations" GROUP BY 1 ORDER BY 1',
+    ]);
+    expect(rows!.map((row) => [row.migration_name, Number(row.times)])).toEqual(
+      readMigrations(TEST_ENGINE).map((migration) => [migration.name, 1]),
+    );
   }, 60_000);
 });
 

@@ -22,11 +22,16 @@ afterAll(async () => {
   expect(codes.every((code) => code === 0)).toBe(true);
 });
 
-const tomorrow = (hour: number) => `${new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)} ${String(hour).padStart(2, '0')}:00:00`;
+const tomorrow = (hour: number) =>
+  `${new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)} ${String(hour).padStart(2, '0')}:00:00`;
 
 describe('two server processes on one PostgreSQL database', () => {
   it('reads through one process what the other just wrote, and sees updates and deletes within the bound', async () => {
-    const created = await rest(a, 'POST', '/events', { title: 'Cross-process concert', start_date: tomorrow(19), end_date: tomorrow(21) });
+    const created = await rest(a, 'POST', '/events', {
+      title: 'Cross-process concert',
+      start_date: tomorrow(19),
+      end_date: tomorrow(21),
+    });
     expect(created.status).toBe(201);
     const read = await rest(b, 'GET', `/events/${created.body.id}`);
     expect(read.status).toBe(200);
@@ -37,12 +42,23 @@ describe('two server processes on one PostgreSQL database', () => {
     expect((await rest(a, 'GET', `/events/${created.body.id}`)).body.title).toBe('Cross-process concert (moved)');
 
     expect((await rest(a, 'DELETE', `/events/${created.body.id}`)).status).toBe(200);
-    expect((await readUntil(() => rest(b, 'GET', `/events/${created.body.id}`), (read) => read.status === 403)).status).toBe(403);
+    expect(
+      (
+        await readUntil(
+          () => rest(b, 'GET', `/events/${created.body.id}`),
+          (read) => read.status === 403,
+        )
+      ).status,
+    ).toBe(403);
   });
 
   it('gives concurrent creates with the same title distinct slugs, with no duplicate-key errors', async () => {
     const writes = Array.from({ length: 12 }, (_, n) =>
-      rest(n % 2 ? a : b, 'POST', '/events', { title: 'Same title everywhere', start_date: tomorrow(10), end_date: tomorrow(11) }),
+      rest(n % 2 ? a : b, 'POST', '/events', {
+        title: 'Same title everywhere',
+        start_date: tomorrow(10),
+        end_date: tomorrow(11),
+      }),
     );
     const results = await Promise.all(writes);
     expect(results.map((r) => r.status)).toEqual(Array(12).fill(201));

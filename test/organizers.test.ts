@@ -97,10 +97,17 @@ describe('createOrganizer', () => {
 
   it('withholds the content of a password-protected organizer from readers without the password', async () => {
     const name = unique('Locked Org');
-    const content = { description: '<p>Hidden</p>', excerpt: 'Psst', phone: '555', website: 'https://secret.example', email: 'secret@example.com' };
+    const content = {
+      description: '<p>Hidden</p>',
+      excerpt: 'Psst',
+      phone: '555',
+      website: 'https://secret.example',
+      email: 'secret@example.com',
+    };
     const image = images.at(`/${unique('locked')}.jpg`);
     const { id, slug } = await createOrganizer(server, { name, ...content, image, password: 'letmein' });
-    const FIELDS = 'id: databaseId name slug status hasPassword isLocked description(format: RAW) excerpt(format: RAW) phone website email image { url }';
+    const FIELDS =
+      'id: databaseId name slug status hasPassword isLocked description(format: RAW) excerpt(format: RAW) phone website email image { url }';
     const READ = `query ($id: ID!, $slug: String!, $password: String) {
       byId: organizer(id: $id, password: $password) { ${FIELDS} } bySlug: organizerBySlug(slug: $slug, password: $password) { ${FIELDS} }
     }`;
@@ -108,15 +115,37 @@ describe('createOrganizer', () => {
     for (const password of [undefined, 'nope']) {
       const data = await server.gqlOk(READ, { id, slug, password });
       for (const organizer of [data.byId, data.bySlug]) {
-        expect(organizer, String(password)).toEqual({ id, name, slug, status: 'PUBLISH', hasPassword: true, isLocked: true, ...blank });
+        expect(organizer, String(password)).toEqual({
+          id,
+          name,
+          slug,
+          status: 'PUBLISH',
+          hasPassword: true,
+          isLocked: true,
+          ...blank,
+        });
       }
     }
-    const listed = await server.gqlOk(`query ($search: String) { organizers(search: $search) { edges { node { ${FIELDS} } } } }`, { search: name });
-    expect(listed.organizers.edges.map((edge: any) => edge.node)).toEqual([expect.objectContaining({ id, isLocked: true, ...blank })]);
+    const listed = await server.gqlOk(
+      `query ($search: String) { organizers(search: $search) { edges { node { ${FIELDS} } } } }`,
+      { search: name },
+    );
+    expect(listed.organizers.edges.map((edge: any) => edge.node)).toEqual([
+      expect.objectContaining({ id, isLocked: true, ...blank }),
+    ]);
 
     const unlocked = await server.gqlOk(READ, { id, slug, password: 'letmein' });
     for (const organizer of [unlocked.byId, unlocked.bySlug]) {
-      expect(organizer).toEqual({ id, name, slug, status: 'PUBLISH', hasPassword: true, isLocked: false, ...content, image: { url: image } });
+      expect(organizer).toEqual({
+        id,
+        name,
+        slug,
+        status: 'PUBLISH',
+        hasPassword: true,
+        isLocked: false,
+        ...content,
+        image: { url: image },
+      });
     }
     const asAdmin = await server.gqlOk(READ, { id, slug }, ADMIN_AUTHORIZATION);
     expect(asAdmin.byId).toEqual(unlocked.byId);
@@ -124,7 +153,15 @@ describe('createOrganizer', () => {
 
   it('fills defaults for the fields left out', async () => {
     const { createOrganizer: organizer } = await server.gqlOk(CREATE, { input: { name: unique('Bare') } });
-    expect(organizer).toMatchObject({ description: '', phone: '', website: '', email: '', status: 'PUBLISH', hasPassword: false, image: null });
+    expect(organizer).toMatchObject({
+      description: '',
+      phone: '',
+      website: '',
+      email: '',
+      status: 'PUBLISH',
+      hasPassword: false,
+      image: null,
+    });
   });
 
   it('answers null for an unknown ID or slug', async () => {
@@ -155,8 +192,14 @@ describe('createOrganizer', () => {
     });
 
     it('a website that is not an http(s) URL', async () => {
-      expectInputError(await server.gql(CREATE, { input: { name: unique('O'), website: 'www.example.com' } }), 'website');
-      expectInputError(await server.gql(CREATE, { input: { name: unique('O'), website: 'mailto:a@example.com' } }), 'website');
+      expectInputError(
+        await server.gql(CREATE, { input: { name: unique('O'), website: 'www.example.com' } }),
+        'website',
+      );
+      expectInputError(
+        await server.gql(CREATE, { input: { name: unique('O'), website: 'mailto:a@example.com' } }),
+        'website',
+      );
     });
 
     it('an e-mail address that is not one', async () => {
@@ -176,19 +219,27 @@ describe('createOrganizer', () => {
 
     it('every bad field at once, writing nothing', async () => {
       const name = unique('Refused');
-      expectInputError(await server.gql(CREATE, { input: { name, website: 'nope', email: 'nope', image: 'nope' } }), 'website', 'email', 'image');
+      expectInputError(
+        await server.gql(CREATE, { input: { name, website: 'nope', email: 'nope', image: 'nope' } }),
+        'website',
+        'email',
+        'image',
+      );
       expect(await listIds({ search: name, statuses: ['PUBLISH', 'DRAFT', 'TRASH'] }, ADMIN_AUTHORIZATION)).toEqual([]);
     });
 
     it('with the path of an organizer created along with an event', async () => {
-      const result = await server.gql(`mutation ($input: EventInput!) { createEvent(input: $input) { id: databaseId } }`, {
-        input: {
-          title: unique('Event'),
-          startDate: daysFromNow(1),
-          endDate: daysFromNow(2),
-          organizers: [{ new: { name: '', email: 'nope', dateUtc: 'not a date at all' } }],
+      const result = await server.gql(
+        `mutation ($input: EventInput!) { createEvent(input: $input) { id: databaseId } }`,
+        {
+          input: {
+            title: unique('Event'),
+            startDate: daysFromNow(1),
+            endDate: daysFromNow(2),
+            organizers: [{ new: { name: '', email: 'nope', dateUtc: 'not a date at all' } }],
+          },
         },
-      });
+      );
       expectInputError(result, 'organizers.0.name', 'organizers.0.email', 'organizers.0.dateUtc');
     });
   });
@@ -224,10 +275,17 @@ describe('createOrganizer', () => {
 
     it('accepts the ID of a known image, also one first kept for a venue', async () => {
       const url = images.at(`/${unique('shared')}.png`);
-      const venue = await server.gqlOk(`mutation ($input: VenueInput!) { createVenue(input: $input) { image { id: databaseId } } }`, {
-        input: { name: unique('V'), image: url },
-      });
-      const organizer = await createOrganizer(server, { image: String(venue.createVenue.image.id) }, 'image { id: databaseId url }');
+      const venue = await server.gqlOk(
+        `mutation ($input: VenueInput!) { createVenue(input: $input) { image { id: databaseId } } }`,
+        {
+          input: { name: unique('V'), image: url },
+        },
+      );
+      const organizer = await createOrganizer(
+        server,
+        { image: String(venue.createVenue.image.id) },
+        'image { id: databaseId url }',
+      );
       expect(organizer.image).toEqual({ id: venue.createVenue.image.id, url });
     });
   });
@@ -235,24 +293,45 @@ describe('createOrganizer', () => {
 
 describe('updateOrganizer', () => {
   it('changes only the fields given', async () => {
-    const { globalId: _globalId, ...organizer } = await createOrganizer(server, { phone: '1', email: 'old@example.com' }, ORGANIZER_FIELDS);
-    const { updateOrganizer: updated } = await server.gqlOk(UPDATE, { id: organizer.id, input: { email: 'new@example.com' } });
-    expect(updated).toMatchObject({ ...organizer, email: 'new@example.com', modifiedAt: expect.any(String), modifiedLocal: expect.any(String) });
+    const { globalId: _globalId, ...organizer } = await createOrganizer(
+      server,
+      { phone: '1', email: 'old@example.com' },
+      ORGANIZER_FIELDS,
+    );
+    const { updateOrganizer: updated } = await server.gqlOk(UPDATE, {
+      id: organizer.id,
+      input: { email: 'new@example.com' },
+    });
+    expect(updated).toMatchObject({
+      ...organizer,
+      email: 'new@example.com',
+      modifiedAt: expect.any(String),
+      modifiedLocal: expect.any(String),
+    });
     expect((await server.gqlOk(BY_ID, { id: organizer.id })).organizer).toEqual(updated);
   });
 
   it('leaves a text field as it is when it is sent as null, and clears it with an empty string', async () => {
     const organizer = await createOrganizer(server, { phone: '42', email: 'keep@example.com' });
-    const { updateOrganizer: kept } = await server.gqlOk(UPDATE, { id: organizer.id, input: { phone: null, email: null, status: null } });
+    const { updateOrganizer: kept } = await server.gqlOk(UPDATE, {
+      id: organizer.id,
+      input: { phone: null, email: null, status: null },
+    });
     expect(kept).toMatchObject({ phone: '42', email: 'keep@example.com', status: 'PUBLISH' });
-    const { updateOrganizer: cleared } = await server.gqlOk(UPDATE, { id: organizer.id, input: { phone: '', email: '' } });
+    const { updateOrganizer: cleared } = await server.gqlOk(UPDATE, {
+      id: organizer.id,
+      input: { phone: '', email: '' },
+    });
     expect(cleared).toMatchObject({ phone: '', email: '' });
   });
 
   it('keeps the slug when the name changes, and moves to a free one when asked for a taken slug', async () => {
     const taken = await createOrganizer(server);
     const organizer = await createOrganizer(server);
-    const { updateOrganizer: renamed } = await server.gqlOk(UPDATE, { id: organizer.id, input: { name: unique('Renamed') } });
+    const { updateOrganizer: renamed } = await server.gqlOk(UPDATE, {
+      id: organizer.id,
+      input: { name: unique('Renamed') },
+    });
     expect(renamed.slug).toBe(organizer.slug);
     const { updateOrganizer: moved } = await server.gqlOk(UPDATE, { id: organizer.id, input: { slug: taken.slug } });
     expect(moved.slug).toBe(`${taken.slug}-2`);
@@ -261,7 +340,9 @@ describe('updateOrganizer', () => {
   it('sets and clears the image', async () => {
     const organizer = await createOrganizer(server);
     const url = images.at(`/${unique('o')}.webp`);
-    expect((await server.gqlOk(UPDATE, { id: organizer.id, input: { image: url } })).updateOrganizer.image.url).toBe(url);
+    expect((await server.gqlOk(UPDATE, { id: organizer.id, input: { image: url } })).updateOrganizer.image.url).toBe(
+      url,
+    );
     expect((await server.gqlOk(UPDATE, { id: organizer.id, input: { image: '' } })).updateOrganizer.image).toBeNull();
   });
 
@@ -274,16 +355,25 @@ describe('updateOrganizer', () => {
   });
 
   it('answers NOT_FOUND for an unknown organizer', async () => {
-    expect(onlyError(await server.gql(UPDATE, { id: 999_999, input: { phone: '1' } })).extensions?.code).toBe('NOT_FOUND');
+    expect(onlyError(await server.gql(UPDATE, { id: 999_999, input: { phone: '1' } })).extensions?.code).toBe(
+      'NOT_FOUND',
+    );
   });
 });
 
 describe('deleteOrganizer', () => {
   it('moves the organizer to the trash first, then refuses a second delete with ALREADY_TRASHED', async () => {
     const organizer = await createOrganizer(server, {}, 'name');
-    expect((await server.gqlOk(DELETE, { id: organizer.id })).deleteOrganizer).toEqual({ id: organizer.id, name: organizer.name, status: 'TRASH' });
+    expect((await server.gqlOk(DELETE, { id: organizer.id })).deleteOrganizer).toEqual({
+      id: organizer.id,
+      name: organizer.name,
+      status: 'TRASH',
+    });
     expect((await server.gqlOk(BY_ID, { id: organizer.id }, ADMIN_AUTHORIZATION)).organizer.status).toBe('TRASH');
-    expect(onlyError(await server.gql(BY_ID, { id: organizer.id })).extensions).toMatchObject({ code: 'FORBIDDEN', reason: 'NO_LONGER_AVAILABLE' });
+    expect(onlyError(await server.gql(BY_ID, { id: organizer.id })).extensions).toMatchObject({
+      code: 'FORBIDDEN',
+      reason: 'NO_LONGER_AVAILABLE',
+    });
     expect(onlyError(await server.gql(DELETE, { id: organizer.id })).extensions?.code).toBe('ALREADY_TRASHED');
   });
 
@@ -303,9 +393,15 @@ describe('deleteOrganizer', () => {
     const last = await createOrganizer(server);
     const event = await createEvent(server, { organizers: [{ id: first.id }, { id: trashed.id }, { id: last.id }] });
     await server.gqlOk(DELETE, { id: trashed.id });
-    const data = await server.gqlOk(`query ($id: ID!) { event(id: $id) { organizers { id: databaseId } } }`, { id: event.id });
+    const data = await server.gqlOk(`query ($id: ID!) { event(id: $id) { organizers { id: databaseId } } }`, {
+      id: event.id,
+    });
     expect(data.event.organizers).toEqual([{ id: first.id }, { id: last.id }]);
-    const organizer = await server.gqlOk(`query ($id: ID!) { organizer(id: $id) { events { totalCount edges { node { id: databaseId } } } } }`, { id: trashed.id }, ADMIN_AUTHORIZATION);
+    const organizer = await server.gqlOk(
+      `query ($id: ID!) { organizer(id: $id) { events { totalCount edges { node { id: databaseId } } } } }`,
+      { id: trashed.id },
+      ADMIN_AUTHORIZATION,
+    );
     expect(organizer.organizer.events).toEqual({ totalCount: 0, edges: [] });
   });
 
@@ -322,8 +418,12 @@ describe('organizers (list)', () => {
     const privateOne = await createOrganizer(server, { name: `${token} private`, status: 'PRIVATE' });
     expect(await listIds({ search: token })).toEqual([published.id]);
     expectInputError(await server.gql(LIST, { search: token, statuses: ['DRAFT', 'PRIVATE'] }), 'statuses');
-    expect((await listIds({ search: token }, ADMIN_AUTHORIZATION)).sort()).toEqual([published.id, draft.id, privateOne.id].sort());
-    expect((await listIds({ search: token, statuses: ['DRAFT', 'PRIVATE'] }, ADMIN_AUTHORIZATION)).sort()).toEqual([draft.id, privateOne.id].sort());
+    expect((await listIds({ search: token }, ADMIN_AUTHORIZATION)).sort()).toEqual(
+      [published.id, draft.id, privateOne.id].sort(),
+    );
+    expect((await listIds({ search: token, statuses: ['DRAFT', 'PRIVATE'] }, ADMIN_AUTHORIZATION)).sort()).toEqual(
+      [draft.id, privateOne.id].sort(),
+    );
   });
 
   it('searches case-insensitively over name, description, excerpt, phone, e-mail and website', async () => {
@@ -376,8 +476,12 @@ describe('organizers (list)', () => {
     await createEvent(server, { organizers: [{ id: withDraft.id }], status: 'DRAFT' });
     await createEvent(server, { organizers: [{ id: withPending.id }], status: 'PENDING' });
 
-    expect((await listIds({ search: token, hasEvents: true })).sort()).toEqual([withPublished.id, withFuture.id].sort());
-    expect((await listIds({ search: token, hasEvents: false })).sort()).toEqual([withDraft.id, withPending.id, withNone.id].sort());
+    expect((await listIds({ search: token, hasEvents: true })).sort()).toEqual(
+      [withPublished.id, withFuture.id].sort(),
+    );
+    expect((await listIds({ search: token, hasEvents: false })).sort()).toEqual(
+      [withDraft.id, withPending.id, withNone.id].sort(),
+    );
   });
 
   it('filters by onlyWithUpcoming: organizers linked to events starting from now', async () => {
@@ -385,8 +489,16 @@ describe('organizers (list)', () => {
     const upcoming = await createOrganizer(server, { name: `${token} upcoming` });
     const past = await createOrganizer(server, { name: `${token} past` });
     const both = await createOrganizer(server, { name: `${token} both` });
-    await createEvent(server, { organizers: [{ id: upcoming.id }, { id: both.id }], startDate: daysFromNow(1), endDate: daysFromNow(2) });
-    await createEvent(server, { organizers: [{ id: past.id }, { id: both.id }], startDate: daysFromNow(-3), endDate: daysFromNow(-2) });
+    await createEvent(server, {
+      organizers: [{ id: upcoming.id }, { id: both.id }],
+      startDate: daysFromNow(1),
+      endDate: daysFromNow(2),
+    });
+    await createEvent(server, {
+      organizers: [{ id: past.id }, { id: both.id }],
+      startDate: daysFromNow(-3),
+      endDate: daysFromNow(-2),
+    });
     expect((await listIds({ search: token, onlyWithUpcoming: true })).sort()).toEqual([upcoming.id, both.id].sort());
   });
 
@@ -402,7 +514,8 @@ describe('organizers (list)', () => {
   it('pages with first/after and counts every match in totalCount', async () => {
     const token = unique('page');
     const ids: number[] = [];
-    for (let day = 1; day <= 3; day++) ids.unshift((await createOrganizer(server, { name: `${token} ${day}`, date: `2022-02-0${day} 10:00:00` })).id);
+    for (let day = 1; day <= 3; day++)
+      ids.unshift((await createOrganizer(server, { name: `${token} ${day}`, date: `2022-02-0${day} 10:00:00` })).id);
     const first = (await server.gqlOk(LIST, { search: token, first: 2 })).organizers;
     expect(first).toMatchObject({ totalCount: 3, pageInfo: { hasNextPage: true } });
     expect(first.edges.map((edge: any) => edge.node.id)).toEqual(ids.slice(0, 2));
@@ -415,10 +528,21 @@ describe('organizers (list)', () => {
 describe('organizer.events', () => {
   it('lists the events the organizer runs by start', async () => {
     const organizer = await createOrganizer(server);
-    const later = await createEvent(server, { organizers: [{ id: organizer.id }], startDate: daysFromNow(30), endDate: daysFromNow(31) });
-    const earlier = await createEvent(server, { organizers: [{ id: organizer.id }], startDate: daysFromNow(-30), endDate: daysFromNow(-29) });
+    const later = await createEvent(server, {
+      organizers: [{ id: organizer.id }],
+      startDate: daysFromNow(30),
+      endDate: daysFromNow(31),
+    });
+    const earlier = await createEvent(server, {
+      organizers: [{ id: organizer.id }],
+      startDate: daysFromNow(-30),
+      endDate: daysFromNow(-29),
+    });
     await createEvent(server);
-    const data = await server.gqlOk(`query ($id: ID!) { organizer(id: $id) { events { totalCount edges { node { id: databaseId } } } } }`, { id: organizer.id });
+    const data = await server.gqlOk(
+      `query ($id: ID!) { organizer(id: $id) { events { totalCount edges { node { id: databaseId } } } } }`,
+      { id: organizer.id },
+    );
     expect(data.organizer.events.totalCount).toBe(2);
     expect(data.organizer.events.edges.map((edge: any) => edge.node.id)).toEqual([earlier.id, later.id]);
   });

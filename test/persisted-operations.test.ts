@@ -46,7 +46,10 @@ interface Exchange {
 }
 
 /** What a request carried: the JSON body of a POST, or the parameters of a GET (JSON-encoded as Apollo sends them). */
-function sentParams(url: string, init: RequestInit | undefined): { query?: string; extensions?: { persistedQuery?: { sha256Hash: string } } } {
+function sentParams(
+  url: string,
+  init: RequestInit | undefined,
+): { query?: string; extensions?: { persistedQuery?: { sha256Hash: string } } } {
   if (init?.body) return JSON.parse(String(init.body));
   const params = new URL(url).searchParams;
   return { query: params.get('query') ?? undefined, extensions: JSON.parse(params.get('extensions') ?? '{}') };
@@ -59,11 +62,20 @@ function apolloClient(server: TestServer, options: { useGETForHashedQueries?: bo
     const response = await fetch(input, init);
     const sent = sentParams(String(input), init);
     const body = (await response.clone().json()) as { errors?: { extensions?: { code?: string } }[] };
-    exchanges.push({ method: init?.method ?? 'GET', sentQuery: sent.query !== undefined, sentHash: sent.extensions?.persistedQuery?.sha256Hash, status: response.status, code: body.errors?.[0]?.extensions?.code });
+    exchanges.push({
+      method: init?.method ?? 'GET',
+      sentQuery: sent.query !== undefined,
+      sentHash: sent.extensions?.persistedQuery?.sha256Hash,
+      status: response.status,
+      code: body.errors?.[0]?.extensions?.code,
+    });
     return response;
   };
   const persisted = new PersistedQueryLink({ sha256, ...options });
-  const client = new ApolloClient({ cache: new InMemoryCache(), link: persisted.concat(new HttpLink({ uri: `${server.url}/graphql`, fetch: recordingFetch })) });
+  const client = new ApolloClient({
+    cache: new InMemoryCache(),
+    link: persisted.concat(new HttpLink({ uri: `${server.url}/graphql`, fetch: recordingFetch })),
+  });
   const titles = async (query: DocumentNode, variables: Record<string, unknown>) => {
     const { data } = await client.query<any>({ query, variables, fetchPolicy: 'no-cache' });
     return (data.events.edges as { node: { title: string } }[]).map((edge) => edge.node.title);
@@ -75,8 +87,15 @@ function apolloClient(server: TestServer, options: { useGETForHashedQueries?: bo
 const apolloText = (document: DocumentNode) => print(new InMemoryCache().transformDocument(document));
 
 async function postGraphQL(server: TestServer, body: object) {
-  const response = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body) });
-  return { status: response.status, body: (await response.json()) as { data?: any; errors?: { message: string; extensions?: { code?: string } }[] } };
+  const response = await fetch(`${server.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return {
+    status: response.status,
+    body: (await response.json()) as { data?: any; errors?: { message: string; extensions?: { code?: string } }[] },
+  };
 }
 
 const apq = (hash: string) => ({ persistedQuery: { version: 1, sha256Hash: hash } });
@@ -89,7 +108,7 @@ describe('automatic persisted queries (Apollo Client link)', () => {
   });
   afterAll(() => server?.close());
 
-  it('runs Apollo\'s round trip over POST: hash only → PERSISTED_QUERY_NOT_FOUND, hash and text → data, then hash only → data', async () => {
+  it("runs Apollo's round trip over POST: hash only → PERSISTED_QUERY_NOT_FOUND, hash and text → data, then hash only → data", async () => {
     const search = unique('Lantern');
     await createEvent(server, { title: `${search} parade` });
     const first = apolloClient(server);
@@ -102,7 +121,9 @@ describe('automatic persisted queries (Apollo Client link)', () => {
 
     const later = apolloClient(server);
     expect(await later.titles(UPCOMING, { search })).toEqual([`${search} parade`]);
-    expect(later.exchanges).toEqual([{ method: 'POST', sentQuery: false, sentHash: hash, status: 200, code: undefined }]);
+    expect(later.exchanges).toEqual([
+      { method: 'POST', sentQuery: false, sentHash: hash, status: 200, code: undefined },
+    ]);
   });
 
   it('runs it over GET with useGETForHashedQueries, and the response cache answers the repeat until a write', async () => {
@@ -122,20 +143,33 @@ describe('automatic persisted queries (Apollo Client link)', () => {
     const first = apolloClient(server, { useGETForHashedQueries: true });
     expect(await first.titles(document, { search })).toEqual([`${search} concert`]);
     // The full text goes by POST (Apollo's link does so), the hash alone by GET.
-    expect(first.exchanges.map(({ method, sentQuery, status, code }) => ({ method, sentQuery, status, code }))).toEqual([
-      { method: 'GET', sentQuery: false, ...NOT_FOUND },
-      { method: 'POST', sentQuery: true, status: 200, code: undefined },
-    ]);
+    expect(first.exchanges.map(({ method, sentQuery, status, code }) => ({ method, sentQuery, status, code }))).toEqual(
+      [
+        { method: 'GET', sentQuery: false, ...NOT_FOUND },
+        { method: 'POST', sentQuery: true, status: 200, code: undefined },
+      ],
+    );
 
     const byGet = () => apolloClient(server, { useGETForHashedQueries: true });
     const warm = byGet();
-    const computed = await server.countQueries(async () => expect(await warm.titles(document, { search })).toEqual([`${search} concert`]));
+    const computed = await server.countQueries(async () =>
+      expect(await warm.titles(document, { search })).toEqual([`${search} concert`]),
+    );
     expect(warm.exchanges).toMatchObject([{ method: 'GET', sentQuery: false, status: 200 }]);
     const repeat = byGet();
-    const remembered = await server.countQueries(async () => expect(await repeat.titles(document, { search })).toEqual([`${search} concert`]));
-    expect(remembered, 'a remembered answer costs no statement but, after this process wrote, the data-version read').toBeLessThan(computed);
+    const remembered = await server.countQueries(async () =>
+      expect(await repeat.titles(document, { search })).toEqual([`${search} concert`]),
+    );
+    expect(
+      remembered,
+      'a remembered answer costs no statement but, after this process wrote, the data-version read',
+    ).toBeLessThan(computed);
 
-    await createEvent(server, { title: `${search} encore`, startDate: '2030-01-16 10:00:00', endDate: '2030-01-16 12:00:00' });
+    await createEvent(server, {
+      title: `${search} encore`,
+      startDate: '2030-01-16 10:00:00',
+      endDate: '2030-01-16 12:00:00',
+    });
     expect(await byGet().titles(document, { search })).toEqual([`${search} concert`, `${search} encore`]);
   });
 
@@ -144,7 +178,9 @@ describe('automatic persisted queries (Apollo Client link)', () => {
     const wrongHash = sha256(`${query} `);
     const refused = await postGraphQL(server, { query, extensions: apq(wrongHash) });
     expect(refused.status).toBe(400);
-    expect(refused.body.errors).toEqual([expect.objectContaining({ message: 'PersistedQueryMismatch', extensions: { code: 'PERSISTED_QUERY_MISMATCH' } })]);
+    expect(refused.body.errors).toEqual([
+      expect.objectContaining({ message: 'PersistedQueryMismatch', extensions: { code: 'PERSISTED_QUERY_MISMATCH' } }),
+    ]);
     const later = await postGraphQL(server, { extensions: apq(wrongHash) });
     expect({ status: later.status, code: later.body.errors?.[0]?.extensions?.code }).toEqual(NOT_FOUND);
   });
@@ -162,7 +198,8 @@ describe('automatic persisted queries (Apollo Client link)', () => {
     try {
       // Three documents of about 400 bytes each (with their hashes): the third pushes the first out of 1 KiB.
       const documents = [1, 2, 3].map((n) => `query Stored${n}${'x'.repeat(300)} { events(first: 1) { totalCount } }`);
-      for (const query of documents) expect((await postGraphQL(small, { query, extensions: apq(sha256(query)) })).status).toBe(200);
+      for (const query of documents)
+        expect((await postGraphQL(small, { query, extensions: apq(sha256(query)) })).status).toBe(200);
       const byHash = async (query: string) => (await postGraphQL(small, { extensions: apq(sha256(query)) })).status;
       expect(await byHash(documents[0]!)).toBe(404);
       expect(await byHash(documents[1]!)).toBe(200);
@@ -186,13 +223,17 @@ describe('GRAPHQL_PERSISTED_ONLY=true: registered operations only', () => {
       }
     }
   `;
-  const env = (manifestFile: string) => ({ GRAPHQL_PERSISTED_ONLY: 'true', GRAPHQL_PERSISTED_OPERATIONS_FILE: manifestFile });
+  const env = (manifestFile: string) => ({
+    GRAPHQL_PERSISTED_ONLY: 'true',
+    GRAPHQL_PERSISTED_OPERATIONS_FILE: manifestFile,
+  });
   let dir: string;
   let manifestFile: string;
   let server: TestServer;
   /** The registered set, as `npm run cli -- persisted-operations` prints it for this configuration. */
   let manifest: Record<string, string>;
-  const hashOf = (operationName: string) => Object.keys(manifest).find((hash) => manifest[hash]!.includes(` ${operationName}(`))!;
+  const hashOf = (operationName: string) =>
+    Object.keys(manifest).find((hash) => manifest[hash]!.includes(` ${operationName}(`))!;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'calendar-persisted-'));
@@ -200,7 +241,10 @@ describe('GRAPHQL_PERSISTED_ONLY=true: registered operations only', () => {
     const frontEndText = apolloText(FRONT_END_QUERY);
     writeFileSync(manifestFile, JSON.stringify({ [sha256(frontEndText)]: frontEndText }));
     server = await startServer(env(manifestFile));
-    const cli = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'persisted-operations'], { cwd: ROOT, env: { ...process.env, ...env(manifestFile) } });
+    const cli = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'persisted-operations'], {
+      cwd: ROOT,
+      env: { ...process.env, ...env(manifestFile) },
+    });
     manifest = JSON.parse(cli.stdout);
   }, 60_000);
   afterAll(async () => {
@@ -208,15 +252,19 @@ describe('GRAPHQL_PERSISTED_ONLY=true: registered operations only', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('lists every REST operation and the operator\'s, each under the SHA-256 of its text, with npm run cli -- persisted-operations', () => {
-    const restSource = readdirSync(join(ROOT, 'src/rest/operations')).filter((name) => name.endsWith('.graphql')).map((name) => readFileSync(join(ROOT, 'src/rest/operations', name), 'utf8'));
-    const restOperations = parse(restSource.join('\n')).definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION);
+  it("lists every REST operation and the operator's, each under the SHA-256 of its text, with npm run cli -- persisted-operations", () => {
+    const restSource = readdirSync(join(ROOT, 'src/rest/operations'))
+      .filter((name) => name.endsWith('.graphql'))
+      .map((name) => readFileSync(join(ROOT, 'src/rest/operations', name), 'utf8'));
+    const restOperations = parse(restSource.join('\n')).definitions.filter(
+      (definition) => definition.kind === Kind.OPERATION_DEFINITION,
+    );
     expect(Object.keys(manifest)).toHaveLength(restOperations.length + 1);
     for (const [hash, text] of Object.entries(manifest)) expect(sha256(text), text.slice(0, 60)).toBe(hash);
     expect(hashOf('FrontEndUpcoming')).toBe(sha256(apolloText(FRONT_END_QUERY)));
   });
 
-  it('refuses an ad-hoc query with PERSISTED_QUERY_ONLY, sent plainly or through Apollo\'s link', async () => {
+  it("refuses an ad-hoc query with PERSISTED_QUERY_ONLY, sent plainly or through Apollo's link", async () => {
     const plain = await postGraphQL(server, { query: '{ events(first: 1) { totalCount } }' });
     expect(plain.status).toBe(400);
     expect(plain.body.errors).toEqual([expect.objectContaining({ extensions: { code: 'PERSISTED_QUERY_ONLY' } })]);
@@ -230,26 +278,42 @@ describe('GRAPHQL_PERSISTED_ONLY=true: registered operations only', () => {
     ]);
   });
 
-  it('runs registered operations by hash: the front end\'s through Apollo\'s link, REST\'s by documentId', async () => {
+  it("runs registered operations by hash: the front end's through Apollo's link, REST's by documentId", async () => {
     const api = restClient(server);
     const search = unique('Orchard');
-    const created = await api.post('/events', { json: { title: `${search} fair`, start_date: '2030-03-01 10:00:00', end_date: '2030-03-01 12:00:00' } });
+    const created = await api.post('/events', {
+      json: { title: `${search} fair`, start_date: '2030-03-01 10:00:00', end_date: '2030-03-01 12:00:00' },
+    });
     expect(created.status).toBe(201);
 
     const client = apolloClient(server);
     expect(await client.titles(FRONT_END_QUERY, { search })).toEqual([`${search} fair`]);
-    expect(client.exchanges).toEqual([{ method: 'POST', sentQuery: false, sentHash: hashOf('FrontEndUpcoming'), status: 200, code: undefined }]);
+    expect(client.exchanges).toEqual([
+      { method: 'POST', sentQuery: false, sentHash: hashOf('FrontEndUpcoming'), status: 200, code: undefined },
+    ]);
 
-    const params = new URLSearchParams({ documentId: `sha256:${hashOf('RestEventBySlug')}`, variables: JSON.stringify({ slug: created.body.slug }) });
+    const params = new URLSearchParams({
+      documentId: `sha256:${hashOf('RestEventBySlug')}`,
+      variables: JSON.stringify({ slug: created.body.slug }),
+    });
     const response = await fetch(`${server.url}/graphql?${params}`, { headers: { accept: 'application/json' } });
     expect(response.status).toBe(200);
-    expect(((await response.json()) as any).data.eventBySlug).toMatchObject({ title: `${search} fair`, slug: created.body.slug });
+    expect(((await response.json()) as any).data.eventBySlug).toMatchObject({
+      title: `${search} fair`,
+      slug: created.body.slug,
+    });
   });
 
   it('leaves the REST routes answering: they run their documents in process', async () => {
     const api = restClient(server);
     const search = unique('Meadow');
-    expect((await api.post('/events', { json: { title: `${search} picnic`, start_date: '2030-04-01 10:00:00', end_date: '2030-04-01 12:00:00' } })).status).toBe(201);
+    expect(
+      (
+        await api.post('/events', {
+          json: { title: `${search} picnic`, start_date: '2030-04-01 10:00:00', end_date: '2030-04-01 12:00:00' },
+        })
+      ).status,
+    ).toBe(201);
     const list = await api.get('/events', { query: { search, start_date: '2030-01-01', end_date: '2030-12-31' } });
     expect(list.status).toBe(200);
     expect(list.body.events.map((event: { title: string }) => event.title)).toEqual([`${search} picnic`]);
@@ -259,14 +323,18 @@ describe('GRAPHQL_PERSISTED_ONLY=true: registered operations only', () => {
 
 describe('persisted-operations settings', () => {
   it('stops at start with a one-line reason for a bad switch or a manifest the schema refuses', () => {
-    expect(() => loadConfig({ GRAPHQL_PERSISTED_ONLY: 'yes' })).toThrow(new ConfigError('GRAPHQL_PERSISTED_ONLY must be true or false, got "yes"'));
+    expect(() => loadConfig({ GRAPHQL_PERSISTED_ONLY: 'yes' })).toThrow(
+      new ConfigError('GRAPHQL_PERSISTED_ONLY must be true or false, got "yes"'),
+    );
     expect(() => loadConfig({ GRAPHQL_APQ_STORE_KB: '0' })).toThrow(ConfigError);
     const dir = mkdtempSync(join(tmpdir(), 'calendar-manifest-'));
     try {
       const file = join(dir, 'manifest.json');
       writeFileSync(file, JSON.stringify({ abc: '{ noSuchField }' }));
       const settings = { ...loadConfig({}).persistedOperations, manifestFile: file };
-      expect(() => registeredOperations(settings, schema)).toThrow(/^GRAPHQL_PERSISTED_OPERATIONS_FILE .*: the document of "abc" is refused: Cannot query field "noSuchField"/);
+      expect(() => registeredOperations(settings, schema)).toThrow(
+        /^GRAPHQL_PERSISTED_OPERATIONS_FILE .*: the document of "abc" is refused: Cannot query field "noSuchField"/,
+      );
       writeFileSync(file, '[1, 2');
       expect(() => registeredOperations(settings, schema)).toThrow(ConfigError);
     } finally {

@@ -10,7 +10,16 @@ import { startServer, type TestServer } from './support/server.js';
 // must read without it. Screenshots are left in .vitest-tmp/ to look at.
 
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const SCREENSHOT_DIR = fileURLToPath(new URL('../.vitest-tmp/', import.meta.url));
 const ENGINE = process.env.TEST_ENGINE ?? 'sqlite';
 
@@ -19,9 +28,14 @@ let browser: Browser;
 let context: BrowserContext;
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is needed at ${CHROMIUM} for the public pages' browser test: apt-get install -y chromium (.ci/run installs it)`);
+    throw new Error(
+      `Chromium is needed at ${CHROMIUM} for the public pages' browser test: apt-get install -y chromium (.ci/run installs it)`,
+    );
   }
-  [server, browser] = await Promise.all([startServer({ SITE_URL: 'http://calendar.test' }), chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })]);
+  [server, browser] = await Promise.all([
+    startServer({ SITE_URL: 'http://calendar.test' }),
+    chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS }),
+  ]);
   context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1024, height: 900 } });
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
 });
@@ -32,8 +46,14 @@ afterAll(async () => {
 });
 
 describe('public pages in Chromium without JavaScript', () => {
-  it('shows an event page: title, local dates, venue, organizer, description and the calendar link', { timeout: 60_000 }, async () => {
-    const venue = await createVenue(server, { address: 'Karl-Marx-Allee 1', city: 'Berlin', country: 'Germany', latitude: 52.52, longitude: 13.42 }, 'name');
+  it('shows an event page: title, local dates, venue, organizer, description and the calendar link', {
+    timeout: 60_000,
+  }, async () => {
+    const venue = await createVenue(
+      server,
+      { address: 'Karl-Marx-Allee 1', city: 'Berlin', country: 'Germany', latitude: 52.52, longitude: 13.42 },
+      'name',
+    );
     const organizer = await createOrganizer(server, {}, 'name');
     const event = await createEvent(
       server,
@@ -62,10 +82,14 @@ describe('public pages in Chromium without JavaScript', () => {
     expect(await page.title()).toBe(event.title);
     expect(await page.locator('.when').innerText()).toBe('Thursday 4 July 2030, 21:00 – 23:30 CEST');
     expect(await page.getByRole('link', { name: venue.name }).getAttribute('href')).toBe(`/venue/${venue.slug}/`);
-    expect(await page.getByRole('link', { name: 'Show on map' }).getAttribute('href')).toMatch(/openstreetmap\.org\/\?mlat=52\.52&mlon=13\.42/);
+    expect(await page.getByRole('link', { name: 'Show on map' }).getAttribute('href')).toMatch(
+      /openstreetmap\.org\/\?mlat=52\.52&mlon=13\.42/,
+    );
     expect(await page.getByRole('link', { name: organizer.name }).isVisible()).toBe(true);
     expect(await page.locator('.description em').innerText()).toBe('blanket');
-    expect(await page.getByRole('link', { name: /Add to calendar/ }).getAttribute('href')).toBe(`/wp-json/calendar/events/v1/events/${event.id}.ics`);
+    expect(await page.getByRole('link', { name: /Add to calendar/ }).getAttribute('href')).toBe(
+      `/wp-json/calendar/events/v1/events/${event.id}.ics`,
+    );
     // The only script element is the JSON-LD data, which a browser does not run.
     expect(await page.locator('script').count()).toBe(1);
     expect(await page.locator('script').getAttribute('type')).toBe('application/ld+json');
@@ -74,9 +98,19 @@ describe('public pages in Chromium without JavaScript', () => {
     await page.close();
   });
 
-  it('shows the list of upcoming events in order, whose links open the events’ pages', { timeout: 60_000 }, async () => {
-    const second = await createEvent(server, { title: unique('Second'), startDate: daysFromNow(2), endDate: daysFromNow(2.1) }, 'title');
-    const first = await createEvent(server, { title: unique('First'), startDate: daysFromNow(1), endDate: daysFromNow(1.1) }, 'title');
+  it('shows the list of upcoming events in order, whose links open the events’ pages', {
+    timeout: 60_000,
+  }, async () => {
+    const second = await createEvent(
+      server,
+      { title: unique('Second'), startDate: daysFromNow(2), endDate: daysFromNow(2.1) },
+      'title',
+    );
+    const first = await createEvent(
+      server,
+      { title: unique('First'), startDate: daysFromNow(1), endDate: daysFromNow(1.1) },
+      'title',
+    );
     const page = await context.newPage();
     expect((await page.goto(`${server.url}/events/`))?.status()).toBe(200);
     expect(await page.locator('h1').innerText()).toBe('Upcoming events');

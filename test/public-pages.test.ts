@@ -38,7 +38,18 @@ describe('the event page', () => {
   let venue: any;
   let organizer: any;
   beforeAll(async () => {
-    venue = await createVenue(server, { address: '1 Unter den Linden', city: 'Berlin', zip: '10117', country: 'Germany', latitude: 52.5163, longitude: 13.3777 }, 'name');
+    venue = await createVenue(
+      server,
+      {
+        address: '1 Unter den Linden',
+        city: 'Berlin',
+        zip: '10117',
+        country: 'Germany',
+        latitude: 52.5163,
+        longitude: 13.3777,
+      },
+      'name',
+    );
     organizer = await createOrganizer(server, { email: 'team@example.org', phone: '+49 30 1234' }, 'name');
     event = await createEvent(
       server,
@@ -63,11 +74,15 @@ describe('the event page', () => {
     expect(answer.text).toContain('<meta name="viewport"');
     expect(answer.text).toContain(`<h1>${event.title}</h1>`);
     // 19:30 Berlin is 18:30 UTC: the page speaks the event's own zone.
-    expect(answer.text).toContain('Tuesday 15 January 2030, 19:30</time> – <time datetime="2030-01-15T21:45:00+01:00">21:45 CET</time>');
+    expect(answer.text).toContain(
+      'Tuesday 15 January 2030, 19:30</time> – <time datetime="2030-01-15T21:45:00+01:00">21:45 CET</time>',
+    );
     expect(answer.text).toContain('datetime="2030-01-15T19:30:00+01:00"');
     expect(answer.text).toContain(`<a href="/venue/${venue.slug}/">${venue.name}</a>`);
     expect(answer.text).toContain('1 Unter den Linden, 10117 Berlin, Germany');
-    expect(answer.text).toContain('href="https://www.openstreetmap.org/?mlat=52.5163&amp;mlon=13.3777#map=16/52.5163/13.3777"');
+    expect(answer.text).toContain(
+      'href="https://www.openstreetmap.org/?mlat=52.5163&amp;mlon=13.3777#map=16/52.5163/13.3777"',
+    );
     expect(answer.text).toContain(`<a href="/organizer/${organizer.slug}/">${organizer.name}</a>`);
     expect(answer.text).toContain('mailto:team@example.org');
     expect(answer.text).toContain('<p>First paragraph.</p>');
@@ -116,12 +131,22 @@ describe('the event page', () => {
 
 describe('venue and organizer pages', () => {
   it('shows the venue with its address, map link by address, and its upcoming events', async () => {
-    const venue = await createVenue(server, { address: 'Rue de Rivoli', city: 'Paris', country: 'France', description: 'A <em>big</em> hall.' }, 'name');
-    const event = await createEvent(server, { startDate: daysFromNow(3), endDate: daysFromNow(3.1), venues: [{ id: String(venue.id) }] }, 'title');
+    const venue = await createVenue(
+      server,
+      { address: 'Rue de Rivoli', city: 'Paris', country: 'France', description: 'A <em>big</em> hall.' },
+      'name',
+    );
+    const event = await createEvent(
+      server,
+      { startDate: daysFromNow(3), endDate: daysFromNow(3.1), venues: [{ id: String(venue.id) }] },
+      'title',
+    );
     const answer = await page(`/venue/${venue.slug}/`);
     expect(answer.status).toBe(200);
     expect(answer.text).toContain(`<h1>${venue.name}</h1>`);
-    expect(answer.text).toContain('href="https://www.openstreetmap.org/search?query=Rue%20de%20Rivoli%2C%20Paris%2C%20France"');
+    expect(answer.text).toContain(
+      'href="https://www.openstreetmap.org/search?query=Rue%20de%20Rivoli%2C%20Paris%2C%20France"',
+    );
     expect(answer.text).toContain('A <em>big</em> hall.');
     expect(answer.text).toContain(`<a href="/event/${event.slug}/">${event.title}</a>`);
     expect(jsonLdOf(answer.text)['@type']).toBe('Place');
@@ -129,7 +154,11 @@ describe('venue and organizer pages', () => {
 
   it('shows the organizer with contact details and the events they run', async () => {
     const organizer = await createOrganizer(server, { website: 'https://org.example/', phone: '555-0100' }, 'name');
-    const event = await createEvent(server, { startDate: daysFromNow(4), endDate: daysFromNow(4.1), organizers: [{ id: String(organizer.id) }] }, 'title');
+    const event = await createEvent(
+      server,
+      { startDate: daysFromNow(4), endDate: daysFromNow(4.1), organizers: [{ id: String(organizer.id) }] },
+      'title',
+    );
     const answer = await page(`/organizer/${organizer.slug}`);
     expect(answer.status).toBe(200);
     expect(answer.text).toContain(`<h1>${organizer.name}</h1>`);
@@ -141,9 +170,21 @@ describe('venue and organizer pages', () => {
 
 describe('the events list', () => {
   it('shows upcoming events in start order, each linking to its page, and leaves out past ones', async () => {
-    const later = await createEvent(server, { title: unique('Later'), startDate: daysFromNow(2), endDate: daysFromNow(2.1) }, 'title');
-    const sooner = await createEvent(server, { title: unique('Sooner'), startDate: daysFromNow(1), endDate: daysFromNow(1.1) }, 'title');
-    const past = await createEvent(server, { title: unique('Past'), startDate: daysFromNow(-3), endDate: daysFromNow(-2.9) }, 'title');
+    const later = await createEvent(
+      server,
+      { title: unique('Later'), startDate: daysFromNow(2), endDate: daysFromNow(2.1) },
+      'title',
+    );
+    const sooner = await createEvent(
+      server,
+      { title: unique('Sooner'), startDate: daysFromNow(1), endDate: daysFromNow(1.1) },
+      'title',
+    );
+    const past = await createEvent(
+      server,
+      { title: unique('Past'), startDate: daysFromNow(-3), endDate: daysFromNow(-2.9) },
+      'title',
+    );
     const answer = await page('/events/');
     expect(answer.status).toBe(200);
     expect(answer.type).toBe('text/html; charset=utf-8');
@@ -155,9 +196,21 @@ describe('the events list', () => {
   });
 
   it('shows a month grouped by day, and refuses a month that is not one', async () => {
-    const first = await createEvent(server, { title: unique('March A'), startDate: '2031-03-02 10:00:00', endDate: '2031-03-02 11:00:00' }, 'title');
-    const second = await createEvent(server, { title: unique('March B'), startDate: '2031-03-20 10:00:00', endDate: '2031-03-20 11:00:00' }, 'title');
-    const april = await createEvent(server, { title: unique('April'), startDate: '2031-04-01 10:00:00', endDate: '2031-04-01 11:00:00' }, 'title');
+    const first = await createEvent(
+      server,
+      { title: unique('March A'), startDate: '2031-03-02 10:00:00', endDate: '2031-03-02 11:00:00' },
+      'title',
+    );
+    const second = await createEvent(
+      server,
+      { title: unique('March B'), startDate: '2031-03-20 10:00:00', endDate: '2031-03-20 11:00:00' },
+      'title',
+    );
+    const april = await createEvent(
+      server,
+      { title: unique('April'), startDate: '2031-04-01 10:00:00', endDate: '2031-04-01 11:00:00' },
+      'title',
+    );
     const answer = await page('/events/?month=2031-03');
     expect(answer.status).toBe(200);
     expect(answer.text).toContain('<h1>Events in March 2031</h1>');
@@ -187,7 +240,11 @@ describe('visibility', () => {
 
   it('shows a password-protected event’s title and dates with a notice, never its description', async () => {
     const secret = unique('secret-description');
-    const event = await createEvent(server, { password: 'open-sesame', description: secret, title: unique('Protected') }, 'title');
+    const event = await createEvent(
+      server,
+      { password: 'open-sesame', description: secret, title: unique('Protected') },
+      'title',
+    );
     const answer = await page(`/event/${event.slug}/`);
     expect(answer.status).toBe(200);
     expect(answer.text).toContain(`<h1>${event.title}</h1>`);
@@ -250,12 +307,18 @@ describe('nothing a record holds is executed', () => {
         title,
         startDate: daysFromNow(5),
         endDate: daysFromNow(5.1),
-        description: '<img src=x onerror="alert(2)"><script>alert(3)</script><a href="javascript:alert(4)">x</a></section></main><p>after</p>',
+        description:
+          '<img src=x onerror="alert(2)"><script>alert(3)</script><a href="javascript:alert(4)">x</a></section></main><p>after</p>',
       },
       'title',
     );
     expect(event.title).toBe(title);
-    const escapedTitle = title.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+    const escapedTitle = title
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      .replace(/'/g, '&#39;');
     for (const path of [`/event/${event.slug}/`, '/events/']) {
       const answer = await page(path);
       expect(answer.status).toBe(200);

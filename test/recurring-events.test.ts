@@ -30,7 +30,9 @@ async function newSeries(fields: Json): Promise<Json & { category: string }> {
 
 /** The occurrences a REST list shows for a category between two days (every page). */
 async function listed(category: string, start: string, end: string, extra: Json = {}): Promise<Json[]> {
-  const response = await rest.get('/events', { query: { categories: category, start_date: start, end_date: end, per_page: 50, ...extra } });
+  const response = await rest.get('/events', {
+    query: { categories: category, start_date: start, end_date: end, per_page: 50, ...extra },
+  });
   expect(response.status, response.text).toBe(200);
   expect(response.body.total).toBeGreaterThanOrEqual(response.body.events.length);
   return response.body.events;
@@ -46,7 +48,9 @@ describe('REST: expansion', () => {
     expect(series.recurrence).toEqual(['RRULE:FREQ=WEEKLY;BYDAY=MO;UNTIL=20271108T000000Z']);
     const events = await listed(series.category, '2027-03-01', '2027-12-31');
     expect(events).toHaveLength(33);
-    expect(events.every((event) => event.start_date.endsWith(' 10:00:00') && event.end_date.endsWith(' 11:00:00'))).toBe(true);
+    expect(
+      events.every((event) => event.start_date.endsWith(' 10:00:00') && event.end_date.endsWith(' 11:00:00')),
+    ).toBe(true);
     const utc = (day: string) => events.find((event) => event.start_date.startsWith(day))!.utc_start_date;
     expect(utc('2027-03-22')).toBe('2027-03-22 09:00:00'); // CET
     expect(utc('2027-03-29')).toBe('2027-03-29 08:00:00'); // CEST from 28 March
@@ -82,17 +86,19 @@ describe('REST: expansion', () => {
       end_date: '2027-01-29 20:00:00',
       recurrence: ['RRULE:FREQ=MONTHLY;BYDAY=FR;BYSETPOS=-1;COUNT=4'],
     });
-    expect((await listed(lastFriday.category, '2027-01-01', '2027-12-31')).map((event) => event.start_date.slice(0, 10))).toEqual([
-      '2027-01-29', '2027-02-26', '2027-03-26', '2027-04-30',
-    ]);
+    expect(
+      (await listed(lastFriday.category, '2027-01-01', '2027-12-31')).map((event) => event.start_date.slice(0, 10)),
+    ).toEqual(['2027-01-29', '2027-02-26', '2027-03-26', '2027-04-30']);
     const everyOtherMonth15th = await newSeries({
       start_date: '2027-01-15 09:00:00',
       end_date: '2027-01-15 10:00:00',
       recurrence: ['RRULE:FREQ=MONTHLY;INTERVAL=2;BYMONTHDAY=15;UNTIL=20270801'],
     });
-    expect((await listed(everyOtherMonth15th.category, '2027-01-01', '2027-12-31')).map((event) => event.start_date.slice(0, 10))).toEqual([
-      '2027-01-15', '2027-03-15', '2027-05-15', '2027-07-15',
-    ]);
+    expect(
+      (await listed(everyOtherMonth15th.category, '2027-01-01', '2027-12-31')).map((event) =>
+        event.start_date.slice(0, 10),
+      ),
+    ).toEqual(['2027-01-15', '2027-03-15', '2027-05-15', '2027-07-15']);
   });
 
   it('leaves out EXDATEs and adds RDATEs (the issue’s example)', async () => {
@@ -106,13 +112,26 @@ describe('REST: expansion', () => {
       ],
     });
     const starts = (await listed(series.category, '2027-04-01', '2027-05-06')).map((event) => event.start_date);
-    expect(starts).toEqual(['2027-04-13 10:00:00', '2027-04-20 10:00:00', '2027-04-22 10:00:00', '2027-04-27 10:00:00', '2027-04-29 10:00:00', '2027-05-01 10:00:00', '2027-05-04 10:00:00', '2027-05-06 10:00:00']);
+    expect(starts).toEqual([
+      '2027-04-13 10:00:00',
+      '2027-04-20 10:00:00',
+      '2027-04-22 10:00:00',
+      '2027-04-27 10:00:00',
+      '2027-04-29 10:00:00',
+      '2027-05-01 10:00:00',
+      '2027-05-04 10:00:00',
+      '2027-05-06 10:00:00',
+    ]);
   });
 });
 
 describe('REST: the series and its occurrences', () => {
   it('lists the master itself only with expandRecurring false (GraphQL), and reads it and an occurrence by ID', async () => {
-    const series = await newSeries({ start_date: '2027-06-01 10:00:00', end_date: '2027-06-01 11:00:00', recurrence: ['RRULE:FREQ=DAILY;COUNT=3'] });
+    const series = await newSeries({
+      start_date: '2027-06-01 10:00:00',
+      end_date: '2027-06-01 11:00:00',
+      recurrence: ['RRULE:FREQ=DAILY;COUNT=3'],
+    });
     const events = await listed(series.category, '2027-06-01', '2027-06-30');
     expect(events.map((event) => event.id)).not.toContain(series.id);
     const single = await rest.get(`/events/${events[1].id}`);
@@ -151,11 +170,22 @@ describe('REST: the series and its occurrences', () => {
   });
 
   it('updates one occurrence on its own: it keeps its series and is left alone by later series edits', async () => {
-    const series = await newSeries({ start_date: '2027-07-05 10:00:00', end_date: '2027-07-05 11:00:00', recurrence: ['RRULE:FREQ=DAILY;COUNT=4'] });
+    const series = await newSeries({
+      start_date: '2027-07-05 10:00:00',
+      end_date: '2027-07-05 11:00:00',
+      recurrence: ['RRULE:FREQ=DAILY;COUNT=4'],
+    });
     const [first, second] = await listed(series.category, '2027-07-01', '2027-07-31');
-    const moved = await rest.post(`/events/${second.id}`, { json: { title: 'Moved class', start_date: '2027-07-06 14:00:00', end_date: '2027-07-06 15:00:00' } });
+    const moved = await rest.post(`/events/${second.id}`, {
+      json: { title: 'Moved class', start_date: '2027-07-06 14:00:00', end_date: '2027-07-06 15:00:00' },
+    });
     expect(moved.status, moved.text).toBe(200);
-    expect(moved.body).toMatchObject({ id: second.id, recurring_event_id: series.id, original_start_date: '2027-07-06 10:00:00', start_date: '2027-07-06 14:00:00' });
+    expect(moved.body).toMatchObject({
+      id: second.id,
+      recurring_event_id: series.id,
+      original_start_date: '2027-07-06 10:00:00',
+      start_date: '2027-07-06 14:00:00',
+    });
     await rest.post(`/events/${series.id}`, { json: { title: 'Series title' } });
     const events = await listed(series.category, '2027-07-01', '2027-07-31');
     expect(events.map((event) => [event.id, event.title])).toEqual([
@@ -170,7 +200,11 @@ describe('REST: the series and its occurrences', () => {
 
   it('keeps the occurrences a list made beyond the horizon, exceptions included, through a series edit', async () => {
     // Past RECURRENCE_HORIZON_DAYS (730 days from now): these rows exist because the list reached them.
-    const series = await newSeries({ start_date: '2031-07-07 10:00:00', end_date: '2031-07-07 11:00:00', recurrence: ['RRULE:FREQ=DAILY;COUNT=3'] });
+    const series = await newSeries({
+      start_date: '2031-07-07 10:00:00',
+      end_date: '2031-07-07 11:00:00',
+      recurrence: ['RRULE:FREQ=DAILY;COUNT=3'],
+    });
     const [first, second, third] = await listed(series.category, '2031-07-01', '2031-07-31');
     const changed = await rest.post(`/events/${second.id}`, { json: { title: 'Guest teacher' } });
     expect(changed.status, changed.text).toBe(200);
@@ -185,20 +219,34 @@ describe('REST: the series and its occurrences', () => {
   });
 
   it('deletes one occurrence as an EXDATE of its series', async () => {
-    const series = await newSeries({ start_date: '2027-08-02 10:00:00', end_date: '2027-08-02 11:00:00', recurrence: ['RRULE:FREQ=DAILY;COUNT=3'] });
+    const series = await newSeries({
+      start_date: '2027-08-02 10:00:00',
+      end_date: '2027-08-02 11:00:00',
+      recurrence: ['RRULE:FREQ=DAILY;COUNT=3'],
+    });
     const events = await listed(series.category, '2027-08-01', '2027-08-31');
     const gone = await rest.delete(`/events/${events[1].id}`);
     expect(gone.status, gone.text).toBe(200);
-    expect((await listed(series.category, '2027-08-01', '2027-08-31')).map((event) => event.id)).toEqual([events[0].id, events[2].id]);
+    expect((await listed(series.category, '2027-08-01', '2027-08-31')).map((event) => event.id)).toEqual([
+      events[0].id,
+      events[2].id,
+    ]);
     expect((await rest.get(`/events/${events[1].id}`)).status).toBe(404);
-    expect((await rest.get(`/events/${series.id}`)).body.recurrence).toEqual(['RRULE:FREQ=DAILY;COUNT=3', 'EXDATE;TZID=Europe/Berlin:20270803T100000']);
+    expect((await rest.get(`/events/${series.id}`)).body.recurrence).toEqual([
+      'RRULE:FREQ=DAILY;COUNT=3',
+      'EXDATE;TZID=Europe/Berlin:20270803T100000',
+    ]);
     // A series edit regenerates from the rule: the EXDATE keeps the deleted one away.
     await rest.post(`/events/${series.id}`, { json: { title: 'Still three minus one' } });
     expect(await listed(series.category, '2027-08-01', '2027-08-31')).toHaveLength(2);
   });
 
   it('deletes the whole series with its master (force), and trashes it with its occurrences', async () => {
-    const series = await newSeries({ start_date: '2027-08-09 10:00:00', end_date: '2027-08-09 11:00:00', recurrence: ['RRULE:FREQ=DAILY;COUNT=3'] });
+    const series = await newSeries({
+      start_date: '2027-08-09 10:00:00',
+      end_date: '2027-08-09 11:00:00',
+      recurrence: ['RRULE:FREQ=DAILY;COUNT=3'],
+    });
     const events = await listed(series.category, '2027-08-01', '2027-08-31');
     expect((await rest.delete(`/events/${series.id}`)).status).toBe(200);
     expect(await listed(series.category, '2027-08-01', '2027-08-31')).toHaveLength(0);
@@ -235,11 +283,20 @@ describe('REST: the series and its occurrences', () => {
 
 describe('REST: unbounded series', () => {
   it('lists a series without end in a window years ahead, with the right total', async () => {
-    const series = await newSeries({ start_date: '2027-01-04 10:00:00', end_date: '2027-01-04 11:00:00', recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=MO'] });
-    const response = await rest.get('/events', { query: { categories: series.category, start_date: '2035-06-01', end_date: '2035-06-30', per_page: 2 } });
+    const series = await newSeries({
+      start_date: '2027-01-04 10:00:00',
+      end_date: '2027-01-04 11:00:00',
+      recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=MO'],
+    });
+    const response = await rest.get('/events', {
+      query: { categories: series.category, start_date: '2035-06-01', end_date: '2035-06-30', per_page: 2 },
+    });
     expect(response.status, response.text).toBe(200);
     expect(response.body.total).toBe(4);
-    expect(response.body.events.map((event: Json) => event.start_date)).toEqual(['2035-06-04 10:00:00', '2035-06-11 10:00:00']);
+    expect(response.body.events.map((event: Json) => event.start_date)).toEqual([
+      '2035-06-04 10:00:00',
+      '2035-06-11 10:00:00',
+    ]);
     // Concurrent lists reaching further do not materialise an occurrence twice.
     const far = { categories: series.category, start_date: '2037-01-01', end_date: '2037-12-31', per_page: 1 };
     const totals = await Promise.all([1, 2, 3].map(() => rest.get('/events', { query: far })));
@@ -259,7 +316,14 @@ describe('REST: a series with many dates', () => {
     return `${day} ${pad(8 + ((i * 7) % 13))}:${pad((i * 23) % 60)}:00`;
   });
   const value = (local: string) => local.replace(/[-:]/g, '').replace(' ', 'T');
-  const rdates = Array.from({ length: 6 }, (_, line) => `RDATE;TZID=Europe/Berlin:${starts.slice(line * 100, line * 100 + 100).map(value).join(',')}`);
+  const rdates = Array.from(
+    { length: 6 },
+    (_, line) =>
+      `RDATE;TZID=Europe/Berlin:${starts
+        .slice(line * 100, line * 100 + 100)
+        .map(value)
+        .join(',')}`,
+  );
   const recurrence = ['RRULE:FREQ=WEEKLY;BYDAY=MO;COUNT=4', ...rdates];
 
   it('is created, read back and listed, and its occurrences are deleted one by one', async () => {
@@ -272,7 +336,10 @@ describe('REST: a series with many dates', () => {
     const first = await rest.get('/events', { query: window });
     expect(first.status, first.text).toBe(200);
     expect(first.body.total).toBe(604);
-    expect(first.body.events.map((event: Json) => event.start_date)).toEqual(['2028-01-03 10:00:00', ...starts.slice(0, 4)]);
+    expect(first.body.events.map((event: Json) => event.start_date)).toEqual([
+      '2028-01-03 10:00:00',
+      ...starts.slice(0, 4),
+    ]);
     const last = await rest.get('/events', { query: { ...window, page: 121 } });
     expect(last.body.events.map((event: Json) => event.start_date)).toEqual(starts.slice(596));
 
@@ -282,23 +349,37 @@ describe('REST: a series with many dates', () => {
       expect(deleted.status, deleted.text).toBe(200);
     }
     const master = (await rest.get(`/events/${series.id}`)).body;
-    expect(master.recurrence).toEqual([...recurrence, `EXDATE;TZID=Europe/Berlin:${starts.slice(0, 3).map(value).join(',')}`]);
+    expect(master.recurrence).toEqual([
+      ...recurrence,
+      `EXDATE;TZID=Europe/Berlin:${starts.slice(0, 3).map(value).join(',')}`,
+    ]);
     const after = await rest.get('/events', { query: window });
     expect(after.body.total).toBe(601);
-    expect(after.body.events.map((event: Json) => event.start_date)).toEqual(['2028-01-03 10:00:00', ...starts.slice(3, 6), '2028-01-10 10:00:00']);
+    expect(after.body.events.map((event: Json) => event.start_date)).toEqual([
+      '2028-01-03 10:00:00',
+      ...starts.slice(3, 6),
+      '2028-01-10 10:00:00',
+    ]);
     expect(after.body.events[1].id).toBe(first.body.events[4].id);
   });
 });
 
 describe('REST: deleting occurrences one by one', () => {
   it('gathers the EXDATEs ten to a line, so the series stays editable, and refuses a deletion beyond the limits', async () => {
-    const series = await newSeries({ start_date: '2029-03-01 09:00:00', end_date: '2029-03-01 10:00:00', recurrence: ['RRULE:FREQ=DAILY;COUNT=150'] });
+    const series = await newSeries({
+      start_date: '2029-03-01 09:00:00',
+      end_date: '2029-03-01 10:00:00',
+      recurrence: ['RRULE:FREQ=DAILY;COUNT=150'],
+    });
     const window = { categories: series.category, start_date: '2029-03-01', end_date: '2029-12-31', per_page: 50 };
-    const occurrences = (await rest.get('/events', { query: window })).body.events.filter((event: Json) => event.recurring_event_id);
+    const occurrences = (await rest.get('/events', { query: window })).body.events.filter(
+      (event: Json) => event.recurring_event_id,
+    );
     // The first (the series' own start) stays; the next twelve go.
     for (const event of occurrences.slice(1, 13)) expect((await rest.delete(`/events/${event.id}`)).status).toBe(200);
     const day = (n: number) => `202903${String(n).padStart(2, '0')}T090000`;
-    const exdates = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => day(from + i)).join(',');
+    const exdates = (from: number, to: number) =>
+      Array.from({ length: to - from + 1 }, (_, i) => day(from + i)).join(',');
     expect((await rest.get(`/events/${series.id}`)).body.recurrence).toEqual([
       'RRULE:FREQ=DAILY;COUNT=150',
       `EXDATE;TZID=Europe/Berlin:${exdates(2, 11)}`,
@@ -308,14 +389,30 @@ describe('REST: deleting occurrences one by one', () => {
     expect(edited.status, edited.text).toBe(200);
 
     // A series at the limit of EXDATE and RDATE values (1,000): one more exception is refused, nothing changed.
-    const values = Array.from({ length: 1000 }, (_, i) => new Date(Date.UTC(2030, 0, 2 + i)).toISOString().slice(0, 10).replace(/-/g, '') + 'T090000');
-    const rdates = Array.from({ length: 100 }, (_, line) => `RDATE;TZID=Europe/Berlin:${values.slice(line * 10, line * 10 + 10).join(',')}`);
-    const full = await newSeries({ start_date: '2030-01-01 09:00:00', end_date: '2030-01-01 10:00:00', recurrence: rdates });
-    const [, second] = (await rest.get('/events', { query: { categories: full.category, start_date: '2030-01-01', end_date: '2030-01-03', per_page: 5 } })).body.events;
+    const values = Array.from(
+      { length: 1000 },
+      (_, i) => `${new Date(Date.UTC(2030, 0, 2 + i)).toISOString().slice(0, 10).replace(/-/g, '')}T090000`,
+    );
+    const rdates = Array.from(
+      { length: 100 },
+      (_, line) => `RDATE;TZID=Europe/Berlin:${values.slice(line * 10, line * 10 + 10).join(',')}`,
+    );
+    const full = await newSeries({
+      start_date: '2030-01-01 09:00:00',
+      end_date: '2030-01-01 10:00:00',
+      recurrence: rdates,
+    });
+    const [, second] = (
+      await rest.get('/events', {
+        query: { categories: full.category, start_date: '2030-01-01', end_date: '2030-01-03', per_page: 5 },
+      })
+    ).body.events;
     expect(second.start_date).toBe('2030-01-02 09:00:00');
     const refused = await rest.delete(`/events/${second.id}`);
     expect(refused.status, refused.text).toBe(400);
-    expect(refused.body.data.details.id.message).toMatch(/cannot be deleted on its own: its series would break a limit \(at most 100 lines\)/);
+    expect(refused.body.data.details.id.message).toMatch(
+      /cannot be deleted on its own: its series would break a limit \(at most 100 lines\)/,
+    );
     expect((await rest.get(`/events/${second.id}`)).status).toBe(200);
     expect((await rest.get(`/events/${full.id}`)).body.recurrence).toEqual(rdates);
   });
@@ -324,10 +421,20 @@ describe('REST: deleting occurrences one by one', () => {
 describe('REST: filters through the series', () => {
   it('finds occurrences by category, search and venue', async () => {
     const word = unique('Pilates').replace(/-/g, '');
-    const series = await newSeries({ title: `${word} class`, start_date: '2027-02-01 10:00:00', end_date: '2027-02-01 11:00:00', recurrence: ['RRULE:FREQ=DAILY;COUNT=5'] });
-    const bySearch = await rest.get('/events', { query: { search: word, start_date: '2027-01-01', end_date: '2027-12-31' } });
+    const series = await newSeries({
+      title: `${word} class`,
+      start_date: '2027-02-01 10:00:00',
+      end_date: '2027-02-01 11:00:00',
+      recurrence: ['RRULE:FREQ=DAILY;COUNT=5'],
+    });
+    const bySearch = await rest.get('/events', {
+      query: { search: word, start_date: '2027-01-01', end_date: '2027-12-31' },
+    });
     expect(bySearch.body.total).toBe(5);
-    expect((await listed(series.category, '2027-02-02', '2027-02-03')).map((event) => event.start_date)).toEqual(['2027-02-02 10:00:00', '2027-02-03 10:00:00']);
+    expect((await listed(series.category, '2027-02-02', '2027-02-03')).map((event) => event.start_date)).toEqual([
+      '2027-02-02 10:00:00',
+      '2027-02-03 10:00:00',
+    ]);
     const category = await rest.get(`/categories/${series.categories[0].id}`);
     expect(category.status).toBe(200);
     // The series master counts with its occurrences (README, Recurring events: term counts).
@@ -345,12 +452,18 @@ describe('REST: refused input', () => {
     ['a COUNT of 10 million', ['RRULE:FREQ=DAILY;COUNT=10000000'], /COUNT must be at most 10000/],
     ['COUNT with UNTIL', ['RRULE:FREQ=DAILY;COUNT=2;UNTIL=20270101'], /both COUNT and UNTIL/],
     ['two RRULEs', ['RRULE:FREQ=DAILY', 'RRULE:FREQ=WEEKLY'], /only one RRULE/],
-    ['a rule matching no date', ['RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=31'], /matches no date in the 10,000 days searched/],
+    [
+      'a rule matching no date',
+      ['RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=31'],
+      /matches no date in the 10,000 days searched/,
+    ],
   ];
   for (const [name, recurrence, message] of cases) {
     it(`answers 400 for ${name}, quickly`, async () => {
       const started = Date.now();
-      const response = await rest.post('/events', { json: { title: unique('Bad'), start_date: '2027-01-01 10:00:00', end_date: '2027-01-01 11:00:00', recurrence } });
+      const response = await rest.post('/events', {
+        json: { title: unique('Bad'), start_date: '2027-01-01 10:00:00', end_date: '2027-01-01 11:00:00', recurrence },
+      });
       expect(response.status, response.text).toBe(400);
       expect(response.body.code).toBe('rest_invalid_param');
       expect(JSON.stringify(response.body)).toMatch(message);
@@ -360,13 +473,22 @@ describe('REST: refused input', () => {
 });
 
 describe('GraphQL', () => {
-  const EVENT = 'databaseId title recurrence recurringEventId originalStart originalStartLocal isException startsAtLocal series { databaseId }';
+  const EVENT =
+    'databaseId title recurrence recurringEventId originalStart originalStartLocal isException startsAtLocal series { databaseId }';
 
   it('creates a series and pages its occurrences in a window, with series and originalStart', async () => {
     const created = await server.gqlOk(
       `mutation ($input: EventInput!) { createEvent(input: $input) { databaseId recurrence
         occurrences(first: 2, startDate: "2030-03-01", endDate: "2030-03-31") { totalCount pageInfo { hasNextPage endCursor } nodes { ${EVENT} } } } }`,
-      { input: { title: unique('Standup'), timezone: 'Europe/Berlin', startDate: '2027-01-04 09:00:00', endDate: '2027-01-04 09:15:00', recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=MO,WE'] } },
+      {
+        input: {
+          title: unique('Standup'),
+          timezone: 'Europe/Berlin',
+          startDate: '2027-01-04 09:00:00',
+          endDate: '2027-01-04 09:15:00',
+          recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=MO,WE'],
+        },
+      },
     );
     const { databaseId, occurrences } = created.createEvent;
     expect(created.createEvent.recurrence).toEqual(['RRULE:FREQ=WEEKLY;BYDAY=MO,WE']);
@@ -386,14 +508,27 @@ describe('GraphQL', () => {
       { id: String(databaseId), after: occurrences.pageInfo.endCursor },
     );
     expect(next.event.occurrences.nodes.map((node: Json) => node.startsAtLocal)).toEqual([
-      '2030-03-11 09:00:00', '2030-03-13 09:00:00', '2030-03-18 09:00:00', '2030-03-20 09:00:00', '2030-03-25 09:00:00', '2030-03-27 09:00:00',
+      '2030-03-11 09:00:00',
+      '2030-03-13 09:00:00',
+      '2030-03-18 09:00:00',
+      '2030-03-20 09:00:00',
+      '2030-03-25 09:00:00',
+      '2030-03-27 09:00:00',
     ]);
   });
 
   it('updates with scope THIS, ALL and FOLLOWING', async () => {
     const created = await server.gqlOk(
       `mutation ($input: EventInput!) { createEvent(input: $input) { databaseId occurrences(first: 5) { nodes { databaseId } } } }`,
-      { input: { title: 'Choir', timezone: 'UTC', startDate: '2027-02-01 19:00:00', endDate: '2027-02-01 21:00:00', recurrence: ['RRULE:FREQ=DAILY;COUNT=5'] } },
+      {
+        input: {
+          title: 'Choir',
+          timezone: 'UTC',
+          startDate: '2027-02-01 19:00:00',
+          endDate: '2027-02-01 21:00:00',
+          recurrence: ['RRULE:FREQ=DAILY;COUNT=5'],
+        },
+      },
     );
     const ids = created.createEvent.occurrences.nodes.map((node: Json) => node.databaseId);
     const update = `mutation ($id: ID!, $input: EventInput!, $scope: EventUpdateScope) { updateEvent(id: $id, input: $input, scope: $scope) { ${EVENT} } }`;
@@ -401,27 +536,60 @@ describe('GraphQL', () => {
     expect(one.updateEvent).toMatchObject({ databaseId: ids[0], isException: true, title: 'Choir (guest)' });
     const all = await server.gqlOk(update, { id: String(ids[1]), input: { title: 'Choir rehearsal' }, scope: 'ALL' });
     expect(all.updateEvent).toMatchObject({ databaseId: created.createEvent.databaseId, title: 'Choir rehearsal' });
-    const following = await server.gqlOk(update, { id: String(ids[3]), input: { title: 'Choir concert' }, scope: 'FOLLOWING' });
+    const following = await server.gqlOk(update, {
+      id: String(ids[3]),
+      input: { title: 'Choir concert' },
+      scope: 'FOLLOWING',
+    });
     expect(following.updateEvent.recurrence).toEqual(['RRULE:FREQ=DAILY;COUNT=2']);
-    const titles = await server.gqlOk(`query ($ids: [Int!]) { events(filter: { include: $ids }) { nodes { databaseId title } } }`, { ids });
-    expect(titles.events.nodes.map((node: Json) => node.title)).toEqual(['Choir (guest)', 'Choir rehearsal', 'Choir rehearsal', 'Choir concert', 'Choir concert']);
+    const titles = await server.gqlOk(
+      `query ($ids: [Int!]) { events(filter: { include: $ids }) { nodes { databaseId title } } }`,
+      { ids },
+    );
+    expect(titles.events.nodes.map((node: Json) => node.title)).toEqual([
+      'Choir (guest)',
+      'Choir rehearsal',
+      'Choir rehearsal',
+      'Choir concert',
+      'Choir concert',
+    ]);
   });
 
   it('lists a venue’s series as its occurrences in Venue.events', async () => {
     const venue = await server.gqlOk(`mutation { createVenue(input: { name: "${unique('Studio')}" }) { databaseId } }`);
     const venueId = venue.createVenue.databaseId;
     const created = await server.gqlOk(`mutation ($input: EventInput!) { createEvent(input: $input) { databaseId } }`, {
-      input: { title: unique('Drop-in'), timezone: 'UTC', startDate: '2027-03-01 18:00:00', endDate: '2027-03-01 19:00:00', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'], venues: [{ id: String(venueId) }] },
+      input: {
+        title: unique('Drop-in'),
+        timezone: 'UTC',
+        startDate: '2027-03-01 18:00:00',
+        endDate: '2027-03-01 19:00:00',
+        recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'],
+        venues: [{ id: String(venueId) }],
+      },
     });
-    const listed = await server.gqlOk(`query ($id: ID!) { venue(id: $id) { events(first: 10) { totalCount nodes { recurringEventId } } } }`, { id: String(venueId) });
+    const listed = await server.gqlOk(
+      `query ($id: ID!) { venue(id: $id) { events(first: 10) { totalCount nodes { recurringEventId } } } }`,
+      { id: String(venueId) },
+    );
     expect(listed.venue.events.totalCount).toBe(3);
-    expect(listed.venue.events.nodes.every((node: Json) => node.recurringEventId === created.createEvent.databaseId)).toBe(true);
+    expect(
+      listed.venue.events.nodes.every((node: Json) => node.recurringEventId === created.createEvent.databaseId),
+    ).toBe(true);
   });
 
   it('answers a bad recurrence as a field error', async () => {
     const result = await server.gql(`mutation ($input: EventInput!) { createEvent(input: $input) { databaseId } }`, {
-      input: { title: 'x', startDate: '2027-01-01 10:00:00', endDate: '2027-01-01 11:00:00', recurrence: ['RRULE:FREQ=MINUTELY'] },
+      input: {
+        title: 'x',
+        startDate: '2027-01-01 10:00:00',
+        endDate: '2027-01-01 11:00:00',
+        recurrence: ['RRULE:FREQ=MINUTELY'],
+      },
     });
-    expect(result.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', fields: { recurrence: expect.stringMatching(/FREQ=MINUTELY/) } });
+    expect(result.errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      fields: { recurrence: expect.stringMatching(/FREQ=MINUTELY/) },
+    });
   });
 });

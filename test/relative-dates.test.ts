@@ -10,7 +10,8 @@ import { startServer, type TestServer } from './support/server.js';
 /** Monday 2026-11-23 10:30:00 in Europe/Berlin. */
 const MONDAY = DateTime.fromISO('2026-11-23T10:30:00', { zone: 'Europe/Berlin' });
 
-const read = (text: string, now = MONDAY, zone = 'Europe/Berlin') => parseDateInput(text, zone, now)?.toFormat('yyyy-MM-dd HH:mm:ss') ?? null;
+const read = (text: string, now = MONDAY, zone = 'Europe/Berlin') =>
+  parseDateInput(text, zone, now)?.toFormat('yyyy-MM-dd HH:mm:ss') ?? null;
 
 describe('PHP relative formats, with the clock at Monday 2026-11-23 10:30:00', () => {
   it.each([
@@ -93,12 +94,21 @@ describe('PHP relative formats, with the clock at Monday 2026-11-23 10:30:00', (
     expect(read('tomorrow 2:30am', beforeSpringForward)).toBe('2027-03-28 03:30:00');
   });
 
-  it.each(['noon 4pm', 'next', 'in 3 days', 'tomorrow at', '+1 lightyear', 'next blursday', '13pm', '25:00', '4:61', 'constructor', 'toString day'])(
-    'refuses %j, as strtotime does',
-    (text) => {
-      expect(read(text)).toBeNull();
-    },
-  );
+  it.each([
+    'noon 4pm',
+    'next',
+    'in 3 days',
+    'tomorrow at',
+    '+1 lightyear',
+    'next blursday',
+    '13pm',
+    '25:00',
+    '4:61',
+    'constructor',
+    'toString day',
+  ])('refuses %j, as strtotime does', (text) => {
+    expect(read(text)).toBeNull();
+  });
 
   it('still reads absolute dates written out', () => {
     expect(read('March 5 2027 18:00')).toBe('2027-03-05 18:00:00');
@@ -137,9 +147,15 @@ describe('relative dates over HTTP, in the event zone', () => {
   });
 
   it('takes the same forms in GraphQL and refuses what strtotime refuses', async () => {
-    const event = await createEvent(server, { startDate: 'next wednesday 4pm', endDate: 'next wednesday 5pm', timezone: 'Asia/Tokyo' }, 'startsAtLocal');
+    const event = await createEvent(
+      server,
+      { startDate: 'next wednesday 4pm', endDate: 'next wednesday 5pm', timezone: 'Asia/Tokyo' },
+      'startsAtLocal',
+    );
     expect([`${nextWednesday('Asia/Tokyo')} 16:00:00`]).toContain(event.startsAtLocal);
-    const refused = await rest.post('/events', { json: { title: 'Never', start_date: 'in 3 days', end_date: 'in 4 days' } });
+    const refused = await rest.post('/events', {
+      json: { title: 'Never', start_date: 'in 3 days', end_date: 'in 4 days' },
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.code).toBe('rest_invalid_param');
   });

@@ -53,7 +53,10 @@ async function gqlMutation(instance: Instance, query: string, variables: Record<
 
 describe(`response cache, two processes on one ${TEST_ENGINE} database`, () => {
   it('answers a hit (served before any Fetch Request is built) with the headers and bytes of the miss: GET, HEAD, 304, CORS', async () => {
-    const created = await rest(a, 'POST', '/venues', { venue: 'Hit or miss hall', description: 'A hall big enough to be compressed. '.repeat(60) });
+    const created = await rest(a, 'POST', '/venues', {
+      venue: 'Hit or miss hall',
+      description: 'A hall big enough to be compressed. '.repeat(60),
+    });
     expect(created.status).toBe(201);
     const path = '/wp-json/calendar/events/v1/venues?search=Hit%20or%20miss';
     const headers = { 'accept-encoding': 'gzip', origin: 'https://app.example', 'x-request-id': 'sent-by-the-client' };
@@ -87,15 +90,29 @@ describe(`response cache, two processes on one ${TEST_ENGINE} database`, () => {
   it('shows a REST write to the very next read in its process, and in the other within the bound', async () => {
     expect(await titles(a)).toEqual([]);
     expect(await titles(b)).toEqual([]);
-    const created = await rest(a, 'POST', '/events', { title: 'Harbour concert', start_date: '2030-05-01 19:00:00', end_date: '2030-05-01 21:00:00' });
+    const created = await rest(a, 'POST', '/events', {
+      title: 'Harbour concert',
+      start_date: '2030-05-01 19:00:00',
+      end_date: '2030-05-01 21:00:00',
+    });
     expect(created.status).toBe(201);
     expect(await titles(a)).toEqual(['Harbour concert']);
-    expect(await readUntil(() => titles(b), (list) => list.length > 0)).toEqual(['Harbour concert']);
+    expect(
+      await readUntil(
+        () => titles(b),
+        (list) => list.length > 0,
+      ),
+    ).toEqual(['Harbour concert']);
 
     const updated = await rest(b, 'POST', `/events/${created.body.id}`, { title: 'Harbour concert (moved)' });
     expect(updated.status).toBe(200);
     expect(await titles(b)).toEqual(['Harbour concert (moved)']);
-    expect(await readUntil(() => titles(a), (list) => list[0] !== 'Harbour concert')).toEqual(['Harbour concert (moved)']);
+    expect(
+      await readUntil(
+        () => titles(a),
+        (list) => list[0] !== 'Harbour concert',
+      ),
+    ).toEqual(['Harbour concert (moved)']);
   });
 
   it('shows a GraphQL write to the next REST and GraphQL reads in either process (within the bound)', async () => {
@@ -103,7 +120,9 @@ describe(`response cache, two processes on one ${TEST_ENGINE} database`, () => {
     expect(before).toEqual([]);
     const query = `{ events(filter: { search: "lantern", startDate: "2030-01-01" }) { edges { node { title } } } }`;
     const read = async (instance: Instance) => {
-      const response = await fetch(`${instance.base}/graphql?query=${encodeURIComponent(query)}`, { headers: { accept: 'application/json' } });
+      const response = await fetch(`${instance.base}/graphql?query=${encodeURIComponent(query)}`, {
+        headers: { accept: 'application/json' },
+      });
       return ((await response.json()) as any).data.events.edges.map((edge: any) => edge.node.title);
     };
     expect(await read(b)).toEqual([]);
@@ -111,8 +130,18 @@ describe(`response cache, two processes on one ${TEST_ENGINE} database`, () => {
       input: { title: 'Lantern walk', startDate: '2030-06-01 20:00:00', endDate: '2030-06-01 22:00:00' },
     });
     expect(await read(a)).toEqual(['Lantern walk']);
-    expect(await readUntil(() => titles(b, '&search=lantern'), (list) => list.length > 0)).toEqual(['Lantern walk']);
-    expect(await readUntil(() => read(b), (list) => list.length > 0)).toEqual(['Lantern walk']);
+    expect(
+      await readUntil(
+        () => titles(b, '&search=lantern'),
+        (list) => list.length > 0,
+      ),
+    ).toEqual(['Lantern walk']);
+    expect(
+      await readUntil(
+        () => read(b),
+        (list) => list.length > 0,
+      ),
+    ).toEqual(['Lantern walk']);
   });
 
   it('shows a deletion and a term change within the bound (totals and term counts included)', async () => {
@@ -126,13 +155,21 @@ describe(`response cache, two processes on one ${TEST_ENGINE} database`, () => {
     expect(await readUntil(termCount, (count) => count === 1)).toBe(1);
 
     expect((await rest(a, 'DELETE', `/events/${id}`)).status).toBe(200);
-    const listedTotal = () => rest(b, 'GET', '/events?start_date=2030-01-01&end_date=2030-12-31').then((list) => Number(list.headers.get('x-tec-total')));
+    const listedTotal = () =>
+      rest(b, 'GET', '/events?start_date=2030-01-01&end_date=2030-12-31').then((list) =>
+        Number(list.headers.get('x-tec-total')),
+      );
     expect(await readUntil(listedTotal, (count) => count === total - 1)).toBe(total - 1);
     expect(await readUntil(termCount, (count) => count === 0)).toBe(0);
   });
 
   it('never answers a signed-in reader from the anonymous cache', async () => {
-    const draft = await rest(a, 'POST', '/events', { title: 'Draft recital', status: 'draft', start_date: '2030-07-01 19:00:00', end_date: '2030-07-01 20:00:00' });
+    const draft = await rest(a, 'POST', '/events', {
+      title: 'Draft recital',
+      status: 'draft',
+      start_date: '2030-07-01 19:00:00',
+      end_date: '2030-07-01 20:00:00',
+    });
     expect(draft.status).toBe(201);
     const url = `${b.base}/wp-json/calendar/events/v1/events?start_date=2030-07-01&end_date=2030-07-02&status=draft`;
     const anonymous = await fetch(url);
@@ -182,7 +219,9 @@ describe(`learning of changes without asking (${TEST_ENGINE})`, () => {
   });
 
   it('sees its own write at the very next read', async () => {
-    const created = await reader.gqlOk(`mutation($input: VenueInput!) { createVenue(input: $input) { id } }`, { input: { name: 'Boat house' } });
+    const created = await reader.gqlOk(`mutation($input: VenueInput!) { createVenue(input: $input) { id } }`, {
+      input: { name: 'Boat house' },
+    });
     expect(created.createVenue.id).toBeTruthy();
     expect(await venues()).toEqual(['Boat house', 'Quay shed']);
   });

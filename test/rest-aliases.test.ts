@@ -11,9 +11,21 @@ import { startServer, type TestServer } from './support/server.js';
 
 const SITE = 'http://calendar.test';
 const CANONICAL = '/wp-json/calendar/events/v1';
-const ALIASES = ['/wp-json/tribe/events/v1', '/de/wp-json/calendar/events/v1', '/?rest_route=/calendar/events/v1', '/?rest_route=/tribe/events/v1'];
+const ALIASES = [
+  '/wp-json/tribe/events/v1',
+  '/de/wp-json/calendar/events/v1',
+  '/?rest_route=/calendar/events/v1',
+  '/?rest_route=/tribe/events/v1',
+];
 const ALL = [CANONICAL, ...ALIASES];
-const COMPARED_HEADERS = ['content-type', 'allow', 'x-tec-total', 'x-tec-totalpages', 'link', 'access-control-expose-headers'];
+const COMPARED_HEADERS = [
+  'content-type',
+  'allow',
+  'x-tec-total',
+  'x-tec-totalpages',
+  'link',
+  'access-control-expose-headers',
+];
 
 let server: TestServer;
 type Json = Record<string, any>;
@@ -27,12 +39,31 @@ beforeAll(async () => {
     return response.body;
   };
   fixtures.concert = await create({
-    title: 'Alias concert', start_date: dayAt(2, '19:00:00'), end_date: dayAt(2, '22:00:00'), cost: '$10 - $25',
-    categories: ['Music'], tags: ['live'], venue: { venue: 'Alias hall', city: 'Berlin' }, organizer: [{ organizer: 'Alias org' }],
+    title: 'Alias concert',
+    start_date: dayAt(2, '19:00:00'),
+    end_date: dayAt(2, '22:00:00'),
+    cost: '$10 - $25',
+    categories: ['Music'],
+    tags: ['live'],
+    venue: { venue: 'Alias hall', city: 'Berlin' },
+    organizer: [{ organizer: 'Alias org' }],
   });
-  fixtures.workshop = await create({ title: 'Alias workshop', start_date: dayAt(3), end_date: dayAt(3, '12:00:00'), all_day: true, featured: true, categories: ['Workshops'] });
-  for (let i = 0; i < 3; i++) await create({ title: `Alias filler ${i}`, start_date: dayAt(5 + i), end_date: dayAt(5 + i, '11:00:00') });
-  fixtures.draft = await create({ title: 'Alias draft', start_date: dayAt(4), end_date: dayAt(4, '11:00:00'), status: 'draft' });
+  fixtures.workshop = await create({
+    title: 'Alias workshop',
+    start_date: dayAt(3),
+    end_date: dayAt(3, '12:00:00'),
+    all_day: true,
+    featured: true,
+    categories: ['Workshops'],
+  });
+  for (let i = 0; i < 3; i++)
+    await create({ title: `Alias filler ${i}`, start_date: dayAt(5 + i), end_date: dayAt(5 + i, '11:00:00') });
+  fixtures.draft = await create({
+    title: 'Alias draft',
+    start_date: dayAt(4),
+    end_date: dayAt(4, '11:00:00'),
+    status: 'draft',
+  });
   fixtures.trashed = await create({ title: 'Alias trashed', start_date: dayAt(4), end_date: dayAt(4, '11:00:00') });
   await call(server, 'DELETE', `/events/${fixtures.trashed.id}`);
 });
@@ -59,7 +90,11 @@ describe('read requests answer identically through every alias', () => {
   const cases: Array<[string, string, () => CallOptions]> = [
     ['the default list', '/events', () => ({})],
     ['a paged list', '/events', () => ({ query: 'per_page=2&page=2' })],
-    ['a filtered list', '/events', () => ({ query: `categories=music&featured=false&venue=${fixtures.concert.venue.id}` })],
+    [
+      'a filtered list',
+      '/events',
+      () => ({ query: `categories=music&featured=false&venue=${fixtures.concert.venue.id}` }),
+    ],
     ['a list with _fields', '/events', () => ({ query: 'per_page=3&_fields=events.id,events.title,total' })],
     ['a list under _envelope', '/events', () => ({ query: 'per_page=1&_envelope' })],
     ['a page past the last', '/events', () => ({ query: 'page=9' })],
@@ -104,7 +139,10 @@ describe('read requests answer identically through every alias', () => {
   });
 
   it('OPTIONS (descriptions in the language of the URL) and HEAD', async () => {
-    for (const [route, allow] of [['/events', 'GET, POST'], [`/events/${fixtures.concert.id}`, 'GET, DELETE, POST, PUT, PATCH']]) {
+    for (const [route, allow] of [
+      ['/events', 'GET, POST'],
+      [`/events/${fixtures.concert.id}`, 'GET, DELETE, POST, PUT, PATCH'],
+    ]) {
       const answers = [];
       for (const base of ALL) answers.push({ base, answer: snapshot(await call(server, 'OPTIONS', route!, { base })) });
       const canonical = answers[0]!.answer;
@@ -127,7 +165,21 @@ describe('write requests behave identically through every alias', () => {
   /** Fields that differ between two records created alike: their identity and timestamps. */
   function normalized(body: Json): Json {
     if (!body || typeof body !== 'object' || !('id' in body)) return body;
-    const { id, global_id, global_id_lineage, slug, url, rest_url, website, date, date_utc, modified, modified_utc, title, ...restOf } = body;
+    const {
+      id,
+      global_id,
+      global_id_lineage,
+      slug,
+      url,
+      rest_url,
+      website,
+      date,
+      date_utc,
+      modified,
+      modified_utc,
+      title,
+      ...restOf
+    } = body;
     // Term counts grow with every event created.
     const terms = (list: Json[]) => list.map(({ count, ...term }) => term);
     return { ...restOf, categories: terms(restOf.categories), tags: terms(restOf.tags) };
@@ -136,7 +188,10 @@ describe('write requests behave identically through every alias', () => {
   async function eachBase<T>(action: (base: string, index: number) => Promise<RestResponse<T>>) {
     const answers: RestResponse<T>[] = [];
     for (const [index, base] of ALL.entries()) answers.push(await action(base, index));
-    const [canonical, ...others] = answers.map((answer) => ({ ...snapshot(answer), body: normalized(answer.body as Json) }));
+    const [canonical, ...others] = answers.map((answer) => ({
+      ...snapshot(answer),
+      body: normalized(answer.body as Json),
+    }));
     others.forEach((other, index) => expect(other, ALIASES[index]).toEqual(canonical));
     return answers;
   }
@@ -154,19 +209,32 @@ describe('write requests behave identically through every alias', () => {
   it('create (JSON and form), update, delete and delete again', async () => {
     const created = await eachBase((base) => call(server, 'POST', '/events', { base, json: payload() }));
     for (const answer of created) expect(answer.status).toBe(201);
-    const form = await eachBase((base) => call(server, 'POST', '/events', { base, form: { ...payload(), featured: 'yes' } }));
+    const form = await eachBase((base) =>
+      call(server, 'POST', '/events', { base, form: { ...payload(), featured: 'yes' } }),
+    );
     for (const answer of form) expect(answer.body.featured).toBe(true);
 
     const updated = await eachBase((base, index) =>
       call(server, 'POST', `/events/${created[index]!.body.id}`, { base, json: { cost: '20', all_day: false } }),
     );
     for (const answer of updated) expect(answer.body).toMatchObject({ status: 'publish', cost: '20' });
-    await eachBase((base, index) => call(server, 'PATCH', `/events/by-slug/${created[index]!.body.slug}`, { base, form: { sticky: '1' } }));
-    await eachBase((base, index) => call(server, 'POST', `/events/${form[index]!.body.id}`, { base, headers: { 'X-HTTP-Method-Override': 'DELETE' } }));
+    await eachBase((base, index) =>
+      call(server, 'PATCH', `/events/by-slug/${created[index]!.body.slug}`, { base, form: { sticky: '1' } }),
+    );
+    await eachBase((base, index) =>
+      call(server, 'POST', `/events/${form[index]!.body.id}`, {
+        base,
+        headers: { 'X-HTTP-Method-Override': 'DELETE' },
+      }),
+    );
 
-    const deleted = await eachBase((base, index) => call(server, 'DELETE', `/events/${created[index]!.body.id}`, { base }));
+    const deleted = await eachBase((base, index) =>
+      call(server, 'DELETE', `/events/${created[index]!.body.id}`, { base }),
+    );
     for (const answer of deleted) expect(answer.body.status).toBe('trash');
-    const again = await eachBase((base, index) => call(server, 'DELETE', `/events/${created[index]!.body.id}`, { base }));
+    const again = await eachBase((base, index) =>
+      call(server, 'DELETE', `/events/${created[index]!.body.id}`, { base }),
+    );
     for (const answer of again) expect(answer.body.code).toBe('event-is-in-trash');
   });
 

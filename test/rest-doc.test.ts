@@ -12,7 +12,15 @@ import type { Param, ParamDeclaration } from '../src/rest/params.js';
 import { LANGUAGES, type Language } from '../src/rest/request.js';
 import type { HttpMethod } from '../src/rest/route.js';
 import { ROUTES } from '../src/rest/routes/table.js';
-import { createCategory, createEvent, createOrganizer, createTag, createVenue, daysFromNow, unique } from './support/factories.js';
+import {
+  createCategory,
+  createEvent,
+  createOrganizer,
+  createTag,
+  createVenue,
+  daysFromNow,
+  unique,
+} from './support/factories.js';
 import { startServer, type TestServer } from './support/server.js';
 import { startImageServer, type ImageServer } from './support/image-server.js';
 // Images given by URL are fetched: they come from a local image server.
@@ -35,7 +43,11 @@ let docDe: any;
 
 beforeAll(async () => {
   server = await startServer({ SITE_URL: SITE });
-  [doc30, doc31, docDe] = await Promise.all([getJson(`${API}/doc`), getJson(`${API}/doc?openapi=3.1`), getJson(`/de${API}/doc`)]);
+  [doc30, doc31, docDe] = await Promise.all([
+    getJson(`${API}/doc`),
+    getJson(`${API}/doc?openapi=3.1`),
+    getJson(`/de${API}/doc`),
+  ]);
 });
 afterAll(() => server.close());
 
@@ -51,7 +63,8 @@ async function getJson(path: string, init?: RequestInit): Promise<any> {
 /** `/events/(?P<id>\d+)` → `/events/{id}` */
 const openApiPath = (pattern: string) => pattern.replace(/\(\?P<(\w+)>[^)]*\)/g, '{$1}');
 const pathNames = (pattern: string) => [...pattern.matchAll(/\(\?P<(\w+)>/g)].map((match) => match[1]!);
-const methodKey = (methods: readonly HttpMethod[]) => (methods.includes('GET') ? 'get' : methods.includes('DELETE') ? 'delete' : 'post');
+const methodKey = (methods: readonly HttpMethod[]) =>
+  methods.includes('GET') ? 'get' : methods.includes('DELETE') ? 'delete' : 'post';
 const isWrite = (methods: readonly HttpMethod[]) => methods.some((method) => ['POST', 'PUT', 'PATCH'].includes(method));
 
 /** Checks that a documented schema has the type the declaration coerces to. */
@@ -89,7 +102,8 @@ function* schemaNodes(value: unknown, path = '$', propertyMap = false): Generato
   if (!value || typeof value !== 'object') return;
   // A `properties` map names properties (a change's `type` among them): its values are schemas, it is not one.
   if (!Array.isArray(value) && !propertyMap) yield [path, value];
-  for (const [key, child] of Object.entries(value)) yield* schemaNodes(child, `${path}.${key}`, key === 'properties' && !propertyMap);
+  for (const [key, child] of Object.entries(value))
+    yield* schemaNodes(child, `${path}.${key}`, key === 'properties' && !propertyMap);
 }
 
 describe('GET /doc', () => {
@@ -98,10 +112,23 @@ describe('GET /doc', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('allow')).toBe('GET');
     expect(doc30.openapi).toBe('3.0.0');
-    expect(doc30.info).toEqual({ version: '1.0.0', title: expect.any(String), description: expect.stringContaining('openapi=3.1') });
+    expect(doc30.info).toEqual({
+      version: '1.0.0',
+      title: expect.any(String),
+      description: expect.stringContaining('openapi=3.1'),
+    });
     expect(doc30.servers).toEqual([{ url: `${SITE}${API}/` }]);
     expect(Object.keys(doc30.components.schemas)).toEqual(
-      expect.arrayContaining(['ImageSize', 'CostDetails', 'Term', 'Image', 'DateDetails', 'Event', 'Venue', 'Organizer']),
+      expect.arrayContaining([
+        'ImageSize',
+        'CostDetails',
+        'Term',
+        'Image',
+        'DateDetails',
+        'Event',
+        'Venue',
+        'Organizer',
+      ]),
     );
   });
 
@@ -161,8 +188,12 @@ describe('GET /doc', () => {
     expect(codes('/events/{id}', 'delete')).toEqual(['200', '400', '401', '403', '404', '410']);
     const list = doc30.paths['/events'].get.responses['200'];
     expect(list.headers).toHaveProperty('X-TEC-Total');
-    expect(list.content['application/json'].schema.properties.events.items).toEqual({ $ref: '#/components/schemas/Event' });
-    expect(doc30.paths['/events/{id}'].get.responses['404'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+    expect(list.content['application/json'].schema.properties.events.items).toEqual({
+      $ref: '#/components/schemas/Event',
+    });
+    expect(doc30.paths['/events/{id}'].get.responses['404'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/Error',
+    });
   });
 
   it('says how to sign in: optional for reads, required for writes', () => {
@@ -171,7 +202,8 @@ describe('GET /doc', () => {
     for (const [path, item] of Object.entries<any>(doc30.paths)) {
       for (const [method, operation] of Object.entries<any>(item)) {
         if (method === 'get') expect(operation.security, path).toBeUndefined();
-        else expect(operation.security, `${method} ${path}`).toEqual([{ applicationPassword: [] }, { bearerToken: [] }]);
+        else
+          expect(operation.security, `${method} ${path}`).toEqual([{ applicationPassword: [] }, { bearerToken: [] }]);
       }
     }
   });
@@ -188,7 +220,10 @@ describe('GET /doc', () => {
     expect(schemas.Event.properties.cost_details.allOf).toEqual([{ $ref: '#/components/schemas/CostDetails' }]);
     expect(schemas.Event.properties.start_date_details.allOf).toEqual([{ $ref: '#/components/schemas/DateDetails' }]);
     expect(schemas.Image.properties.sizes.type).toBe('object');
-    expect(schemas.Event.properties.image.oneOf).toEqual([{ $ref: '#/components/schemas/Image' }, { type: 'boolean', enum: [false] }]);
+    expect(schemas.Event.properties.image.oneOf).toEqual([
+      { $ref: '#/components/schemas/Image' },
+      { type: 'boolean', enum: [false] },
+    ]);
   });
 
   it('is also answered under the tribe/events/v1 alias and with ?rest_route=', async () => {
@@ -221,11 +256,17 @@ describe('GET /doc in other languages', () => {
       }
     }
     expect(compared).toBeGreaterThan(50);
-    expect(docDe.components.schemas.Event.properties.title.description).not.toBe(doc30.components.schemas.Event.properties.title.description);
+    expect(docDe.components.schemas.Event.properties.title.description).not.toBe(
+      doc30.components.schemas.Event.properties.title.description,
+    );
   });
 
   it('answers French and Spanish too, and English for an unknown language segment', async () => {
-    const [french, spanish, unknown] = await Promise.all([getJson(`/fr${API}/doc`), getJson(`/es${API}/doc`), getJson(`/it${API}/doc`)]);
+    const [french, spanish, unknown] = await Promise.all([
+      getJson(`/fr${API}/doc`),
+      getJson(`/es${API}/doc`),
+      getJson(`/it${API}/doc`),
+    ]);
     expect(french.info.description).not.toBe(doc30.info.description);
     expect(spanish.info.description).not.toBe(doc30.info.description);
     expect(spanish.info.description).not.toBe(french.info.description);
@@ -246,7 +287,8 @@ describe('GET /doc?openapi=3.1', () => {
   });
 
   it('uses JSON Schema 2020-12 forms in 3.1 and their 3.0 equivalents in 3.0', () => {
-    const venue = (doc: any) => doc.paths['/events'].post.requestBody.content['application/json'].schema.properties.venue;
+    const venue = (doc: any) =>
+      doc.paths['/events'].post.requestBody.content['application/json'].schema.properties.venue;
     expect(venue(doc31).oneOf).toContainEqual({ type: 'null' });
     expect(venue(doc30).nullable).toBe(true);
     expect(doc31.components.schemas.Event.properties.image.oneOf).toContainEqual({ const: false });
@@ -289,13 +331,21 @@ describe('message catalogues', () => {
     const english = DOC_CATALOGUES.en;
     for (const language of LANGUAGES) {
       const catalogue = DOC_CATALOGUES[language] as Record<string, string>;
-      expect(Object.keys(english).filter((key) => !catalogue[key]?.trim()), `/doc texts missing in ${language}`).toEqual([]);
-      expect(Object.keys(catalogue).filter((key) => !(key in english)), `/doc texts unknown in ${language}`).toEqual([]);
+      expect(
+        Object.keys(english).filter((key) => !catalogue[key]?.trim()),
+        `/doc texts missing in ${language}`,
+      ).toEqual([]);
+      expect(
+        Object.keys(catalogue).filter((key) => !(key in english)),
+        `/doc texts unknown in ${language}`,
+      ).toEqual([]);
     }
   });
 
   it('has a description for every parameter a route declares', () => {
-    const keys = ROUTES.flatMap((route) => route.endpoints.flatMap((e) => Object.values(e.params as ParamDeclaration).map((p) => p.description)));
+    const keys = ROUTES.flatMap((route) =>
+      route.endpoints.flatMap((e) => Object.values(e.params as ParamDeclaration).map((p) => p.description)),
+    );
     expect(keys.filter((key) => !(key in en))).toEqual([]);
   });
 });
@@ -317,10 +367,14 @@ describe('namespace index and OPTIONS', () => {
         const args = entry.endpoints[i].args;
         expect(Object.keys(args).sort(), key).toEqual(Object.keys(endpoint.params).sort());
         for (const [name, param] of Object.entries(endpoint.params as ParamDeclaration)) {
-          expect(args[name], `${key} ${name}`).toMatchObject({ required: !!param.required, description: describeParam(param.description, 'en') });
+          expect(args[name], `${key} ${name}`).toMatchObject({
+            required: !!param.required,
+            description: describeParam(param.description, 'en'),
+          });
         }
       });
-      if (pathNames(route.pattern).length === 0) expect(entry._links.self).toEqual([{ href: `${SITE}${API}${route.pattern}` }]);
+      if (pathNames(route.pattern).length === 0)
+        expect(entry._links.self).toEqual([{ href: `${SITE}${API}${route.pattern}` }]);
       else expect(entry._links, key).toBeUndefined();
     }
   });
@@ -334,7 +388,10 @@ describe('namespace index and OPTIONS', () => {
       expect(response.headers.get('allow'), path).toBe(methods.join(', '));
       const body = await response.json();
       expect(body, path).toMatchObject({ namespace: 'calendar/events/v1', methods });
-      expect(body.endpoints.map((e: any) => e.methods), path).toEqual(route.endpoints.map((e) => [...e.methods]));
+      expect(
+        body.endpoints.map((e: any) => e.methods),
+        path,
+      ).toEqual(route.endpoints.map((e) => [...e.methods]));
     }
   });
 });
@@ -350,7 +407,14 @@ describe('the component schemas', () => {
   function strict(value: unknown): unknown {
     if (Array.isArray(value)) return value.map(strict);
     if (!value || typeof value !== 'object') return value;
-    const copy = Object.fromEntries(Object.entries(value).map(([key, child]) => [key, key === 'properties' ? Object.fromEntries(Object.entries(child as object).map(([name, sub]) => [name, strict(sub)])) : strict(child)]));
+    const copy = Object.fromEntries(
+      Object.entries(value).map(([key, child]) => [
+        key,
+        key === 'properties'
+          ? Object.fromEntries(Object.entries(child as object).map(([name, sub]) => [name, strict(sub)]))
+          : strict(child),
+      ]),
+    );
     if ('properties' in copy && !('additionalProperties' in copy)) copy.additionalProperties = false;
     return copy;
   }
@@ -363,7 +427,10 @@ describe('the component schemas', () => {
     ajv.addFormat('double', true);
     ajv.addSchema({ $id: 'https://doc.test/openapi.json', components: strict(doc.components) });
     return (schema: unknown, value: unknown, where: string) => {
-      const validate = ajv.compile({ $id: `https://doc.test/${unique('check')}.json`, ...(strict({ x: schema }) as any).x });
+      const validate = ajv.compile({
+        $id: `https://doc.test/${unique('check')}.json`,
+        ...(strict({ x: schema }) as any).x,
+      });
       const valid = validate(value);
       expect(valid ? [] : validate.errors, where).toEqual([]);
     };
@@ -372,8 +439,17 @@ describe('the component schemas', () => {
   it('describe every record, list and error the routes answer, key by key (3.0 and 3.1)', async () => {
     // The change feed answers records only after a cursor: the one of now, before the records below are made.
     const since = (await getJson(`${API}/changes`)).next as string;
-    const venue = await createVenue(server, { address: '1 Main Street', city: 'Springfield', latitude: 52.5, longitude: 13.4, website: 'https://hall.example' });
-    const organizers = [await createOrganizer(server, { email: 'a@example.com', phone: '123' }), await createOrganizer(server)];
+    const venue = await createVenue(server, {
+      address: '1 Main Street',
+      city: 'Springfield',
+      latitude: 52.5,
+      longitude: 13.4,
+      website: 'https://hall.example',
+    });
+    const organizers = [
+      await createOrganizer(server, { email: 'a@example.com', phone: '123' }),
+      await createOrganizer(server),
+    ];
     const category = await createCategory(server);
     const tag = await createTag(server);
     const start = daysFromNow(3);
@@ -393,29 +469,48 @@ describe('the component schemas', () => {
     for (const doc of [doc30, doc31]) {
       const check = validatorFor(doc);
       // Read the path ref'd schemas through the document: `#/components/...` resolves against openapi.json.
-      const rebase = (schema: any): any => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"https://doc.test/openapi.json#/components/'));
+      const rebase = (schema: any): any =>
+        JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"https://doc.test/openapi.json#/components/'));
       let lists = 0;
       for (const route of ROUTES) {
         const path = openApiPath(route.pattern);
         if (path === '/doc' || pathNames(route.pattern).length || !answersJson(doc, path)) continue;
         const list = await getJson(`${API}${path}${path === '/changes' ? `?since=${since}` : ''}`);
-        check(rebase(doc.paths[path].get.responses['200'].content['application/json'].schema), list, `GET ${path} (${doc.openapi})`);
+        check(
+          rebase(doc.paths[path].get.responses['200'].content['application/json'].schema),
+          list,
+          `GET ${path} (${doc.openapi})`,
+        );
         const records: any[] = Object.values(list).find(Array.isArray) as any[];
         expect(records.length, `GET ${path} has records`).toBeGreaterThan(0);
         lists++;
-        for (const single of ROUTES.filter((r) => r.pattern.startsWith(`${route.pattern}/`) && r.endpoints.some((e) => e.methods.includes('GET')))) {
+        for (const single of ROUTES.filter(
+          (r) => r.pattern.startsWith(`${route.pattern}/`) && r.endpoints.some((e) => e.methods.includes('GET')),
+        )) {
           const singlePath = openApiPath(single.pattern);
           if (!answersJson(doc, singlePath)) continue;
           const url = singlePath.replace(/\{(\w+)\}/g, (_, name) => String(records[0][name]));
           const record = await getJson(`${API}${url}`);
-          check(rebase(doc.paths[singlePath].get.responses['200'].content['application/json'].schema), record, `GET ${url} (${doc.openapi})`);
+          check(
+            rebase(doc.paths[singlePath].get.responses['200'].content['application/json'].schema),
+            record,
+            `GET ${url} (${doc.openapi})`,
+          );
         }
       }
       expect(lists).toBeGreaterThan(0);
       const missing = await fetch(`${server.url}${API}/events/99999999`);
-      check(rebase(doc.paths['/events/{id}'].get.responses['404'].content['application/json'].schema), await missing.json(), 'error');
+      check(
+        rebase(doc.paths['/events/{id}'].get.responses['404'].content['application/json'].schema),
+        await missing.json(),
+        'error',
+      );
       const invalid = await fetch(`${server.url}${API}/events?per_page=abc`);
-      check(rebase(doc.paths['/events'].get.responses['400'].content['application/json'].schema), await invalid.json(), 'error');
+      check(
+        rebase(doc.paths['/events'].get.responses['400'].content['application/json'].schema),
+        await invalid.json(),
+        'error',
+      );
     }
   });
 });

@@ -1,7 +1,17 @@
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unique } from './support/factories.js';
-import { dayAt, EMBEDDED_TERM_KEYS, eventKeys, inOrder, ORGANIZER_KEY_ORDER, restClient, VENUE_KEY_ORDER, type RestClient, type RestResponse } from './support/rest.js';
+import {
+  dayAt,
+  EMBEDDED_TERM_KEYS,
+  eventKeys,
+  inOrder,
+  ORGANIZER_KEY_ORDER,
+  restClient,
+  VENUE_KEY_ORDER,
+  type RestClient,
+  type RestResponse,
+} from './support/rest.js';
 import { assertSchema } from './support/schemas.js';
 import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
 import { startImageServer, type ImageServer } from './support/image-server.js';
@@ -87,7 +97,10 @@ function expectEnvelope(response: RestResponse) {
   expect(response.status, response.text).toBe(200);
   assertSchema('events-envelope', response.body);
   const keys = Object.keys(response.body);
-  expect(inOrder(keys, ['events', 'rest_url', 'next_rest_url', 'previous_rest_url', 'total', 'total_pages']), keys.join()).toBe(true);
+  expect(
+    inOrder(keys, ['events', 'rest_url', 'next_rest_url', 'previous_rest_url', 'total', 'total_pages']),
+    keys.join(),
+  ).toBe(true);
   expect(response.headers.get('x-tec-total')).toBe(String(response.body.total));
   expect(response.headers.get('x-tec-totalpages')).toBe(String(response.body.total_pages));
   for (const event of response.body.events) expectEventShape(event);
@@ -96,7 +109,9 @@ function expectEnvelope(response: RestResponse) {
 /** The default window as rest_url shows it (decision 16), read before and after a request to survive midnight. */
 function defaultWindow(): string[] {
   const now = DateTime.utc();
-  return [`start_date=${now.toFormat('yyyy-MM-dd')} 00:00:00&end_date=${now.plus({ years: 2 }).toFormat('yyyy-MM-dd')} 23:59:59`];
+  return [
+    `start_date=${now.toFormat('yyyy-MM-dd')} 00:00:00&end_date=${now.plus({ years: 2 }).toFormat('yyyy-MM-dd')} 23:59:59`,
+  ];
 }
 
 describe('GET /events on an empty database', () => {
@@ -120,7 +135,9 @@ describe('GET /events on an empty database', () => {
     expect(response.headers.get('x-tec-total')).toBe('0');
     expect(response.headers.get('x-tec-totalpages')).toBe('0');
     // Defaults: page 1, per_page 10 (decision 2), the whole-day window (decision 16), status=publish for anonymous.
-    expect(windows.map((window) => `${API}/events/?page=1&per_page=10&${window}&status=publish`)).toContain(response.body.rest_url);
+    expect(windows.map((window) => `${API}/events/?page=1&per_page=10&${window}&status=publish`)).toContain(
+      response.body.rest_url,
+    );
   });
 
   it('sends the headers WordPress REST clients expect, X-TEC-* exposed to browsers (decision 5)', async () => {
@@ -153,13 +170,22 @@ describe('GET /events: default window, ordering and paging', () => {
       (await newEvent({ title, start_date: start, end_date: end, ...extra }, client)).id as number;
     // Created out of start order, so the list order is the server's doing. Two share a start: ID breaks the tie.
     const later = [];
-    for (let day = 10; day >= 1; day--) later.push({ day, id: await make(`Day ${day}`, dayAt(day), dayAt(day, '11:00:00')) });
+    for (let day = 10; day >= 1; day--)
+      later.push({ day, id: await make(`Day ${day}`, dayAt(day), dayAt(day, '11:00:00')) });
     const twinA = await make('Twin A', dayAt(5, '10:00:00'), dayAt(5, '10:30:00'));
     const early = await make('Early today', dayAt(0, '00:00:00'), dayAt(0, '00:30:00'));
-    const edge = await make('Edge of window', dayAt(0, '10:00:00').replace(/^\d{4}/, (y) => String(Number(y) + 2)), dayAt(0, '11:00:00').replace(/^\d{4}/, (y) => String(Number(y) + 2)));
+    const edge = await make(
+      'Edge of window',
+      dayAt(0, '10:00:00').replace(/^\d{4}/, (y) => String(Number(y) + 2)),
+      dayAt(0, '11:00:00').replace(/^\d{4}/, (y) => String(Number(y) + 2)),
+    );
     outside.past = await make('Yesterday', dayAt(-1), dayAt(-1, '11:00:00'));
     outside.running = await make('Running since yesterday', dayAt(-1, '22:00:00'), dayAt(1, '08:00:00'));
-    outside.far = await make('Too far', dayAt(2, '10:00:00').replace(/^\d{4}/, (y) => String(Number(y) + 2)), dayAt(2, '11:00:00').replace(/^\d{4}/, (y) => String(Number(y) + 2)));
+    outside.far = await make(
+      'Too far',
+      dayAt(2, '10:00:00').replace(/^\d{4}/, (y) => String(Number(y) + 2)),
+      dayAt(2, '11:00:00').replace(/^\d{4}/, (y) => String(Number(y) + 2)),
+    );
     outside.hidden = await make('Hidden', dayAt(2), dayAt(2, '11:00:00'), { hide_from_listings: true });
     outside.draft = await make('Draft', dayAt(2), dayAt(2, '11:00:00'), { status: 'draft' });
     const byDay = later.sort((a, b) => a.day - b.day).map((entry) => entry.id);
@@ -184,7 +210,9 @@ describe('GET /events: default window, ordering and paging', () => {
     const first = await client.get('/events');
     const window = /start_date=([^&]+)&end_date=([^&]+)/.exec(first.body.rest_url)!;
     const encoded = `start_date=${window[1]!.replace(' ', '+').replace(/:/g, '%3A')}&end_date=${window[2]!.replace(' ', '+').replace(/:/g, '%3A')}`;
-    expect(first.body.rest_url).toBe(`${API}/events/?page=1&per_page=10&start_date=${window[1]}&end_date=${window[2]}&status=publish`);
+    expect(first.body.rest_url).toBe(
+      `${API}/events/?page=1&per_page=10&start_date=${window[1]}&end_date=${window[2]}&status=publish`,
+    );
     expect(first.body.next_rest_url).toBe(`${API}/events/?per_page=10&${encoded}&status=publish&page=2`);
     expect('previous_rest_url' in first.body).toBe(false);
 
@@ -193,7 +221,14 @@ describe('GET /events: default window, ordering and paging', () => {
     expect(second.body.previous_rest_url).toBe(`${API}/events/?per_page=10&${encoded}&status=publish`);
 
     const middle = await client.get('/events', { query: 'per_page=5&page=2' });
-    expect(Object.keys(middle.body)).toEqual(['events', 'rest_url', 'next_rest_url', 'previous_rest_url', 'total', 'total_pages']);
+    expect(Object.keys(middle.body)).toEqual([
+      'events',
+      'rest_url',
+      'next_rest_url',
+      'previous_rest_url',
+      'total',
+      'total_pages',
+    ]);
     expect(middle.body.next_rest_url).toBe(`${API}/events/?per_page=5&${encoded}&status=publish&page=3`);
     expect(middle.body.previous_rest_url).toBe(`${API}/events/?per_page=5&${encoded}&status=publish`);
     expect(ids(middle)).toEqual(inside.slice(5, 10));
@@ -220,22 +255,28 @@ describe('GET /events: default window, ordering and paging', () => {
     expect(ids(await client.get('/events', { query: 'per_page=1' }))).toEqual(inside.slice(0, 1));
   });
 
-  it.each(['abc', '0', '-1', '1.5', ''])('refuses per_page=%s with 400 rest_invalid_param naming per_page', async (value) => {
-    const response = await client.get('/events', { query: `per_page=${value}` });
-    expectError(response, 400, 'rest_invalid_param', 'per_page');
-    expect(response.body).toEqual({
-      code: 'rest_invalid_param',
-      message: 'Invalid parameter(s): per_page',
-      data: { status: 400, params: { per_page: 'Invalid parameter.' }, details: [] },
-    });
-  });
+  it.each(['abc', '0', '-1', '1.5', ''])(
+    'refuses per_page=%s with 400 rest_invalid_param naming per_page',
+    async (value) => {
+      const response = await client.get('/events', { query: `per_page=${value}` });
+      expectError(response, 400, 'rest_invalid_param', 'per_page');
+      expect(response.body).toEqual({
+        code: 'rest_invalid_param',
+        message: 'Invalid parameter(s): per_page',
+        data: { status: 400, params: { per_page: 'Invalid parameter.' }, details: [] },
+      });
+    },
+  );
 
   it.each(['0', '-1', 'abc'])('refuses page=%s with 400 rest_invalid_param naming page', async (value) => {
     expectError(await client.get('/events', { query: `page=${value}` }), 400, 'rest_invalid_param', 'page');
   });
 
   it('keeps ignoring the default window for include (decision 10) and for the relative bounds', async () => {
-    expect(ids(await client.get('/events', { query: `include=${outside.past},${outside.far}` }))).toEqual([outside.past, outside.far]);
+    expect(ids(await client.get('/events', { query: `include=${outside.past},${outside.far}` }))).toEqual([
+      outside.past,
+      outside.far,
+    ]);
     const relative = await client.get('/events', { query: `starts_before=${dayAt(0).slice(0, 10)}` });
     // starts_before is rounded to the end of its day (§6.1): yesterday's, the running one and today's early event.
     expect(ids(relative)).toEqual([outside.past, outside.running, inside[0]]);
@@ -243,7 +284,10 @@ describe('GET /events: default window, ordering and paging', () => {
   });
 
   it('repeats the filters in rest_url and the page links as the original prints them', async () => {
-    const listed = await client.get('/events', { query: 'featured=1&ticketed=0&starts_after=2031-03-10&ends_before=2031-03-12 18:30&per_page=1&geoloc=yes&include[]=1&include[]=2' });
+    const listed = await client.get('/events', {
+      query:
+        'featured=1&ticketed=0&starts_after=2031-03-10&ends_before=2031-03-12 18:30&per_page=1&geoloc=yes&include[]=1&include[]=2',
+    });
     expect(listed.status, listed.text).toBe(200);
     const url = listed.body.rest_url as string;
     expect(url).toContain('&featured=1&');
@@ -269,9 +313,21 @@ describe('GET /events: default window, ordering and paging', () => {
 describe('GET /events filters', () => {
   it('filters by start_date / end_date as whole days, or exactly with strict_dates', async () => {
     const scope = await isolatedCategory();
-    const morning = await newEvent({ categories: [scope.id], start_date: '2031-03-10 09:00:00', end_date: '2031-03-10 10:00:00' });
-    const afternoon = await newEvent({ categories: [scope.id], start_date: '2031-03-10 14:00:00', end_date: '2031-03-10 15:00:00' });
-    const nextDay = await newEvent({ categories: [scope.id], start_date: '2031-03-11 09:00:00', end_date: '2031-03-11 10:00:00' });
+    const morning = await newEvent({
+      categories: [scope.id],
+      start_date: '2031-03-10 09:00:00',
+      end_date: '2031-03-10 10:00:00',
+    });
+    const afternoon = await newEvent({
+      categories: [scope.id],
+      start_date: '2031-03-10 14:00:00',
+      end_date: '2031-03-10 15:00:00',
+    });
+    const nextDay = await newEvent({
+      categories: [scope.id],
+      start_date: '2031-03-11 09:00:00',
+      end_date: '2031-03-11 10:00:00',
+    });
     const list = (query: string) => rest.get('/events', { query: `categories=${scope.slug}&${query}` });
 
     const fromNoon = await list('start_date=2031-03-10 12:00:00&end_date=2031-03-10 12:00:00');
@@ -281,8 +337,15 @@ describe('GET /events filters', () => {
     const strict = await list('start_date=2031-03-10 12:00:00&end_date=2031-03-11 09:30:00&strict_dates=true');
     expect(ids(strict)).toEqual([afternoon.id]);
     expect(strict.body.rest_url).toContain('&start_date=2031-03-10 12:00:00&end_date=2031-03-11 09:30:00&');
-    expect(ids(await list('start_date=2031-03-10 12:00:00&end_date=2031-03-11 10:00:00&strict_dates=1'))).toEqual([afternoon.id, nextDay.id]);
-    expect(ids(await list('start_date=2031-03-10&end_date=2031-03-11&strict_dates=false'))).toEqual([morning.id, afternoon.id, nextDay.id]);
+    expect(ids(await list('start_date=2031-03-10 12:00:00&end_date=2031-03-11 10:00:00&strict_dates=1'))).toEqual([
+      afternoon.id,
+      nextDay.id,
+    ]);
+    expect(ids(await list('start_date=2031-03-10&end_date=2031-03-11&strict_dates=false'))).toEqual([
+      morning.id,
+      afternoon.id,
+      nextDay.id,
+    ]);
     expect(ids(await list('start_date=2031-03-11&end_date=2031-03-11'))).toEqual([nextDay.id]);
     // The default end (two years from now) still applies when only start_date is sent.
     expect(ids(await list('start_date=2031-03-11'))).toEqual([]);
@@ -290,14 +353,18 @@ describe('GET /events filters', () => {
     expect(ids(await list('start_date=2031-03-11T00:00:00Z&end_date=2031-03-12'))).toEqual([nextDay.id]);
     const timestamp = Math.floor(Date.parse('2031-03-10T13:00:00Z') / 1000);
     expect(ids(await list(`start_date=${timestamp}&end_date=2031-03-10&strict_dates=yes`))).toEqual([]);
-    expect(ids(await list(`start_date=${timestamp}&end_date=2031-03-10 23:00:00&strict_dates=yes`))).toEqual([afternoon.id]);
+    expect(ids(await list(`start_date=${timestamp}&end_date=2031-03-10 23:00:00&strict_dates=yes`))).toEqual([
+      afternoon.id,
+    ]);
   });
 
   it('filters by starts_before/after and ends_before/after, rounded to the end of the day unless strict', async () => {
     const scope = await isolatedCategory();
-    const make = (day: string) => newEvent({ categories: [scope.id], start_date: `2001-05-${day} 10:00:00`, end_date: `2001-05-${day} 11:00:00` });
+    const make = (day: string) =>
+      newEvent({ categories: [scope.id], start_date: `2001-05-${day} 10:00:00`, end_date: `2001-05-${day} 11:00:00` });
     const [d1, d2, d3] = [await make('01'), await make('02'), await make('03')];
-    const list = async (query: string) => ids(await rest.get('/events', { query: `categories=${scope.slug}&${query}` }));
+    const list = async (query: string) =>
+      ids(await rest.get('/events', { query: `categories=${scope.slug}&${query}` }));
     // The defaulted window is dropped as soon as a relative bound is given (these are in 2001).
     expect(await list('starts_after=2001-05-01')).toEqual([d2.id, d3.id]);
     expect(await list('starts_before=2001-05-02')).toEqual([d1.id, d2.id]);
@@ -309,7 +376,9 @@ describe('GET /events filters', () => {
     // An explicit start_date is kept beside a relative bound.
     expect(await list('start_date=2001-05-02&starts_before=2001-05-03')).toEqual([d2.id, d3.id]);
     const response = await rest.get('/events', { query: `categories=${scope.slug}&starts_after=2001-05-01` });
-    expect(response.body.rest_url).toBe(`${API}/events/?page=1&per_page=10&categories=${scope.slug}&status=publish&starts_after=2001-05-01 00:00:00`);
+    expect(response.body.rest_url).toBe(
+      `${API}/events/?page=1&per_page=10&categories=${scope.slug}&status=publish&starts_after=2001-05-01 00:00:00`,
+    );
   });
 
   it.each(['start_date', 'end_date', 'starts_before', 'starts_after', 'ends_before', 'ends_after'])(
@@ -324,9 +393,19 @@ describe('GET /events filters', () => {
     const percent = await newEvent({ title: `${word} 100% fun` });
     const underscore = await newEvent({ title: `${word} snake_case` });
     await newEvent({ title: `${word} plain` });
-    expect(ids(await rest.get('/events', { query: `search=${encodeURIComponent(`${word} 100%`)}` }))).toEqual([percent.id]);
-    expect(ids(await rest.get('/events', { query: `search=${encodeURIComponent('%')}&include=${percent.id},${underscore.id}` }))).toEqual([percent.id]);
-    expect(ids(await rest.get('/events', { query: `search=_&include=${percent.id},${underscore.id}` }))).toEqual([underscore.id]);
+    expect(ids(await rest.get('/events', { query: `search=${encodeURIComponent(`${word} 100%`)}` }))).toEqual([
+      percent.id,
+    ]);
+    expect(
+      ids(
+        await rest.get('/events', {
+          query: `search=${encodeURIComponent('%')}&include=${percent.id},${underscore.id}`,
+        }),
+      ),
+    ).toEqual([percent.id]);
+    expect(ids(await rest.get('/events', { query: `search=_&include=${percent.id},${underscore.id}` }))).toEqual([
+      underscore.id,
+    ]);
   });
 
   it('searches title, description and excerpt; an empty search is a 400', async () => {
@@ -356,7 +435,12 @@ describe('GET /events filters', () => {
     expect(await list(`tags[]=${tag.slug}`)).toEqual([a.id]);
     expect(await list(`categories=${categoryB.id}&tags=${tag.id}`)).toEqual([]);
     expectError(await rest.get('/events', { query: 'categories=999999' }), 400, 'rest_invalid_param', 'categories');
-    expectError(await rest.get('/events', { query: `categories=${categoryA.id},no-such-category` }), 400, 'rest_invalid_param', 'categories');
+    expectError(
+      await rest.get('/events', { query: `categories=${categoryA.id},no-such-category` }),
+      400,
+      'rest_invalid_param',
+      'categories',
+    );
     expectError(await rest.get('/events', { query: 'tags=no-such-tag' }), 400, 'rest_invalid_param', 'tags');
     // A category slug is not a tag.
     expectError(await rest.get('/events', { query: `tags=${categoryA.slug}` }), 400, 'rest_invalid_param', 'tags');
@@ -364,18 +448,36 @@ describe('GET /events filters', () => {
 
   it('filters by venue and organizer IDs (CSV or a[]); unknown or non-numeric IDs are 400', async () => {
     const scope = await isolatedCategory();
-    const a = await newEvent({ categories: [scope.id], venue: { venue: unique('Hall') }, organizer: { organizer: unique('Org') } });
-    const b = await newEvent({ categories: [scope.id], venue: { venue: unique('Hall') }, organizer: [{ organizer: unique('Org') }, a.organizer[0].id] });
+    const a = await newEvent({
+      categories: [scope.id],
+      venue: { venue: unique('Hall') },
+      organizer: { organizer: unique('Org') },
+    });
+    const b = await newEvent({
+      categories: [scope.id],
+      venue: { venue: unique('Hall') },
+      organizer: [{ organizer: unique('Org') }, a.organizer[0].id],
+    });
     await newEvent({ categories: [scope.id] });
-    const list = async (query: string) => ids(await rest.get('/events', { query: `categories=${scope.slug}&${query}` }));
+    const list = async (query: string) =>
+      ids(await rest.get('/events', { query: `categories=${scope.slug}&${query}` }));
     expect(await list(`venue=${a.venue.id}`)).toEqual([a.id]);
     expect(await list(`venue=${a.venue.id},${b.venue.id}`)).toEqual([a.id, b.id]);
     expect(await list(`venue[]=${b.venue.id}`)).toEqual([b.id]);
     expect(await list(`organizer=${a.organizer[0].id}`)).toEqual([a.id, b.id]);
     expect(await list(`organizer[]=${b.organizer[0].id}`)).toEqual([b.id]);
-    const response = await rest.get('/events', { query: `categories=${scope.slug}&venue[]=${a.venue.id}&venue[]=${b.venue.id}&organizer=${a.organizer[0].id}` });
-    expect(response.body.rest_url).toMatch(new RegExp(`&status=publish&venue=${a.venue.id},${b.venue.id}&organizer=${a.organizer[0].id}$`));
-    for (const [name, value] of [['venue', '999999'], ['venue', 'abc'], ['organizer', '999999'], ['organizer', '0']]) {
+    const response = await rest.get('/events', {
+      query: `categories=${scope.slug}&venue[]=${a.venue.id}&venue[]=${b.venue.id}&organizer=${a.organizer[0].id}`,
+    });
+    expect(response.body.rest_url).toMatch(
+      new RegExp(`&status=publish&venue=${a.venue.id},${b.venue.id}&organizer=${a.organizer[0].id}$`),
+    );
+    for (const [name, value] of [
+      ['venue', '999999'],
+      ['venue', 'abc'],
+      ['organizer', '999999'],
+      ['organizer', '0'],
+    ]) {
       expectError(await rest.get('/events', { query: `${name}=${value}` }), 400, 'rest_invalid_param', name);
     }
   });
@@ -384,7 +486,8 @@ describe('GET /events filters', () => {
     const scope = await isolatedCategory();
     const featured = await newEvent({ categories: [scope.id], featured: true, ticketed: true });
     const plain = await newEvent({ categories: [scope.id] });
-    const list = async (query: string) => ids(await rest.get('/events', { query: `categories=${scope.slug}&${query}` }));
+    const list = async (query: string) =>
+      ids(await rest.get('/events', { query: `categories=${scope.slug}&${query}` }));
     expect(await list('')).toEqual([featured.id, plain.id]);
     for (const yes of ['true', '1', 'yes', 'TRUE']) expect(await list(`featured=${yes}`)).toEqual([featured.id]);
     for (const no of ['false', '0', 'no']) expect(await list(`featured=${no}`)).toEqual([plain.id]);
@@ -399,30 +502,54 @@ describe('GET /events filters', () => {
   it('lets anonymous callers ask for status=publish only (§5)', async () => {
     const scope = await isolatedCategory();
     const published = await newEvent({ categories: [scope.id] });
-    expect(ids(await rest.get('/events', { query: `categories=${scope.slug}&status=publish` }))).toEqual([published.id]);
+    expect(ids(await rest.get('/events', { query: `categories=${scope.slug}&status=publish` }))).toEqual([
+      published.id,
+    ]);
     for (const status of ['draft', 'publish,draft', 'any', 'bogus']) {
       expectError(await rest.get('/events', { query: `status=${status}` }), 400, 'rest_invalid_param', 'status');
     }
-    expectError(await rest.get('/events', { query: 'status[]=publish&status[]=pending' }), 400, 'rest_invalid_param', 'status');
+    expectError(
+      await rest.get('/events', { query: 'status[]=publish&status[]=pending' }),
+      400,
+      'rest_invalid_param',
+      'status',
+    );
   });
 
   it('filters by venue coordinates: geoloc, geoloc_lat + geoloc_lng within a radius (decision 6)', async () => {
     const scope = await isolatedCategory();
-    const berlin = await newEvent({ categories: [scope.id], venue: { venue: unique('Berlin hall'), geo_lat: 52.52, geo_lng: 13.405 } });
-    const potsdam = await newEvent({ categories: [scope.id], venue: { venue: unique('Potsdam hall'), geo_lat: '52.3906', geo_lng: '13.0645' } });
+    const berlin = await newEvent({
+      categories: [scope.id],
+      venue: { venue: unique('Berlin hall'), geo_lat: 52.52, geo_lng: 13.405 },
+    });
+    const potsdam = await newEvent({
+      categories: [scope.id],
+      venue: { venue: unique('Potsdam hall'), geo_lat: '52.3906', geo_lng: '13.0645' },
+    });
     const nowhere = await newEvent({ categories: [scope.id], venue: { venue: unique('No coordinates') } });
     const online = await newEvent({ categories: [scope.id] });
     expect(berlin.venue.geo_lat).toBe(52.52);
     expect(berlin.venue.geo_lng).toBe(13.405);
-    const list = async (query: string) => ids(await rest.get('/events', { query: `categories=${scope.slug}&${query}` }));
+    const list = async (query: string) =>
+      ids(await rest.get('/events', { query: `categories=${scope.slug}&${query}` }));
     expect(await list('geoloc=true')).toEqual([berlin.id, potsdam.id]);
     expect(await list('geoloc=0')).toEqual([nowhere.id, online.id]);
     expect(await list('geoloc_lat=52.52&geoloc_lng=13.40')).toEqual([berlin.id]);
     expect(await list('geoloc_lat=52.52&geoloc_lng=13.40&geoloc_radius=50')).toEqual([berlin.id, potsdam.id]);
     expectError(await rest.get('/events', { query: 'geoloc_lat=52.5' }), 400, 'rest_invalid_param', 'geoloc_lng');
     expectError(await rest.get('/events', { query: 'geoloc_lng=13.4' }), 400, 'rest_invalid_param', 'geoloc_lat');
-    expectError(await rest.get('/events', { query: 'geoloc_lat=abc&geoloc_lng=13.4' }), 400, 'rest_invalid_param', 'geoloc_lat');
-    expectError(await rest.get('/events', { query: 'geoloc_lat=91&geoloc_lng=13.4' }), 400, 'rest_invalid_param', 'geoloc_lat');
+    expectError(
+      await rest.get('/events', { query: 'geoloc_lat=abc&geoloc_lng=13.4' }),
+      400,
+      'rest_invalid_param',
+      'geoloc_lat',
+    );
+    expectError(
+      await rest.get('/events', { query: 'geoloc_lat=91&geoloc_lng=13.4' }),
+      400,
+      'rest_invalid_param',
+      'geoloc_lat',
+    );
     expectError(await rest.get('/events', { query: 'geoloc=perhaps' }), 400, 'rest_invalid_param', 'geoloc');
   });
 
@@ -431,11 +558,14 @@ describe('GET /events filters', () => {
     const soon = await newEvent({});
     const response = await rest.get('/events', { query: `include=${soon.id},${old.id}` });
     expect(ids(response)).toEqual([old.id, soon.id]);
-    expect(response.body.rest_url).toBe(`${API}/events/?page=1&per_page=10&status=publish&include=${soon.id},${old.id}`);
+    expect(response.body.rest_url).toBe(
+      `${API}/events/?page=1&per_page=10&status=publish&include=${soon.id},${old.id}`,
+    );
     expect(ids(await rest.get('/events', { query: `include[]=${old.id}` }))).toEqual([old.id]);
     // include ignores even an explicit window, as documented.
     expect(ids(await rest.get('/events', { query: `include=${old.id}&start_date=2020-01-01` }))).toEqual([old.id]);
-    for (const bad of ['abc', '0', '-3', '1,x']) expectError(await rest.get('/events', { query: `include=${bad}` }), 400, 'rest_invalid_param', 'include');
+    for (const bad of ['abc', '0', '-3', '1,x'])
+      expectError(await rest.get('/events', { query: `include=${bad}` }), 400, 'rest_invalid_param', 'include');
   });
 
   it('filters by post_parent, which must be an existing event', async () => {
@@ -457,7 +587,14 @@ describe('GET /events filters', () => {
 describe('POST /events (create)', () => {
   it('answers 201 with the full event, in the original key order, without json_ld (§4.1)', async () => {
     const response = await rest.post('/events', {
-      json: { title: 'Created sample', description: '<p>Created via REST</p>', start_date: '2031-12-11 10:00:00', end_date: '2031-12-11 12:00:00', cost: '15', featured: true },
+      json: {
+        title: 'Created sample',
+        description: '<p>Created via REST</p>',
+        start_date: '2031-12-11 10:00:00',
+        end_date: '2031-12-11 12:00:00',
+        cost: '15',
+        featured: true,
+      },
     });
     expect(response.status, response.text).toBe(201);
     expect(response.headers.get('allow')).toBe('GET, POST');
@@ -502,7 +639,9 @@ describe('POST /events (create)', () => {
       ticketed: false,
     });
     const now = DateTime.utc();
-    expect(Math.abs(DateTime.fromFormat(event.date_utc, 'yyyy-MM-dd HH:mm:ss', { zone: 'utc' }).diff(now).as('seconds'))).toBeLessThan(60);
+    expect(
+      Math.abs(DateTime.fromFormat(event.date_utc, 'yyyy-MM-dd HH:mm:ss', { zone: 'utc' }).diff(now).as('seconds')),
+    ).toBeLessThan(60);
   });
 
   it('lists the missing required parameters with rest_missing_callback_param, before validating the others', async () => {
@@ -513,7 +652,9 @@ describe('POST /events (create)', () => {
       message: 'Missing parameter(s): title, start_date, end_date',
       data: { status: 400, params: ['title', 'start_date', 'end_date'] },
     });
-    const title = await rest.post('/events', { json: { start_date: dayAt(1), end_date: dayAt(1, '11:00:00'), featured: 'maybe' } });
+    const title = await rest.post('/events', {
+      json: { start_date: dayAt(1), end_date: dayAt(1, '11:00:00'), featured: 'maybe' },
+    });
     expect(title.body.data.params).toEqual(['title']);
     expect(title.body.message).toBe('Missing parameter(s): title');
     const dates = await rest.post('/events', { json: { title: 'No dates' } });
@@ -524,20 +665,64 @@ describe('POST /events (create)', () => {
     const base = { title: 'x', start_date: dayAt(1), end_date: dayAt(1, '11:00:00') };
     expectError(await rest.post('/events', { json: { ...base, title: '' } }), 400, 'rest_invalid_param', 'title');
     expectError(await rest.post('/events', { json: { ...base, title: '   ' } }), 400, 'rest_invalid_param', 'title');
-    expectError(await rest.post('/events', { json: { ...base, start_date: 'notadate' } }), 400, 'rest_invalid_param', 'start_date');
+    expectError(
+      await rest.post('/events', { json: { ...base, start_date: 'notadate' } }),
+      400,
+      'rest_invalid_param',
+      'start_date',
+    );
     expectError(await rest.post('/events', { json: { ...base, end_date: '' } }), 400, 'rest_invalid_param', 'end_date');
-    expectError(await rest.post('/events', { json: { ...base, website: 'not a url' } }), 400, 'rest_invalid_param', 'website');
-    expectError(await rest.post('/events', { json: { ...base, all_day: 'perhaps' } }), 400, 'rest_invalid_param', 'all_day');
-    expectError(await rest.post('/events', { json: { ...base, timezone: 'Mars/Olympus' } }), 400, 'rest_invalid_param', 'timezone');
-    expectError(await rest.post('/events', { json: { ...base, status: 'bogus' } }), 400, 'rest_invalid_param', 'status');
+    expectError(
+      await rest.post('/events', { json: { ...base, website: 'not a url' } }),
+      400,
+      'rest_invalid_param',
+      'website',
+    );
+    expectError(
+      await rest.post('/events', { json: { ...base, all_day: 'perhaps' } }),
+      400,
+      'rest_invalid_param',
+      'all_day',
+    );
+    expectError(
+      await rest.post('/events', { json: { ...base, timezone: 'Mars/Olympus' } }),
+      400,
+      'rest_invalid_param',
+      'timezone',
+    );
+    expectError(
+      await rest.post('/events', { json: { ...base, status: 'bogus' } }),
+      400,
+      'rest_invalid_param',
+      'status',
+    );
     expectError(await rest.post('/events', { json: { ...base, author: 999999 } }), 400, 'rest_invalid_param', 'author');
-    expectError(await rest.post('/events', { json: { ...base, post_parent: 999999 } }), 400, 'rest_invalid_param', 'post_parent');
+    expectError(
+      await rest.post('/events', { json: { ...base, post_parent: 999999 } }),
+      400,
+      'rest_invalid_param',
+      'post_parent',
+    );
   });
 
   it('reads dates in the event time zone and all-day events as whole days', async () => {
-    const berlin = await newEvent({ timezone: 'Europe/Berlin', start_date: '2031-01-15 10:00:00', end_date: '2031-01-15 12:00:00' });
-    expect(berlin).toMatchObject({ timezone: 'Europe/Berlin', timezone_abbr: 'CET', start_date: '2031-01-15 10:00:00', utc_start_date: '2031-01-15 09:00:00', utc_end_date: '2031-01-15 11:00:00' });
-    const allDay = await newEvent({ all_day: 'yes', start_date: '2031-02-01 10:00:00', end_date: '2031-02-02 12:00:00' });
+    const berlin = await newEvent({
+      timezone: 'Europe/Berlin',
+      start_date: '2031-01-15 10:00:00',
+      end_date: '2031-01-15 12:00:00',
+    });
+    expect(berlin).toMatchObject({
+      timezone: 'Europe/Berlin',
+      timezone_abbr: 'CET',
+      start_date: '2031-01-15 10:00:00',
+      utc_start_date: '2031-01-15 09:00:00',
+      utc_end_date: '2031-01-15 11:00:00',
+    });
+    const allDay = await newEvent({
+      all_day: 'yes',
+      start_date: '2031-02-01 10:00:00',
+      end_date: '2031-02-02 12:00:00',
+    });
     expect(allDay).toMatchObject({ all_day: true, start_date: '2031-02-01 00:00:00', end_date: '2031-02-02 23:59:59' });
     const relative = await newEvent({ start_date: 'tomorrow 9am', end_date: 'tomorrow 11am' });
     expect(relative.start_date).toBe(dayAt(1, '09:00:00'));
@@ -545,7 +730,9 @@ describe('POST /events (create)', () => {
   });
 
   it('accepts a venue as an ID, as {id} or as an object of fields that creates it', async () => {
-    const created = await newEvent({ venue: { venue: unique('Harbor Hall'), address: '12 Dock St', city: 'Portland', show_map: 'false' } });
+    const created = await newEvent({
+      venue: { venue: unique('Harbor Hall'), address: '12 Dock St', city: 'Portland', show_map: 'false' },
+    });
     const venue = created.venue;
     expect(Array.isArray(venue)).toBe(false);
     expect(venue).toMatchObject({ address: '12 Dock St', city: 'Portland', show_map: false, show_map_link: true });
@@ -560,15 +747,21 @@ describe('POST /events (create)', () => {
   });
 
   it('accepts organizers as one ID, a CSV, or a list mixing IDs, {id} and new organizer objects, in order', async () => {
-    const first = (await newEvent({ organizer: { organizer: unique('Acme'), email: 'acme@example.com' } })).organizer[0];
+    const first = (await newEvent({ organizer: { organizer: unique('Acme'), email: 'acme@example.com' } }))
+      .organizer[0];
     expect(first.email).toBe('acme@example.com');
     const second = (await newEvent({ organizer: [{ organizer: unique('Arts') }] })).organizer[0];
     const name = unique('New org');
-    const mixed = await newEvent({ organizer: [second.id, { organizer: name, phone: '+1 555 0200' }, { id: first.id }] });
+    const mixed = await newEvent({
+      organizer: [second.id, { organizer: name, phone: '+1 555 0200' }, { id: first.id }],
+    });
     expect(mixed.organizer.map((organizer: Json) => organizer.id)).toEqual([second.id, expect.any(Number), first.id]);
     expect(mixed.organizer[1]).toMatchObject({ organizer: name, phone: '+1 555 0200' });
     expect((await newEvent({ organizer: first.id })).organizer.map((o: Json) => o.id)).toEqual([first.id]);
-    expect((await newEvent({ organizer: `${first.id},${second.id}` })).organizer.map((o: Json) => o.id)).toEqual([first.id, second.id]);
+    expect((await newEvent({ organizer: `${first.id},${second.id}` })).organizer.map((o: Json) => o.id)).toEqual([
+      first.id,
+      second.id,
+    ]);
     expect((await newEvent({ organizer: [] })).organizer).toEqual([]);
   });
 
@@ -578,19 +771,43 @@ describe('POST /events (create)', () => {
     const musicId = first.categories[0].id;
     const second = await newEvent({ categories: [musicId, fresh], tags: `${tagName},${tagName.toUpperCase()}` });
     expect(second.categories.map((term: Json) => term.name).sort()).toEqual([music, fresh].sort());
-    expect(second.categories.find((term: Json) => term.id === musicId)).toMatchObject({ name: music, taxonomy: 'tribe_events_cat', count: 2, filter: 'raw', parent: 0, term_group: 0 });
+    expect(second.categories.find((term: Json) => term.id === musicId)).toMatchObject({
+      name: music,
+      taxonomy: 'tribe_events_cat',
+      count: 2,
+      filter: 'raw',
+      parent: 0,
+      term_group: 0,
+    });
     expect(second.tags).toHaveLength(1);
-    expect(second.tags[0]).toMatchObject({ name: tagName, taxonomy: 'post_tag', urls: { self: `${API}/tags/${second.tags[0].id}`, collection: `${API}/tags` } });
+    expect(second.tags[0]).toMatchObject({
+      name: tagName,
+      taxonomy: 'post_tag',
+      urls: { self: `${API}/tags/${second.tags[0].id}`, collection: `${API}/tags` },
+    });
     // By slug too: the same term, not a new one.
     const third = await newEvent({ categories: first.categories[0].slug });
     expect(third.categories.map((term: Json) => term.id)).toEqual([musicId]);
   });
 
   it('refuses an unknown venue ID with 400 naming venue and writes nothing at all', async () => {
-    const [title, category, tag, organizer] = [unique('Bad venue'), unique('NotCreated'), unique('nottag'), unique('NotOrg')];
+    const [title, category, tag, organizer] = [
+      unique('Bad venue'),
+      unique('NotCreated'),
+      unique('nottag'),
+      unique('NotOrg'),
+    ];
     for (const venue of [999999, { id: 999999 }, 'abc', -2]) {
       const response = await rest.post('/events', {
-        json: { title, start_date: dayAt(1), end_date: dayAt(1, '11:00:00'), venue, categories: [category], tags: [tag], organizer: { organizer } },
+        json: {
+          title,
+          start_date: dayAt(1),
+          end_date: dayAt(1, '11:00:00'),
+          venue,
+          categories: [category],
+          tags: [tag],
+          organizer: { organizer },
+        },
       });
       expectError(response, 400, 'rest_invalid_param', 'venue');
     }
@@ -604,21 +821,52 @@ describe('POST /events (create)', () => {
       { title, category, tag, organizer },
       ADMIN_AUTHORIZATION,
     );
-    expect(data).toEqual({ events: { totalCount: 0 }, eventCategories: { totalCount: 0 }, eventTags: { totalCount: 0 }, organizers: { totalCount: 0 } });
+    expect(data).toEqual({
+      events: { totalCount: 0 },
+      eventCategories: { totalCount: 0 },
+      eventTags: { totalCount: 0 },
+      organizers: { totalCount: 0 },
+    });
   });
 
   it('refuses an unknown organizer ID, and a venue object without a name, with 400 naming the parameter', async () => {
     const base = { title: unique('Bad links'), start_date: dayAt(1), end_date: dayAt(1, '11:00:00') };
-    expectError(await rest.post('/events', { json: { ...base, organizer: [999999] } }), 400, 'rest_invalid_param', 'organizer');
-    expectError(await rest.post('/events', { json: { ...base, venue: { city: 'Nowhere' } } }), 400, 'rest_invalid_param', 'venue');
-    expectError(await rest.post('/events', { json: { ...base, organizer: [{ email: 'x@example.com' }] } }), 400, 'rest_invalid_param', 'organizer');
+    expectError(
+      await rest.post('/events', { json: { ...base, organizer: [999999] } }),
+      400,
+      'rest_invalid_param',
+      'organizer',
+    );
+    expectError(
+      await rest.post('/events', { json: { ...base, venue: { city: 'Nowhere' } } }),
+      400,
+      'rest_invalid_param',
+      'venue',
+    );
+    expectError(
+      await rest.post('/events', { json: { ...base, organizer: [{ email: 'x@example.com' }] } }),
+      400,
+      'rest_invalid_param',
+      'organizer',
+    );
   });
 
   it('accepts form-encoded bodies with PHP-style arrays and objects', async () => {
     const [category, venueName] = [unique('FormCat'), unique('Form hall')];
     const org = (await newEvent({ organizer: { organizer: unique('Form org') } })).organizer[0];
     const response = await rest.post('/events', {
-      form: { title: 'Form & event', start_date: dayAt(2), end_date: dayAt(2, '11:00:00'), featured: 'yes', sticky: '1', show_map: 'no', categories: [category], venue: { venue: venueName, city: 'Berlin' }, organizer: [String(org.id)], cost: '20$' },
+      form: {
+        title: 'Form & event',
+        start_date: dayAt(2),
+        end_date: dayAt(2, '11:00:00'),
+        featured: 'yes',
+        sticky: '1',
+        show_map: 'no',
+        categories: [category],
+        venue: { venue: venueName, city: 'Berlin' },
+        organizer: [String(org.id)],
+        cost: '20$',
+      },
     });
     expect(response.status, response.text).toBe(201);
     expect(response.body).toMatchObject({
@@ -637,7 +885,11 @@ describe('POST /events (create)', () => {
   it('answers malformed JSON with 400 rest_invalid_json', async () => {
     const response = await rest.post('/events', { raw: '{"title": ', headers: { 'content-type': 'application/json' } });
     expectError(response, 400, 'rest_invalid_json');
-    expect(response.body).toEqual({ code: 'rest_invalid_json', message: 'Invalid JSON body passed.', data: { status: 400 } });
+    expect(response.body).toEqual({
+      code: 'rest_invalid_json',
+      message: 'Invalid JSON body passed.',
+      data: { status: 400 },
+    });
   });
 
   it('takes cost ranges and keeps the values sorted', async () => {
@@ -645,7 +897,12 @@ describe('POST /events (create)', () => {
     expect(range.cost_details.values).toEqual(['10', '25']);
     const text = await newEvent({ cost: '$10 - $25' });
     expect(text.cost).toBe('$10 – $25');
-    expect(text.cost_details).toEqual({ currency_symbol: '$', currency_code: '', currency_position: 'prefix', values: ['10', '25'] });
+    expect(text.cost_details).toEqual({
+      currency_symbol: '$',
+      currency_code: '',
+      currency_position: 'prefix',
+      values: ['10', '25'],
+    });
     expect((await newEvent({ cost: '0' })).cost).toBe('Free');
   });
 
@@ -653,7 +910,12 @@ describe('POST /events (create)', () => {
     const event = await newEvent({ image: images.at('/poster.jpg') });
     expect(event.image).toMatchObject({ url: images.at('/poster.jpg'), id: expect.any(Number), extension: 'jpg' });
     expect((await newEvent({ image: event.image.id })).image.id).toBe(event.image.id);
-    expectError(await rest.post('/events', { json: { title: 'x', start_date: dayAt(1), end_date: dayAt(1), image: 999999 } }), 400, 'rest_invalid_param', 'image');
+    expectError(
+      await rest.post('/events', { json: { title: 'x', start_date: dayAt(1), end_date: dayAt(1), image: 999999 } }),
+      400,
+      'rest_invalid_param',
+      'image',
+    );
   });
 
   it('refuses PUT and DELETE on the collection with rest_no_route', async () => {
@@ -670,7 +932,9 @@ describe('POST /events (create)', () => {
 describe('GET /events/{id} and /events/by-slug/{slug}', () => {
   it('refuses a query or body value that contradicts the record the path names, and changes nothing', async () => {
     const created = await newEvent();
-    const renamed = await rest.post(`/events/by-slug/${created.slug}`, { json: { slug: unique('other-slug'), title: 'Not applied' } });
+    const renamed = await rest.post(`/events/by-slug/${created.slug}`, {
+      json: { slug: unique('other-slug'), title: 'Not applied' },
+    });
     expectError(renamed, 400, 'rest_invalid_param', 'slug');
     const otherId = await rest.post(`/events/${created.id}`, { json: { id: created.id + 1000, title: 'Not applied' } });
     expectError(otherId, 400, 'rest_invalid_param', 'id');
@@ -682,12 +946,22 @@ describe('GET /events/{id} and /events/by-slug/{slug}', () => {
   });
 
   it('answers a published event with json_ld, the venue and organizers with theirs', async () => {
-    const created = await newEvent({ venue: { venue: unique('Hall'), city: 'Portland' }, organizer: [{ organizer: unique('Acme') }], cost: '10' });
+    const created = await newEvent({
+      venue: { venue: unique('Hall'), city: 'Portland' },
+      organizer: [{ organizer: unique('Acme') }],
+      cost: '10',
+    });
     const response = await rest.get(`/events/${created.id}`);
     expect(response.status).toBe(200);
     expect(response.headers.get('allow')).toBe(SINGLE_ALLOW);
     expectEventShape(response.body, true);
-    expect(response.body.json_ld).toMatchObject({ '@context': 'http://schema.org', '@type': 'Event', name: created.title, url: created.url, location: { '@type': 'Place' } });
+    expect(response.body.json_ld).toMatchObject({
+      '@context': 'http://schema.org',
+      '@type': 'Event',
+      name: created.title,
+      url: created.url,
+      location: { '@type': 'Place' },
+    });
     expect(response.body.venue.json_ld['@type']).toBe('Place');
     const { json_ld: _, ...rest1 } = response.body;
     const stripped = { ...rest1, venue: withoutJsonLd(rest1.venue), organizer: rest1.organizer.map(withoutJsonLd) };
@@ -734,9 +1008,15 @@ describe('GET /events/{id} and /events/by-slug/{slug}', () => {
     expect(bySlug.status).toBe(400);
     expect(bySlug.body).toEqual(unknown.body);
     // A write is refused before the slug is looked at, as WordPress checks permissions first.
-    expectError(await rest.post(`/events/by-slug/${draft.slug}`, { json: { title: 'x' }, headers: { authorization: '' } }), 401, 'rest_forbidden');
+    expectError(
+      await rest.post(`/events/by-slug/${draft.slug}`, { json: { title: 'x' }, headers: { authorization: '' } }),
+      401,
+      'rest_forbidden',
+    );
     // Who may read it gets it.
-    const asAdmin = await rest.get(`/events/by-slug/${draft.slug}`, { headers: { authorization: ADMIN_AUTHORIZATION } });
+    const asAdmin = await rest.get(`/events/by-slug/${draft.slug}`, {
+      headers: { authorization: ADMIN_AUTHORIZATION },
+    });
     expect(asAdmin.status, asAdmin.text).toBe(200);
   });
 
@@ -746,14 +1026,27 @@ describe('GET /events/{id} and /events/by-slug/{slug}', () => {
       `mutation ($input: EventInput!) { result: createEvent(input: $input) { id: databaseId slug } }`,
       {
         input: {
-          title: 'Secret event', description: '<p>Members only details.</p>', excerpt: 'secret', password: 'letmein', cost: '$5',
-          startDate: dayAt(4, '19:00:00'), endDate: dayAt(4, '21:00:00'), featured: true, website: 'https://example.com/secret',
-          categories: [String(scope.id)], tags: [unique('secret')], venues: [{ new: { name: unique('Secret hall') } }],
+          title: 'Secret event',
+          description: '<p>Members only details.</p>',
+          excerpt: 'secret',
+          password: 'letmein',
+          cost: '$5',
+          startDate: dayAt(4, '19:00:00'),
+          endDate: dayAt(4, '21:00:00'),
+          featured: true,
+          website: 'https://example.com/secret',
+          categories: [String(scope.id)],
+          tags: [unique('secret')],
+          venues: [{ new: { name: unique('Secret hall') } }],
           organizers: [{ new: { name: unique('Secret org') } }],
         },
       },
     );
-    for (const route of [`/events/${result.id}`, `/events/by-slug/${result.slug}`, `/events/${result.id}?password=nope`]) {
+    for (const route of [
+      `/events/${result.id}`,
+      `/events/by-slug/${result.slug}`,
+      `/events/${result.id}?password=nope`,
+    ]) {
       const response = await rest.get(route);
       expectError(response, 403, 'event-password-protected');
       expect(response.body.message).toBe('The requested event is password protected');
@@ -762,10 +1055,29 @@ describe('GET /events/{id} and /events/by-slug/{slug}', () => {
     expectEnvelope(list);
     const [event] = list.body.events;
     expect(event).toMatchObject({
-      id: result.id, title: 'Secret event', slug: result.slug, status: 'publish', start_date: dayAt(4, '19:00:00'),
-      description: '', excerpt: '', image: false, all_day: null, cost: '', website: '', show_map: null, show_map_link: null,
-      hide_from_listings: null, sticky: null, featured: null, ticketed: null, categories: [], tags: [], venue: [], organizer: [],
-      custom_fields: [], cost_details: { currency_symbol: '', currency_code: '', currency_position: '', values: [] },
+      id: result.id,
+      title: 'Secret event',
+      slug: result.slug,
+      status: 'publish',
+      start_date: dayAt(4, '19:00:00'),
+      description: '',
+      excerpt: '',
+      image: false,
+      all_day: null,
+      cost: '',
+      website: '',
+      show_map: null,
+      show_map_link: null,
+      hide_from_listings: null,
+      sticky: null,
+      featured: null,
+      ticketed: null,
+      categories: [],
+      tags: [],
+      venue: [],
+      organizer: [],
+      custom_fields: [],
+      cost_details: { currency_symbol: '', currency_code: '', currency_position: '', values: [] },
     });
     // Blanked fields hide nothing the filters would reveal either: the category filter still finds it.
     expect(ids(await rest.get('/events', { query: `categories=${scope.slug}` }))).toEqual([result.id]);
@@ -777,13 +1089,27 @@ describe('GET /events/{id} and /events/by-slug/{slug}', () => {
       `mutation ($input: EventInput!) { result: createEvent(input: $input) { id: databaseId slug } }`,
       {
         input: {
-          title: unique('Unlockable'), description: '<p>Members only details.</p>', excerpt: 'secret', password: 'letmein', cost: '$5',
-          startDate: dayAt(5, '19:00:00'), endDate: dayAt(5, '21:00:00'), featured: true, website: 'https://example.com/unlockable',
-          categories: [String(scope.id)], organizers: [{ new: { name: unique('Members org') } }],
+          title: unique('Unlockable'),
+          description: '<p>Members only details.</p>',
+          excerpt: 'secret',
+          password: 'letmein',
+          cost: '$5',
+          startDate: dayAt(5, '19:00:00'),
+          endDate: dayAt(5, '21:00:00'),
+          featured: true,
+          website: 'https://example.com/unlockable',
+          categories: [String(scope.id)],
+          organizers: [{ new: { name: unique('Members org') } }],
         },
       },
     );
-    const whole = { description: '<p>Members only details.</p>', excerpt: '<p>secret</p>', cost: '$5', website: 'https://example.com/unlockable', featured: true };
+    const whole = {
+      description: '<p>Members only details.</p>',
+      excerpt: '<p>secret</p>',
+      cost: '$5',
+      website: 'https://example.com/unlockable',
+      featured: true,
+    };
     const unlocked = await rest.get(`/events/${result.id}`, { query: { password: 'letmein' } });
     expect(unlocked.status, unlocked.text).toBe(200);
     expectEventShape(unlocked.body, true);
@@ -793,7 +1119,11 @@ describe('GET /events/{id} and /events/by-slug/{slug}', () => {
     expect(bySlug.status, bySlug.text).toBe(200);
     expect(bySlug.body).toEqual(unlocked.body);
     // A wrong password still shuts it; the administrator, who may edit it, needs none.
-    expectError(await rest.get(`/events/by-slug/${result.slug}`, { query: { password: 'LETMEIN' } }), 403, 'event-password-protected');
+    expectError(
+      await rest.get(`/events/by-slug/${result.slug}`, { query: { password: 'LETMEIN' } }),
+      403,
+      'event-password-protected',
+    );
     const asAdmin = await rest.get(`/events/${result.id}`, { headers: { authorization: ADMIN_AUTHORIZATION } });
     expect(asAdmin.status, asAdmin.text).toBe(200);
     expect(asAdmin.body).toEqual(unlocked.body);
@@ -801,7 +1131,9 @@ describe('GET /events/{id} and /events/by-slug/{slug}', () => {
     const list = await rest.get('/events', { query: { include: result.id, password: 'letmein' } });
     expectEnvelope(list);
     expect(list.body.events[0]).toMatchObject({ id: result.id, ...whole });
-    expect((await rest.get('/events', { query: { include: result.id, password: 'nope' } })).body.events[0]).toMatchObject({ id: result.id, description: '', cost: '' });
+    expect(
+      (await rest.get('/events', { query: { include: result.id, password: 'nope' } })).body.events[0],
+    ).toMatchObject({ id: result.id, description: '', cost: '' });
   });
 
   it('does not route non-numeric IDs or an empty slug (404 rest_no_route)', async () => {
@@ -857,17 +1189,44 @@ describe('POST|PUT|PATCH /events/{id} (update)', () => {
     const { title: _t, modified: _m, modified_utc: _mu, ...before } = created;
     expect(title).toBe('Renamed');
     expect(unchanged).toEqual(before);
-    expect(response.body).toMatchObject({ status: 'draft', all_day: true, start_date: '2031-06-01 00:00:00', end_date: '2031-06-02 23:59:59', featured: true, sticky: true, hide_from_listings: true, show_map: false, show_map_link: false, ticketed: true });
+    expect(response.body).toMatchObject({
+      status: 'draft',
+      all_day: true,
+      start_date: '2031-06-01 00:00:00',
+      end_date: '2031-06-02 23:59:59',
+      featured: true,
+      sticky: true,
+      hide_from_listings: true,
+      show_map: false,
+      show_map_link: false,
+      ticketed: true,
+    });
   });
 
   it('changes only what is sent, through POST, PUT and PATCH, JSON or form', async () => {
-    const created = await newEvent({ featured: true, start_date: '2031-07-01 10:00:00', end_date: '2031-07-01 12:00:00' });
-    const put = await rest.put(`/events/${created.id}`, { json: { featured: false, start_date: '2031-07-01 11:00:00', end_date: '2031-07-01 13:30:00' } });
+    const created = await newEvent({
+      featured: true,
+      start_date: '2031-07-01 10:00:00',
+      end_date: '2031-07-01 12:00:00',
+    });
+    const put = await rest.put(`/events/${created.id}`, {
+      json: { featured: false, start_date: '2031-07-01 11:00:00', end_date: '2031-07-01 13:30:00' },
+    });
     expect(put.status, put.text).toBe(200);
-    expect(put.body).toMatchObject({ featured: false, start_date: '2031-07-01 11:00:00', end_date: '2031-07-01 13:30:00', title: created.title });
+    expect(put.body).toMatchObject({
+      featured: false,
+      start_date: '2031-07-01 11:00:00',
+      end_date: '2031-07-01 13:30:00',
+      title: created.title,
+    });
     const patch = await rest.patch(`/events/${created.id}`, { form: { sticky: 'true', all_day: '0' } });
     expect(patch.status, patch.text).toBe(200);
-    expect(patch.body).toMatchObject({ sticky: true, all_day: false, featured: false, start_date: '2031-07-01 11:00:00' });
+    expect(patch.body).toMatchObject({
+      sticky: true,
+      all_day: false,
+      featured: false,
+      start_date: '2031-07-01 11:00:00',
+    });
     // Only the start sent: the end is kept.
     const start = await rest.post(`/events/${created.id}`, { json: { start_date: '2031-07-01 09:00:00' } });
     expect(start.body).toMatchObject({ start_date: '2031-07-01 09:00:00', end_date: '2031-07-01 13:30:00' });
@@ -877,11 +1236,18 @@ describe('POST|PUT|PATCH /events/{id} (update)', () => {
   });
 
   it('replaces or clears links and terms only when they are sent', async () => {
-    const created = await newEvent({ venue: { venue: unique('Hall') }, organizer: [{ organizer: unique('Org') }], categories: [unique('Cat')], tags: [unique('tag')] });
+    const created = await newEvent({
+      venue: { venue: unique('Hall') },
+      organizer: [{ organizer: unique('Org') }],
+      categories: [unique('Cat')],
+      tags: [unique('tag')],
+    });
     const kept = await rest.post(`/events/${created.id}`, { json: { title: 'Still linked' } });
     expect(kept.body.venue.id).toBe(created.venue.id);
     expect(kept.body.organizer).toEqual(created.organizer);
-    const cleared = await rest.post(`/events/${created.id}`, { json: { venue: '', organizer: [], categories: '', tags: [] } });
+    const cleared = await rest.post(`/events/${created.id}`, {
+      json: { venue: '', organizer: [], categories: '', tags: [] },
+    });
     expect(cleared.status, cleared.text).toBe(200);
     expect(cleared.body).toMatchObject({ venue: [], organizer: [], categories: [], tags: [] });
   });
@@ -893,9 +1259,23 @@ describe('POST|PUT|PATCH /events/{id} (update)', () => {
     expectError(await rest.put('/events/999999', { json: { title: 'x' } }), 404, 'rest-event-not-found');
     const created = await newEvent({});
     expectError(await rest.post(`/events/${created.id}`, { json: { title: '' } }), 400, 'rest_invalid_param', 'title');
-    expectError(await rest.post(`/events/${created.id}`, { json: { venue: 999999 } }), 400, 'rest_invalid_param', 'venue');
-    expectError(await rest.post(`/events/${created.id}`, { json: { end_date: 'never' } }), 400, 'rest_invalid_param', 'end_date');
-    expectError(await rest.post(`/events/${created.id}`, { raw: '[', headers: { 'content-type': 'application/json' } }), 400, 'rest_invalid_json');
+    expectError(
+      await rest.post(`/events/${created.id}`, { json: { venue: 999999 } }),
+      400,
+      'rest_invalid_param',
+      'venue',
+    );
+    expectError(
+      await rest.post(`/events/${created.id}`, { json: { end_date: 'never' } }),
+      400,
+      'rest_invalid_param',
+      'end_date',
+    );
+    expectError(
+      await rest.post(`/events/${created.id}`, { raw: '[', headers: { 'content-type': 'application/json' } }),
+      400,
+      'rest_invalid_json',
+    );
     expect((await rest.get(`/events/${created.id}`)).body.title).toBe(created.title);
   });
 
@@ -904,12 +1284,20 @@ describe('POST|PUT|PATCH /events/{id} (update)', () => {
     const response = await rest.post(`/events/by-slug/${created.slug}`, { json: { title: 'Via slug' } });
     expect(response.status, response.text).toBe(200);
     expect(response.body).toMatchObject({ id: created.id, title: 'Via slug', slug: created.slug });
-    expectError(await rest.patch('/events/by-slug/no-such-event', { json: { title: 'x' } }), 400, 'rest_invalid_param', 'slug');
+    expectError(
+      await rest.patch('/events/by-slug/no-such-event', { json: { title: 'x' } }),
+      400,
+      'rest_invalid_param',
+      'slug',
+    );
   });
 
   it('honours X-HTTP-Method-Override and _method on POST', async () => {
     const created = await newEvent({});
-    const patched = await rest.post(`/events/${created.id}`, { json: { title: 'Overridden' }, headers: { 'X-HTTP-Method-Override': 'PATCH' } });
+    const patched = await rest.post(`/events/${created.id}`, {
+      json: { title: 'Overridden' },
+      headers: { 'X-HTTP-Method-Override': 'PATCH' },
+    });
     expect(patched.status).toBe(200);
     expect(patched.body.title).toBe('Overridden');
     const deleted = await rest.post(`/events/${created.id}`, { query: '_method=DELETE' });
@@ -936,7 +1324,11 @@ describe('DELETE /events/{id}', () => {
 
     const again = await rest.delete(`/events/${created.id}`);
     expectError(again, 410, 'event-is-in-trash');
-    expect(again.body).toEqual({ code: 'event-is-in-trash', message: 'The event is already trashed', data: { status: 410 } });
+    expect(again.body).toEqual({
+      code: 'event-is-in-trash',
+      message: 'The event is already trashed',
+      data: { status: 410 },
+    });
     expect(again.headers.get('allow')).toBe(SINGLE_ALLOW);
 
     const read = await rest.get(`/events/${created.id}`);
@@ -956,7 +1348,12 @@ describe('DELETE /events/{id}', () => {
     await rest.delete(`/events/${trashed.id}`);
     expect((await rest.delete(`/events/${trashed.id}`, { query: 'force=1' })).status).toBe(200);
     expectError(await rest.get(`/events/${trashed.id}`), 404, 'rest-event-not-found');
-    expectError(await rest.delete(`/events/${trashed.id}`, { query: 'force=maybe' }), 400, 'rest_invalid_param', 'force');
+    expectError(
+      await rest.delete(`/events/${trashed.id}`, { query: 'force=maybe' }),
+      400,
+      'rest_invalid_param',
+      'force',
+    );
   });
 
   it('deletes by slug; an unknown slug is 400 naming slug; an unknown ID 404', async () => {
@@ -976,9 +1373,18 @@ describe('_fields and _envelope (§9)', () => {
     const response = await rest.get(`/events/${created.id}`, { query: '_fields=title,id' });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ id: created.id, title: created.title });
-    const nested = await rest.get(`/events/${created.id}`, { query: '_fields=id,start_date_details.year,cost_details' });
-    expect(nested.body).toEqual({ id: created.id, start_date_details: { year: created.start_date_details.year }, cost_details: created.cost_details });
-    expect((await rest.get(`/events/${created.id}`, { query: '_fields[]=id&_fields[]=slug' })).body).toEqual({ id: created.id, slug: created.slug });
+    const nested = await rest.get(`/events/${created.id}`, {
+      query: '_fields=id,start_date_details.year,cost_details',
+    });
+    expect(nested.body).toEqual({
+      id: created.id,
+      start_date_details: { year: created.start_date_details.year },
+      cost_details: created.cost_details,
+    });
+    expect((await rest.get(`/events/${created.id}`, { query: '_fields[]=id&_fields[]=slug' })).body).toEqual({
+      id: created.id,
+      slug: created.slug,
+    });
   });
 
   it('filters the list envelope as WordPress does: its own keys, and dotted names into the events', async () => {
@@ -1016,7 +1422,10 @@ describe('_fields and _envelope (§9)', () => {
     expect(error.body.status).toBe(404);
     expect(error.body.body.code).toBe('rest-event-not-found');
 
-    const created201 = await rest.post('/events', { query: '_envelope', json: { title: 'Enveloped', start_date: dayAt(1), end_date: dayAt(1) } });
+    const created201 = await rest.post('/events', {
+      query: '_envelope',
+      json: { title: 'Enveloped', start_date: dayAt(1), end_date: dayAt(1) },
+    });
     expect(created201.status).toBe(200);
     expect(created201.body.status).toBe(201);
     const fields = await rest.get(`/events/${created.id}`, { query: '_envelope&_fields=id' });

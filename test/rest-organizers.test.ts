@@ -1,6 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEvent, createOrganizer, unique } from './support/factories.js';
-import { adminAuthor, expectSampleOrder, inOrder, ORGANIZER_KEY_ORDER, restClient, sampleBody, sampleHeaders, type RestClient, type RestResponse } from './support/rest.js';
+import {
+  adminAuthor,
+  expectSampleOrder,
+  inOrder,
+  ORGANIZER_KEY_ORDER,
+  restClient,
+  sampleBody,
+  sampleHeaders,
+  type RestClient,
+  type RestResponse,
+} from './support/rest.js';
 import { assertSchema } from './support/schemas.js';
 import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
 import { startImageServer, type ImageServer } from './support/image-server.js';
@@ -29,8 +39,12 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const write = (method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', route: string, json?: Record<string, unknown>, query?: string) =>
-  rest.call(method, route, { ...(json ? { json } : {}), ...(query ? { query } : {}), headers: WRITE_HEADERS });
+const write = (
+  method: 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+  route: string,
+  json?: Record<string, unknown>,
+  query?: string,
+) => rest.call(method, route, { ...(json ? { json } : {}), ...(query ? { query } : {}), headers: WRITE_HEADERS });
 
 async function newOrganizer(fields: Record<string, unknown> = {}) {
   const reply = await write('POST', '/organizers', { organizer: unique('Organizer'), ...fields });
@@ -91,7 +105,12 @@ describe('GET /organizers', () => {
     client = restClient(list);
     const empty = await client.get('/organizers');
     expect(empty.status).toBe(200);
-    expect(empty.body).toEqual({ organizers: [], rest_url: `${API_URL}/organizers/?page=1&per_page=10&status=publish`, total: 0, total_pages: 0 });
+    expect(empty.body).toEqual({
+      organizers: [],
+      rest_url: `${API_URL}/organizers/?page=1&per_page=10&status=publish`,
+      total: 0,
+      total_pages: 0,
+    });
     expect(empty.headers.get('x-tec-total')).toBe('0');
     expect(empty.headers.get('x-tec-totalpages')).toBe('0');
     const create = async (key: string, fields: Record<string, unknown>) => {
@@ -99,13 +118,24 @@ describe('GET /organizers', () => {
       expect(reply.status, JSON.stringify(reply.body)).toBe(201);
       ids[key] = reply.body.id;
     };
-    await create('acme', { organizer: 'Acme Events', phone: '+1 555 0200', website: 'https://example.com/org', email: 'acme@example.com' });
+    await create('acme', {
+      organizer: 'Acme Events',
+      phone: '+1 555 0200',
+      website: 'https://example.com/org',
+      email: 'acme@example.com',
+    });
     await create('arts', { organizer: 'City Arts Council', phone: '+1 555 0201', email: 'arts@example.com' });
     await create('jane', { organizer: 'Jane Doe', description: 'Jazz singer', email: 'jane@example.com' });
     await create('draft', { organizer: 'Hidden Draft', status: 'pending', email: 'hidden@example.com' });
     await create('idle', { organizer: 'Idle Person' });
     sharedEvent = (await createEvent(list, { organizers: [{ id: ids.acme }, { id: ids.jane }] })).id;
-    pastEvent = (await createEvent(list, { startDate: '2021-03-01 09:00:00', endDate: '2021-03-01 10:00:00', organizers: [{ id: ids.arts }] })).id;
+    pastEvent = (
+      await createEvent(list, {
+        startDate: '2021-03-01 09:00:00',
+        endDate: '2021-03-01 10:00:00',
+        organizers: [{ id: ids.arts }],
+      })
+    ).id;
     await createEvent(list, { status: 'DRAFT', organizers: [{ id: ids.idle }] });
   });
   afterAll(() => list.close());
@@ -130,7 +160,15 @@ describe('GET /organizers', () => {
     const acme = reply.body.organizers.find((o: any) => o.id === ids.acme);
     // The sample's keys, `author` included: the administrator created it.
     expect(Object.keys(acme)).toEqual(Object.keys(sample.organizers[0]));
-    expect(acme).toMatchObject({ author: await adminAuthor(list), status: 'publish', organizer: 'Acme Events', slug: 'acme-events', phone: '+1 555 0200', website: 'https://example.com/org', email: 'acme@example.com' });
+    expect(acme).toMatchObject({
+      author: await adminAuthor(list),
+      status: 'publish',
+      organizer: 'Acme Events',
+      slug: 'acme-events',
+      phone: '+1 555 0200',
+      website: 'https://example.com/org',
+      email: 'acme@example.com',
+    });
     expect(sampleHeaders('16-organizers-list').headers['x-tec-totalpages']).toBe('1');
   });
 
@@ -152,7 +190,8 @@ describe('GET /organizers', () => {
 
   it('validates page and per_page, and clamps per_page to 50', async () => {
     for (const query of ['page=0', 'page=x']) expectInvalidParam(await client.get('/organizers', { query }), 'page');
-    for (const query of ['per_page=0', 'per_page=ten']) expectInvalidParam(await client.get('/organizers', { query }), 'per_page');
+    for (const query of ['per_page=0', 'per_page=ten'])
+      expectInvalidParam(await client.get('/organizers', { query }), 'per_page');
     const clamped = await client.get('/organizers', { query: 'per_page=51' });
     expect(clamped.body.rest_url).toBe(`${API_URL}/organizers/?page=1&per_page=50&status=publish`);
   });
@@ -161,8 +200,12 @@ describe('GET /organizers', () => {
     const byEmail = await client.get('/organizers', { query: 'search=arts@' });
     expect(byEmail.body.organizers.map((o: any) => o.id)).toEqual([ids.arts]);
     expect(byEmail.body.rest_url).toBe(`${API_URL}/organizers/?page=1&per_page=10&status=publish`);
-    expect((await client.get('/organizers', { query: 'search=jazz' })).body.organizers.map((o: any) => o.id)).toEqual([ids.jane]);
-    expect((await client.get('/organizers', { query: 'search=0200' })).body.organizers.map((o: any) => o.id)).toEqual([ids.acme]);
+    expect((await client.get('/organizers', { query: 'search=jazz' })).body.organizers.map((o: any) => o.id)).toEqual([
+      ids.jane,
+    ]);
+    expect((await client.get('/organizers', { query: 'search=0200' })).body.organizers.map((o: any) => o.id)).toEqual([
+      ids.acme,
+    ]);
     expect((await client.get('/organizers', { query: 'search=example.com/org' })).body.total).toBe(1);
     expect((await client.get('/organizers', { query: 'search=hidden' })).body.total).toBe(0); // pending stays hidden
     expectInvalidParam(await client.get('/organizers', { query: 'search=' }), 'search');
@@ -172,14 +215,18 @@ describe('GET /organizers', () => {
     const byEvent = await client.get('/organizers', { query: `event=${sharedEvent}` });
     expect(byEvent.body.organizers.map((o: any) => o.id)).toEqual([ids.jane, ids.acme]);
     expect(byEvent.body.rest_url).toBe(`${API_URL}/organizers/?page=1&per_page=10&event=${sharedEvent}&status=publish`);
-    expect((await client.get('/organizers', { query: `event=${pastEvent}` })).body.organizers.map((o: any) => o.id)).toEqual([ids.arts]);
+    expect(
+      (await client.get('/organizers', { query: `event=${pastEvent}` })).body.organizers.map((o: any) => o.id),
+    ).toEqual([ids.arts]);
     expectInvalidParam(await client.get('/organizers', { query: 'event=424242' }), 'event');
     expectInvalidParam(await client.get('/organizers', { query: 'event=first' }), 'event');
 
     const withEvents = await client.get('/organizers', { query: 'has_events=1' });
     expect(withEvents.body.organizers.map((o: any) => o.id)).toEqual([ids.jane, ids.arts, ids.acme]);
     expect(withEvents.body.rest_url).toBe(`${API_URL}/organizers/?page=1&per_page=10&has_events=true&status=publish`);
-    expect((await client.get('/organizers', { query: 'has_events=false' })).body.organizers.map((o: any) => o.id)).toEqual([ids.idle]);
+    expect(
+      (await client.get('/organizers', { query: 'has_events=false' })).body.organizers.map((o: any) => o.id),
+    ).toEqual([ids.idle]);
     expectInvalidParam(await client.get('/organizers', { query: 'has_events=often' }), 'has_events');
 
     const upcoming = await client.get('/organizers', { query: 'only_with_upcoming=yes&per_page=1' });
@@ -220,20 +267,50 @@ describe('GET /organizers', () => {
 describe('POST /organizers', () => {
   it('creates an organizer (201) with every field', async () => {
     const reply = await write('POST', '/organizers', {
-      organizer: 'Acme Create', description: '<p>We run things</p>', excerpt: 'Runs', phone: '+1 555 0200',
-      website: 'https://example.com/org', email: 'acme@example.com', date: '2024-02-03 04:05:06', image: images.at('/logo.png'),
+      organizer: 'Acme Create',
+      description: '<p>We run things</p>',
+      excerpt: 'Runs',
+      phone: '+1 555 0200',
+      website: 'https://example.com/org',
+      email: 'acme@example.com',
+      date: '2024-02-03 04:05:06',
+      image: images.at('/logo.png'),
     });
     expect(reply.status, JSON.stringify(reply.body)).toBe(201);
     const organizer = reply.body;
     expectOrganizer(organizer);
     expect(Object.keys(organizer)).toEqual([
-      'id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'organizer', 'description', 'excerpt', 'slug',
-      'image', 'phone', 'website', 'email', 'global_id', 'global_id_lineage',
+      'id',
+      'author',
+      'status',
+      'date',
+      'date_utc',
+      'modified',
+      'modified_utc',
+      'url',
+      'organizer',
+      'description',
+      'excerpt',
+      'slug',
+      'image',
+      'phone',
+      'website',
+      'email',
+      'global_id',
+      'global_id_lineage',
     ]);
     expect(organizer).toMatchObject({
-      author: await adminAuthor(server), status: 'publish', date: '2024-02-03 04:05:06', date_utc: '2024-02-03 04:05:06', organizer: 'Acme Create',
-      description: '<p>We run things</p>', excerpt: '<p>Runs</p>', slug: 'acme-create', phone: '+1 555 0200',
-      website: 'https://example.com/org', email: 'acme@example.com',
+      author: await adminAuthor(server),
+      status: 'publish',
+      date: '2024-02-03 04:05:06',
+      date_utc: '2024-02-03 04:05:06',
+      organizer: 'Acme Create',
+      description: '<p>We run things</p>',
+      excerpt: '<p>Runs</p>',
+      slug: 'acme-create',
+      phone: '+1 555 0200',
+      website: 'https://example.com/org',
+      email: 'acme@example.com',
     });
     expect(organizer.image).toMatchObject({ url: images.at('/logo.png'), extension: 'png' });
   });
@@ -241,10 +318,24 @@ describe('POST /organizers', () => {
   it('drops every empty value, and reads form-encoded bodies', async () => {
     const bare = await newOrganizer({ phone: '', website: '', email: '', description: '' });
     expect(Object.keys(bare)).toEqual([
-      'id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'organizer', 'slug', 'global_id', 'global_id_lineage',
+      'id',
+      'author',
+      'status',
+      'date',
+      'date_utc',
+      'modified',
+      'modified_utc',
+      'url',
+      'organizer',
+      'slug',
+      'global_id',
+      'global_id_lineage',
     ]);
     const name = unique('Form Org');
-    const form = await rest.post('/organizers', { form: { organizer: name, phone: '030 1234' }, headers: WRITE_HEADERS });
+    const form = await rest.post('/organizers', {
+      form: { organizer: name, phone: '030 1234' },
+      headers: WRITE_HEADERS,
+    });
     expect(form.status).toBe(201);
     expect(form.body).toMatchObject({ organizer: name, phone: '030 1234' });
   });
@@ -253,7 +344,9 @@ describe('POST /organizers', () => {
     const missing = await write('POST', '/organizers', { email: 'x@example.com' });
     expect(missing.status).toBe(400);
     expect(missing.body).toEqual({
-      code: 'rest_missing_callback_param', message: 'Missing parameter(s): organizer', data: { status: 400, params: ['organizer'] },
+      code: 'rest_missing_callback_param',
+      message: 'Missing parameter(s): organizer',
+      data: { status: 400, params: ['organizer'] },
     });
     expectInvalidParam(await write('POST', '/organizers', { organizer: '' }), 'organizer');
     expectInvalidParam(await write('POST', '/organizers', { organizer: { name: 'x' } }), 'organizer');
@@ -271,19 +364,32 @@ describe('POST /organizers', () => {
       [{ slug: '' }, ['slug']],
       [{ phone: { a: 1 } }, ['phone']],
     ];
-    for (const [fields, params] of cases) expectInvalidParam(await write('POST', '/organizers', { organizer: unique('Bad'), ...fields }), ...params);
+    for (const [fields, params] of cases)
+      expectInvalidParam(await write('POST', '/organizers', { organizer: unique('Bad'), ...fields }), ...params);
   });
 
   it('answers an existing organizer with the same fields instead of creating a duplicate (201)', async () => {
     const name = unique('Dup Org');
-    const fields = { organizer: name, description: 'Desc', phone: '123', email: 'dup@example.com', website: 'https://dup.example' };
+    const fields = {
+      organizer: name,
+      description: 'Desc',
+      phone: '123',
+      email: 'dup@example.com',
+      website: 'https://dup.example',
+    };
     const first = await newOrganizer(fields);
     const again = await write('POST', '/organizers', fields);
     expect(again.status).toBe(201);
     expect(again.body).toEqual(first);
     expect((await write('POST', '/organizers', { organizer: name })).body.id).toBe(first.id);
     expect((await write('POST', '/organizers', { organizer: name, email: 'dup@example.com' })).body.id).toBe(first.id);
-    for (const change of [{ phone: '124' }, { email: 'other@example.com' }, { website: 'https://other.example' }, { description: 'Other' }, { excerpt: 'New' }]) {
+    for (const change of [
+      { phone: '124' },
+      { email: 'other@example.com' },
+      { website: 'https://other.example' },
+      { description: 'Other' },
+      { excerpt: 'New' },
+    ]) {
       const reply = await write('POST', '/organizers', { ...fields, ...change });
       expect(reply.status).toBe(201);
       expect(reply.body.id, JSON.stringify(change)).not.toBe(first.id);
@@ -298,7 +404,12 @@ describe('POST /organizers', () => {
 
 describe('GET /organizers/{id} and /organizers/by-slug/{slug}', () => {
   it('reads an organizer with json_ld, in the sample key order', async () => {
-    const created = await newOrganizer({ phone: '+1 555 0200', website: 'https://example.com/org', email: 'acme@example.com', excerpt: 'Short' });
+    const created = await newOrganizer({
+      phone: '+1 555 0200',
+      website: 'https://example.com/org',
+      email: 'acme@example.com',
+      excerpt: 'Short',
+    });
     const reply = await rest.get(`/organizers/${created.id}`);
     expect(reply.status).toBe(200);
     const organizer = reply.body;
@@ -308,7 +419,11 @@ describe('GET /organizers/{id} and /organizers/by-slug/{slug}', () => {
     expectSampleOrder(organizer.json_ld, sample.json_ld);
     expect(Object.keys(organizer.json_ld)).toEqual(Object.keys(sample.json_ld));
     expect(organizer.json_ld).toMatchObject({
-      '@type': 'Person', name: created.organizer, description: '<p>Short</p>', url: 'https://example.com/org', telephone: '+1 555 0200',
+      '@type': 'Person',
+      name: created.organizer,
+      description: '<p>Short</p>',
+      url: 'https://example.com/org',
+      telephone: '+1 555 0200',
       sameAs: 'https://example.com/org',
     });
     const { json_ld: _jsonLd, ...plain } = organizer;
@@ -335,26 +450,55 @@ describe('GET /organizers/{id} and /organizers/by-slug/{slug}', () => {
   it('blanks the protected fields of a password-protected organizer in reads, keeping the key order', async () => {
     const name = unique('Secret Org');
     const { id } = await createOrganizer(server, {
-      name, description: 'Hidden', excerpt: 'Psst', phone: '555', email: 'secret@example.com', website: 'https://secret.example', password: 'letmein',
+      name,
+      description: 'Hidden',
+      excerpt: 'Psst',
+      phone: '555',
+      email: 'secret@example.com',
+      website: 'https://secret.example',
+      password: 'letmein',
     });
     const single = await rest.get(`/organizers/${id}`);
     expect(single.status).toBe(200);
     // Every protected key is there, blanked, whether the organizer has a value for it or not (a deliberate
     // deviation: TEC blanks only the keys present).
-    expect(single.body).toMatchObject({ id, organizer: name, description: '', excerpt: '', image: false, phone: '', email: '', website: '' });
+    expect(single.body).toMatchObject({
+      id,
+      organizer: name,
+      description: '',
+      excerpt: '',
+      image: false,
+      phone: '',
+      email: '',
+      website: '',
+    });
     expect(single.body.json_ld).toEqual({ '@type': 'Person', name });
     expect(Object.keys(single.body)).toEqual(ORGANIZER_KEY_ORDER);
     // So a locked organizer's shape does not tell which fields it has: one with none has the same keys.
     const bare = await createOrganizer(server, { password: 'letmein' }, 'name');
     const bareSingle = await rest.get(`/organizers/${bare.id}`);
     expect(bareSingle.status).toBe(200);
-    expect(bareSingle.body).toMatchObject({ id: bare.id, organizer: bare.name, description: '', image: false, email: '' });
+    expect(bareSingle.body).toMatchObject({
+      id: bare.id,
+      organizer: bare.name,
+      description: '',
+      image: false,
+      email: '',
+    });
     expect(Object.keys(bareSingle.body)).toEqual(ORGANIZER_KEY_ORDER);
     const listed = await rest.get('/organizers', { query: `search=${encodeURIComponent(name)}` });
     const { json_ld: _jsonLd, ...withoutJsonLd } = single.body;
     expect(listed.body.organizers).toEqual([withoutJsonLd]);
     // The password unlocks it for anyone; the administrator, who may edit it, sees it whole without one.
-    const whole = { id, organizer: name, description: '<p>Hidden</p>', excerpt: '<p>Psst</p>', phone: '555', email: 'secret@example.com', website: 'https://secret.example' };
+    const whole = {
+      id,
+      organizer: name,
+      description: '<p>Hidden</p>',
+      excerpt: '<p>Psst</p>',
+      phone: '555',
+      email: 'secret@example.com',
+      website: 'https://secret.example',
+    };
     const unlocked = await rest.get(`/organizers/${id}`, { query: { password: 'letmein' } });
     expect(unlocked.status).toBe(200);
     expect(unlocked.body).toMatchObject(whole);
@@ -387,7 +531,12 @@ describe('POST/PUT/PATCH /organizers/{id} and /organizers/by-slug/{slug}', () =>
     const post = await write('POST', `/organizers/${created.id}`, { phone: '2' });
     expect(post.status).toBe(200);
     expectOrganizer(post.body);
-    expect(post.body).toMatchObject({ id: created.id, phone: '2', email: 'keep@example.com', website: 'https://keep.example' });
+    expect(post.body).toMatchObject({
+      id: created.id,
+      phone: '2',
+      email: 'keep@example.com',
+      website: 'https://keep.example',
+    });
     const put = await write('PUT', `/organizers/${created.id}`, { organizer: 'Renamed Org', website: '' });
     expect(put.body).toMatchObject({ organizer: 'Renamed Org', slug: created.slug, phone: '2' });
     expect('website' in put.body).toBe(false);
@@ -441,6 +590,8 @@ describe('DELETE /organizers/{id} and /organizers/by-slug/{slug}', () => {
     expect((await rest.get(`/events/${event.id}`)).body.organizer.map((o: any) => o.id)).toEqual([keep.id, gone.id]);
     await write('DELETE', `/organizers/${gone.id}`);
     expect((await rest.get(`/events/${event.id}`)).body.organizer.map((o: any) => o.id)).toEqual([keep.id]);
-    expect((await rest.get('/organizers', { query: `event=${event.id}` })).body.organizers.map((o: any) => o.id)).toEqual([keep.id]);
+    expect(
+      (await rest.get('/organizers', { query: `event=${event.id}` })).body.organizers.map((o: any) => o.id),
+    ).toEqual([keep.id]);
   });
 });

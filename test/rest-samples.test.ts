@@ -1,6 +1,16 @@
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventKeys, inOrder, restClient, sampleBody, sampleHeaders, sampleRequest, TEC_EVENT_KEYS, type RestClient, type RestResponse } from './support/rest.js';
+import {
+  eventKeys,
+  inOrder,
+  restClient,
+  sampleBody,
+  sampleHeaders,
+  sampleRequest,
+  TEC_EVENT_KEYS,
+  type RestClient,
+  type RestResponse,
+} from './support/rest.js';
 import { assertSchema, schemaErrors } from './support/schemas.js';
 import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
 
@@ -26,13 +36,21 @@ let rest: RestClient;
 let today: DateTime;
 
 /** Sample IDs → ours, per kind of record. */
-const ids = { event: new Map<number, number>(), venue: new Map<number, number>(), organizer: new Map<number, number>(), term: new Map<number, number>() };
+const ids = {
+  event: new Map<number, number>(),
+  venue: new Map<number, number>(),
+  organizer: new Map<number, number>(),
+  term: new Map<number, number>(),
+};
 
 /** A sample wall-clock date moved to the same distance from our today, same time of day. */
 function shift(wallClock: string): string {
   const moment = DateTime.fromFormat(wallClock, WALL_CLOCK, { zone: 'utc' });
   const days = Math.round(moment.startOf('day').diff(SAMPLE_TODAY, 'days').days);
-  return today.plus({ days }).set({ hour: moment.hour, minute: moment.minute, second: moment.second }).toFormat(WALL_CLOCK);
+  return today
+    .plus({ days })
+    .set({ hour: moment.hour, minute: moment.minute, second: moment.second })
+    .toFormat(WALL_CLOCK);
 }
 
 function details(wallClock: string) {
@@ -62,18 +80,38 @@ beforeAll(async () => {
   expect(viewer).toEqual({ id: 1, login: 'admin', role: 'ADMINISTRATOR' });
 
   for (const venue of [...sampleBody('14-venues-list').venues].sort((a: Json, b: Json) => a.id - b.id)) {
-    const { result } = await server.gqlOk(`mutation ($input: VenueInput!) { result: createVenue(input: $input) { id: databaseId } }`, {
-      input: {
-        name: venue.venue, address: venue.address, city: venue.city, country: venue.country, state: venue.state, zip: venue.zip,
-        phone: venue.phone, website: venue.website, stateProvince: venue.stateprovince, authorId: 1,
+    const { result } = await server.gqlOk(
+      `mutation ($input: VenueInput!) { result: createVenue(input: $input) { id: databaseId } }`,
+      {
+        input: {
+          name: venue.venue,
+          address: venue.address,
+          city: venue.city,
+          country: venue.country,
+          state: venue.state,
+          zip: venue.zip,
+          phone: venue.phone,
+          website: venue.website,
+          stateProvince: venue.stateprovince,
+          authorId: 1,
+        },
       },
-    });
+    );
     ids.venue.set(venue.id, result.id);
   }
   for (const organizer of [...sampleBody('16-organizers-list').organizers].sort((a: Json, b: Json) => a.id - b.id)) {
-    const { result } = await server.gqlOk(`mutation ($input: OrganizerInput!) { result: createOrganizer(input: $input) { id: databaseId } }`, {
-      input: { name: organizer.organizer, phone: organizer.phone, website: organizer.website, email: organizer.email, authorId: 1 },
-    });
+    const { result } = await server.gqlOk(
+      `mutation ($input: OrganizerInput!) { result: createOrganizer(input: $input) { id: databaseId } }`,
+      {
+        input: {
+          name: organizer.organizer,
+          phone: organizer.phone,
+          website: organizer.website,
+          email: organizer.email,
+          authorId: 1,
+        },
+      },
+    );
     ids.organizer.set(organizer.id, result.id);
   }
   const terms = [
@@ -81,9 +119,12 @@ beforeAll(async () => {
     ...sampleBody('20-tags-list').tags.map((term: Json) => ({ ...term, mutation: 'createEventTag' })),
   ].sort((a, b) => a.id - b.id);
   for (const term of terms) {
-    const { result } = await server.gqlOk(`mutation ($input: TermInput!) { result: ${term.mutation}(input: $input) { id: databaseId } }`, {
-      input: { name: term.name, description: term.description },
-    });
+    const { result } = await server.gqlOk(
+      `mutation ($input: TermInput!) { result: ${term.mutation}(input: $input) { id: databaseId } }`,
+      {
+        input: { name: term.name, description: term.description },
+      },
+    );
     ids.term.set(term.id, result.id);
   }
 
@@ -93,12 +134,24 @@ beforeAll(async () => {
   for (const event of [...listed, draft].sort((a, b) => a.id - b.id)) {
     if (event.id === 77) {
       // The REST API has no password parameter (as in the original): the protected event is made through GraphQL.
-      const { result } = await server.gqlOk(`mutation ($input: EventInput!) { result: createEvent(input: $input) { id: databaseId } }`, {
-        input: {
-          title: event.title, description: event.description, excerpt: event.excerpt, startDate: shift(event.start_date), endDate: shift(event.end_date),
-          timezone: 'UTC', password: 'letmein', showMap: false, showMapLink: false, authorId: 1, venues: [{ id: mapped('venue', event.venue.id) }],
+      const { result } = await server.gqlOk(
+        `mutation ($input: EventInput!) { result: createEvent(input: $input) { id: databaseId } }`,
+        {
+          input: {
+            title: event.title,
+            description: event.description,
+            excerpt: event.excerpt,
+            startDate: shift(event.start_date),
+            endDate: shift(event.end_date),
+            timezone: 'UTC',
+            password: 'letmein',
+            showMap: false,
+            showMapLink: false,
+            authorId: 1,
+            venues: [{ id: mapped('venue', event.venue.id) }],
+          },
         },
-      });
+      );
       ids.event.set(event.id, result.id);
       continue;
     }
@@ -160,7 +213,13 @@ function mapUrl(url: string): string {
   return url
     .replace('/wp-json/tribe/events/v1/', '/wp-json/calendar/events/v1/')
     .replace(/\/(events|venues|organizers|categories|tags)\/(\d+)$/, (_all, kind: string, id: string) => {
-      const map = { events: ids.event, venues: ids.venue, organizers: ids.organizer, categories: ids.term, tags: ids.term }[kind]!;
+      const map = {
+        events: ids.event,
+        venues: ids.venue,
+        organizers: ids.organizer,
+        categories: ids.term,
+        tags: ids.term,
+      }[kind]!;
       return `/${kind}/${map.get(Number(id)) ?? id}`;
     })
     .replace(/\?id=(\d+)$/, (_all, id: string) => `?id=${id}`);
@@ -169,20 +228,32 @@ function mapUrl(url: string): string {
 /** The JSON-LD we emit is a subset of TEC's, in its order (decision 15: json_ld on single reads). */
 function compareJsonLd(ours: Json, sample: Json, path: string) {
   expect(jsonType(ours), path).toBe('object');
-  expect(inOrder(Object.keys(ours), Object.keys(sample)), `${path} keys ${Object.keys(ours)} vs ${Object.keys(sample)}`).toBe(true);
+  expect(
+    inOrder(Object.keys(ours), Object.keys(sample)),
+    `${path} keys ${Object.keys(ours)} vs ${Object.keys(sample)}`,
+  ).toBe(true);
   expect(ours['@type'], path).toBe(sample['@type']);
   expect(ours.name, path).toBe(sample.name.replace(/^Protected: /, ''));
   // TEC prints an anti-spam entity soup for e-mails and an HTML-escaped excerpt: we keep the plain values.
   for (const key of ['startDate', 'endDate']) {
-    if (sample[key]) expect(ours[key], `${path}.${key}`).toBe(`${shift(sample[key].slice(0, 19).replace('T', ' ')).replace(' ', 'T')}+00:00`);
+    if (sample[key])
+      expect(ours[key], `${path}.${key}`).toBe(
+        `${shift(sample[key].slice(0, 19).replace('T', ' ')).replace(' ', 'T')}+00:00`,
+      );
   }
-  for (const key of ['location', 'organizer']) if (sample[key] && ours[key]) compareJsonLd(ours[key], sample[key], `${path}.${key}`);
+  for (const key of ['location', 'organizer'])
+    if (sample[key] && ours[key]) compareJsonLd(ours[key], sample[key], `${path}.${key}`);
 }
 
 function compareTerm(ours: Json, sample: Json, path: string, kind: 'categories' | 'tags') {
   expect(Object.keys(ours), path).toEqual(Object.keys(sample));
   const id = mapped('term', sample.id);
-  expect(ours, path).toEqual({ ...sample, id, term_taxonomy_id: id, urls: { self: `${API}/${kind}/${id}`, collection: `${API}/${kind}` } });
+  expect(ours, path).toEqual({
+    ...sample,
+    id,
+    term_taxonomy_id: id,
+    urls: { self: `${API}/${kind}/${id}`, collection: `${API}/${kind}` },
+  });
 }
 
 function compareLinked(ours: Json, sample: Json, path: string, kind: 'venue' | 'organizer') {
@@ -200,10 +271,17 @@ function compareLinked(ours: Json, sample: Json, path: string, kind: 'venue' | '
 }
 
 /** Compares one event with the sample's; `exceptions.values` lists the paths allowed to differ in value. */
-function compareEvent(ours: Json, sample: Json, { single = false, exceptions = {} }: { single?: boolean; exceptions?: Exceptions } = {}) {
+function compareEvent(
+  ours: Json,
+  sample: Json,
+  { single = false, exceptions = {} }: { single?: boolean; exceptions?: Exceptions } = {},
+) {
   const path = `event ${sample.id} (${sample.title})`;
   // Key order: the sample's, plus custom_fields (decision 15) and ticketed (decision 7) which 6.0.5 lacks.
-  expect(Object.keys(sample).filter((key) => key !== 'json_ld'), path).toEqual([...TEC_EVENT_KEYS]);
+  expect(
+    Object.keys(sample).filter((key) => key !== 'json_ld'),
+    path,
+  ).toEqual([...TEC_EVENT_KEYS]);
   expect(Object.keys(ours), path).toEqual(eventKeys(single));
   assertSchema('event', ours);
   const allowed = exceptions.values ?? {};
@@ -250,7 +328,11 @@ function compareEvent(ours: Json, sample: Json, { single = false, exceptions = {
         // Not a decision: the sample site adds its default currency symbol ($) to costs that have none stored; this
         // service has no site-wide currency, so the data here carries the "$" and cost_details says so.
         const symbol = ours.cost.includes('$') ? '$' : '';
-        expect(ours.cost_details, at).toMatchObject({ currency_symbol: symbol, currency_code: '', currency_position: symbol ? 'prefix' : '' });
+        expect(ours.cost_details, at).toMatchObject({
+          currency_symbol: symbol,
+          currency_code: '',
+          currency_position: symbol ? 'prefix' : '',
+        });
         // §2.1: values are the numeric values, so "Free" is ["0"] where 6.0.5 shows ["free"].
         expect(ours.cost_details.values, at).toEqual(value.values.map((v: string) => (v === 'free' ? '0' : v)));
         break;
@@ -266,7 +348,9 @@ function compareEvent(ours: Json, sample: Json, { single = false, exceptions = {
         break;
       case 'organizer':
         expect(ours.organizer.length, at).toBe(value.length);
-        value.forEach((organizer: Json, index: number) => compareLinked(ours.organizer[index], organizer, `${at}[${index}]`, 'organizer'));
+        value.forEach((organizer: Json, index: number) =>
+          compareLinked(ours.organizer[index], organizer, `${at}[${index}]`, 'organizer'),
+        );
         break;
       default:
         expect(ours[key], at).toEqual(typeof value === 'string' && value.startsWith('http') ? mapUrl(value) : value);
@@ -281,9 +365,24 @@ function compareEvent(ours: Json, sample: Json, { single = false, exceptions = {
 function compareBlanked(ours: Json, sample: Json) {
   expect(Object.keys(ours)).toEqual(eventKeys(false));
   expect(ours).toMatchObject({
-    id: mapped('event', sample.id), title: sample.title, slug: sample.slug, status: sample.status, start_date: shift(sample.start_date),
-    end_date: shift(sample.end_date), url: sample.url, description: '', excerpt: '', cost: '', website: '', image: false, all_day: null,
-    featured: null, categories: [], tags: [], venue: [], organizer: [],
+    id: mapped('event', sample.id),
+    title: sample.title,
+    slug: sample.slug,
+    status: sample.status,
+    start_date: shift(sample.start_date),
+    end_date: shift(sample.end_date),
+    url: sample.url,
+    description: '',
+    excerpt: '',
+    cost: '',
+    website: '',
+    image: false,
+    all_day: null,
+    featured: null,
+    categories: [],
+    tags: [],
+    venue: [],
+    organizer: [],
   });
   expect(schemaErrors('event', ours)).toEqual([]);
 }
@@ -295,7 +394,10 @@ function listUrl(url: string): string {
     .replace('/wp-json/tribe/events/v1/', '/wp-json/calendar/events/v1/')
     .replace(`start_date=${yesterday} 00:00:00`, `start_date=${today.toFormat('yyyy-MM-dd')} 00:00:00`)
     .replace(`start_date=${yesterday}+00%3A00%3A00`, `start_date=${today.toFormat('yyyy-MM-dd')}+00%3A00%3A00`)
-    .replace(/end_date=(\d{4}-\d{2}-\d{2})( |\+)/, (_all, day: string, space: string) => `end_date=${shift(`${day} 00:00:00`).slice(0, 10)}${space}`);
+    .replace(
+      /end_date=(\d{4}-\d{2}-\d{2})( |\+)/,
+      (_all, day: string, space: string) => `end_date=${shift(`${day} 00:00:00`).slice(0, 10)}${space}`,
+    );
 }
 
 function compareList(response: RestResponse, name: string) {
@@ -309,7 +411,9 @@ function compareList(response: RestResponse, name: string) {
   }
   expect(response.body.total).toBe(sample.total);
   expect(response.body.total_pages).toBe(sample.total_pages);
-  expect(response.body.events.map((event: Json) => event.id)).toEqual(sample.events.map((event: Json) => mapped('event', event.id)));
+  expect(response.body.events.map((event: Json) => event.id)).toEqual(
+    sample.events.map((event: Json) => mapped('event', event.id)),
+  );
   sample.events.forEach((event: Json, index: number) => {
     if (event.id === 77) compareBlanked(response.body.events[index], event);
     else compareEvent(response.body.events[index], event);
@@ -322,11 +426,19 @@ function compareHeaders(response: RestResponse, name: string) {
   const { headers } = sampleHeaders(name);
   expect(response.headers.get('content-type')).toBe(headers['content-type']);
   expect(response.headers.get('link')).toBe(headers.link);
-  for (const key of ['x-tec-total', 'x-tec-totalpages']) expect(response.headers.get(key), key).toBe(headers[key] ?? null);
+  for (const key of ['x-tec-total', 'x-tec-totalpages'])
+    expect(response.headers.get(key), key).toBe(headers[key] ?? null);
   // Decision 5: the X-TEC headers are exposed as well (and ETag, Allow, Retry-After: README "CORS").
   const exposed = response.headers.get('access-control-expose-headers')!.split(', ');
-  expect(exposed).toEqual(expect.arrayContaining([...headers['access-control-expose-headers']!.split(', '), 'X-TEC-Total', 'X-TEC-TotalPages']));
-  for (const allowed of headers['access-control-allow-headers']!.split(', ')) expect(response.headers.get('access-control-allow-headers')).toContain(allowed);
+  expect(exposed).toEqual(
+    expect.arrayContaining([
+      ...headers['access-control-expose-headers']!.split(', '),
+      'X-TEC-Total',
+      'X-TEC-TotalPages',
+    ]),
+  );
+  for (const allowed of headers['access-control-allow-headers']!.split(', '))
+    expect(response.headers.get('access-control-allow-headers')).toContain(allowed);
   // WordPress lists in Allow only the methods the caller may use; ours lists every method of the route whoever asks,
   // so it is always the admin's list (samples 09–12, 36), in the same order.
   const allow = response.headers.get('allow');
@@ -356,28 +468,58 @@ function compareError(response: RestResponse, name: string) {
 describe('the JSON Schemas accept the samples', () => {
   it('events, lists, errors, venues, organizers and terms of the samples are valid (ours add custom_fields, ticketed and recurrence)', () => {
     const ours = (event: Json) => ({ ...event, custom_fields: [], ticketed: false, recurrence: [] });
-    for (const name of ['06-event-single', '07-event-single-allday-featured', '08-event-by-slug', '09-event-create-201', '10-event-update', '11-event-delete', '37-protected-get-no-password']) {
+    for (const name of [
+      '06-event-single',
+      '07-event-single-allday-featured',
+      '08-event-by-slug',
+      '09-event-create-201',
+      '10-event-update',
+      '11-event-delete',
+      '37-protected-get-no-password',
+    ]) {
       expect(schemaErrors('event', ours(sampleBody(name))), name).toEqual([]);
     }
     // 36 (a draft read by an admin) shows WordPress draft artifacts our records never have: an empty slug and
     // `0000-00-00 00:00:00` GMT dates. The schema refuses exactly those.
-    expect(schemaErrors('event', ours(sampleBody('36-draft-get-as-admin'))).map((error) => error.split(' ')[0])).toEqual(['/date_utc', '/modified_utc', '/slug']);
-    for (const name of ['03-events-list-default', '04-events-list-per_page5-page2', '05-events-list-per_page10', '26-err-per_page-1000', '40-protected-in-list']) {
+    expect(
+      schemaErrors('event', ours(sampleBody('36-draft-get-as-admin'))).map((error) => error.split(' ')[0]),
+    ).toEqual(['/date_utc', '/modified_utc', '/slug']);
+    for (const name of [
+      '03-events-list-default',
+      '04-events-list-per_page5-page2',
+      '05-events-list-per_page10',
+      '26-err-per_page-1000',
+      '40-protected-in-list',
+    ]) {
       const body = sampleBody(name);
       expect(schemaErrors('events-envelope', { ...body, events: body.events.map(ours) }), name).toEqual([]);
     }
-    for (const name of ['12-event-delete-again', '13-event-get-after-trash-anon', '22-err-create-missing-title', '23-err-create-missing-dates', '24-err-per_page-abc', '27-err-page-beyond-last', '29-err-unknown-event-id', '30-err-unknown-slug', '33-err-anonymous-create', '42-err-unknown-category-filter', '44-err-wrong-method']) {
+    for (const name of [
+      '12-event-delete-again',
+      '13-event-get-after-trash-anon',
+      '22-err-create-missing-title',
+      '23-err-create-missing-dates',
+      '24-err-per_page-abc',
+      '27-err-page-beyond-last',
+      '29-err-unknown-event-id',
+      '30-err-unknown-slug',
+      '33-err-anonymous-create',
+      '42-err-unknown-category-filter',
+      '44-err-wrong-method',
+    ]) {
       expect(schemaErrors('error', sampleBody(name)), name).toEqual([]);
     }
     for (const venue of sampleBody('14-venues-list').venues) expect(schemaErrors('venue', venue)).toEqual([]);
     expect(schemaErrors('venue', sampleBody('15-venue-single'))).toEqual([]);
-    for (const organizer of sampleBody('16-organizers-list').organizers) expect(schemaErrors('organizer', organizer)).toEqual([]);
+    for (const organizer of sampleBody('16-organizers-list').organizers)
+      expect(schemaErrors('organizer', organizer)).toEqual([]);
     expect(schemaErrors('organizer', sampleBody('17-organizer-single'))).toEqual([]);
     for (const term of sampleBody('18-categories-list').categories) expect(schemaErrors('term', term)).toEqual([]);
     for (const term of sampleBody('20-tags-list').tags) expect(schemaErrors('term', term)).toEqual([]);
     expect(schemaErrors('term', sampleBody('19-category-single'))).toEqual([]);
     expect(schemaErrors('term', sampleBody('21-tag-single'))).toEqual([]);
-    for (const term of sampleBody('06-event-single').categories) expect(schemaErrors('term-embedded', term)).toEqual([]);
+    for (const term of sampleBody('06-event-single').categories)
+      expect(schemaErrors('term-embedded', term)).toEqual([]);
   });
 
   it('and refuse what breaks the contract', () => {
@@ -386,7 +528,9 @@ describe('the JSON Schemas accept the samples', () => {
     expect(schemaErrors('event', { ...event, id: '48' })).not.toEqual([]);
     expect(schemaErrors('event', { ...event, author: 1 })).not.toEqual([]);
     expect(schemaErrors('event', { ...event, start_date: '2026-11-26T12:00:00' })).not.toEqual([]);
-    expect(schemaErrors('event', { ...event, start_date_details: { ...event.start_date_details, month: 11 } })).not.toEqual([]);
+    expect(
+      schemaErrors('event', { ...event, start_date_details: { ...event.start_date_details, month: 11 } }),
+    ).not.toEqual([]);
     expect(schemaErrors('event', { ...event, image: null })).not.toEqual([]);
     expect(schemaErrors('event', { ...event, venue: [event.venue] })).not.toEqual([]);
     expect(schemaErrors('event', { ...event, organizer: event.organizer[0] })).not.toEqual([]);
@@ -396,7 +540,9 @@ describe('the JSON Schemas accept the samples', () => {
     expect(schemaErrors('venue', { ...sampleBody('15-venue-single'), author: '0' })).not.toEqual([]);
     expect(schemaErrors('venue', { ...sampleBody('15-venue-single'), city: '' })).not.toEqual([]);
     expect(schemaErrors('term', { ...sampleBody('21-tag-single'), parent: 0 })).not.toEqual([]);
-    expect(schemaErrors('error', { ...sampleBody('24-err-per_page-abc'), data: { status: 400, params: ['per_page'] } })).not.toEqual([]);
+    expect(
+      schemaErrors('error', { ...sampleBody('24-err-per_page-abc'), data: { status: 400, params: ['per_page'] } }),
+    ).not.toEqual([]);
   });
 });
 
@@ -445,7 +591,11 @@ describe('single read samples (06, 07, 08, 35, 36, 37, 38, 39)', () => {
     const sample = sampleBody('40-protected-in-list').events.find((event: Json) => event.id === 52);
     const response = await rest.get('/events', { query: `include=${mapped('event', 52)}` });
     compareEvent(response.body.events[0], sample);
-    expect(response.body.events[0]).toMatchObject({ all_day: true, start_date: shift('2026-12-04 00:00:00'), end_date: shift('2026-12-04 23:59:59') });
+    expect(response.body.events[0]).toMatchObject({
+      all_day: true,
+      start_date: shift('2026-12-04 00:00:00'),
+      end_date: shift('2026-12-04 23:59:59'),
+    });
   });
 
   it('35 GET of a draft, anonymous: 403 event-not-accessible', async () => {
@@ -455,7 +605,11 @@ describe('single read samples (06, 07, 08, 35, 36, 37, 38, 39)', () => {
   it('37 GET of a protected event without password: 403 event-password-protected (decision 3; 6.0.5 leaked it)', async () => {
     const response = await rest.get(`/events/${mapped('event', 77)}`);
     expect(response.status).toBe(403);
-    expect(response.body).toEqual({ code: 'event-password-protected', message: 'The requested event is password protected', data: { status: 403 } });
+    expect(response.body).toEqual({
+      code: 'event-password-protected',
+      message: 'The requested event is password protected',
+      data: { status: 403 },
+    });
   });
 
   it('39 GET of a protected event with a wrong password: 403 event-password-protected (decision 3)', async () => {
@@ -472,7 +626,9 @@ describe('single read samples (06, 07, 08, 35, 36, 37, 38, 39)', () => {
   });
 
   it('36 GET of a draft as admin: 200 with the draft', async () => {
-    const response = await rest.get(`/events/${mapped('event', 76)}`, { headers: { authorization: ADMIN_AUTHORIZATION } });
+    const response = await rest.get(`/events/${mapped('event', 76)}`, {
+      headers: { authorization: ADMIN_AUTHORIZATION },
+    });
     expect(response.status, response.text).toBe(sampleHeaders('36-draft-get-as-admin').status);
     compareEvent(response.body, sampleBody('36-draft-get-as-admin'), {
       single: true,
@@ -487,7 +643,12 @@ describe('single read samples (06, 07, 08, 35, 36, 37, 38, 39)', () => {
         },
       },
     });
-    expect(response.body).toMatchObject({ status: 'draft', slug: 'draft-event', url: `${SITE}/event/draft-event/`, website: `${SITE}/event/draft-event/` });
+    expect(response.body).toMatchObject({
+      status: 'draft',
+      slug: 'draft-event',
+      url: `${SITE}/event/draft-event/`,
+      website: `${SITE}/event/draft-event/`,
+    });
     compareHeaders(response, '36-draft-get-as-admin');
   });
 });
@@ -525,9 +686,23 @@ describe('write samples (09–13) in sequence', () => {
     const sample = sampleBody('10-event-update');
     compareEvent(response.body, sample, {
       // Decision 4: 6.0.5 reset what the update did not send (organizer, website, featured); we keep them.
-      exceptions: { values: { organizer: 'decision 4', website: 'decision 4', featured: 'decision 4', show_map: 'decision 4', show_map_link: 'decision 4' } },
+      exceptions: {
+        values: {
+          organizer: 'decision 4',
+          website: 'decision 4',
+          featured: 'decision 4',
+          show_map: 'decision 4',
+          show_map_link: 'decision 4',
+        },
+      },
     });
-    expect(response.body).toMatchObject({ organizer: created.organizer, website: created.website, featured: true, show_map: true, cost: '$20' });
+    expect(response.body).toMatchObject({
+      organizer: created.organizer,
+      website: created.website,
+      featured: true,
+      show_map: true,
+      cost: '$20',
+    });
     expect(response.body.cost_details.values).toEqual(['20']);
   });
 
@@ -538,7 +713,11 @@ describe('write samples (09–13) in sequence', () => {
       exceptions: {
         values: {
           // Decision 4 (as in 10): kept values.
-          organizer: 'decision 4', website: 'decision 4', featured: 'decision 4', show_map: 'decision 4', show_map_link: 'decision 4',
+          organizer: 'decision 4',
+          website: 'decision 4',
+          featured: 'decision 4',
+          show_map: 'decision 4',
+          show_map_link: 'decision 4',
           // Decision 11: url is the /event/<slug>/ permalink; WordPress gives trashed posts `?post_type=…&p=ID`.
           url: 'decision 11',
           // Not a decision: WordPress renames a trashed post's slug `<slug>__trashed`; we keep the slug.
@@ -556,17 +735,27 @@ describe('write samples (09–13) in sequence', () => {
   it('13 GET /events/79 after trash: 403 event-no-longer-available (decision 3; 6.0.5 said event-not-accessible)', async () => {
     const response = await rest.get(`/events/${created.id}`);
     expect(response.status).toBe(sampleHeaders('13-event-get-after-trash-anon').status);
-    expect(response.body).toEqual({ code: 'event-no-longer-available', message: 'This event is no longer available', data: { status: 403 } });
+    expect(response.body).toEqual({
+      code: 'event-no-longer-available',
+      message: 'This event is no longer available',
+      data: { status: 403 },
+    });
   });
 });
 
 describe('error samples (22–30, 41–44)', () => {
   it('22 POST /events without title', async () => {
-    compareError(await rest.post('/events', { json: sampleRequest('22-err-create-missing-title') }), '22-err-create-missing-title');
+    compareError(
+      await rest.post('/events', { json: sampleRequest('22-err-create-missing-title') }),
+      '22-err-create-missing-title',
+    );
   });
 
   it('23 POST /events without dates', async () => {
-    compareError(await rest.post('/events', { json: sampleRequest('23-err-create-missing-dates') }), '23-err-create-missing-dates');
+    compareError(
+      await rest.post('/events', { json: sampleRequest('23-err-create-missing-dates') }),
+      '23-err-create-missing-dates',
+    );
   });
 
   it('24 per_page=abc, 25 per_page=0, 28 page=0', async () => {
@@ -582,7 +771,11 @@ describe('error samples (22–30, 41–44)', () => {
   it('29 GET /events/999999: 404 rest-event-not-found (decision 3; 6.0.5 answered 400 rest_invalid_param)', async () => {
     const response = await rest.get('/events/999999');
     expect(response.status).toBe(404);
-    expect(response.body).toEqual({ code: 'rest-event-not-found', message: 'Event with ID 999999 does not exist.', data: { status: 404 } });
+    expect(response.body).toEqual({
+      code: 'rest-event-not-found',
+      message: 'Event with ID 999999 does not exist.',
+      data: { status: 404 },
+    });
   });
 
   it('30 GET /events/by-slug/no-such-event: 400 naming slug', async () => {
@@ -595,7 +788,10 @@ describe('error samples (22–30, 41–44)', () => {
   });
 
   it('43 POST /events with an unknown venue', async () => {
-    compareError(await rest.post('/events', { json: sampleRequest('43-err-create-bad-venue') }), '43-err-create-bad-venue');
+    compareError(
+      await rest.post('/events', { json: sampleRequest('43-err-create-bad-venue') }),
+      '43-err-create-bad-venue',
+    );
   });
 
   it('44 PUT /events: 404 rest_no_route without Allow', async () => {
@@ -604,8 +800,13 @@ describe('error samples (22–30, 41–44)', () => {
 
   it('33 anonymous POST /events: 401 rest_forbidden, creating nothing', async () => {
     const count = async () =>
-      (await server.gqlOk(`{ events(filter: { statuses: [PUBLISH, FUTURE, DRAFT, PENDING, PRIVATE, TRASH] }) { totalCount } }`, {}, ADMIN_AUTHORIZATION)).events
-        .totalCount as number;
+      (
+        await server.gqlOk(
+          `{ events(filter: { statuses: [PUBLISH, FUTURE, DRAFT, PENDING, PRIVATE, TRASH] }) { totalCount } }`,
+          {},
+          ADMIN_AUTHORIZATION,
+        )
+      ).events.totalCount as number;
     const before = await count();
     const request = sampleRequest('33-err-anonymous-create');
     const json = { ...request, start_date: shift(request.start_date), end_date: shift(request.end_date) };

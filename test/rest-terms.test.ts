@@ -21,13 +21,23 @@ interface Reply {
  * Calls a route. Writes (every method but GET) are made by the test administrator unless `authorization` says
  * otherwise ('' for an anonymous call).
  */
-async function rest(method: string, path: string, body?: Record<string, unknown> | string, prefix = API, authorization?: string): Promise<Reply> {
+async function rest(
+  method: string,
+  path: string,
+  body?: Record<string, unknown> | string,
+  prefix = API,
+  authorization?: string,
+): Promise<Reply> {
   const headers: Record<string, string> = {};
   const as = authorization ?? (['GET', 'HEAD', 'OPTIONS'].includes(method) ? '' : ADMIN_AUTHORIZATION);
   if (as) headers.authorization = as;
   if (typeof body === 'string') headers['content-type'] = 'application/x-www-form-urlencoded';
   else if (body) headers['content-type'] = 'application/json';
-  const init: RequestInit = { method, headers, body: typeof body === 'string' ? body : body ? JSON.stringify(body) : undefined };
+  const init: RequestInit = {
+    method,
+    headers,
+    body: typeof body === 'string' ? body : body ? JSON.stringify(body) : undefined,
+  };
   const response = await fetch(`${server.url}${prefix}${path}`, init);
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null, text };
@@ -213,8 +223,14 @@ describe('GET /categories', () => {
   });
 
   it('filters by include and exclude (CSV or array); every ID must be a category', async () => {
-    expect(ids(await get(`/categories?include=${t.music.id},${t.sports.id}`), 'categories')).toEqual([t.music.id, t.sports.id]);
-    expect(ids(await get(`/categories?include[]=${t.music.id}&include[]=${t.jazz.id}`), 'categories')).toEqual([t.jazz.id, t.music.id]);
+    expect(ids(await get(`/categories?include=${t.music.id},${t.sports.id}`), 'categories')).toEqual([
+      t.music.id,
+      t.sports.id,
+    ]);
+    expect(ids(await get(`/categories?include[]=${t.music.id}&include[]=${t.jazz.id}`), 'categories')).toEqual([
+      t.jazz.id,
+      t.music.id,
+    ]);
     expect(names(await get(`/categories?exclude=${t.music.id},${t.jazz.id}`), 'categories')).toEqual(['Sports']);
     expect(names(await get(`/categories?exclude[]=${t.sports.id}`), 'categories')).toEqual(['Jazz', 'Music']);
     expectInvalidParam(await get(`/categories?include=${t.music.id},999999`), 'include');
@@ -229,12 +245,30 @@ describe('GET /categories', () => {
 
   it('orders by the core get_terms attributes, asc or desc; unknown or empty values are refused', async () => {
     const all = '&hide_empty=false';
-    expect(names(await get(`/categories?order=desc${all}`), 'categories')).toEqual(['Sports', 'Music', 'Jazz', 'Food', 'Empty Child']);
-    expect(names(await get(`/categories?order=DESC${all}`), 'categories')).toEqual(['Sports', 'Music', 'Jazz', 'Food', 'Empty Child']);
+    expect(names(await get(`/categories?order=desc${all}`), 'categories')).toEqual([
+      'Sports',
+      'Music',
+      'Jazz',
+      'Food',
+      'Empty Child',
+    ]);
+    expect(names(await get(`/categories?order=DESC${all}`), 'categories')).toEqual([
+      'Sports',
+      'Music',
+      'Jazz',
+      'Food',
+      'Empty Child',
+    ]);
     const byId = [t.music, t.jazz, t.sports, t.food, t.emptyChild].map((term) => term.id);
     expect(ids(await get(`/categories?orderby=id${all}`), 'categories')).toEqual(byId);
     expect(ids(await get(`/categories?orderby=term_id&order=desc${all}`), 'categories')).toEqual([...byId].reverse());
-    expect(names(await get(`/categories?orderby=slug${all}`), 'categories')).toEqual(['Empty Child', 'Food', 'Jazz', 'Music', 'Sports']);
+    expect(names(await get(`/categories?orderby=slug${all}`), 'categories')).toEqual([
+      'Empty Child',
+      'Food',
+      'Jazz',
+      'Music',
+      'Sports',
+    ]);
     expect(names(await get('/categories?orderby=count&order=desc'), 'categories')[0]).toBe('Music');
     expect(names(await get('/categories?orderby=description&order=desc'), 'categories')[0]).toBe('Music');
     const byParent = names(await get(`/categories?orderby=parent${all}`), 'categories');
@@ -247,7 +281,10 @@ describe('GET /categories', () => {
 
   it('filters by parent (an existing category), answering its children', async () => {
     expect(names(await get(`/categories?parent=${t.music.id}`), 'categories')).toEqual(['Jazz']);
-    expect(names(await get(`/categories?parent=${t.music.id}&hide_empty=0`), 'categories')).toEqual(['Empty Child', 'Jazz']);
+    expect(names(await get(`/categories?parent=${t.music.id}&hide_empty=0`), 'categories')).toEqual([
+      'Empty Child',
+      'Jazz',
+    ]);
     expect((await get(`/categories?parent=${t.sports.id}`)).body.total).toBe(0);
     expectInvalidParam(await get('/categories?parent=999999'), 'parent');
     expectInvalidParam(await get(`/categories?parent=${t.free.id}`), 'parent');
@@ -391,10 +428,20 @@ describe('GET /categories/{id} and /tags/{id}', () => {
 
 describe('POST /categories and /tags', () => {
   it('creates a category: 201, the term object, a Location header; slug generated from the name', async () => {
-    const reply = await rest('POST', '/categories', { name: 'Open Air', description: 'Outdoor fun', parent: t.music.id });
+    const reply = await rest('POST', '/categories', {
+      name: 'Open Air',
+      description: 'Outdoor fun',
+      parent: t.music.id,
+    });
     expect(reply.status).toBe(201);
     expectTermShape(reply.body, 'categories');
-    expect(reply.body).toMatchObject({ name: 'Open Air', slug: 'open-air', description: 'Outdoor fun', parent: t.music.id, count: 0 });
+    expect(reply.body).toMatchObject({
+      name: 'Open Air',
+      slug: 'open-air',
+      description: 'Outdoor fun',
+      parent: t.music.id,
+      count: 0,
+    });
     expect(reply.headers.get('location')).toBe(`${base}/categories/${reply.body.id}`);
     expect((await get(`/categories/${reply.body.id}`)).text).toBe(reply.text);
   });
@@ -403,7 +450,12 @@ describe('POST /categories and /tags', () => {
     const reply = await rest('POST', '/tags', 'name=Late%20Night&slug=late&description=After%2010pm');
     expect(reply.status).toBe(201);
     expectTermShape(reply.body, 'tags');
-    expect(reply.body).toMatchObject({ name: 'Late Night', slug: 'late', description: 'After 10pm', taxonomy: 'post_tag' });
+    expect(reply.body).toMatchObject({
+      name: 'Late Night',
+      slug: 'late',
+      description: 'After 10pm',
+      taxonomy: 'post_tag',
+    });
   });
 
   it('refuses an anonymous create with 401 rest_forbidden, writing nothing', async () => {
@@ -442,7 +494,11 @@ describe('POST /categories and /tags', () => {
     expectInvalidParam(await rest('POST', '/categories', { name: 'Valid', parent: t.free.id }), 'parent');
     expectInvalidParam(await rest('POST', '/categories', { name: 'Valid', parent: 'abc' }), 'parent');
     expectInvalidParam(await rest('POST', '/tags', { name: ['a', 'b'] }), 'name');
-    expectInvalidParam(await rest('POST', '/categories', { name: 'Valid', slug: '', description: '' }), 'description', 'slug');
+    expectInvalidParam(
+      await rest('POST', '/categories', { name: 'Valid', slug: '', description: '' }),
+      'description',
+      'slug',
+    );
     // None of those were created.
     expect((await get('/categories?search=Valid&hide_empty=false')).body.total).toBe(0);
   });
@@ -487,7 +543,13 @@ describe('POST|PUT|PATCH /categories/{id} and /tags/{id}', () => {
     const post = await rest('POST', `/categories/${term.id}`, { name: 'Edited' });
     expect(post.status).toBe(200);
     expectTermShape(post.body, 'categories');
-    expect(post.body).toMatchObject({ id: term.id, name: 'Edited', description: 'Before', slug: 'editable', parent: 0 });
+    expect(post.body).toMatchObject({
+      id: term.id,
+      name: 'Edited',
+      description: 'Before',
+      slug: 'editable',
+      parent: 0,
+    });
     const put = await rest('PUT', `/categories/${term.id}`, { description: 'After', slug: 'edited' });
     expect(put.status).toBe(200);
     expect(put.body).toMatchObject({ name: 'Edited', description: 'After', slug: 'edited' });
@@ -504,7 +566,11 @@ describe('POST|PUT|PATCH /categories/{id} and /tags/{id}', () => {
     const term = await createTerm('tags', { name: 'Overridden' });
     const viaHeader = await fetch(`${server.url}${API}/tags/${term.id}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-http-method-override': 'PATCH', authorization: ADMIN_AUTHORIZATION },
+      headers: {
+        'content-type': 'application/json',
+        'x-http-method-override': 'PATCH',
+        authorization: ADMIN_AUTHORIZATION,
+      },
       body: JSON.stringify({ description: 'by header' }),
     });
     expect(viaHeader.status).toBe(200);
@@ -608,7 +674,12 @@ describe('the same routes under every address of the namespace', () => {
     const created = await rest('POST', '/tags', { name: 'Alias made' }, '/wp-json/tribe/events/v1');
     expect(created.status).toBe(201);
     expect(created.body.urls.self).toBe(`${base}/tags/${created.body.id}`);
-    const updated = await rest('PUT', `/?rest_route=/calendar/events/v1/tags/${created.body.id}`, { description: 'plain' }, '');
+    const updated = await rest(
+      'PUT',
+      `/?rest_route=/calendar/events/v1/tags/${created.body.id}`,
+      { description: 'plain' },
+      '',
+    );
     expect(updated.status).toBe(200);
     expect(updated.body.description).toBe('plain');
     const deleted = await rest('DELETE', `/tags/${created.body.id}`, undefined, '/de/wp-json/tribe/events/v1');

@@ -1,6 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEvent, createVenue, unique } from './support/factories.js';
-import { adminAuthor, expectSampleOrder, inOrder, restClient, sampleBody, sampleHeaders, VENUE_KEY_ORDER, type RestClient, type RestResponse } from './support/rest.js';
+import {
+  adminAuthor,
+  expectSampleOrder,
+  inOrder,
+  restClient,
+  sampleBody,
+  sampleHeaders,
+  VENUE_KEY_ORDER,
+  type RestClient,
+  type RestResponse,
+} from './support/rest.js';
 import { assertSchema } from './support/schemas.js';
 import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
 import { startImageServer, type ImageServer } from './support/image-server.js';
@@ -29,8 +39,12 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const write = (method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', route: string, json?: Record<string, unknown>, query?: string) =>
-  rest.call(method, route, { ...(json ? { json } : {}), ...(query ? { query } : {}), headers: WRITE_HEADERS });
+const write = (
+  method: 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+  route: string,
+  json?: Record<string, unknown>,
+  query?: string,
+) => rest.call(method, route, { ...(json ? { json } : {}), ...(query ? { query } : {}), headers: WRITE_HEADERS });
 
 async function newVenue(fields: Record<string, unknown> = {}) {
   const reply = await write('POST', '/venues', { venue: unique('Venue'), ...fields });
@@ -93,7 +107,12 @@ describe('GET /venues', () => {
     client = restClient(list);
     const empty = await client.get('/venues');
     expect(empty.status).toBe(200);
-    expect(empty.body).toEqual({ venues: [], rest_url: `${API_URL}/venues/?page=1&per_page=10&status=publish`, total: 0, total_pages: 0 });
+    expect(empty.body).toEqual({
+      venues: [],
+      rest_url: `${API_URL}/venues/?page=1&per_page=10&status=publish`,
+      total: 0,
+      total_pages: 0,
+    });
     expect(empty.headers.get('x-tec-total')).toBe('0');
     expect(empty.headers.get('x-tec-totalpages')).toBe('0');
     const create = async (key: string, fields: Record<string, unknown>) => {
@@ -102,15 +121,29 @@ describe('GET /venues', () => {
       ids[key] = reply.body.id;
     };
     await create('harbor', {
-      venue: 'Harbor Hall', address: '12 Dock St', city: 'Portland', country: 'United States', state: 'ME', zip: '04101',
-      phone: '+1 555 0100', website: 'https://example.com/venue', stateprovince: 'ME',
+      venue: 'Harbor Hall',
+      address: '12 Dock St',
+      city: 'Portland',
+      country: 'United States',
+      state: 'ME',
+      zip: '04101',
+      phone: '+1 555 0100',
+      website: 'https://example.com/venue',
+      stateprovince: 'ME',
     });
     await create('loft', { venue: 'The Loft', address: '400 Main Ave', city: 'Austin', state: 'TX', zip: '78701' });
-    await create('pavilion', { venue: 'Riverside Park Pavilion', address: '1 River Rd', city: 'Chicago', phone: '+1 555 0106' });
+    await create('pavilion', {
+      venue: 'Riverside Park Pavilion',
+      address: '1 River Rd',
+      city: 'Chicago',
+      phone: '+1 555 0106',
+    });
     await create('draft', { venue: 'Hidden Draft', status: 'draft', city: 'Portland' });
     await create('lonely', { venue: 'Lonely Barn', city: 'Nowhere' });
     const gqlEvent = (input: Record<string, unknown>) => createEvent(list, input);
-    pastEvent = (await gqlEvent({ startDate: '2020-01-15 10:00:00', endDate: '2020-01-15 12:00:00', venues: [{ id: ids.harbor }] })).id;
+    pastEvent = (
+      await gqlEvent({ startDate: '2020-01-15 10:00:00', endDate: '2020-01-15 12:00:00', venues: [{ id: ids.harbor }] })
+    ).id;
     futureEvent = (await gqlEvent({ venues: [{ id: ids.loft }] })).id;
     draftEvent = (await gqlEvent({ status: 'DRAFT', venues: [{ id: ids.pavilion }] })).id;
   });
@@ -140,9 +173,20 @@ describe('GET /venues', () => {
     // The sample's keys, `author` included: the administrator created it.
     expect(Object.keys(harbor)).toEqual(Object.keys(sample.venues[0]));
     expect(harbor).toMatchObject({
-      author: await adminAuthor(list), status: 'publish', venue: 'Harbor Hall', slug: 'harbor-hall', address: '12 Dock St', city: 'Portland',
-      country: 'United States', state: 'ME', zip: '04101', phone: '+1 555 0100', website: 'https://example.com/venue',
-      stateprovince: 'ME', show_map: true, show_map_link: true,
+      author: await adminAuthor(list),
+      status: 'publish',
+      venue: 'Harbor Hall',
+      slug: 'harbor-hall',
+      address: '12 Dock St',
+      city: 'Portland',
+      country: 'United States',
+      state: 'ME',
+      zip: '04101',
+      phone: '+1 555 0100',
+      website: 'https://example.com/venue',
+      stateprovince: 'ME',
+      show_map: true,
+      show_map_link: true,
     });
     expect(sampleHeaders('14-venues-list').headers['x-tec-total']).toBeDefined();
   });
@@ -162,7 +206,14 @@ describe('GET /venues', () => {
     expect(second.body.previous_rest_url).toBe(`${API_URL}/venues/?per_page=2&status=publish`);
 
     const middle = await client.get('/venues', { query: 'per_page=1&page=2' });
-    expect(Object.keys(middle.body)).toEqual(['venues', 'rest_url', 'next_rest_url', 'previous_rest_url', 'total', 'total_pages']);
+    expect(Object.keys(middle.body)).toEqual([
+      'venues',
+      'rest_url',
+      'next_rest_url',
+      'previous_rest_url',
+      'total',
+      'total_pages',
+    ]);
     expect(middle.body.next_rest_url).toBe(`${API_URL}/venues/?per_page=1&status=publish&page=3`);
 
     const third = await client.get('/venues', { query: 'per_page=1&page=3' });
@@ -174,8 +225,10 @@ describe('GET /venues', () => {
   });
 
   it('validates page and per_page, and clamps per_page to 50', async () => {
-    for (const query of ['page=0', 'page=-1', 'page=abc', 'page=1.5']) expectInvalidParam(await client.get('/venues', { query }), 'page');
-    for (const query of ['per_page=0', 'per_page=-3', 'per_page=abc']) expectInvalidParam(await client.get('/venues', { query }), 'per_page');
+    for (const query of ['page=0', 'page=-1', 'page=abc', 'page=1.5'])
+      expectInvalidParam(await client.get('/venues', { query }), 'page');
+    for (const query of ['per_page=0', 'per_page=-3', 'per_page=abc'])
+      expectInvalidParam(await client.get('/venues', { query }), 'per_page');
     const clamped = await client.get('/venues', { query: 'per_page=1000' });
     expect(clamped.status).toBe(200);
     expect(clamped.body.rest_url).toBe(`${API_URL}/venues/?page=1&per_page=50&status=publish`);
@@ -188,8 +241,12 @@ describe('GET /venues', () => {
     const byCity = await client.get('/venues', { query: 'search=portland' });
     expect(byCity.body.venues.map((v: any) => v.id)).toEqual([ids.harbor]); // the draft in Portland stays hidden
     expect(byCity.body.rest_url).toBe(`${API_URL}/venues/?page=1&per_page=10&status=publish`);
-    expect((await client.get('/venues', { query: 'search=Main Ave' })).body.venues.map((v: any) => v.id)).toEqual([ids.loft]);
-    expect((await client.get('/venues', { query: 'search=0106' })).body.venues.map((v: any) => v.id)).toEqual([ids.pavilion]);
+    expect((await client.get('/venues', { query: 'search=Main Ave' })).body.venues.map((v: any) => v.id)).toEqual([
+      ids.loft,
+    ]);
+    expect((await client.get('/venues', { query: 'search=0106' })).body.venues.map((v: any) => v.id)).toEqual([
+      ids.pavilion,
+    ]);
     expect((await client.get('/venues', { query: 'search=Pavilion' })).body.total).toBe(1);
     const none = await client.get('/venues', { query: 'search=zzzz' });
     expect(none.status).toBe(200);
@@ -202,7 +259,9 @@ describe('GET /venues', () => {
     const reply = await client.get('/venues', { query: `event=${futureEvent}` });
     expect(reply.body.venues.map((v: any) => v.id)).toEqual([ids.loft]);
     expect(reply.body.rest_url).toBe(`${API_URL}/venues/?page=1&per_page=10&event=${futureEvent}&status=publish`);
-    expect((await client.get('/venues', { query: `event=${draftEvent}` })).body.venues.map((v: any) => v.id)).toEqual([ids.pavilion]);
+    expect((await client.get('/venues', { query: `event=${draftEvent}` })).body.venues.map((v: any) => v.id)).toEqual([
+      ids.pavilion,
+    ]);
     expectInvalidParam(await client.get('/venues', { query: 'event=999999' }), 'event');
     expectInvalidParam(await client.get('/venues', { query: 'event=abc' }), 'event');
     expectInvalidParam(await client.get('/venues', { query: 'event=0' }), 'event');
@@ -234,7 +293,13 @@ describe('GET /venues', () => {
     const publish = await client.get('/venues', { query: 'status=publish' });
     expect(publish.status).toBe(200);
     expect(publish.body.total).toBe(4);
-    for (const query of ['status=draft', 'status=publish,draft', 'status=any', 'status=bogus', 'status[]=publish&status[]=pending']) {
+    for (const query of [
+      'status=draft',
+      'status=publish,draft',
+      'status=any',
+      'status=bogus',
+      'status[]=publish&status[]=pending',
+    ]) {
       expectInvalidParam(await client.get('/venues', { query }), 'status');
     }
   });
@@ -254,7 +319,11 @@ describe('GET /venues', () => {
   });
 
   it('answers the same body under the alias namespace, a language prefix and rest_route', async () => {
-    for (const form of ['/wp-json/tribe/events/v1', '/de/wp-json/calendar/events/v1', '/?rest_route=/calendar/events/v1']) {
+    for (const form of [
+      '/wp-json/tribe/events/v1',
+      '/de/wp-json/calendar/events/v1',
+      '/?rest_route=/calendar/events/v1',
+    ]) {
       const canonical = await client.get('/venues', { query: 'per_page=2&page=2' });
       const other = await client.get('/venues', { query: 'per_page=2&page=2', base: form });
       expect(other.status).toBe(200);
@@ -269,24 +338,73 @@ describe('GET /venues', () => {
 describe('POST /venues', () => {
   it('creates a venue (201) with every field, coordinates and map flags from strings', async () => {
     const reply = await write('POST', '/venues', {
-      venue: 'Harbor Hall Create', description: '<p>By the sea</p>', excerpt: 'Sea', address: '12 Dock St', city: 'Portland',
-      country: 'United States', province: 'Maine', state: 'ME', zip: '04101', phone: '+1 555 0100',
-      stateprovince: 'ME', website: 'https://example.com/venue', show_map: 'false', show_map_link: 'true',
-      geo_lat: '43.6591', geo_lng: -70.2568, date: '2024-05-01 10:00:00', image: images.at('/hall.jpg'),
+      venue: 'Harbor Hall Create',
+      description: '<p>By the sea</p>',
+      excerpt: 'Sea',
+      address: '12 Dock St',
+      city: 'Portland',
+      country: 'United States',
+      province: 'Maine',
+      state: 'ME',
+      zip: '04101',
+      phone: '+1 555 0100',
+      stateprovince: 'ME',
+      website: 'https://example.com/venue',
+      show_map: 'false',
+      show_map_link: 'true',
+      geo_lat: '43.6591',
+      geo_lng: -70.2568,
+      date: '2024-05-01 10:00:00',
+      image: images.at('/hall.jpg'),
     });
     expect(reply.status, JSON.stringify(reply.body)).toBe(201);
     expect(reply.headers.get('location')).toBeNull();
     const venue = reply.body;
     expectVenue(venue);
     expect(Object.keys(venue)).toEqual([
-      'id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'venue', 'description', 'excerpt', 'slug', 'image',
-      'address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'website', 'stateprovince', 'geo_lat', 'geo_lng',
-      'show_map', 'show_map_link', 'global_id', 'global_id_lineage',
+      'id',
+      'author',
+      'status',
+      'date',
+      'date_utc',
+      'modified',
+      'modified_utc',
+      'url',
+      'venue',
+      'description',
+      'excerpt',
+      'slug',
+      'image',
+      'address',
+      'city',
+      'country',
+      'province',
+      'state',
+      'zip',
+      'phone',
+      'website',
+      'stateprovince',
+      'geo_lat',
+      'geo_lng',
+      'show_map',
+      'show_map_link',
+      'global_id',
+      'global_id_lineage',
     ]);
     expect(venue).toMatchObject({
-      author: await adminAuthor(server), status: 'publish', date: '2024-05-01 10:00:00', date_utc: '2024-05-01 10:00:00', venue: 'Harbor Hall Create',
-      description: '<p>By the sea</p>', excerpt: '<p>Sea</p>', slug: 'harbor-hall-create', province: 'Maine',
-      geo_lat: 43.6591, geo_lng: -70.2568, show_map: false, show_map_link: true,
+      author: await adminAuthor(server),
+      status: 'publish',
+      date: '2024-05-01 10:00:00',
+      date_utc: '2024-05-01 10:00:00',
+      venue: 'Harbor Hall Create',
+      description: '<p>By the sea</p>',
+      excerpt: '<p>Sea</p>',
+      slug: 'harbor-hall-create',
+      province: 'Maine',
+      geo_lat: 43.6591,
+      geo_lng: -70.2568,
+      show_map: false,
+      show_map_link: true,
     });
     expect(venue.image).toMatchObject({ url: images.at('/hall.jpg'), extension: 'jpg' });
     const read = await rest.get(`/venues/${venue.id}`);
@@ -299,11 +417,26 @@ describe('POST /venues', () => {
     const defaults = await newVenue();
     expect([defaults.show_map, defaults.show_map_link]).toEqual([true, true]);
     expect(Object.keys(defaults)).toEqual([
-      'id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'venue', 'slug', 'show_map', 'show_map_link',
-      'global_id', 'global_id_lineage',
+      'id',
+      'author',
+      'status',
+      'date',
+      'date_utc',
+      'modified',
+      'modified_utc',
+      'url',
+      'venue',
+      'slug',
+      'show_map',
+      'show_map_link',
+      'global_id',
+      'global_id_lineage',
     ]);
     const name = unique('Form Venue');
-    const form = await rest.post('/venues', { form: { venue: name, city: 'Berlin', show_map: '0', show_map_link: 'yes' }, headers: WRITE_HEADERS });
+    const form = await rest.post('/venues', {
+      form: { venue: name, city: 'Berlin', show_map: '0', show_map_link: 'yes' },
+      headers: WRITE_HEADERS,
+    });
     expect(form.status).toBe(201);
     expect(form.body).toMatchObject({ venue: name, city: 'Berlin', show_map: false, show_map_link: true });
   });
@@ -312,7 +445,9 @@ describe('POST /venues', () => {
     const missing = await write('POST', '/venues', { city: 'Berlin' });
     expect(missing.status).toBe(400);
     expect(missing.body).toEqual({
-      code: 'rest_missing_callback_param', message: 'Missing parameter(s): venue', data: { status: 400, params: ['venue'] },
+      code: 'rest_missing_callback_param',
+      message: 'Missing parameter(s): venue',
+      data: { status: 400, params: ['venue'] },
     });
     const none = await write('POST', '/venues');
     expect(none.body.code).toBe('rest_missing_callback_param');
@@ -351,7 +486,14 @@ describe('POST /venues', () => {
 
   it('answers an existing venue with the same fields instead of creating a duplicate (201)', async () => {
     const name = unique('Dup Hall');
-    const fields = { venue: name, description: 'D', address: '5 Pier Road', city: 'Kiel', zip: '24103', phone: '0431 1' };
+    const fields = {
+      venue: name,
+      description: 'D',
+      address: '5 Pier Road',
+      city: 'Kiel',
+      zip: '24103',
+      phone: '0431 1',
+    };
     const first = await newVenue(fields);
     const again = await write('POST', '/venues', fields);
     expect(again.status).toBe(201);
@@ -370,7 +512,9 @@ describe('POST /venues', () => {
     const otherName = await write('POST', '/venues', { ...fields, venue: `${name} 2` });
     expect(otherName.body.id).not.toBe(first.id);
     // Fields outside the comparison do not matter; a trashed venue is never answered.
-    expect((await write('POST', '/venues', { ...fields, country: 'Germany', website: 'https://kiel.example' })).body.id).toBe(first.id);
+    expect(
+      (await write('POST', '/venues', { ...fields, country: 'Germany', website: 'https://kiel.example' })).body.id,
+    ).toBe(first.id);
     const lone = await newVenue({ city: 'Trash Town' });
     expect((await write('DELETE', `/venues/${lone.id}`)).status).toBe(200);
     const fresh = await write('POST', '/venues', { venue: lone.venue, city: 'Trash Town' });
@@ -380,7 +524,10 @@ describe('POST /venues', () => {
 
   it('still validates a duplicate before answering it', async () => {
     const first = await newVenue({ city: 'Valid' });
-    expectInvalidParam(await write('POST', '/venues', { venue: first.venue, city: 'Valid', website: 'nope' }), 'website');
+    expectInvalidParam(
+      await write('POST', '/venues', { venue: first.venue, city: 'Valid', website: 'nope' }),
+      'website',
+    );
   });
 
   it('is not a route for PUT, PATCH or DELETE on the collection', async () => {
@@ -393,8 +540,16 @@ describe('POST /venues', () => {
 describe('GET /venues/{id} and /venues/by-slug/{slug}', () => {
   it('reads a venue with json_ld, in the sample key order', async () => {
     const created = await newVenue({
-      address: '12 Dock St', city: 'Portland', country: 'United States', state: 'ME', zip: '04101', phone: '+1 555 0100',
-      website: 'https://example.com/venue', stateprovince: 'ME', geo_lat: 43.6, geo_lng: -70.2,
+      address: '12 Dock St',
+      city: 'Portland',
+      country: 'United States',
+      state: 'ME',
+      zip: '04101',
+      phone: '+1 555 0100',
+      website: 'https://example.com/venue',
+      stateprovince: 'ME',
+      geo_lat: 43.6,
+      geo_lng: -70.2,
     });
     const reply = await rest.get(`/venues/${created.id}`);
     expect(reply.status).toBe(200);
@@ -406,8 +561,18 @@ describe('GET /venues/{id} and /venues/by-slug/{slug}', () => {
     expectSampleOrder(venue.json_ld, sample.json_ld);
     expectSampleOrder(venue.json_ld.address, sample.json_ld.address);
     expect(venue.json_ld).toMatchObject({
-      '@type': 'Place', name: created.venue, telephone: '+1 555 0100', sameAs: 'https://example.com/venue',
-      address: { '@type': 'PostalAddress', streetAddress: '12 Dock St', addressLocality: 'Portland', addressRegion: 'ME', postalCode: '04101', addressCountry: 'United States' },
+      '@type': 'Place',
+      name: created.venue,
+      telephone: '+1 555 0100',
+      sameAs: 'https://example.com/venue',
+      address: {
+        '@type': 'PostalAddress',
+        streetAddress: '12 Dock St',
+        addressLocality: 'Portland',
+        addressRegion: 'ME',
+        postalCode: '04101',
+        addressCountry: 'United States',
+      },
     });
     expect([venue.geo_lat, venue.geo_lng]).toEqual([43.6, -70.2]);
     const { json_ld: _jsonLd, ...rest_ } = venue;
@@ -439,17 +604,42 @@ describe('GET /venues/{id} and /venues/by-slug/{slug}', () => {
   it('blanks the protected fields of a password-protected venue in reads, keeping the key order', async () => {
     const name = unique('Secret Hall');
     const { id } = await createVenue(server, {
-      name, description: 'Hidden', address: '1 Secret St', city: 'Hush', state: 'CA', zip: '90000', phone: '555',
-      website: 'https://secret.example', latitude: 1.5, longitude: 2.5, password: 'letmein',
+      name,
+      description: 'Hidden',
+      address: '1 Secret St',
+      city: 'Hush',
+      state: 'CA',
+      zip: '90000',
+      phone: '555',
+      website: 'https://secret.example',
+      latitude: 1.5,
+      longitude: 2.5,
+      password: 'letmein',
     });
     const single = await rest.get(`/venues/${id}`);
     expect(single.status).toBe(200);
     // Every protected key is there, blanked, whether the venue has a value for it or not (a deliberate deviation:
     // TEC blanks only the keys present); `state` is not protected.
     expect(single.body).toMatchObject({
-      id, venue: name, status: 'publish', description: '', excerpt: '', image: false, address: '', city: '', country: '',
-      province: '', state: 'CA', zip: '', phone: '', website: '', stateprovince: '', geo_lat: 0, geo_lng: 0,
-      show_map: null, show_map_link: null,
+      id,
+      venue: name,
+      status: 'publish',
+      description: '',
+      excerpt: '',
+      image: false,
+      address: '',
+      city: '',
+      country: '',
+      province: '',
+      state: 'CA',
+      zip: '',
+      phone: '',
+      website: '',
+      stateprovince: '',
+      geo_lat: 0,
+      geo_lng: 0,
+      show_map: null,
+      show_map_link: null,
     });
     expect(single.body.json_ld).toEqual({ '@type': 'Place', name });
     expect(Object.keys(single.body)).toEqual(VENUE_KEY_ORDER);
@@ -457,7 +647,15 @@ describe('GET /venues/{id} and /venues/by-slug/{slug}', () => {
     const bare = await createVenue(server, { password: 'letmein' }, 'name');
     const bareSingle = await rest.get(`/venues/${bare.id}`);
     expect(bareSingle.status).toBe(200);
-    expect(bareSingle.body).toMatchObject({ id: bare.id, venue: bare.name, description: '', image: false, address: '', geo_lat: 0, geo_lng: 0 });
+    expect(bareSingle.body).toMatchObject({
+      id: bare.id,
+      venue: bare.name,
+      description: '',
+      image: false,
+      address: '',
+      geo_lat: 0,
+      geo_lng: 0,
+    });
     expect(Object.keys(bareSingle.body)).toEqual(VENUE_KEY_ORDER.filter((key) => key !== 'state'));
     const listed = await rest.get('/venues', { query: `search=${encodeURIComponent(name)}` });
     const { json_ld: _jsonLd, ...withoutJsonLd } = single.body;
@@ -466,8 +664,19 @@ describe('GET /venues/{id} and /venues/by-slug/{slug}', () => {
     const unlocked = await rest.get(`/venues/${id}`, { query: { password: 'letmein' } });
     expect(unlocked.status).toBe(200);
     expect(unlocked.body).toMatchObject({
-      id, venue: name, description: '<p>Hidden</p>', address: '1 Secret St', city: 'Hush', state: 'CA', zip: '90000', phone: '555',
-      website: 'https://secret.example', geo_lat: 1.5, geo_lng: 2.5, show_map: true, show_map_link: true,
+      id,
+      venue: name,
+      description: '<p>Hidden</p>',
+      address: '1 Secret St',
+      city: 'Hush',
+      state: 'CA',
+      zip: '90000',
+      phone: '555',
+      website: 'https://secret.example',
+      geo_lat: 1.5,
+      geo_lng: 2.5,
+      show_map: true,
+      show_map_link: true,
     });
     expect(inOrder(Object.keys(unlocked.body), VENUE_KEY_ORDER)).toBe(true);
     expect((await rest.get(`/venues/${id}`, { query: { password: 'nope' } })).text).toBe(single.text);
@@ -492,15 +701,35 @@ describe('GET /venues/{id} and /venues/by-slug/{slug}', () => {
 
 describe('POST/PUT/PATCH /venues/{id} and /venues/by-slug/{slug}', () => {
   it('updates with each editable method (200), keeping every field not sent', async () => {
-    const created = await newVenue({ address: '1 Old Rd', city: 'Oldtown', phone: '123', geo_lat: 1, geo_lng: 2, show_map: false });
+    const created = await newVenue({
+      address: '1 Old Rd',
+      city: 'Oldtown',
+      phone: '123',
+      geo_lat: 1,
+      geo_lng: 2,
+      show_map: false,
+    });
     const post = await write('POST', `/venues/${created.id}`, { city: 'Newtown' });
     expect(post.status).toBe(200);
     expectVenue(post.body);
-    expect(post.body).toMatchObject({ id: created.id, address: '1 Old Rd', city: 'Newtown', phone: '123', geo_lat: 1, geo_lng: 2, show_map: false });
+    expect(post.body).toMatchObject({
+      id: created.id,
+      address: '1 Old Rd',
+      city: 'Newtown',
+      phone: '123',
+      geo_lat: 1,
+      geo_lng: 2,
+      show_map: false,
+    });
     const put = await write('PUT', `/venues/${created.id}`, { show_map: 'true', show_map_link: false });
     expect(put.status).toBe(200);
     expect(put.body).toMatchObject({ city: 'Newtown', show_map: true, show_map_link: false });
-    const patch = await write('PATCH', `/venues/${created.id}`, { venue: 'Renamed Hall', geo_lat: -33.9, geo_lng: 151.2, phone: '' });
+    const patch = await write('PATCH', `/venues/${created.id}`, {
+      venue: 'Renamed Hall',
+      geo_lat: -33.9,
+      geo_lng: 151.2,
+      phone: '',
+    });
     expect(patch.status).toBe(200);
     expect(patch.body).toMatchObject({ venue: 'Renamed Hall', slug: created.slug, geo_lat: -33.9, geo_lng: 151.2 });
     expect('phone' in patch.body).toBe(false);
@@ -513,7 +742,10 @@ describe('POST/PUT/PATCH /venues/{id} and /venues/by-slug/{slug}', () => {
   it('updates by slug, where the path names the venue', async () => {
     const created = await newVenue();
     // A different slug in the body would be a rename through the address itself: refused, naming it, nothing changed.
-    expectInvalidParam(await write('PATCH', `/venues/by-slug/${created.slug}`, { city: 'Nowhere', slug: 'other-slug' }), 'slug');
+    expectInvalidParam(
+      await write('PATCH', `/venues/by-slug/${created.slug}`, { city: 'Nowhere', slug: 'other-slug' }),
+      'slug',
+    );
     const reply = await write('PATCH', `/venues/by-slug/${created.slug}`, { city: 'Slugville' });
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ id: created.id, city: 'Slugville', slug: created.slug });

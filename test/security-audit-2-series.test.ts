@@ -46,7 +46,12 @@ async function whileRunning<T>(base: string, read: () => Promise<{ status: numbe
     reads.push(answer);
     await sleep(100);
   }
-  return { result: await outcome, slowestHealth: Math.max(...health), slowestRead: Math.max(...reads.map((r) => r.ms)), reads };
+  return {
+    result: await outcome,
+    slowestHealth: Math.max(...health),
+    slowestRead: Math.max(...reads.map((r) => r.ms)),
+    reads,
+  };
 }
 
 describe('a recurrence rule that can never match (24.3)', () => {
@@ -61,7 +66,13 @@ describe('a recurrence rule that can never match (24.3)', () => {
   const contributor = () => people.actors.contributor.authorization!;
   const post = (recurrence: string[], start = '2027-01-01 10:00:00') =>
     call(server, 'POST', '/events', {
-      json: { title: 'Never', timezone: 'Europe/Berlin', start_date: start, end_date: start.replace(/ \d\d:/, ' 23:'), recurrence },
+      json: {
+        title: 'Never',
+        timezone: 'Europe/Berlin',
+        start_date: start,
+        end_date: start.replace(/ \d\d:/, ' 23:'),
+        recurrence,
+      },
       headers: { authorization: contributor() },
     });
 
@@ -80,14 +91,19 @@ describe('a recurrence rule that can never match (24.3)', () => {
     expect(answer.status, answer.text).toBe(400);
     expect(answer.body.code).toBe('rest_invalid_param');
     expect(answer.body.data.params).toHaveProperty('recurrence');
-    expect(JSON.stringify(answer.body)).toMatch(/the rule matches no date in the [\d,]+ (days|weeks|months|years) searched from the event's start/);
+    expect(JSON.stringify(answer.body)).toMatch(
+      /the rule matches no date in the [\d,]+ (days|weeks|months|years) searched from the event's start/,
+    );
   });
 
   it('refuses it through GraphQL as BAD_USER_INPUT on recurrence', async () => {
     const answer = await server.gql(
       `mutation { createEvent(input: { title: "Never", startDate: "2027-01-01 10:00", endDate: "2027-01-01 11:00", recurrence: ["RRULE:FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=31"] }) { id } }`,
     );
-    expect(answer.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', fields: { recurrence: expect.stringMatching(/matches no date/) } });
+    expect(answer.errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      fields: { recurrence: expect.stringMatching(/matches no date/) },
+    });
   });
 
   it('refuses a new start that leaves the stored rule no date (its day of month comes from the start)', async () => {
@@ -108,7 +124,11 @@ describe('a recurrence rule that can never match (24.3)', () => {
       while (Date.now() < until) statuses.push((await post(['RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=31'])).status);
       return statuses;
     });
-    const seen = await whileRunning(server.url, () => timedGet(`${server.url}${API}/events?per_page=5`), Promise.all(attackers));
+    const seen = await whileRunning(
+      server.url,
+      () => timedGet(`${server.url}${API}/events?per_page=5`),
+      Promise.all(attackers),
+    );
     expect(seen.result.flat().every((status) => status === 400)).toBe(true);
     // Before: each refusal took the event loop for a second (a vm timeout), six in a row, so every other request waited
     // one second or several.
@@ -121,7 +141,9 @@ describe('a recurrence rule that can never match (24.3)', () => {
   const startsOf = async (title: string, from: string, to: string) => {
     const starts: string[] = [];
     for (let page = 1; ; page++) {
-      const answer = await call(server, 'GET', '/events', { query: { search: title, start_date: from, end_date: to, per_page: 50, page } });
+      const answer = await call(server, 'GET', '/events', {
+        query: { search: title, start_date: from, end_date: to, per_page: 50, page },
+      });
       expect(answer.status, answer.text).toBe(200);
       starts.push(...answer.body.events.map((event: { start_date: string }) => event.start_date));
       if (page >= Number(answer.headers.get('x-tec-totalpages'))) return starts;
@@ -129,7 +151,11 @@ describe('a recurrence rule that can never match (24.3)', () => {
   };
   const days = (from: string, to: string, keep: (day: Date) => boolean) => {
     const found: string[] = [];
-    for (let day = new Date(`${from}T00:00:00Z`); day <= new Date(`${to}T00:00:00Z`); day.setUTCDate(day.getUTCDate() + 1)) {
+    for (
+      let day = new Date(`${from}T00:00:00Z`);
+      day <= new Date(`${to}T00:00:00Z`);
+      day.setUTCDate(day.getUTCDate() + 1)
+    ) {
       if (keep(day)) found.push(`${day.toISOString().slice(0, 10)} 10:00:00`);
     }
     return found;
@@ -139,18 +165,47 @@ describe('a recurrence rule that can never match (24.3)', () => {
     const leapDays = days('2028-01-01', '2045-12-31', (day) => day.getUTCMonth() === 1 && day.getUTCDate() === 29);
     const fridays13 = days('2027-01-01', '2031-12-31', (day) => day.getUTCDay() === 5 && day.getUTCDate() === 13);
     const cases = [
-      { title: 'Leap day yearly', rule: 'RRULE:FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29', first: leapDays[0]!, from: '2028-01-01', to: '2045-12-31', expected: leapDays },
-      { title: 'Friday 13 monthly', rule: 'RRULE:FREQ=MONTHLY;BYDAY=FR;BYMONTHDAY=13', first: fridays13[0]!, from: '2027-01-01', to: '2031-12-31', expected: fridays13 },
-      { title: 'Friday 13 daily', rule: 'RRULE:FREQ=DAILY;BYDAY=FR;BYMONTHDAY=13', first: fridays13[0]!, from: '2027-01-01', to: '2031-12-31', expected: fridays13 },
+      {
+        title: 'Leap day yearly',
+        rule: 'RRULE:FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29',
+        first: leapDays[0]!,
+        from: '2028-01-01',
+        to: '2045-12-31',
+        expected: leapDays,
+      },
+      {
+        title: 'Friday 13 monthly',
+        rule: 'RRULE:FREQ=MONTHLY;BYDAY=FR;BYMONTHDAY=13',
+        first: fridays13[0]!,
+        from: '2027-01-01',
+        to: '2031-12-31',
+        expected: fridays13,
+      },
+      {
+        title: 'Friday 13 daily',
+        rule: 'RRULE:FREQ=DAILY;BYDAY=FR;BYMONTHDAY=13',
+        first: fridays13[0]!,
+        from: '2027-01-01',
+        to: '2031-12-31',
+        expected: fridays13,
+      },
     ];
     expect(leapDays).toHaveLength(5);
     for (const { title, rule, first, from, to, expected } of cases) {
       const created = await call(server, 'POST', '/events', {
-        json: { title, timezone: 'Europe/Berlin', start_date: first, end_date: first.replace('10:00', '11:00'), recurrence: [rule] },
+        json: {
+          title,
+          timezone: 'Europe/Berlin',
+          start_date: first,
+          end_date: first.replace('10:00', '11:00'),
+          recurrence: [rule],
+        },
       });
       expect(created.status, created.text).toBe(201);
       for (let attempt = 0; attempt < 60; attempt++) {
-        const answer = await call(server, 'GET', '/events', { query: { search: title, start_date: from, end_date: to, per_page: 1 } });
+        const answer = await call(server, 'GET', '/events', {
+          query: { search: title, start_date: from, end_date: to, per_page: 1 },
+        });
         if (answer.status === 200) break;
         expect(answer.status, answer.text).toBe(503);
         await sleep(500);
@@ -168,7 +223,13 @@ describe('a list far ahead of the materialised occurrences (24.2)', () => {
     server = await startServer();
     for (let n = 0; n < SERIES; n++) {
       const created = await call(server, 'POST', '/events', {
-        json: { title: `Open daily ${n}`, timezone: 'UTC', start_date: '2026-12-01 09:00:00', end_date: '2026-12-01 10:00:00', recurrence: ['RRULE:FREQ=DAILY'] },
+        json: {
+          title: `Open daily ${n}`,
+          timezone: 'UTC',
+          start_date: '2026-12-01 09:00:00',
+          end_date: '2026-12-01 10:00:00',
+          recurrence: ['RRULE:FREQ=DAILY'],
+        },
       });
       expect(created.status, created.text).toBe(201);
       seriesIds.push(created.body.id);
@@ -192,7 +253,9 @@ describe('a list far ahead of the materialised occurrences (24.2)', () => {
   it('answers an anonymous list 18 years ahead within a bounded budget of rows, keeping others fast, then right', async () => {
     const cursor = (await call(server, 'GET', '/changes')).body.next;
     const before = await occurrenceRows();
-    const attack = timedGet(`${server.url}${API}/events?start_date=2045-01-01&end_date=2045-01-31`, 20_000).then(async (answer) => ({ answer, rows: (await occurrenceRows()) - before }));
+    const attack = timedGet(`${server.url}${API}/events?start_date=2045-01-01&end_date=2045-01-31`, 20_000).then(
+      async (answer) => ({ answer, rows: (await occurrenceRows()) - before }),
+    );
     const seen = await whileRunning(server.url, () => timedGet(`${server.url}${API}/events?per_page=10`), attack);
     const { answer, rows } = seen.result;
     // Before: the request wrote some 18,600 occurrence rows itself, taking many seconds and the process with it.
@@ -213,13 +276,22 @@ describe('a list far ahead of the materialised occurrences (24.2)', () => {
     const full = await settled(`${API}/events?start_date=2045-01-01&end_date=2045-01-31&per_page=50`);
     expect(full.status).toBe(200);
     expect(full.headers.get('x-tec-total')).toBe(String(SERIES * 31));
-    const body = (await full.json()) as { events: Array<{ id: number; start_date: string; recurring_event_id: number }> };
+    const body = (await full.json()) as {
+      events: Array<{ id: number; start_date: string; recurring_event_id: number }>;
+    };
     for (const id of seriesIds) {
       const starts = body.events.filter((event) => event.recurring_event_id === id).map((event) => event.start_date);
-      expect(starts).toEqual(Array.from({ length: 31 }, (_, day) => `2045-01-${String(day + 1).padStart(2, '0')} 09:00:00`).slice(0, starts.length));
+      expect(starts).toEqual(
+        Array.from({ length: 31 }, (_, day) => `2045-01-${String(day + 1).padStart(2, '0')} 09:00:00`).slice(
+          0,
+          starts.length,
+        ),
+      );
     }
     // Its IDs stay.
-    const again = (await (await settled(`${API}/events?start_date=2045-01-01&end_date=2045-01-31&per_page=50`)).json()) as typeof body;
+    const again = (await (
+      await settled(`${API}/events?start_date=2045-01-01&end_date=2045-01-31&per_page=50`)
+    ).json()) as typeof body;
     expect(again.events.map((event) => event.id)).toEqual(body.events.map((event) => event.id));
     // Occurrences a list brings into existence are not changes of the calendar: no change-log entry, no webhook.
     const changes = await call(server, 'GET', '/changes', { query: { since: cursor, per_page: 50 } });
@@ -227,10 +299,19 @@ describe('a list far ahead of the materialised occurrences (24.2)', () => {
   }, 180_000);
 
   it('answers the GraphQL list and the feed the same way, and the README sync read up to 2100 with every occurrence', async () => {
-    const query = JSON.stringify({ query: '{ events(filter: { startDate: "2050-01-01", endDate: "2050-01-31" }) { totalCount } }' });
-    const init = { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: query };
+    const query = JSON.stringify({
+      query: '{ events(filter: { startDate: "2050-01-01", endDate: "2050-01-31" }) { totalCount } }',
+    });
+    const init = {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: query,
+    };
     const first = await fetch(`${server.url}/graphql`, { ...init, signal: AbortSignal.timeout(20_000) });
-    const answer = (await first.json()) as { data?: { events: { totalCount: number } }; errors?: Array<{ extensions: { code: string } }> };
+    const answer = (await first.json()) as {
+      data?: { events: { totalCount: number } };
+      errors?: Array<{ extensions: { code: string } }>;
+    };
     if (first.status === 503) {
       expect(answer.errors?.[0]?.extensions.code).toBe('OCCURRENCES_PENDING');
       expect(Number(first.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -257,9 +338,16 @@ describe('a large series edit with two server processes on one database (24.9)',
   let other: Instance;
   let seriesId: number;
   const occurrenceTitles = async () =>
-    (await querySql(database.url, `SELECT "title", COUNT(*) AS n FROM "Event" WHERE "recurringEventId" = ${seriesId} GROUP BY "title"`)).map((row) => [row.title, Number(row.n)]);
+    (
+      await querySql(
+        database.url,
+        `SELECT "title", COUNT(*) AS n FROM "Event" WHERE "recurringEventId" = ${seriesId} GROUP BY "title"`,
+      )
+    ).map((row) => [row.title, Number(row.n)]);
   const occurrenceIds = async () =>
-    (await querySql(database.url, `SELECT "id" FROM "Event" WHERE "recurringEventId" = ${seriesId} ORDER BY "id"`)).map((row) => Number(row.id));
+    (await querySql(database.url, `SELECT "id" FROM "Event" WHERE "recurringEventId" = ${seriesId} ORDER BY "id"`)).map(
+      (row) => Number(row.id),
+    );
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'calendar-series-edit-'));
@@ -268,7 +356,11 @@ describe('a large series edit with two server processes on one database (24.9)',
     other = await startInstance(database.url);
     // 10,000 daily occurrences from 2000 on (the most a series has), all of them before the horizon.
     const created = await rest(writer, 'POST', '/events', {
-      title: 'Long series', timezone: 'UTC', start_date: '2000-01-03 08:00:00', end_date: '2000-01-03 09:00:00', recurrence: ['RRULE:FREQ=DAILY'],
+      title: 'Long series',
+      timezone: 'UTC',
+      start_date: '2000-01-03 08:00:00',
+      end_date: '2000-01-03 09:00:00',
+      recurrence: ['RRULE:FREQ=DAILY'],
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     seriesId = created.body.id;
@@ -286,7 +378,11 @@ describe('a large series edit with two server processes on one database (24.9)',
     const ids = await occurrenceIds();
     let made = 0;
     const cli = sleep(300).then(() =>
-      runCommand(process.execPath, [COMPILED_CLI, 'users', 'create', 'cli-during-edit', '--role', 'author'], { DATABASE_URL: database.url, CALENDAR_ADMIN_PASSWORD: '', LOG_LEVEL: 'warn' }),
+      runCommand(process.execPath, [COMPILED_CLI, 'users', 'create', 'cli-during-edit', '--role', 'author'], {
+        DATABASE_URL: database.url,
+        CALENDAR_ADMIN_PASSWORD: '',
+        LOG_LEVEL: 'warn',
+      }),
     );
     // The write answers once its first occurrences are in line; the rest follow in the background, in steps.
     const edit = rest(writer, 'POST', `/events/${seriesId}`, { title: 'Long series, renamed' }).then(async (answer) => {
@@ -298,10 +394,19 @@ describe('a large series edit with two server processes on one database (24.9)',
       async () => {
         const started = performance.now();
         // A window of the series: never fewer occurrences while the edit goes on (nothing lost half-way).
-        const window = await timedGet(`${other.base}${API}/events?start_date=2020-01-01&end_date=2020-01-31&per_page=50`);
+        const window = await timedGet(
+          `${other.base}${API}/events?start_date=2020-01-01&end_date=2020-01-31&per_page=50`,
+        );
         const total = window.headers.get('x-tec-total');
-        const written = await rest(other, 'POST', '/events', { title: `Other write ${made++}`, start_date: '2027-03-01 10:00:00', end_date: '2027-03-01 11:00:00' });
-        return { status: window.status === 200 && total === '31' ? written.status : -window.status, ms: performance.now() - started };
+        const written = await rest(other, 'POST', '/events', {
+          title: `Other write ${made++}`,
+          start_date: '2027-03-01 10:00:00',
+          end_date: '2027-03-01 11:00:00',
+        });
+        return {
+          status: window.status === 200 && total === '31' ? written.status : -window.status,
+          ms: performance.now() - started,
+        };
       },
       edit,
     );
@@ -342,9 +447,15 @@ describe('a large series edit with two server processes on one database (24.9)',
   }, 180_000);
 
   const createUserFromCli = () =>
-    runCommand(process.execPath, [COMPILED_CLI, 'users', 'create', `cli-while-locked-${Date.now()}`, '--role', 'author'], {
-      DATABASE_URL: database.url, CALENDAR_ADMIN_PASSWORD: '', LOG_LEVEL: 'warn',
-    });
+    runCommand(
+      process.execPath,
+      [COMPILED_CLI, 'users', 'create', `cli-while-locked-${Date.now()}`, '--role', 'author'],
+      {
+        DATABASE_URL: database.url,
+        CALENDAR_ADMIN_PASSWORD: '',
+        LOG_LEVEL: 'warn',
+      },
+    );
 
   // SQLite has one writer and a bounded wait for it; PostgreSQL queues writers on the rows and tables they touch.
   if (TEST_ENGINE === 'sqlite') {

@@ -37,7 +37,12 @@ beforeAll(async () => {
   database = await freshDatabase(dir);
   // The demo calendar (320 events from today on): every list and feed below does real work. Its administrator
   // (`demo`) gets a password to add a protected event with.
-  const cli = (...args: string[]) => runCommand(process.execPath, [COMPILED_CLI, ...args], { DATABASE_URL: database.url, CALENDAR_ADMIN_PASSWORD: '', LOG_LEVEL: 'warn' });
+  const cli = (...args: string[]) =>
+    runCommand(process.execPath, [COMPILED_CLI, ...args], {
+      DATABASE_URL: database.url,
+      CALENDAR_ADMIN_PASSWORD: '',
+      LOG_LEVEL: 'warn',
+    });
   const seeded = await cli('seed');
   expect(seeded.code, seeded.stderr).toBe(0);
   const issued = await cli('passwords', 'create', 'demo');
@@ -49,7 +54,10 @@ beforeAll(async () => {
   const mutation = `mutation { createEvent(input: { title: "Members only", startDate: "${day} 18:00", endDate: "${day} 20:00", status: PUBLISH, password: "${FEED_PASSWORD}" }) { databaseId } }`;
   const created = await fetch(`${instance.base}/graphql`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`demo:${secret}`).toString('base64')}` },
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Basic ${Buffer.from(`demo:${secret}`).toString('base64')}`,
+    },
     body: JSON.stringify({ query: mutation }),
   });
   const result = (await created.json()) as { data: { createEvent: { databaseId: number } } };
@@ -99,7 +107,12 @@ let politeReads = 0;
 /** One read of the polite client: a list the response cache cannot answer (a query of its own), with its request ID. */
 function politeRead(): Promise<Read> {
   const n = ++politeReads;
-  return get(politeAgent, `${API}/events?per_page=10&search=e&polite=${n}`, { 'x-forwarded-for': POLITE, 'x-request-id': `polite-${n}` }, POLITE_TIMEOUT_MS);
+  return get(
+    politeAgent,
+    `${API}/events?per_page=10&search=e&polite=${n}`,
+    { 'x-forwarded-for': POLITE, 'x-request-id': `polite-${n}` },
+    POLITE_TIMEOUT_MS,
+  );
 }
 
 async function politeReadsFor(ms: number): Promise<Read[]> {
@@ -172,24 +185,50 @@ async function underFlood(connections: number, path: string) {
   const floodHealthTo = health.reads.length;
   const result = await flood;
   probing = false;
-  const greedy = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([status, { count }]) => [status, count ?? 0])) as Record<string, number>;
+  const greedy = Object.fromEntries(
+    Object.entries(result.statusCodeStats ?? {}).map(([status, { count }]) => [status, count ?? 0]),
+  ) as Record<string, number>;
   // The server logs asynchronously: wait until it has written a line for every answer the flood counted.
   const answered = Object.values(greedy).reduce((sum, count) => sum + count, 0);
-  for (let waited = 0; waited < 20_000 && logLines().filter((line) => line.requestId?.startsWith('greedy-')).length < answered; waited += 200) await sleep(200);
-  return { baseline, reads, health: (await health).slice(floodHealthFrom, floodHealthTo), greedy, result, lines: logLines() };
+  for (
+    let waited = 0;
+    waited < 20_000 && logLines().filter((line) => line.requestId?.startsWith('greedy-')).length < answered;
+    waited += 200
+  )
+    await sleep(200);
+  return {
+    baseline,
+    reads,
+    health: (await health).slice(floodHealthFrom, floodHealthTo),
+    greedy,
+    result,
+    lines: logLines(),
+  };
 }
 
 function expectFairness(outcome: Awaited<ReturnType<typeof underFlood>>) {
   const { baseline, reads, health, greedy, result, lines } = outcome;
-  const served = new Map(lines.filter((line) => line.requestId?.startsWith('polite-')).map((line) => [line.requestId, Math.round(line.durationMs!)]));
+  const served = new Map(
+    lines
+      .filter((line) => line.requestId?.startsWith('polite-'))
+      .map((line) => [line.requestId, Math.round(line.durationMs!)]),
+  );
   const summary = `server-side ${[...served.values()].slice(-reads.length).join(' ')} ms; baseline ${baseline.map((read) => Math.round(read.ms)).join(' ')} ms; under the flood ${reads.map((read) => `${read.status}:${Math.round(read.ms)}`).join(' ')}; greedy ${JSON.stringify(greedy)}; health ${health.map((read) => Math.round(read.ms)).join(' ')} ms`;
   // The polite client is served, every time, without waiting for the flood.
   expect(reads.length, summary).toBeGreaterThanOrEqual(5);
-  expect(reads.filter((read) => read.status !== 200), summary).toEqual([]);
-  expect(median(reads.map((read) => read.ms)), summary).toBeLessThan(Math.max(10 * median(baseline.map((read) => read.ms)), 500));
+  expect(
+    reads.filter((read) => read.status !== 200),
+    summary,
+  ).toEqual([]);
+  expect(median(reads.map((read) => read.ms)), summary).toBeLessThan(
+    Math.max(10 * median(baseline.map((read) => read.ms)), 500),
+  );
   // /healthz keeps answering at once.
   expect(health.length, summary).toBeGreaterThanOrEqual(5);
-  expect(health.filter((read) => read.status !== 200), summary).toEqual([]);
+  expect(
+    health.filter((read) => read.status !== 200),
+    summary,
+  ).toEqual([]);
   expect(Math.max(...health.map((read) => read.ms)), summary).toBeLessThan(3000);
   // The greedy client is refused (429: its own excess), at once rather than by timing out.
   expect(greedy['429'] ?? 0, summary).toBeGreaterThan(0);
@@ -199,10 +238,16 @@ function expectFairness(outcome: Awaited<ReturnType<typeof underFlood>>) {
   expect(lines.filter((line) => line.droppedLines !== undefined)).toEqual([]);
   const greedyLines = lines.filter((line) => line.requestId?.startsWith('greedy-'));
   for (const status of Object.keys(greedy)) {
-    expect(greedyLines.filter((line) => String(line.status) === status).length, `lines of ${status}s; ${summary}`).toBeGreaterThanOrEqual(greedy[status]!);
+    expect(
+      greedyLines.filter((line) => String(line.status) === status).length,
+      `lines of ${status}s; ${summary}`,
+    ).toBeGreaterThanOrEqual(greedy[status]!);
   }
   const refusedLines = greedyLines.filter((line) => line.status === 429 || line.status === 503);
-  expect(refusedLines.filter((line) => !REFUSAL_REASONS.includes(line.reason!)), summary).toEqual([]);
+  expect(
+    refusedLines.filter((line) => !REFUSAL_REASONS.includes(line.reason!)),
+    summary,
+  ).toEqual([]);
   const politeLines = lines.filter((line) => line.requestId?.startsWith('polite-'));
   expect(politeLines.length).toBeGreaterThanOrEqual(baseline.length + reads.length);
   return refusedLines;
@@ -216,16 +261,22 @@ describe('one client flooding the service (24.8, 24.14)', () => {
   }, 90_000);
 
   it('with a few connections of a feed with random passwords is refused with 429, while another client is served and every refusal is logged', async () => {
-    const feed = await fetch(`${instance.base}${API}/events.ics?password=${FEED_PASSWORD}`, { headers: { 'x-forwarded-for': '192.0.2.99' } });
+    const feed = await fetch(`${instance.base}${API}/events.ics?password=${FEED_PASSWORD}`, {
+      headers: { 'x-forwarded-for': '192.0.2.99' },
+    });
     expect(await feed.text()).toContain('Members only');
     const refused = expectFairness(await underFlood(8, `${API}/events.ics?password=[<id>]`));
-    expect(refused.filter((line) => line.reason !== 'client_over_share' && line.reason !== 'password_guesses')).toEqual([]);
+    expect(refused.filter((line) => line.reason !== 'client_over_share' && line.reason !== 'password_guesses')).toEqual(
+      [],
+    );
   }, 90_000);
 });
 
 describe('wrong passwords of a protected event (24.8)', () => {
   const guess = (address: string, password: string, path = `/events/${protectedId}`) =>
-    fetch(`${instance.base}${API}${path}?password=${encodeURIComponent(password)}`, { headers: { 'x-forwarded-for': address } });
+    fetch(`${instance.base}${API}${path}?password=${encodeURIComponent(password)}`, {
+      headers: { 'x-forwarded-for': address },
+    });
 
   it('count as failed sign-ins of the address: past SIGNIN_FAILURES_PER_ADDRESS it gets 429 before any check, other addresses do not', async () => {
     const guesser = '192.0.2.50';
@@ -233,7 +284,11 @@ describe('wrong passwords of a protected event (24.8)', () => {
     const refused = await guess(guesser, 'wrong-again');
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(await refused.json()).toEqual({ code: 'rest_too_many_password_attempts', message: expect.stringMatching(/^Too many wrong passwords from this address\. Try again in \d+ seconds\.$/), data: { status: 429 } });
+    expect(await refused.json()).toEqual({
+      code: 'rest_too_many_password_attempts',
+      message: expect.stringMatching(/^Too many wrong passwords from this address\. Try again in \d+ seconds\.$/),
+      data: { status: 429 },
+    });
     // The right password too, the feeds too, and GraphQL's `password` arguments: nothing is checked any more.
     expect((await guess(guesser, FEED_PASSWORD)).status).toBe(429);
     expect((await guess(guesser, 'wrong', '/events.ics')).status).toBe(429);
@@ -243,9 +298,14 @@ describe('wrong passwords of a protected event (24.8)', () => {
       body: JSON.stringify({ query: `{ event(id: ${protectedId}, password: "${FEED_PASSWORD}") { title } }` }),
     });
     expect(graphql.status).toBe(429);
-    expect((await graphql.json()).errors[0].extensions).toEqual({ code: 'RATE_LIMITED', retryAfter: expect.any(Number) });
+    expect((await graphql.json()).errors[0].extensions).toEqual({
+      code: 'RATE_LIMITED',
+      retryAfter: expect.any(Number),
+    });
     // Reads without a password are served; another address may still guess, and the right password opens the event.
-    expect((await fetch(`${instance.base}${API}/events/${protectedId}`, { headers: { 'x-forwarded-for': guesser } })).status).toBe(403);
+    expect(
+      (await fetch(`${instance.base}${API}/events/${protectedId}`, { headers: { 'x-forwarded-for': guesser } })).status,
+    ).toBe(403);
     expect((await guess('192.0.2.51', FEED_PASSWORD)).status).toBe(200);
     const lines = logLines().filter((line) => line.status === 429 && line.reason === 'password_guesses');
     expect(lines.length).toBeGreaterThanOrEqual(4);
@@ -262,7 +322,9 @@ describe('a refused EventSource (24.8)', () => {
     // Two requests whose bodies never come hold the process at twice MAX_IN_FLIGHT: the next request is refused, 503.
     for (const address of ['192.0.2.70', '192.0.2.71']) {
       const socket = connect(Number(new URL(full.base).port), '127.0.0.1');
-      socket.write(`POST /graphql HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: ${address}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`);
+      socket.write(
+        `POST /graphql HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: ${address}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`,
+      );
       stalled.push(socket);
     }
     await sleep(300);
@@ -275,11 +337,15 @@ describe('a refused EventSource (24.8)', () => {
 
   it('is told to come back (200 with retry), as EventSource gives up on any other status; other clients get the 503', async () => {
     const subscription = encodeURIComponent('subscription { changed { type } }');
-    const eventSource = await fetch(`${full.base}/graphql?query=${subscription}`, { headers: { accept: 'text/event-stream', 'x-forwarded-for': '192.0.2.72' } });
+    const eventSource = await fetch(`${full.base}/graphql?query=${subscription}`, {
+      headers: { accept: 'text/event-stream', 'x-forwarded-for': '192.0.2.72' },
+    });
     expect(eventSource.status).toBe(200);
     expect(eventSource.headers.get('content-type')).toMatch(/^text\/event-stream/);
     expect(await eventSource.text()).toBe(': The service is busy; try again shortly.\nretry: 1000\n\n');
-    const plain = await fetch(`${full.base}/graphql?query=${subscription}`, { headers: { accept: 'application/json', 'x-forwarded-for': '192.0.2.72' } });
+    const plain = await fetch(`${full.base}/graphql?query=${subscription}`, {
+      headers: { accept: 'application/json', 'x-forwarded-for': '192.0.2.72' },
+    });
     expect(plain.status).toBe(503);
     expect((await plain.json()).errors[0].extensions.code).toBe('SERVICE_OVERLOADED');
   });

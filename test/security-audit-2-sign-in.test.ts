@@ -37,8 +37,14 @@ interface Editor {
 
 async function editorWithToken(server: TestServer): Promise<Editor> {
   const login = unique('editor');
-  const { u } = await adminData(server, `mutation { u: createUser(input: { login: "${login}", role: EDITOR }) { databaseId } }`);
-  const { t } = await adminData(server, `mutation { t: createBearerToken(name: "deploy", userId: ${u.databaseId}) { id secret } }`);
+  const { u } = await adminData(
+    server,
+    `mutation { u: createUser(input: { login: "${login}", role: EDITOR }) { databaseId } }`,
+  );
+  const { t } = await adminData(
+    server,
+    `mutation { t: createBearerToken(name: "deploy", userId: ${u.databaseId}) { id secret } }`,
+  );
   return { login, token: t.secret, tokenRowId: t.id };
 }
 
@@ -47,7 +53,9 @@ async function legacyToken(server: TestServer, userLogin: string): Promise<{ tok
   const secret = newSecret().replace(/ /g, '');
   const user = await server.app.db.user.findUniqueOrThrow({ where: { login: userLogin } });
   const secretHash = macOf(await credentialKey(server.app.db), secret);
-  const row = await server.app.db.credential.create({ data: { userId: user.id, kind: 'bearer_token', name: 'from before', secretHash } });
+  const row = await server.app.db.credential.create({
+    data: { userId: user.id, kind: 'bearer_token', name: 'from before', secretHash },
+  });
   return { token: `${row.id}.${secret}`, rowId: row.id };
 }
 
@@ -117,10 +125,14 @@ describe('an attacker at one address (24.5)', () => {
   });
   afterAll(() => server?.close());
 
-  it('flooding wrong passwords for admin and `Bearer <n>.x` guesses is throttled, and refuses neither the owner’s right password nor any right token; /healthz and reads stay fast', { timeout: 60_000 }, async () => {
+  it('flooding wrong passwords for admin and `Bearer <n>.x` guesses is throttled, and refuses neither the owner’s right password nor any right token; /healthz and reads stay fast', {
+    timeout: 60_000,
+  }, async () => {
     const attacker = '203.0.113.66';
     const ids = Math.max(editor.tokenRowId, legacy.rowId) + 3;
-    const attack = flood((n) => send(server, n % 2 ? `Bearer ${n % ids}.x${n}` : basicAuthorization('admin', `${WRONG} ${n}`), attacker));
+    const attack = flood((n) =>
+      send(server, n % 2 ? `Bearer ${n % ids}.x${n}` : basicAuthorization('admin', `${WRONG} ${n}`), attacker),
+    );
     const slowest = { health: 0, read: 0 };
     const rounds = await probeDuring(attack, async () => {
       expect(await viewer(server, ADMIN, OWNER)).toBe('admin');
@@ -129,7 +141,10 @@ describe('an attacker at one address (24.5)', () => {
       expect(await viewer(server, `Bearer ${editor.token}`, attacker)).toBe(editor.login);
       expect(await viewer(server, `Bearer ${legacy.token}`, attacker)).toBe(editor.login);
       slowest.health = Math.max(slowest.health, await timed(`${server.url}/healthz`));
-      slowest.read = Math.max(slowest.read, await timed(`${server.url}/wp-json/calendar/events/v1/events?per_page=5`, { 'x-forwarded-for': '192.0.2.200' }));
+      slowest.read = Math.max(
+        slowest.read,
+        await timed(`${server.url}/wp-json/calendar/events/v1/events?per_page=5`, { 'x-forwarded-for': '192.0.2.200' }),
+      );
     });
     const statuses = await attack;
 
@@ -147,7 +162,11 @@ describe('an attacker at one address (24.5)', () => {
   });
 
   it('a burst of parallel guesses gets no more checks than the limit for the address and login', async () => {
-    const burst = await Promise.all(Array.from({ length: 40 }, (_, n) => send(server, basicAuthorization(editor.login, `${WRONG} ${n}`), '203.0.113.77')));
+    const burst = await Promise.all(
+      Array.from({ length: 40 }, (_, n) =>
+        send(server, basicAuthorization(editor.login, `${WRONG} ${n}`), '203.0.113.77'),
+      ),
+    );
     expect(count(burst, 401)).toBeLessThanOrEqual(5);
     expect(count(burst, 429)).toBe(40 - count(burst, 401));
   });
@@ -162,25 +181,41 @@ describe('an attacker at many addresses (24.5)', () => {
   });
   afterAll(() => server?.close());
 
-  it('gets one check per address once admin is under attack, and the owner signs in throughout, from any address that has not failed', { timeout: 60_000 }, async () => {
+  it('gets one check per address once admin is under attack, and the owner signs in throughout, from any address that has not failed', {
+    timeout: 60_000,
+  }, async () => {
     const addresses = 12;
     const attackerAt = (n: number) => `203.0.113.${n % addresses}`;
     const guessesAToken = (n: number) => n % 4 === 3;
-    const attack = flood((n) => send(server, guessesAToken(n) ? `Bearer ${n % 20}.x${n}` : basicAuthorization('admin', `${WRONG} ${n}`), attackerAt(n)));
+    const attack = flood((n) =>
+      send(
+        server,
+        guessesAToken(n) ? `Bearer ${n % 20}.x${n}` : basicAuthorization('admin', `${WRONG} ${n}`),
+        attackerAt(n),
+      ),
+    );
     const slowest = { health: 0, read: 0 };
     const rounds = await probeDuring(attack, async (round) => {
       expect(await viewer(server, ADMIN, OWNER)).toBe('admin');
       expect(await viewer(server, ADMIN, `198.51.100.${100 + round}`)).toBe('admin');
       expect(await viewer(server, `Bearer ${editor.token}`, attackerAt(round))).toBe(editor.login);
       slowest.health = Math.max(slowest.health, await timed(`${server.url}/healthz`));
-      slowest.read = Math.max(slowest.read, await timed(`${server.url}/wp-json/calendar/events/v1/events?per_page=5`, { 'x-forwarded-for': '192.0.2.200' }));
+      slowest.read = Math.max(
+        slowest.read,
+        await timed(`${server.url}/wp-json/calendar/events/v1/events?per_page=5`, { 'x-forwarded-for': '192.0.2.200' }),
+      );
     });
     const statuses = await attack;
 
     expect(rounds).toBeGreaterThanOrEqual(2);
     expect(count(statuses, 401) + count(statuses, 429)).toBe(statuses.length);
     // SIGNIN_FAILURES_PER_LOGIN failures anywhere, then one more check per address at most: no more scrypt checks.
-    expect(count(statuses.filter((_, n) => !guessesAToken(n)), 401)).toBeLessThanOrEqual(10 + addresses);
+    expect(
+      count(
+        statuses.filter((_, n) => !guessesAToken(n)),
+        401,
+      ),
+    ).toBeLessThanOrEqual(10 + addresses);
     expect(count(statuses, 401)).toBeLessThanOrEqual(30 * addresses);
     expect(slowest.health).toBeLessThan(RESPONSIVE_WITHIN_MS);
     expect(slowest.read).toBeLessThan(RESPONSIVE_WITHIN_MS);
@@ -215,7 +250,12 @@ describe('bearer tokens (24.5)', () => {
 
   it('are revoked by their credential ID, as before', async () => {
     const editor = await editorWithToken(server);
-    const revoked = await graphql(server, `mutation { r: revokeCredential(id: ${editor.tokenRowId}) { revokedAt } }`, {}, ADMIN);
+    const revoked = await graphql(
+      server,
+      `mutation { r: revokeCredential(id: ${editor.tokenRowId}) { revokedAt } }`,
+      {},
+      ADMIN,
+    );
     expect(revoked.body.data.r.revokedAt).toEqual(expect.any(String));
     expect(await viewer(server, `Bearer ${editor.token}`, OWNER)).toBe(401);
   });

@@ -24,7 +24,9 @@ const forwardedFor = (address: string) => ({ 'x-forwarded-for': address });
 async function inWaves<T>(count: number, concurrency: number, task: (index: number) => Promise<T>): Promise<T[]> {
   const results: T[] = [];
   for (let start = 0; start < count; start += concurrency) {
-    results.push(...(await Promise.all(Array.from({ length: Math.min(concurrency, count - start) }, (_, k) => task(start + k)))));
+    results.push(
+      ...(await Promise.all(Array.from({ length: Math.min(concurrency, count - start) }, (_, k) => task(start + k)))),
+    );
   }
   return results;
 }
@@ -47,7 +49,13 @@ const SHED = new Set(['RATE_LIMITED', 'SERVICE_OVERLOADED']);
  * shedding (the server busy with the test's own burst of clients) is asked again after its Retry-After, as
  * graphql-sse does.
  */
-async function openFrom(base: string, address: string, count: number, query = CHANGED, authorization?: string): Promise<Stream[]> {
+async function openFrom(
+  base: string,
+  address: string,
+  count: number,
+  query = CHANGED,
+  authorization?: string,
+): Promise<Stream[]> {
   const openOne = async (): Promise<Stream> => {
     for (let attempt = 1; ; attempt++) {
       const stream = await open(base, query, { authorization, headers: forwardedFor(address) });
@@ -77,7 +85,8 @@ async function write(base: string, route: string, body: unknown, authorization =
 const isChangeOf = (type: string, id: number) => (change: Change) => change.type === type && change.databaseId === id;
 
 /** Resolves once every stream received the change of that record. */
-const allReceived = (streams: Stream[], type: string, id: number, ms = 20_000) => Promise.all(streams.map((stream) => stream.waitFor(isChangeOf(type, id), ms)));
+const allReceived = (streams: Stream[], type: string, id: number, ms = 20_000) =>
+  Promise.all(streams.map((stream) => stream.waitFor(isChangeOf(type, id), ms)));
 
 /** How a subscription was answered: status, Retry-After and, once a refusal's body is read, its error's extensions. */
 async function answerOf(stream: Stream) {
@@ -95,8 +104,16 @@ interface Slowest {
  * Makes `writes` organizers one after another while a second client reads a list and asks /healthz every 50 ms, all
  * from a process of its own (test/support/latency-probe.mjs); answers the IDs written and the slowest answer of each.
  */
-async function writeWhileReading(base: string, writes: number, authorization: string): Promise<{ ids: number[]; slowest: Slowest }> {
-  const run = await runCommand(process.execPath, ['test/support/latency-probe.mjs', base, String(writes), authorization], {});
+async function writeWhileReading(
+  base: string,
+  writes: number,
+  authorization: string,
+): Promise<{ ids: number[]; slowest: Slowest }> {
+  const run = await runCommand(
+    process.execPath,
+    ['test/support/latency-probe.mjs', base, String(writes), authorization],
+    {},
+  );
   expect(run.code, run.stderr).toBe(0);
   return JSON.parse(run.stdout) as { ids: number[]; slowest: Slowest };
 }
@@ -131,7 +148,9 @@ describe('one client opening 3,000 subscriptions, against a compiled server with
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('accepts 20 of 3,000 from one address and refuses the rest at once, while writes, /healthz and reads stay fast', { timeout: 180_000 }, async () => {
+  it('accepts 20 of 3,000 from one address and refuses the rest at once, while writes, /healthz and reads stay fast', {
+    timeout: 180_000,
+  }, async () => {
     const pid = instance.child.pid!;
     const before = descriptorsOf(pid);
     // Fewer at once than MAX_IN_FLIGHT, so that load shedding does not answer in the limit's place.
@@ -142,10 +161,15 @@ describe('one client opening 3,000 subscriptions, against a compiled server with
     const byLimit = refusals.filter((refusal) => refusal.status === 429);
     expect(byLimit.length).toBeGreaterThan(2900);
     for (const refusal of byLimit) {
-      expect(refusal).toEqual({ status: 429, retryAfter: '10', error: { code: 'TOO_MANY_SUBSCRIPTIONS', scope: 'client', limit: 20, retryAfter: 10 } });
+      expect(refusal).toEqual({
+        status: 429,
+        retryAfter: '10',
+        error: { code: 'TOO_MANY_SUBSCRIPTIONS', scope: 'client', limit: 20, retryAfter: 10 },
+      });
     }
     // Any other refusal is load shedding's (503 SERVICE_OVERLOADED), never an accepted stream.
-    for (const refusal of refusals.filter((one) => one.status !== 429)) expect(refusal).toMatchObject({ status: 503, error: { code: 'SERVICE_OVERLOADED' } });
+    for (const refusal of refusals.filter((one) => one.status !== 429))
+      expect(refusal).toMatchObject({ status: 503, error: { code: 'SERVICE_OVERLOADED' } });
     expect(descriptorsOf(pid) - before).toBeLessThan(100);
 
     const { ids, slowest } = await writeWhileReading(instance.base, 10, admin);
@@ -155,7 +179,9 @@ describe('one client opening 3,000 subscriptions, against a compiled server with
     expect(slowest.read).toBeLessThan(BOUNDS_MS.read);
   });
 
-  it('holds 1,000 from many addresses, refuses the next with 503, and tells each of them every change while writes, /healthz and reads stay fast', { timeout: 240_000 }, async () => {
+  it('holds 1,000 from many addresses, refuses the next with 503, and tells each of them every change while writes, /healthz and reads stay fast', {
+    timeout: 240_000,
+  }, async () => {
     // The first test's 20 streams are still open; more addresses of 20 each make 1,000.
     const everyone = held.filter((stream) => stream.status === 200);
     for (let client = 1; everyone.length < 1000; client++) {
@@ -172,7 +198,8 @@ describe('one client opening 3,000 subscriptions, against a compiled server with
     const { ids, slowest } = await writeWhileReading(instance.base, 5, admin);
     for (const id of ids) await allReceived(everyone, 'ORGANIZER', id, 30_000);
     for (const stream of everyone) {
-      for (const id of ids) expect(stream.received.filter((one) => isChangeOf('ORGANIZER', id)(one.change))).toHaveLength(1);
+      for (const id of ids)
+        expect(stream.received.filter((one) => isChangeOf('ORGANIZER', id)(one.change))).toHaveLength(1);
     }
     expect(slowest.write).toBeLessThan(BOUNDS_MS.write);
     expect(slowest.health).toBeLessThan(BOUNDS_MS.health);
@@ -197,7 +224,11 @@ describe('limits and the visibility work per change, counted in process (24.4)',
   const PER_PROCESS = 320;
 
   beforeAll(async () => {
-    server = await startServer({ TRUST_PROXY: 'true', SUBSCRIPTIONS_PER_CLIENT: String(PER_CLIENT), SUBSCRIPTIONS_PER_PROCESS: String(PER_PROCESS) });
+    server = await startServer({
+      TRUST_PROXY: 'true',
+      SUBSCRIPTIONS_PER_CLIENT: String(PER_CLIENT),
+      SUBSCRIPTIONS_PER_PROCESS: String(PER_PROCESS),
+    });
     people = await createPeople(server, 'live');
     // Writes come from another server process on the same database: the statements this one counts are its own
     // reading of the change log and the visibility checks of its subscribers.
@@ -261,7 +292,11 @@ describe('limits and the visibility work per change, counted in process (24.4)',
       const { socket, opened } = rawSubscription('192.0.2.3');
       opened.catch(() => undefined);
       const waiting = async () =>
-        (await lock.query(`SELECT count(*)::int AS n FROM pg_locks WHERE relation = '"Change"'::regclass AND NOT granted`)).rows[0].n as number;
+        (
+          await lock.query(
+            `SELECT count(*)::int AS n FROM pg_locks WHERE relation = '"Change"'::regclass AND NOT granted`,
+          )
+        ).rows[0].n as number;
       for (let i = 0; i < 250 && (await waiting()) === 0; i++) await idle(20);
       expect(await waiting()).toBeGreaterThan(0);
       socket.destroy();
@@ -272,20 +307,33 @@ describe('limits and the visibility work per change, counted in process (24.4)',
     }
   }
 
-  it('refuses a client past its limit with 429 and the process past its limit with 503, and gives a place back the moment a stream ends', { timeout: 120_000 }, async () => {
+  it('refuses a client past its limit with 429 and the process past its limit with 503, and gives a place back the moment a stream ends', {
+    timeout: 120_000,
+  }, async () => {
     const first = await openFrom(server.url, '192.0.2.1', PER_CLIENT);
     const past = await open(server.url, CHANGED, { headers: forwardedFor('192.0.2.1') });
-    expect(await answerOf(past)).toEqual({ status: 429, retryAfter: '10', error: { code: 'TOO_MANY_SUBSCRIPTIONS', scope: 'client', limit: PER_CLIENT, retryAfter: 10 } });
+    expect(await answerOf(past)).toEqual({
+      status: 429,
+      retryAfter: '10',
+      error: { code: 'TOO_MANY_SUBSCRIPTIONS', scope: 'client', limit: PER_CLIENT, retryAfter: 10 },
+    });
     expect(past.errors[0]?.message).toMatch(/SUBSCRIPTIONS_PER_CLIENT/);
     // Signed in or not, a client is its address.
-    const signedIn = await open(server.url, CHANGED, { authorization: ADMIN_AUTHORIZATION, headers: forwardedFor('192.0.2.1') });
+    const signedIn = await open(server.url, CHANGED, {
+      authorization: ADMIN_AUTHORIZATION,
+      headers: forwardedFor('192.0.2.1'),
+    });
     expect(signedIn.status).toBe(429);
 
     await openFrom(server.url, '192.0.2.2', PER_CLIENT);
     const third = await openFrom(server.url, '192.0.2.3', PER_PROCESS - 2 * PER_CLIENT);
     await streamsHeld(PER_PROCESS);
     const full = await open(server.url, CHANGED, { headers: forwardedFor('192.0.2.4') });
-    expect(await answerOf(full)).toEqual({ status: 503, retryAfter: '10', error: { code: 'TOO_MANY_SUBSCRIPTIONS', scope: 'process', limit: PER_PROCESS, retryAfter: 10 } });
+    expect(await answerOf(full)).toEqual({
+      status: 503,
+      retryAfter: '10',
+      error: { code: 'TOO_MANY_SUBSCRIPTIONS', scope: 'process', limit: PER_PROCESS, retryAfter: 10 },
+    });
 
     // A hang-up gives the place back at once: to the client, and to the process.
     first.pop()!.close();
@@ -321,7 +369,9 @@ describe('limits and the visibility work per change, counted in process (24.4)',
     await streamsHeld(PER_PROCESS);
   });
 
-  it('checks a change once per visibility class: N subscribers of a class cost the statements of one', { timeout: 120_000 }, async () => {
+  it('checks a change once per visibility class: N subscribers of a class cost the statements of one', {
+    timeout: 120_000,
+  }, async () => {
     const streams: Stream[] = [];
     const change = async () => {
       const id = await write(writer.base, '/organizers', { organizer: `Counted ${Date.now()}` });
@@ -335,7 +385,8 @@ describe('limits and the visibility work per change, counted in process (24.4)',
       await change();
       return server.countQueries(change);
     };
-    const add = async (viewer: ViewerName, count = 1, address = '192.0.2.10') => streams.push(...(await openFrom(server.url, address, count, CHANGED, as(viewer))));
+    const add = async (viewer: ViewerName, count = 1, address = '192.0.2.10') =>
+      streams.push(...(await openFrom(server.url, address, count, CHANGED, as(viewer))));
 
     await add('anonymous');
     const anonymous = await statementsPerChange();
@@ -363,23 +414,52 @@ describe('limits and the visibility work per change, counted in process (24.4)',
     expect(await statementsPerChange()).toBe(fourClasses);
   });
 
-  it('tells every one of hundreds of subscribers every change it may see, and of none it may not', { timeout: 120_000 }, async () => {
+  it('tells every one of hundreds of subscribers every change it may see, and of none it may not', {
+    timeout: 120_000,
+  }, async () => {
     const readers: ViewerName[] = ['subscriber', 'contributor', 'author', 'editor', 'administrator'];
-    const anonymous = [...(await openFrom(server.url, '192.0.2.20', PER_CLIENT)), ...(await openFrom(server.url, '192.0.2.21', 100))];
-    const eventsOnly = await openFrom(server.url, '192.0.2.22', 20, 'subscription { changed(types: [EVENT]) { type databaseId action modifiedAt } }');
-    const signedIn = Object.fromEntries(await Promise.all(readers.map(async (viewer) => [viewer, (await openFrom(server.url, '192.0.2.23', 1, CHANGED, as(viewer)))[0]!] as const)));
+    const anonymous = [
+      ...(await openFrom(server.url, '192.0.2.20', PER_CLIENT)),
+      ...(await openFrom(server.url, '192.0.2.21', 100)),
+    ];
+    const eventsOnly = await openFrom(
+      server.url,
+      '192.0.2.22',
+      20,
+      'subscription { changed(types: [EVENT]) { type databaseId action modifiedAt } }',
+    );
+    const signedIn = Object.fromEntries(
+      await Promise.all(
+        readers.map(
+          async (viewer) => [viewer, (await openFrom(server.url, '192.0.2.23', 1, CHANGED, as(viewer)))[0]!] as const,
+        ),
+      ),
+    );
     const other = (await openFrom(server.url, '192.0.2.23', 1, CHANGED, people.other.authorization ?? undefined))[0]!;
     const everyone = [...anonymous, ...eventsOnly, ...Object.values(signedIn), other];
 
-    const draft = await write(writer.base, '/events', { title: 'Author draft', status: 'draft', start_date: '2031-02-01 10:00:00', end_date: '2031-02-01 11:00:00' }, as('author'));
-    const published = await write(writer.base, '/events', { title: 'Published', start_date: '2031-02-02 10:00:00', end_date: '2031-02-02 11:00:00' });
+    const draft = await write(
+      writer.base,
+      '/events',
+      { title: 'Author draft', status: 'draft', start_date: '2031-02-01 10:00:00', end_date: '2031-02-01 11:00:00' },
+      as('author'),
+    );
+    const published = await write(writer.base, '/events', {
+      title: 'Published',
+      start_date: '2031-02-02 10:00:00',
+      end_date: '2031-02-02 11:00:00',
+    });
     const venue = await write(writer.base, '/venues', { venue: `Hall ${Date.now()}` });
     await allReceived(everyone, 'EVENT', draft);
     await allReceived(everyone, 'EVENT', published);
     await allReceived([...anonymous, ...Object.values(signedIn), other], 'VENUE', venue);
     await idle(300);
 
-    const actions = (stream: Stream) => stream.received.map((one) => `${one.change.type} ${one.change.databaseId === draft ? 'draft' : one.change.databaseId === published ? 'published' : 'venue'} ${one.change.action}`);
+    const actions = (stream: Stream) =>
+      stream.received.map(
+        (one) =>
+          `${one.change.type} ${one.change.databaseId === draft ? 'draft' : one.change.databaseId === published ? 'published' : 'venue'} ${one.change.action}`,
+      );
     // The draft is its author's and of those who read others' drafts; to anyone else its ID is gone.
     const hidden = ['EVENT draft DELETED', 'EVENT published CREATED', 'VENUE venue CREATED'];
     const shown = ['EVENT draft CREATED', 'EVENT published CREATED', 'VENUE venue CREATED'];

@@ -26,7 +26,10 @@ const DAY_MS = 24 * 3600_000;
 const idle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function createWebhook(server: TestServer, url: string, types = ['EVENT']): Promise<number> {
-  const data = await server.gqlOk(`mutation ($url: String!, $types: [ChangeRecordType!]) { createWebhook(input: { url: $url, types: $types }) { webhook { id } } }`, { url, types });
+  const data = await server.gqlOk(
+    `mutation ($url: String!, $types: [ChangeRecordType!]) { createWebhook(input: { url: $url, types: $types }) { webhook { id } } }`,
+    { url, types },
+  );
   return data.createWebhook.webhook.id;
 }
 
@@ -50,7 +53,10 @@ function watchResponsiveness(base: string): () => Promise<{ health: number; read
   const watching = (async () => {
     while (!stopped) {
       try {
-        const [health, read] = await Promise.all([timed(`${base}/healthz`), timed(`${base}${API}/events?per_page=5&search=reader${++reads}`)]);
+        const [health, read] = await Promise.all([
+          timed(`${base}/healthz`),
+          timed(`${base}${API}/events?per_page=5&search=reader${++reads}`),
+        ]);
         seen.health = Math.max(seen.health, health);
         seen.read = Math.max(seen.read, read);
       } catch (error) {
@@ -87,7 +93,10 @@ function sqlInstant(at: Date): string {
  * Inserts `count` deliveries of one webhook straight into the database (one statement), each of another (unknown)
  * event, changes `firstSeq + 1…` of data version 0: older than any change the server records.
  */
-async function insertDeliveries(databaseUrl: string, rows: { webhookId: number; count: number; status: string; createdAt: Date; nextAttemptAt?: Date; firstSeq: number }) {
+async function insertDeliveries(
+  databaseUrl: string,
+  rows: { webhookId: number; count: number; status: string; createdAt: Date; nextAttemptAt?: Date; firstSeq: number },
+) {
   const created = sqlInstant(rows.createdAt);
   await runSql(
     databaseUrl,
@@ -105,7 +114,11 @@ async function countDeliveries(databaseUrl: string, where: string): Promise<numb
 
 describe.each([
   { timeout: 'the default WEBHOOK_TIMEOUT_MS (10 s)', env: {} as Record<string, string>, timeoutMs: 10_000 },
-  { timeout: 'WEBHOOK_TIMEOUT_MS=2000', env: { WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_RETRY_BASE_MS: '200', WEBHOOK_RETRY_MAX_MS: '400' }, timeoutMs: 2000 },
+  {
+    timeout: 'WEBHOOK_TIMEOUT_MS=2000',
+    env: { WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_RETRY_BASE_MS: '200', WEBHOOK_RETRY_MAX_MS: '400' },
+    timeoutMs: 2000,
+  },
 ])('a webhook receiver that never answers, with $timeout (24.6)', ({ env, timeoutMs }) => {
   it('holds its own slots only: another webhook gets its 40 deliveries within seconds, and the server answers meanwhile', async () => {
     const server = await startServer({ WEBHOOKS_ALLOW_PRIVATE: '1', ...env });
@@ -132,8 +145,14 @@ describe.each([
     if (timeoutMs < 10_000) {
       // The timeout cuts the attempt (its connection is closed) and the delivery is retried.
       await silent.waitFor(() => silent.received.filter((r) => r.closed).length >= 2, 2 * timeoutMs + 5000);
-      const { webhook } = await server.gqlOk(`query ($id: Int!) { webhook(id: $id) { deliveries(first: 100) { nodes { lastError } } } }`, { id: silentId }, ADMIN_AUTHORIZATION);
-      expect(webhook.deliveries.nodes.map((d: { lastError: string | null }) => d.lastError)).toContain(`no answer within ${timeoutMs} ms`);
+      const { webhook } = await server.gqlOk(
+        `query ($id: Int!) { webhook(id: $id) { deliveries(first: 100) { nodes { lastError } } } }`,
+        { id: silentId },
+        ADMIN_AUTHORIZATION,
+      );
+      expect(webhook.deliveries.nodes.map((d: { lastError: string | null }) => d.lastError)).toContain(
+        `no answer within ${timeoutMs} ms`,
+      );
     }
 
     // Attempts still waiting for the silent receiver are ended (and retried later), not waited for.
@@ -151,13 +170,19 @@ describe('the delivery timeout', () => {
   });
   afterAll(() => receiver?.close());
 
-  it.each(['hang', 'hang-after-headers'] as const)('ends an attempt whose receiver does not finish its answer (%s), closing the connection', async (answer) => {
-    receiver.answer = () => answer;
-    const started = Date.now();
-    expect(await postOnce(receiver.url, '{}', {}, 300, true)).toEqual({ ok: false, error: 'no answer within 300 ms' });
-    expect(Date.now() - started).toBeLessThan(3000);
-    await receiver.waitFor(() => receiver.received.at(-1)!.closed, 3000);
-  });
+  it.each(['hang', 'hang-after-headers'] as const)(
+    'ends an attempt whose receiver does not finish its answer (%s), closing the connection',
+    async (answer) => {
+      receiver.answer = () => answer;
+      const started = Date.now();
+      expect(await postOnce(receiver.url, '{}', {}, 300, true)).toEqual({
+        ok: false,
+        error: 'no answer within 300 ms',
+      });
+      expect(Date.now() - started).toBeLessThan(3000);
+      await receiver.waitFor(() => receiver.received.at(-1)!.closed, 3000);
+    },
+  );
 });
 
 describe('a webhook answering 500 with more than 1,000 pending deliveries (24.7)', () => {
@@ -180,17 +205,26 @@ describe('a webhook answering 500 with more than 1,000 pending deliveries (24.7)
     const failingId = await createWebhook(server, failing.url);
     await createWebhook(server, healthy.url);
     // 1,200 due deliveries queued before any change the healthy webhook is sent.
-    await insertDeliveries(server.databaseUrl, { webhookId: failingId, count: 1200, status: 'pending', createdAt: new Date(), firstSeq: 0 });
+    await insertDeliveries(server.databaseUrl, {
+      webhookId: failingId,
+      count: 1200,
+      status: 'pending',
+      createdAt: new Date(),
+      firstSeq: 0,
+    });
     await failing.waitFor(() => failing.received.length > 0, 10_000);
 
     const stopWatching = watchResponsiveness(server.url);
     const events: number[] = [];
-    for (let n = 0; n < 5; n++) events.push((await createEvent(server, { title: `Sent past a failing webhook ${n}` })).id);
+    for (let n = 0; n < 5; n++)
+      events.push((await createEvent(server, { title: `Sent past a failing webhook ${n}` })).id);
     // On main: never (for 24 h, until the failing webhook's deliveries are marked failed).
     await healthy.waitFor(() => events.every((id) => healthy.accepted().some((body) => body.record_id === id)), 8000);
     await expectResponsive(stopWatching);
     // The failing webhook's deliveries were attempted, and wait for their retries.
-    expect(await countDeliveries(server.databaseUrl, `"webhookId" = ${failingId} AND "lastError" = 'answered 500'`)).toBeGreaterThan(0);
+    expect(
+      await countDeliveries(server.databaseUrl, `"webhookId" = ${failingId} AND "lastError" = 'answered 500'`),
+    ).toBeGreaterThan(0);
   }, 60_000);
 });
 
@@ -209,17 +243,47 @@ describe('finished deliveries past WEBHOOK_DELIVERY_RETENTION_DAYS (24.14)', () 
   it('are deleted in batches, pending and recent ones kept, and the GraphQL listing shows what is kept', async () => {
     const id = await createWebhook(server, receiver.url, ['TAG']);
     const now = Date.now();
-    await insertDeliveries(server.databaseUrl, { webhookId: id, count: 1200, status: 'delivered', createdAt: new Date(now - 8 * DAY_MS), firstSeq: 0 });
-    await insertDeliveries(server.databaseUrl, { webhookId: id, count: 300, status: 'failed', createdAt: new Date(now - 30 * DAY_MS), firstSeq: 10_000 });
-    await insertDeliveries(server.databaseUrl, { webhookId: id, count: 40, status: 'delivered', createdAt: new Date(now - 6 * DAY_MS), firstSeq: 20_000 });
+    await insertDeliveries(server.databaseUrl, {
+      webhookId: id,
+      count: 1200,
+      status: 'delivered',
+      createdAt: new Date(now - 8 * DAY_MS),
+      firstSeq: 0,
+    });
+    await insertDeliveries(server.databaseUrl, {
+      webhookId: id,
+      count: 300,
+      status: 'failed',
+      createdAt: new Date(now - 30 * DAY_MS),
+      firstSeq: 10_000,
+    });
+    await insertDeliveries(server.databaseUrl, {
+      webhookId: id,
+      count: 40,
+      status: 'delivered',
+      createdAt: new Date(now - 6 * DAY_MS),
+      firstSeq: 20_000,
+    });
     // Still pending after 30 days (WEBHOOK_RETRY_FOR_MS raised, say): kept, whatever its age.
-    await insertDeliveries(server.databaseUrl, { webhookId: id, count: 20, status: 'pending', createdAt: new Date(now - 30 * DAY_MS), nextAttemptAt: new Date(now + DAY_MS), firstSeq: 30_000 });
+    await insertDeliveries(server.databaseUrl, {
+      webhookId: id,
+      count: 20,
+      status: 'pending',
+      createdAt: new Date(now - 30 * DAY_MS),
+      nextAttemptAt: new Date(now + DAY_MS),
+      firstSeq: 30_000,
+    });
     const tag = await createTag(server, { name: 'Delivered after the pruning' });
     await receiver.waitFor(() => receiver.accepted().some((body) => body.record_id === tag.id));
 
     // On main: never.
     const deadline = Date.now() + 15_000;
-    while ((await countDeliveries(server.databaseUrl, `"createdAt" < ${sqlInstant(new Date(now - 7 * DAY_MS))} AND "status" <> 'pending'`)) > 0) {
+    while (
+      (await countDeliveries(
+        server.databaseUrl,
+        `"createdAt" < ${sqlInstant(new Date(now - 7 * DAY_MS))} AND "status" <> 'pending'`,
+      )) > 0
+    ) {
       expect(Date.now(), 'old finished deliveries still there').toBeLessThan(deadline);
       await idle(200);
     }
@@ -232,7 +296,11 @@ describe('finished deliveries past WEBHOOK_DELIVERY_RETENTION_DAYS (24.14)', () 
     const statuses = webhook.deliveries.nodes.map((d: { status: string }) => d.status);
     expect(statuses.filter((s: string) => s === 'DELIVERED')).toHaveLength(41);
     expect(statuses.filter((s: string) => s === 'PENDING')).toHaveLength(20);
-    expect(webhook.deliveries.nodes.filter((d: { status: string; nextAttemptAt: string | null }) => d.status === 'PENDING' && d.nextAttemptAt)).toHaveLength(20);
+    expect(
+      webhook.deliveries.nodes.filter(
+        (d: { status: string; nextAttemptAt: string | null }) => d.status === 'PENDING' && d.nextAttemptAt,
+      ),
+    ).toHaveLength(20);
   }, 60_000);
 });
 
@@ -240,7 +308,8 @@ describe('a restart with 66,000 changes to deliver (24.2)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'calendar-webhook-backlog-'));
   const BACKLOG = 66_000;
   // The heap the server runs with as deployed (`npm start`).
-  const nodeFlags = (JSON.parse(readFileSync('package.json', 'utf8')) as { config: { node_flags: string } }).config.node_flags;
+  const nodeFlags = (JSON.parse(readFileSync('package.json', 'utf8')) as { config: { node_flags: string } }).config
+    .node_flags;
   const env = { WEBHOOKS_ALLOW_PRIVATE: '1', NODE_OPTIONS: nodeFlags };
   let database: TestDatabase;
   let receiver: Receiver;
@@ -260,8 +329,14 @@ describe('a restart with 66,000 changes to deliver (24.2)', () => {
     instance = await startInstance(database.url, env);
     const created = await fetch(`${instance.base}/graphql`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`admin:${PROCESS_ADMIN_PASSWORD}`).toString('base64')}` },
-      body: JSON.stringify({ query: `mutation ($url: String!) { createWebhook(input: { url: $url, types: [EVENT] }) { webhook { id } } }`, variables: { url: receiver.url } }),
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Basic ${Buffer.from(`admin:${PROCESS_ADMIN_PASSWORD}`).toString('base64')}`,
+      },
+      body: JSON.stringify({
+        query: `mutation ($url: String!) { createWebhook(input: { url: $url, types: [EVENT] }) { webhook { id } } }`,
+        variables: { url: receiver.url },
+      }),
     });
     expect(((await created.json()) as { errors?: unknown }).errors).toBeUndefined();
     await stop(instance);

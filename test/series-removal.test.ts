@@ -25,7 +25,11 @@ async function whileWriting<T>(other: Instance, work: Promise<T>) {
   let n = 0;
   while (!done) {
     let started = performance.now();
-    const written = await rest(other, 'POST', '/events', { title: `Other write ${n++}`, start_date: '2027-03-01 10:00:00', end_date: '2027-03-01 11:00:00' });
+    const written = await rest(other, 'POST', '/events', {
+      title: `Other write ${n++}`,
+      start_date: '2027-03-01 10:00:00',
+      end_date: '2027-03-01 11:00:00',
+    });
     writes.push(performance.now() - started);
     if (written.status !== 201) failures.push(`write ${written.status}`);
     started = performance.now();
@@ -33,7 +37,13 @@ async function whileWriting<T>(other: Instance, work: Promise<T>) {
     reads.push(performance.now() - started);
     if (read.status !== 200) failures.push(`read ${read.status}`);
   }
-  return { result: await outcome, slowestWrite: Math.max(...writes), slowestRead: Math.max(...reads), writes: writes.length, failures };
+  return {
+    result: await outcome,
+    slowestWrite: Math.max(...writes),
+    slowestRead: Math.max(...reads),
+    writes: writes.length,
+    failures,
+  };
 }
 
 describe(`a 10,000-occurrence series removed or split with two server processes on one ${TEST_ENGINE} database`, () => {
@@ -43,12 +53,16 @@ describe(`a 10,000-occurrence series removed or split with two server processes 
   let other: Instance;
 
   const rowsOf = async (seriesId: number) =>
-    (await querySql(database.url, `SELECT "status", COUNT(*) AS n FROM "Event" WHERE "recurringEventId" = ${seriesId} GROUP BY "status"`)).map((row) => [
-      row.status,
-      Number(row.n),
-    ]);
+    (
+      await querySql(
+        database.url,
+        `SELECT "status", COUNT(*) AS n FROM "Event" WHERE "recurringEventId" = ${seriesId} GROUP BY "status"`,
+      )
+    ).map((row) => [row.status, Number(row.n)]);
   const idsOf = async (seriesId: number) =>
-    (await querySql(database.url, `SELECT "id" FROM "Event" WHERE "recurringEventId" = ${seriesId} ORDER BY "id"`)).map((row) => Number(row.id));
+    (await querySql(database.url, `SELECT "id" FROM "Event" WHERE "recurringEventId" = ${seriesId} ORDER BY "id"`)).map(
+      (row) => Number(row.id),
+    );
   const until = async (check: () => Promise<boolean>, label: string) => {
     for (let wait = 0; wait < 900; wait++) {
       if (await check()) return;
@@ -60,8 +74,13 @@ describe(`a 10,000-occurrence series removed or split with two server processes 
   /** A daily series of 10,000 occurrences (all before the horizon), once all of its rows exist. */
   async function longSeries(title: string): Promise<{ id: number; ids: number[] }> {
     const created = await rest(writer, 'POST', '/events', {
-      title, timezone: 'UTC', start_date: '2000-01-03 08:00:00', end_date: '2000-01-03 09:00:00', recurrence: ['RRULE:FREQ=DAILY;COUNT=10000'],
-      categories: [`${title} category`, `${title} second category`, `${title} third category`], tags: [`${title} tag`],
+      title,
+      timezone: 'UTC',
+      start_date: '2000-01-03 08:00:00',
+      end_date: '2000-01-03 09:00:00',
+      recurrence: ['RRULE:FREQ=DAILY;COUNT=10000'],
+      categories: [`${title} category`, `${title} second category`, `${title} third category`],
+      tags: [`${title} tag`],
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const id = created.body.id as number;
@@ -86,10 +105,19 @@ describe(`a 10,000-occurrence series removed or split with two server processes 
   /** Event rows of the log after `seq`, by action. */
   const loggedAfter = async (seq: number) =>
     Object.fromEntries(
-      (await querySql(database.url, `SELECT "action", COUNT(*) AS n FROM "Change" WHERE "seq" > ${seq} AND "recordType" = 'event' GROUP BY "action"`)).map((row) => [row.action, Number(row.n)]),
+      (
+        await querySql(
+          database.url,
+          `SELECT "action", COUNT(*) AS n FROM "Change" WHERE "seq" > ${seq} AND "recordType" = 'event' GROUP BY "action"`,
+        )
+      ).map((row) => [row.action, Number(row.n)]),
     );
-  const lastSeq = async () => Number((await querySql(database.url, 'SELECT COALESCE(MAX("seq"), 0) AS seq FROM "Change"'))[0]!.seq);
-  const listed = async (title: string) => (await rest(other, 'GET', `/events?search=${encodeURIComponent(title)}&start_date=2000-01-01&end_date=2000-12-31`)).headers.get('x-tec-total');
+  const lastSeq = async () =>
+    Number((await querySql(database.url, 'SELECT COALESCE(MAX("seq"), 0) AS seq FROM "Change"'))[0]!.seq);
+  const listed = async (title: string) =>
+    (
+      await rest(other, 'GET', `/events?search=${encodeURIComponent(title)}&start_date=2000-01-01&end_date=2000-12-31`)
+    ).headers.get('x-tec-total');
 
   // Before: one statement each, during which the other process's writes waited (SQLite 0.26 to 0.43 s; PostgreSQL
   // 4 to 20 s, a write failing at its deadline); after, 0.08 to 0.16 s and 0.14 to 0.28 s. On SQLite a waiting
@@ -102,7 +130,10 @@ describe(`a 10,000-occurrence series removed or split with two server processes 
     const seen = await whileWriting(
       other,
       rest(writer, 'DELETE', `/events/${series.id}`).then(async (answer) => {
-        await until(async () => (await rowsOf(series.id)).every(([status]) => status === 'trash'), 'every occurrence in the trash');
+        await until(
+          async () => (await rowsOf(series.id)).every(([status]) => status === 'trash'),
+          'every occurrence in the trash',
+        );
         return answer;
       }),
     );
@@ -125,7 +156,16 @@ describe(`a 10,000-occurrence series removed or split with two server processes 
       other,
       rest(writer, 'DELETE', `/events/${series.id}?force=true`).then(async (answer) => {
         const again = await rest(writer, 'DELETE', `/events/${series.id}?force=true`);
-        await until(async () => (await querySql(database.url, `SELECT "id" FROM "Event" WHERE "id" = ${series.id} OR "recurringEventId" = ${series.id}`)).length === 0, 'the series gone');
+        await until(
+          async () =>
+            (
+              await querySql(
+                database.url,
+                `SELECT "id" FROM "Event" WHERE "id" = ${series.id} OR "recurringEventId" = ${series.id}`,
+              )
+            ).length === 0,
+          'the series gone',
+        );
         return { answer, again };
       }),
     );
@@ -143,15 +183,32 @@ describe(`a 10,000-occurrence series removed or split with two server processes 
 
   it('splits a series, the following occurrences moving with their IDs in steps, while the other process writes', async () => {
     const series = await longSeries('Split series');
-    const byStart = await querySql(database.url, `SELECT "id", "originalStartLocal" FROM "Event" WHERE "recurringEventId" = ${series.id} ORDER BY "originalStartsAt"`);
-    const [before, after] = [byStart.slice(0, 100).map((row) => Number(row.id)), byStart.slice(100).map((row) => Number(row.id))];
+    const byStart = await querySql(
+      database.url,
+      `SELECT "id", "originalStartLocal" FROM "Event" WHERE "recurringEventId" = ${series.id} ORDER BY "originalStartsAt"`,
+    );
+    const [before, after] = [
+      byStart.slice(0, 100).map((row) => Number(row.id)),
+      byStart.slice(100).map((row) => Number(row.id)),
+    ];
     const seen = await whileWriting(
       other,
-      rest(writer, 'POST', `/events/${after[0]}`, { title: 'Split series, later', scope: 'following' }).then(async (answer) => {
-        await until(async () => JSON.stringify(await rowsOf(answer.body.id)) === JSON.stringify([['publish', SERIES_LENGTH - 100]]), 'the moved occurrences');
-        await until(async () => (await querySql(database.url, `SELECT "syncedThrough" FROM "Event" WHERE "id" = ${answer.body.id}`))[0]!.syncedThrough === null, 'the new series in line');
-        return answer;
-      }),
+      rest(writer, 'POST', `/events/${after[0]}`, { title: 'Split series, later', scope: 'following' }).then(
+        async (answer) => {
+          await until(
+            async () =>
+              JSON.stringify(await rowsOf(answer.body.id)) === JSON.stringify([['publish', SERIES_LENGTH - 100]]),
+            'the moved occurrences',
+          );
+          await until(
+            async () =>
+              (await querySql(database.url, `SELECT "syncedThrough" FROM "Event" WHERE "id" = ${answer.body.id}`))[0]!
+                .syncedThrough === null,
+            'the new series in line',
+          );
+          return answer;
+        },
+      ),
     );
     expect(seen.result.status, JSON.stringify(seen.result.body)).toBe(200);
     expect(seen.failures).toEqual([]);
@@ -160,7 +217,10 @@ describe(`a 10,000-occurrence series removed or split with two server processes 
     const newSeries = seen.result.body.id as number;
     expect(await idsOf(series.id)).toEqual(before);
     expect(await idsOf(newSeries)).toEqual([...after].sort((a, b) => a - b));
-    const titles = await querySql(database.url, `SELECT "recurringEventId" AS series, "title", COUNT(*) AS n FROM "Event" WHERE "recurringEventId" IN (${series.id}, ${newSeries}) GROUP BY 1, 2 ORDER BY 1`);
+    const titles = await querySql(
+      database.url,
+      `SELECT "recurringEventId" AS series, "title", COUNT(*) AS n FROM "Event" WHERE "recurringEventId" IN (${series.id}, ${newSeries}) GROUP BY 1, 2 ORDER BY 1`,
+    );
     expect(titles.map((row) => [Number(row.series), row.title, Number(row.n)])).toEqual([
       [series.id, 'Split series', 100],
       [newSeries, 'Split series, later', SERIES_LENGTH - 100],
@@ -170,15 +230,32 @@ describe(`a 10,000-occurrence series removed or split with two server processes 
   it('takes up a delete cut short by a crash in another process', async () => {
     const series = await longSeries('Crashed delete');
     const deleting = rest(writer, 'DELETE', `/events/${series.id}?force=true`).catch(() => null);
-    await until(async () => (await querySql(database.url, `SELECT COUNT(*) AS n FROM "Event" WHERE "recurringEventId" = ${series.id}`))[0]!.n != SERIES_LENGTH, 'the first steps');
+    await until(
+      async () =>
+        (await querySql(database.url, `SELECT COUNT(*) AS n FROM "Event" WHERE "recurringEventId" = ${series.id}`))[0]!
+          .n !== SERIES_LENGTH,
+      'the first steps',
+    );
     writer.child.kill('SIGKILL');
     await deleting;
-    const [left] = await querySql(database.url, `SELECT COUNT(*) AS n FROM "Event" WHERE "recurringEventId" = ${series.id}`);
+    const [left] = await querySql(
+      database.url,
+      `SELECT COUNT(*) AS n FROM "Event" WHERE "recurringEventId" = ${series.id}`,
+    );
     expect(Number(left!.n)).toBeGreaterThan(0);
     // Meanwhile the master is in the trash: no reader sees it.
     expect((await rest(other, 'GET', `/events/${series.id}`)).status).not.toBe(200);
     // The other process takes it up once no process made a step of it for a few seconds.
-    await until(async () => (await querySql(database.url, `SELECT "id" FROM "Event" WHERE "id" = ${series.id} OR "recurringEventId" = ${series.id}`)).length === 0, 'the series gone');
+    await until(
+      async () =>
+        (
+          await querySql(
+            database.url,
+            `SELECT "id" FROM "Event" WHERE "id" = ${series.id} OR "recurringEventId" = ${series.id}`,
+          )
+        ).length === 0,
+      'the series gone',
+    );
     expect(await querySql(database.url, 'SELECT * FROM "SeriesTask"')).toEqual([]);
     writer = await startInstance(database.url);
   }, 300_000);

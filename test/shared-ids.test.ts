@@ -28,7 +28,8 @@ describe('one ID space for events, venues and organizers', () => {
 
   it('numbers the three kinds from one sequence: no ID is used twice, each new one is above the last', async () => {
     const created = [];
-    for (const make of [createVenue, createEvent, createOrganizer, createEvent, createVenue, createOrganizer]) created.push((await make(server)).id as number);
+    for (const make of [createVenue, createEvent, createOrganizer, createEvent, createVenue, createOrganizer])
+      created.push((await make(server)).id as number);
     expect(new Set(created).size).toBe(created.length);
     expect([...created].sort((a, b) => a - b)).toEqual(created);
   });
@@ -39,8 +40,14 @@ describe('one ID space for events, venues and organizers', () => {
     for (const id of [venue.id, organizer.id]) {
       const read = await rest.get(`/events/${id}`);
       expect(read.status).toBe(400);
-      expect(read.body).toEqual({ code: 'rest-invalid-event-id', message: 'The specified ID is not a valid event.', data: { status: 400 } });
-      expect((await rest.post(`/events/${id}`, { json: { title: 'x' }, headers: AS_ADMIN })).body.code).toBe('rest-invalid-event-id');
+      expect(read.body).toEqual({
+        code: 'rest-invalid-event-id',
+        message: 'The specified ID is not a valid event.',
+        data: { status: 400 },
+      });
+      expect((await rest.post(`/events/${id}`, { json: { title: 'x' }, headers: AS_ADMIN })).body.code).toBe(
+        'rest-invalid-event-id',
+      );
       expect((await rest.delete(`/events/${id}`, { headers: AS_ADMIN })).body.code).toBe('rest-invalid-event-id');
     }
     // The venue and organizer are untouched by the refused writes.
@@ -61,26 +68,38 @@ describe('one ID space for events, venues and organizers', () => {
   });
 
   it('tells in GraphQL which kind has an ID, and keeps global IDs and database IDs unique across the three', async () => {
-    const [event, venue, organizer] = [await createEvent(server), await createVenue(server), await createOrganizer(server)];
+    const [event, venue, organizer] = [
+      await createEvent(server),
+      await createVenue(server),
+      await createOrganizer(server),
+    ];
     const kinds = await server.gqlOk(
       `query ($e: Int!, $v: Int!, $o: Int!, $none: Int!) { e: recordKind(id: $e) v: recordKind(id: $v) o: recordKind(id: $o) none: recordKind(id: $none) big: recordKind(id: 2147483647) }`,
       { e: event.id, v: venue.id, o: organizer.id, none: organizer.id + 1000 },
     );
     expect(kinds).toEqual({ e: 'EVENT', v: 'VENUE', o: 'ORGANIZER', none: null, big: null });
     // A venue's ID given where an event is asked for names no event.
-    expect((await server.gqlOk(`query ($id: ID!) { event(id: $id) { id } }`, { id: String(venue.id) })).event).toBeNull();
+    expect(
+      (await server.gqlOk(`query ($id: ID!) { event(id: $id) { id } }`, { id: String(venue.id) })).event,
+    ).toBeNull();
     expect(new Set([event.globalId, venue.globalId, organizer.globalId]).size).toBe(3);
   });
 
   it('lets the database refuse an explicit ID another kind has, and move the numbering past a free one', async () => {
     const event = await createEvent(server);
     const insertVenue = (id: number, slug: string) =>
-      runSql(server.databaseUrl, `INSERT INTO "Venue" ("id", "name", "slug", "publishedLocal", "publishedAt", "modifiedLocal", "modifiedAt")
-        VALUES (${id}, '${slug}', '${slug}', '2026-01-01 10:00:00', '2026-01-01T10:00:00.000+00:00', '2026-01-01 10:00:00', '2026-01-01T10:00:00.000+00:00')`);
+      runSql(
+        server.databaseUrl,
+        `INSERT INTO "Venue" ("id", "name", "slug", "publishedLocal", "publishedAt", "modifiedLocal", "modifiedAt")
+        VALUES (${id}, '${slug}', '${slug}', '2026-01-01 10:00:00', '2026-01-01T10:00:00.000+00:00', '2026-01-01 10:00:00', '2026-01-01T10:00:00.000+00:00')`,
+      );
     await expect(insertVenue(event.id, 'clash')).rejects.toThrow(/already used by another event, venue or organizer/);
-    await expect(runSql(server.databaseUrl, `UPDATE "Organizer" SET "id" = ${event.id} WHERE "id" = ${(await createOrganizer(server)).id}`)).rejects.toThrow(
-      /already used by another event, venue or organizer/,
-    );
+    await expect(
+      runSql(
+        server.databaseUrl,
+        `UPDATE "Organizer" SET "id" = ${event.id} WHERE "id" = ${(await createOrganizer(server)).id}`,
+      ),
+    ).rejects.toThrow(/already used by another event, venue or organizer/);
     const free = event.id + 500;
     await insertVenue(free, 'explicit');
     expect((await rest.get(`/venues/${free}`)).body.slug).toBe('explicit');
@@ -106,21 +125,28 @@ describe(`migrating a ${TEST_ENGINE} database whose events, venues and organizer
   const post = (table: string, id: number, slug: string) =>
     `INSERT INTO "${table}" ("id", "name", "slug", "publishedLocal", "publishedAt", "modifiedLocal", "modifiedAt") VALUES (${id}, '${slug}', '${slug}',
       '2026-01-01 10:00:00', '2026-01-01T10:00:00.000+00:00', '2026-01-01 10:00:00', '2026-01-01T10:00:00.000+00:00')`;
-  const event = (id: number, slug: string) => `INSERT INTO "Event" ("id", "title", "slug", "publishedLocal", "publishedAt", "modifiedLocal",
+  const event = (
+    id: number,
+    slug: string,
+  ) => `INSERT INTO "Event" ("id", "title", "slug", "publishedLocal", "publishedAt", "modifiedLocal",
       "modifiedAt", "timezone", "startLocal", "endLocal", "startsAt", "endsAt") VALUES (${id}, '${slug}', '${slug}', '2026-01-01 10:00:00',
       '2026-01-01T10:00:00.000+00:00', '2026-01-01 10:00:00', '2026-01-01T10:00:00.000+00:00', 'UTC', '2030-02-01 10:00:00',
       '2030-02-01 12:00:00', '2030-02-01T10:00:00.000+00:00', '2030-02-01T12:00:00.000+00:00')`;
 
-  it('keeps the events\' IDs, renumbers the venues and organizers that shared one, with their links, and keeps old IDs readable', async () => {
+  it("keeps the events' IDs, renumbers the venues and organizers that shared one, with their links, and keeps old IDs readable", async () => {
     const config = loadConfig({ DATABASE_URL: database.url });
     const all = readMigrations(TEST_ENGINE);
     const before = all[all.findIndex((migration) => migration.name.endsWith('_shared_post_ids')) - 1]!;
     await migrate(config, { until: before.name });
     // Each table numbered on its own: events 1 and 2, venues 1 and 5, organizers 1, 5 and 7.
     for (const sql of [
-      event(1, 'concert'), event(2, 'fair'),
-      post('Venue', 1, 'hall'), post('Venue', 5, 'park'),
-      post('Organizer', 1, 'ana'), post('Organizer', 5, 'bo'), post('Organizer', 7, 'cy'),
+      event(1, 'concert'),
+      event(2, 'fair'),
+      post('Venue', 1, 'hall'),
+      post('Venue', 5, 'park'),
+      post('Organizer', 1, 'ana'),
+      post('Organizer', 5, 'bo'),
+      post('Organizer', 7, 'cy'),
       `INSERT INTO "EventVenue" ("eventId", "venueId") VALUES (1, 1), (2, 5)`,
       `INSERT INTO "EventOrganizer" ("eventId", "organizerId", "position") VALUES (1, 5, 0), (1, 1, 1), (2, 7, 0)`,
       `INSERT INTO "ImportOrigin" ("source", "recordType", "remoteId", "localId", "contentHash") VALUES ('s', 'venue', 40, 1, 'h'), ('s', 'organizer', 41, 5, 'h'), ('s', 'event', 42, 1, 'h')`,
@@ -156,7 +182,10 @@ describe(`migrating a ${TEST_ENGINE} database whose events, venues and organizer
     // Imported records' origins follow too (ImportOrigin has no foreign key), and the mapping is kept.
     const db = createDb(config);
     try {
-      const origins = await db.importOrigin.findMany({ select: { recordType: true, remoteId: true, localId: true }, orderBy: { remoteId: 'asc' } });
+      const origins = await db.importOrigin.findMany({
+        select: { recordType: true, remoteId: true, localId: true },
+        orderBy: { remoteId: 'asc' },
+      });
       expect(origins).toEqual([
         { recordType: 'venue', remoteId: 40, localId: 8 },
         { recordType: 'organizer', remoteId: 41, localId: 10 },

@@ -10,7 +10,11 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 function runSoak(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/soak.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/soak.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
@@ -28,7 +32,11 @@ function resultLine(output: string): any {
 describe('npm run soak', () => {
   it('holds a mixed load, checks the ledger after a restart, and reports a clean run', async () => {
     const engines = TEST_ENGINE === 'postgres' ? ['sqlite', 'postgres'] : ['sqlite'];
-    const { code, output } = await runSoak({ SOAK_DURATION: '3', SOAK_CLIENTS: '4', ...(TEST_ENGINE === 'postgres' ? { SOAK_DATABASE_URL: TEST_POSTGRES_URL } : {}) });
+    const { code, output } = await runSoak({
+      SOAK_DURATION: '3',
+      SOAK_CLIENTS: '4',
+      ...(TEST_ENGINE === 'postgres' ? { SOAK_DATABASE_URL: TEST_POSTGRES_URL } : {}),
+    });
     const result = resultLine(output);
     expect(code, output).toBe(0);
     expect(result.ok).toBe(true);

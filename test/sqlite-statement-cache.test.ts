@@ -31,9 +31,16 @@ afterEach(() => {
 describe('the SQLite statement cache', () => {
   it('answers what a freshly prepared statement answers, with new arguments on each use', () => {
     const cached = reusingStatements(counted);
-    for (const name of ['a', 'b', 'c']) expect(query(cached, 'INSERT INTO item (name) VALUES (?)', [name])).toEqual({ changes: 1 });
+    for (const name of ['a', 'b', 'c'])
+      expect(query(cached, 'INSERT INTO item (name) VALUES (?)', [name])).toEqual({ changes: 1 });
     const select = 'SELECT id, name FROM item WHERE id >= ? ORDER BY id';
-    expect(query(cached, select, [2n])).toEqual({ columns: ['id', 'name'], rows: [[2n, 'b'], [3n, 'c']] });
+    expect(query(cached, select, [2n])).toEqual({
+      columns: ['id', 'name'],
+      rows: [
+        [2n, 'b'],
+        [3n, 'c'],
+      ],
+    });
     expect(query(cached, select, [3n])).toEqual({ columns: ['id', 'name'], rows: [[3n, 'c']] });
     expect(query(cached, select, [1n])).toEqual(query(counted, select, [1n]));
   });

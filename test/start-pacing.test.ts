@@ -33,8 +33,19 @@ describe('start pacing (SQLite)', () => {
     const pacing = new StartPacing();
     const starts: string[] = [];
     const load = { greedy: 100, polite: 1 };
-    const run = (name: string, client: keyof typeof load) => pacing.run(async () => void starts.push(name), () => load[client]);
-    const done = [run('g1', 'greedy'), run('g2', 'greedy'), run('g3', 'greedy'), run('p1', 'polite'), run('g4', 'greedy'), run('p2', 'polite')];
+    const run = (name: string, client: keyof typeof load) =>
+      pacing.run(
+        async () => void starts.push(name),
+        () => load[client],
+      );
+    const done = [
+      run('g1', 'greedy'),
+      run('g2', 'greedy'),
+      run('g3', 'greedy'),
+      run('p1', 'polite'),
+      run('g4', 'greedy'),
+      run('p2', 'polite'),
+    ];
     await Promise.all(done);
     expect(starts).toEqual(['g1', 'p1', 'p2', 'g2', 'g3', 'g4']);
   });
@@ -68,13 +79,22 @@ describe('the fair running limit (PostgreSQL)', () => {
     let running = 0;
     let most = 0;
     const run = (name: string, client: keyof typeof load) =>
-      limit.run(async () => {
-        started.push(name);
-        most = Math.max(most, ++running);
-        await new Promise((resolve) => setTimeout(resolve, 5));
-        running--;
-      }, () => load[client]);
-    await Promise.all([run('g1', 'greedy'), run('g2', 'greedy'), run('g3', 'greedy'), run('g4', 'greedy'), run('p1', 'polite')]);
+      limit.run(
+        async () => {
+          started.push(name);
+          most = Math.max(most, ++running);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          running--;
+        },
+        () => load[client],
+      );
+    await Promise.all([
+      run('g1', 'greedy'),
+      run('g2', 'greedy'),
+      run('g3', 'greedy'),
+      run('g4', 'greedy'),
+      run('p1', 'polite'),
+    ]);
     expect(most).toBe(2);
     expect(started).toEqual(['g1', 'g2', 'p1', 'g3', 'g4']);
     // Free again: a request starts at once.

@@ -36,28 +36,34 @@ async function termNamed(route: string, name: string): Promise<boolean> {
 }
 
 async function eventTitled(title: string): Promise<boolean> {
-  const listed = await rest.get('/events', { query: { search: title, status: 'draft,pending,publish', start_date: '2031-01-01' }, headers: { authorization: people.actors.administrator.authorization! } });
+  const listed = await rest.get('/events', {
+    query: { search: title, status: 'draft,pending,publish', start_date: '2031-01-01' },
+    headers: { authorization: people.actors.administrator.authorization! },
+  });
   expect(listed.status, listed.text).toBe(200);
   return listed.body.events.length > 0;
 }
 
 describe.each(TAXONOMIES)('$param named in an event write', ({ param, route }) => {
-  it.each(ROLES)(`%s: may create a new one only with manage_terms (editors), over REST; a refusal names ${param} and writes nothing`, async (role) => {
-    const name = unique(`New ${param}`);
-    const title = unique('Term rights');
-    const response = await rest.post('/events', { json: { title, ...dates, [param]: [name] }, headers: as(role) });
-    if (may(role)) {
-      expect(response.status, response.text).toBe(201);
-      expect(response.body[param].map((term: { name: string }) => term.name)).toEqual([name]);
-      expect(await termNamed(route, name)).toBe(true);
-    } else {
-      expect(response.status, response.text).toBe(400);
-      expect(response.body.code).toBe('rest_invalid_param');
-      expect(Object.keys(response.body.data.params)).toEqual([param]);
-      expect(await termNamed(route, name)).toBe(false);
-      expect(await eventTitled(title)).toBe(false);
-    }
-  });
+  it.each(ROLES)(
+    `%s: may create a new one only with manage_terms (editors), over REST; a refusal names ${param} and writes nothing`,
+    async (role) => {
+      const name = unique(`New ${param}`);
+      const title = unique('Term rights');
+      const response = await rest.post('/events', { json: { title, ...dates, [param]: [name] }, headers: as(role) });
+      if (may(role)) {
+        expect(response.status, response.text).toBe(201);
+        expect(response.body[param].map((term: { name: string }) => term.name)).toEqual([name]);
+        expect(await termNamed(route, name)).toBe(true);
+      } else {
+        expect(response.status, response.text).toBe(400);
+        expect(response.body.code).toBe('rest_invalid_param');
+        expect(Object.keys(response.body.data.params)).toEqual([param]);
+        expect(await termNamed(route, name)).toBe(false);
+        expect(await eventTitled(title)).toBe(false);
+      }
+    },
+  );
 
   it.each(ROLES)(`%s: the same over GraphQL`, async (role) => {
     const field = param;
@@ -83,10 +89,16 @@ describe.each(TAXONOMIES)('$param named in an event write', ({ param, route }) =
   it.each(ROLES)('%s: may assign an existing one by name or ID (assign_terms comes with edit_posts)', async (role) => {
     const existing = await rest.post(route, { json: { name: unique(`Known ${param}`) } });
     expect(existing.status, existing.text).toBe(201);
-    const byName = await rest.post('/events', { json: { title: unique('Assign'), ...dates, [param]: [existing.body.name.toUpperCase()] }, headers: as(role) });
+    const byName = await rest.post('/events', {
+      json: { title: unique('Assign'), ...dates, [param]: [existing.body.name.toUpperCase()] },
+      headers: as(role),
+    });
     expect(byName.status, byName.text).toBe(201);
     expect(byName.body[param].map((term: { id: number }) => term.id)).toEqual([existing.body.id]);
-    const byId = await rest.post('/events', { json: { title: unique('Assign'), ...dates, [param]: [existing.body.id] }, headers: as(role) });
+    const byId = await rest.post('/events', {
+      json: { title: unique('Assign'), ...dates, [param]: [existing.body.id] },
+      headers: as(role),
+    });
     expect(byId.status, byId.text).toBe(201);
   });
 });

@@ -8,7 +8,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const CATEGORY_FIELDS = 'id: databaseId name slug description count parentId parent { id: databaseId name } children { edges { node { id: databaseId name } } }';
+const CATEGORY_FIELDS =
+  'id: databaseId name slug description count parentId parent { id: databaseId name } children { edges { node { id: databaseId name } } }';
 /** The `children` connection holding these nodes, in this order. */
 const childEdges = (...nodes: object[]) => ({ edges: nodes.map((node) => ({ node })) });
 const TAG_FIELDS = 'id: databaseId name slug description count';
@@ -66,7 +67,9 @@ function eventWith(terms: { categories?: number[]; tags?: number[] }, input: Rec
 describe('createEventCategory and createEventTag', () => {
   it('creates a category and reads it back by ID', async () => {
     const name = `Live Music ${unique('c')}`;
-    const { createEventCategory: category } = await server.gqlOk(CREATE_CATEGORY, { input: { name: ` ${name} `, description: 'Concerts' } });
+    const { createEventCategory: category } = await server.gqlOk(CREATE_CATEGORY, {
+      input: { name: ` ${name} `, description: 'Concerts' },
+    });
     expect(category).toEqual({
       id: expect.any(Number),
       name,
@@ -83,11 +86,17 @@ describe('createEventCategory and createEventTag', () => {
   it('creates a tag and reads it back by ID', async () => {
     const name = `Outdoor ${unique('t')}`;
     const { createEventTag: tag } = await server.gqlOk(CREATE_TAG, { input: { name } });
-    expect(tag).toEqual({ id: expect.any(Number), name, slug: name.toLowerCase().replace(/ /g, '-'), description: '', count: 0 });
+    expect(tag).toEqual({
+      id: expect.any(Number),
+      name,
+      slug: name.toLowerCase().replace(/ /g, '-'),
+      description: '',
+      count: 0,
+    });
     expect((await server.gqlOk(TAG, { id: tag.id })).eventTag).toEqual(tag);
   });
 
-  it('keeps categories and tags apart: neither is found by the other\'s ID', async () => {
+  it("keeps categories and tags apart: neither is found by the other's ID", async () => {
     const category = await createCategory(server);
     const tag = await createTag(server);
     expect((await server.gqlOk(TAG, { id: category.id })).eventTag).toBeNull();
@@ -141,19 +150,29 @@ describe('createEventCategory and createEventTag', () => {
 
   it('refuses a second tag with the same name, answering the existing one in termExists', async () => {
     const tag = await createTag(server);
-    const error = expectInputError(await server.gql(CREATE_TAG, { input: { name: ` ${tag.slug.toUpperCase()} ` } }), 'name');
+    const error = expectInputError(
+      await server.gql(CREATE_TAG, { input: { name: ` ${tag.slug.toUpperCase()} ` } }),
+      'name',
+    );
     expect(error.extensions?.termExists).toBe(tag.id);
   });
 
   it('places a category below an existing parent', async () => {
     const parent = await createCategory(server, {}, 'name');
-    const { createEventCategory: child } = await server.gqlOk(CREATE_CATEGORY, { input: { name: unique('Child'), parentId: parent.id } });
+    const { createEventCategory: child } = await server.gqlOk(CREATE_CATEGORY, {
+      input: { name: unique('Child'), parentId: parent.id },
+    });
     expect(child).toMatchObject({ parentId: parent.id, parent: { id: parent.id, name: parent.name } });
-    expect((await server.gqlOk(CATEGORY, { id: parent.id })).eventCategory.children).toEqual(childEdges({ id: child.id, name: child.name }));
+    expect((await server.gqlOk(CATEGORY, { id: parent.id })).eventCategory.children).toEqual(
+      childEdges({ id: child.id, name: child.name }),
+    );
   });
 
   it('refuses a parent that does not exist or is a tag', async () => {
-    expectInputError(await server.gql(CREATE_CATEGORY, { input: { name: unique('C'), parentId: 999_999 } }), 'parentId');
+    expectInputError(
+      await server.gql(CREATE_CATEGORY, { input: { name: unique('C'), parentId: 999_999 } }),
+      'parentId',
+    );
     const tag = await createTag(server);
     expectInputError(await server.gql(CREATE_CATEGORY, { input: { name: unique('C'), parentId: tag.id } }), 'parentId');
   });
@@ -170,7 +189,10 @@ describe('updateEventCategory and updateEventTag', () => {
     const name = unique('Renamed');
     const { updateEventCategory: renamed } = await server.gqlOk(UPDATE_CATEGORY, { id: category.id, input: { name } });
     expect(renamed).toMatchObject({ id: category.id, name, slug: category.slug, description: 'old' });
-    const { updateEventCategory: described } = await server.gqlOk(UPDATE_CATEGORY, { id: category.id, input: { description: 'new' } });
+    const { updateEventCategory: described } = await server.gqlOk(UPDATE_CATEGORY, {
+      id: category.id,
+      input: { description: 'new' },
+    });
     expect(described).toMatchObject({ name, description: 'new' });
   });
 
@@ -185,7 +207,10 @@ describe('updateEventCategory and updateEventTag', () => {
 
   it('allows renaming a term to its own name in another case', async () => {
     const tag = await createTag(server, {}, 'name');
-    const { updateEventTag: updated } = await server.gqlOk(UPDATE_TAG, { id: tag.id, input: { name: tag.name.toUpperCase() } });
+    const { updateEventTag: updated } = await server.gqlOk(UPDATE_TAG, {
+      id: tag.id,
+      input: { name: tag.name.toUpperCase() },
+    });
     expect(updated.name).toBe(tag.name.toUpperCase());
   });
 
@@ -193,11 +218,17 @@ describe('updateEventCategory and updateEventTag', () => {
     const parent = await createCategory(server);
     const sibling = await createCategory(server, { parentId: parent.id }, 'name');
     const category = await createCategory(server, { parentId: parent.id });
-    const error = expectInputError(await server.gql(UPDATE_CATEGORY, { id: category.id, input: { name: sibling.name } }), 'name');
+    const error = expectInputError(
+      await server.gql(UPDATE_CATEGORY, { id: category.id, input: { name: sibling.name } }),
+      'name',
+    );
     expect(error.extensions?.termExists).toBe(sibling.id);
     const tag = await createTag(server, {}, 'name');
     const other = await createTag(server);
-    expect(expectInputError(await server.gql(UPDATE_TAG, { id: other.id, input: { name: tag.name } }), 'name').extensions?.termExists).toBe(tag.id);
+    expect(
+      expectInputError(await server.gql(UPDATE_TAG, { id: other.id, input: { name: tag.name } }), 'name').extensions
+        ?.termExists,
+    ).toBe(tag.id);
   });
 
   it('refuses to move a category below a parent that already has a child of that name', async () => {
@@ -205,16 +236,25 @@ describe('updateEventCategory and updateEventTag', () => {
     const parent = await createCategory(server);
     const twin = await createCategory(server, { name, parentId: parent.id });
     const category = await createCategory(server, { name });
-    const error = expectInputError(await server.gql(UPDATE_CATEGORY, { id: category.id, input: { parentId: parent.id } }), 'name');
+    const error = expectInputError(
+      await server.gql(UPDATE_CATEGORY, { id: category.id, input: { parentId: parent.id } }),
+      'name',
+    );
     expect(error.extensions?.termExists).toBe(twin.id);
   });
 
   it('moves a category below another one and back to the top level', async () => {
     const parent = await createCategory(server);
     const category = await createCategory(server);
-    const { updateEventCategory: moved } = await server.gqlOk(UPDATE_CATEGORY, { id: category.id, input: { parentId: parent.id } });
+    const { updateEventCategory: moved } = await server.gqlOk(UPDATE_CATEGORY, {
+      id: category.id,
+      input: { parentId: parent.id },
+    });
     expect(moved).toMatchObject({ parentId: parent.id, parent: { id: parent.id } });
-    const { updateEventCategory: top } = await server.gqlOk(UPDATE_CATEGORY, { id: category.id, input: { parentId: null } });
+    const { updateEventCategory: top } = await server.gqlOk(UPDATE_CATEGORY, {
+      id: category.id,
+      input: { parentId: null },
+    });
     expect(top).toMatchObject({ parentId: null, parent: null });
     expect((await server.gqlOk(CATEGORY, { id: parent.id })).eventCategory.children).toEqual(childEdges());
   });
@@ -222,13 +262,19 @@ describe('updateEventCategory and updateEventTag', () => {
   it('keeps the parent when parentId is left out', async () => {
     const parent = await createCategory(server);
     const category = await createCategory(server, { parentId: parent.id });
-    const { updateEventCategory: updated } = await server.gqlOk(UPDATE_CATEGORY, { id: category.id, input: { description: 'd' } });
+    const { updateEventCategory: updated } = await server.gqlOk(UPDATE_CATEGORY, {
+      id: category.id,
+      input: { description: 'd' },
+    });
     expect(updated.parentId).toBe(parent.id);
   });
 
   it('refuses to make a category its own parent', async () => {
     const category = await createCategory(server);
-    expectInputError(await server.gql(UPDATE_CATEGORY, { id: category.id, input: { parentId: category.id } }), 'parentId');
+    expectInputError(
+      await server.gql(UPDATE_CATEGORY, { id: category.id, input: { parentId: category.id } }),
+      'parentId',
+    );
   });
 
   it('refuses to move a category below one of its descendants', async () => {
@@ -256,8 +302,12 @@ describe('updateEventCategory and updateEventTag', () => {
 
   it('answers NOT_FOUND for an unknown term or one of the other taxonomy', async () => {
     const category = await createCategory(server);
-    expect(onlyError(await server.gql(UPDATE_CATEGORY, { id: 999_999, input: { name: 'x' } })).extensions?.code).toBe('NOT_FOUND');
-    expect(onlyError(await server.gql(UPDATE_TAG, { id: category.id, input: { name: 'x' } })).extensions?.code).toBe('NOT_FOUND');
+    expect(onlyError(await server.gql(UPDATE_CATEGORY, { id: 999_999, input: { name: 'x' } })).extensions?.code).toBe(
+      'NOT_FOUND',
+    );
+    expect(onlyError(await server.gql(UPDATE_TAG, { id: category.id, input: { name: 'x' } })).extensions?.code).toBe(
+      'NOT_FOUND',
+    );
   });
 });
 
@@ -276,7 +326,9 @@ describe('deleteEventCategory and deleteEventTag', () => {
     const kept = await createCategory(server);
     const event = await eventWith({ categories: [category.id, kept.id] });
     await server.gqlOk(DELETE_CATEGORY, { id: category.id });
-    const data = await server.gqlOk(`query ($id: ID!) { event(id: $id) { categories { id: databaseId } } }`, { id: event.id });
+    const data = await server.gqlOk(`query ($id: ID!) { event(id: $id) { categories { id: databaseId } } }`, {
+      id: event.id,
+    });
     expect(data.event.categories).toEqual([{ id: kept.id }]);
   });
 
@@ -291,18 +343,29 @@ describe('deleteEventCategory and deleteEventTag', () => {
       `mutation ($id: ID!) { deleteEventCategory(id: $id) { id: databaseId parentId parent { id: databaseId } children { edges { node { id: databaseId } } } } }`,
       { id: parent.id },
     );
-    expect(deleted).toEqual({ id: parent.id, parentId: grandparent.id, parent: { id: grandparent.id }, children: childEdges({ id: first.id }, { id: second.id }) });
+    expect(deleted).toEqual({
+      id: parent.id,
+      parentId: grandparent.id,
+      parent: { id: grandparent.id },
+      children: childEdges({ id: first.id }, { id: second.id }),
+    });
 
     const data = await server.gqlOk(CATEGORY, { id: grandparent.id });
     expect(data.eventCategory.children.edges.map((edge: any) => edge.node.id)).toEqual([first.id, second.id]);
-    expect((await server.gqlOk(CATEGORY, { id: first.id })).eventCategory).toMatchObject({ parentId: grandparent.id, children: childEdges({ id: grandchild.id }) });
+    expect((await server.gqlOk(CATEGORY, { id: first.id })).eventCategory).toMatchObject({
+      parentId: grandparent.id,
+      children: childEdges({ id: grandchild.id }),
+    });
   });
 
   it('makes the children of a deleted top-level category top-level', async () => {
     const parent = await createCategory(server);
     const child = await createCategory(server, { parentId: parent.id });
     await server.gqlOk(DELETE_CATEGORY, { id: parent.id });
-    expect((await server.gqlOk(CATEGORY, { id: child.id })).eventCategory).toMatchObject({ parentId: null, parent: null });
+    expect((await server.gqlOk(CATEGORY, { id: child.id })).eventCategory).toMatchObject({
+      parentId: null,
+      parent: null,
+    });
   });
 
   it('answers NOT_FOUND for an unknown term or one of the other taxonomy', async () => {
@@ -337,7 +400,9 @@ describe('eventCategories and eventTags (lists)', () => {
     await eventWith({ categories: [used.id] });
     await eventWith({ categories: [draftOnly.id] }, { status: 'DRAFT' });
     expect(await categoryIds({ search: token })).toEqual([used.id]);
-    expect((await categoryIds({ search: token, hideEmpty: false })).sort()).toEqual([used.id, draftOnly.id, unused.id].sort());
+    expect((await categoryIds({ search: token, hideEmpty: false })).sort()).toEqual(
+      [used.id, draftOnly.id, unused.id].sort(),
+    );
 
     const tagToken = unique('het');
     const usedTag = await createTag(server, { name: `${tagToken} used` });
@@ -379,7 +444,11 @@ describe('eventCategories and eventTags (lists)', () => {
 
   it('refuse unknown IDs in include and exclude, and IDs of the other taxonomy', async () => {
     const tag = await createTag(server);
-    const error = expectInputError(await server.gql(CATEGORIES, { include: [999_998], exclude: [tag.id] }), 'include', 'exclude');
+    const error = expectInputError(
+      await server.gql(CATEGORIES, { include: [999_998], exclude: [tag.id] }),
+      'include',
+      'exclude',
+    );
     expect(error.extensions?.fields.include).toContain('999998');
     expectInputError(await server.gql(TAGS, { exclude: [999_999] }), 'exclude');
   });
@@ -405,7 +474,9 @@ describe('eventCategories and eventTags (lists)', () => {
     expect(await ids({ orderBy: 'SLUG', order: 'DESC' })).toEqual([b.id, a.id, c.id]);
     expect(await ids({ orderBy: 'COUNT' })).toEqual([b.id, a.id, c.id]);
     expect(await ids({ orderBy: 'COUNT', order: 'DESC' })).toEqual([c.id, a.id, b.id]);
-    const counts = (await server.gqlOk(TAGS, { search: token, orderBy: 'COUNT', order: 'DESC' })).eventTags.edges.map((edge: any) => edge.node.count);
+    const counts = (await server.gqlOk(TAGS, { search: token, orderBy: 'COUNT', order: 'DESC' })).eventTags.edges.map(
+      (edge: any) => edge.node.count,
+    );
     expect(counts).toEqual([3, 2, 1]);
   });
 
@@ -485,12 +556,15 @@ describe('eventCategories and eventTags (lists)', () => {
   it('page with first/after and count every match in totalCount', async () => {
     const token = unique('pg');
     const ids: number[] = [];
-    for (const letter of ['a', 'b', 'c', 'd', 'e']) ids.push((await createTag(server, { name: `${token} ${letter}` })).id);
+    for (const letter of ['a', 'b', 'c', 'd', 'e'])
+      ids.push((await createTag(server, { name: `${token} ${letter}` })).id);
     const first = (await server.gqlOk(TAGS, { search: token, hideEmpty: false, first: 3 })).eventTags;
     expect(first.totalCount).toBe(5);
     expect(first.edges.map((edge: any) => edge.node.id)).toEqual(ids.slice(0, 3));
     expect(first.pageInfo.hasNextPage).toBe(true);
-    const second = (await server.gqlOk(TAGS, { search: token, hideEmpty: false, first: 3, after: first.pageInfo.endCursor })).eventTags;
+    const second = (
+      await server.gqlOk(TAGS, { search: token, hideEmpty: false, first: 3, after: first.pageInfo.endCursor })
+    ).eventTags;
     expect(second.edges.map((edge: any) => edge.node.id)).toEqual(ids.slice(3));
     expect(second.pageInfo.hasNextPage).toBe(false);
   });
@@ -502,10 +576,12 @@ describe('category relations', () => {
     const zed = await createCategory(server, { name: `Zed ${unique('z')}`, parentId: parent.id }, 'name');
     const alpha = await createCategory(server, { name: `Alpha ${unique('a')}`, parentId: parent.id }, 'name');
     const data = await server.gqlOk(CATEGORY, { id: parent.id });
-    expect(data.eventCategory.children).toEqual(childEdges(
-      { id: alpha.id, name: alpha.name },
-      { id: zed.id, name: zed.name },
-    ));
-    expect((await server.gqlOk(CATEGORY, { id: zed.id })).eventCategory.parent).toEqual({ id: parent.id, name: parent.name });
+    expect(data.eventCategory.children).toEqual(
+      childEdges({ id: alpha.id, name: alpha.name }, { id: zed.id, name: zed.name }),
+    );
+    expect((await server.gqlOk(CATEGORY, { id: zed.id })).eventCategory.parent).toEqual({
+      id: parent.id,
+      name: parent.name,
+    });
   });
 });

@@ -19,7 +19,16 @@ afterAll(() => server?.close());
 const MARKUP = (text: string) => `<b>${text}</b><script>steal()</script> &amp; <i>co</i>`;
 const STRIPPED = (text: string) => `${text} & co`;
 
-const VENUE_TEXT_FIELDS = { address: 'address', city: 'city', province: 'province', state: 'state', zip: 'zip', phone: 'phone', stateprovince: 'stateProvince', country: 'country' } as const;
+const VENUE_TEXT_FIELDS = {
+  address: 'address',
+  city: 'city',
+  province: 'province',
+  state: 'state',
+  zip: 'zip',
+  phone: 'phone',
+  stateprovince: 'stateProvince',
+  country: 'country',
+} as const;
 
 function expectInvalidParam(response: RestResponse, param: string): void {
   expect(response.status, response.text).toBe(400);
@@ -47,16 +56,22 @@ describe('addresses, phones and the cost are plain text', () => {
   it('strips markup from every venue address field written over GraphQL, on create and on update', async () => {
     const fields = Object.values(VENUE_TEXT_FIELDS);
     const input = Object.fromEntries(fields.map((field) => [field, MARKUP(field)]));
-    const created = await server.gqlOk(`mutation ($input: VenueInput!) { createVenue(input: $input) { slug ${fields.join(' ')} } }`, {
-      input: { name: unique('Plain venue'), ...input },
-    });
+    const created = await server.gqlOk(
+      `mutation ($input: VenueInput!) { createVenue(input: $input) { slug ${fields.join(' ')} } }`,
+      {
+        input: { name: unique('Plain venue'), ...input },
+      },
+    );
     for (const field of fields) expect(created.createVenue[field], field).toBe(STRIPPED(field));
 
     const venue = (await rest.get(`/venues/by-slug/${created.createVenue.slug}`)).body;
-    const updated = await server.gqlOk(`mutation ($id: ID!, $input: VenueInput!) { updateVenue(id: $id, input: $input) { city phone } }`, {
-      id: venue.id,
-      input: { city: '<em>Berlin</em>', phone: '<a href="tel:1">+49 30 1234</a>' },
-    });
+    const updated = await server.gqlOk(
+      `mutation ($id: ID!, $input: VenueInput!) { updateVenue(id: $id, input: $input) { city phone } }`,
+      {
+        id: venue.id,
+        input: { city: '<em>Berlin</em>', phone: '<a href="tel:1">+49 30 1234</a>' },
+      },
+    );
     expect(updated.updateVenue).toEqual({ city: 'Berlin', phone: '+49 30 1234' });
   });
 
@@ -65,20 +80,30 @@ describe('addresses, phones and the cost are plain text', () => {
     expect(created.status, created.text).toBe(201);
     expect((await rest.get(`/organizers/${created.body.id}`)).body.phone).toBe(STRIPPED('555'));
 
-    const viaGraphql = await server.gqlOk(`mutation ($input: OrganizerInput!) { createOrganizer(input: $input) { phone } }`, {
-      input: { name: unique('Plain crew'), phone: '<span onclick="x()">+1 555 0100</span>' },
-    });
+    const viaGraphql = await server.gqlOk(
+      `mutation ($input: OrganizerInput!) { createOrganizer(input: $input) { phone } }`,
+      {
+        input: { name: unique('Plain crew'), phone: '<span onclick="x()">+1 555 0100</span>' },
+      },
+    );
     expect(viaGraphql.createOrganizer.phone).toBe('+1 555 0100');
   });
 
   it('strips markup from an event cost, over REST and GraphQL, and still reads its amounts', async () => {
-    const created = await rest.post('/events', { json: { title: unique('Plain cost'), ...eventDates, cost: '<b>$10</b><img src=x onerror=alert(1)> - $20' } });
+    const created = await rest.post('/events', {
+      json: { title: unique('Plain cost'), ...eventDates, cost: '<b>$10</b><img src=x onerror=alert(1)> - $20' },
+    });
     expect(created.status, created.text).toBe(201);
     expect(created.body.cost_details.values).toEqual(['10', '20']);
     expect(created.body.cost).not.toMatch(/<|onerror/);
 
     const viaGraphql = await server.gqlOk(`mutation ($input: EventInput!) { createEvent(input: $input) { cost } }`, {
-      input: { title: unique('Plain cost'), startDate: '2031-05-02 19:00:00', endDate: '2031-05-02 22:00:00', cost: '<script>x()</script>Free &amp; open' },
+      input: {
+        title: unique('Plain cost'),
+        startDate: '2031-05-02 19:00:00',
+        endDate: '2031-05-02 22:00:00',
+        cost: '<script>x()</script>Free &amp; open',
+      },
     });
     expect(viaGraphql.createEvent.cost).toBe('Free & open');
   });
@@ -103,21 +128,58 @@ const BAD_WEBSITES = [
   'http://-bad-.org',
   'http://under_score.org',
 ];
-const GOOD_WEBSITES = ['https://example.org', 'http://localhost:8080/tickets?a=1&b=2#top', 'https://例え.jp/', 'HTTPS://Example.ORG/Path%20x', 'http://192.0.2.1/'];
+const GOOD_WEBSITES = [
+  'https://example.org',
+  'http://localhost:8080/tickets?a=1&b=2#top',
+  'https://例え.jp/',
+  'HTTPS://Example.ORG/Path%20x',
+  'http://192.0.2.1/',
+];
 
-const BAD_EMAILS = ['nope', 'a@b', '"a"@example.org', 'a<b>@example.org', '<a@example.org>', 'a b@example.org', 'a@exa mple.org', 'a@example.org\n', 'a\u0007@example.org', 'a@-example.org', 'a@example..org'];
+const BAD_EMAILS = [
+  'nope',
+  'a@b',
+  '"a"@example.org',
+  'a<b>@example.org',
+  '<a@example.org>',
+  'a b@example.org',
+  'a@exa mple.org',
+  'a@example.org\n',
+  'a\u0007@example.org',
+  'a@-example.org',
+  'a@example..org',
+];
 const GOOD_EMAILS = ['info@example.org', "o'brien+events@mail.example.co.uk", 'A.B-C_d@EXAMPLE.ORG'];
 
 describe('websites are http(s) URLs and e-mails are addresses', () => {
-  it.each(BAD_WEBSITES)('refuses the website %j for events, venues and organizers over REST, naming website', async (website) => {
-    expectInvalidParam(await rest.post('/events', { json: { title: unique('Bad site'), ...eventDates, website } }), 'website');
-    expectInvalidParam(await rest.post('/venues', { json: { venue: unique('Bad site'), website } }), 'website');
-    expectInvalidParam(await rest.post('/organizers', { json: { organizer: unique('Bad site'), website } }), 'website');
-  });
+  it.each(BAD_WEBSITES)(
+    'refuses the website %j for events, venues and organizers over REST, naming website',
+    async (website) => {
+      expectInvalidParam(
+        await rest.post('/events', { json: { title: unique('Bad site'), ...eventDates, website } }),
+        'website',
+      );
+      expectInvalidParam(await rest.post('/venues', { json: { venue: unique('Bad site'), website } }), 'website');
+      expectInvalidParam(
+        await rest.post('/organizers', { json: { organizer: unique('Bad site'), website } }),
+        'website',
+      );
+    },
+  );
 
   it.each(BAD_WEBSITES)('refuses the website %j over GraphQL, naming website', async (website) => {
-    expectInputError(await server.gql(`mutation ($input: VenueInput!) { createVenue(input: $input) { slug } }`, { input: { name: unique('Bad'), website } }), 'website');
-    expectInputError(await server.gql(`mutation ($input: OrganizerInput!) { createOrganizer(input: $input) { slug } }`, { input: { name: unique('Bad'), website } }), 'website');
+    expectInputError(
+      await server.gql(`mutation ($input: VenueInput!) { createVenue(input: $input) { slug } }`, {
+        input: { name: unique('Bad'), website },
+      }),
+      'website',
+    );
+    expectInputError(
+      await server.gql(`mutation ($input: OrganizerInput!) { createOrganizer(input: $input) { slug } }`, {
+        input: { name: unique('Bad'), website },
+      }),
+      'website',
+    );
   });
 
   it.each(GOOD_WEBSITES)('stores the website %j as given', async (website) => {
@@ -128,7 +190,12 @@ describe('websites are http(s) URLs and e-mails are addresses', () => {
 
   it.each(BAD_EMAILS)('refuses the e-mail %j over REST and GraphQL, naming email', async (email) => {
     expectInvalidParam(await rest.post('/organizers', { json: { organizer: unique('Bad mail'), email } }), 'email');
-    expectInputError(await server.gql(`mutation ($input: OrganizerInput!) { createOrganizer(input: $input) { slug } }`, { input: { name: unique('Bad'), email } }), 'email');
+    expectInputError(
+      await server.gql(`mutation ($input: OrganizerInput!) { createOrganizer(input: $input) { slug } }`, {
+        input: { name: unique('Bad'), email },
+      }),
+      'email',
+    );
   });
 
   it.each(GOOD_EMAILS)('stores the e-mail %j as given', async (email) => {
@@ -158,7 +225,11 @@ describe('json_ld cannot close the script element it is pasted into', () => {
     });
     const event = await rest.get(`/events/by-slug/${created.createEvent.slug}`);
     expect(event.status, event.text).toBe(200);
-    for (const route of [`/events/by-slug/${created.createEvent.slug}`, `/venues/${event.body.venue.id}`, `/organizers/${event.body.organizer[0].id}`]) {
+    for (const route of [
+      `/events/by-slug/${created.createEvent.slug}`,
+      `/venues/${event.body.venue.id}`,
+      `/organizers/${event.body.organizer[0].id}`,
+    ]) {
       const read = await rest.get(route);
       expect(read.status, read.text).toBe(200);
       expect(read.body.json_ld, route).toBeTruthy();

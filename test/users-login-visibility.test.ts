@@ -11,10 +11,20 @@ let venueName: string;
 const author = { login: unique('vis-author'), displayName: 'Ada Author', authorization: '' };
 const subscriber = { login: unique('vis-subscriber'), authorization: '' };
 
-async function userWithPassword(login: string, role: string, displayName = login): Promise<{ id: number; authorization: string }> {
-  await adminData(server, `mutation { u: createUser(input: { login: "${login}", role: ${role.toUpperCase()}, displayName: "${displayName}" }) { login } }`);
+async function userWithPassword(
+  login: string,
+  role: string,
+  displayName = login,
+): Promise<{ id: number; authorization: string }> {
+  await adminData(
+    server,
+    `mutation { u: createUser(input: { login: "${login}", role: ${role.toUpperCase()}, displayName: "${displayName}" }) { login } }`,
+  );
   const { id } = await server.app.db.user.findUniqueOrThrow({ where: { login } });
-  const issued = await adminData(server, `mutation { p: createApplicationPassword(name: "x", userId: ${id}) { secret } }`);
+  const issued = await adminData(
+    server,
+    `mutation { p: createApplicationPassword(name: "x", userId: ${id}) { secret } }`,
+  );
   return { id, authorization: basicAuthorization(login, issued.p.secret) };
 }
 
@@ -24,12 +34,20 @@ beforeAll(async () => {
   author.authorization = created.authorization;
   subscriber.authorization = (await userWithPassword(subscriber.login, 'subscriber')).authorization;
   venueName = unique('Visibility venue');
-  await adminData(server, `mutation { v: createVenue(input: { name: "${venueName}", authorId: ${created.id} }) { slug } }`);
+  await adminData(
+    server,
+    `mutation { v: createVenue(input: { name: "${venueName}", authorId: ${created.id} }) { slug } }`,
+  );
 });
 afterAll(() => server?.close());
 
 async function venueAuthor(authorization: string | null) {
-  const result = await graphql(server, `{ venues(first: 1, search: "${venueName}") { edges { node { author { login displayName } } } } }`, {}, authorization);
+  const result = await graphql(
+    server,
+    `{ venues(first: 1, search: "${venueName}") { edges { node { author { login displayName } } } } }`,
+    {},
+    authorization,
+  );
   expect(result.body.errors, result.text).toBeUndefined();
   return result.body.data.venues.edges[0].node.author;
 }

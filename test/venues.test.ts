@@ -111,18 +111,31 @@ describe('createVenue', () => {
 
     // It is password-protected: the administrator, who may edit it, reads it whole; anyone else needs the password.
     expect((await server.gqlOk(BY_ID, { id: venue.id }, ADMIN_AUTHORIZATION)).venue).toEqual(venue);
-    const bySlug = await server.gqlOk(`query ($slug: String!, $password: String) { venueBySlug(slug: $slug, password: $password) { ${VENUE_FIELDS} } }`, {
-      slug: venue.slug,
-      password: 'secret',
-    });
+    const bySlug = await server.gqlOk(
+      `query ($slug: String!, $password: String) { venueBySlug(slug: $slug, password: $password) { ${VENUE_FIELDS} } }`,
+      {
+        slug: venue.slug,
+        password: 'secret',
+      },
+    );
     expect(bySlug.venueBySlug).toEqual(venue);
   });
 
   it('withholds the content of a password-protected venue from readers without the password', async () => {
     const name = unique('Locked Hall');
     const content = {
-      description: '<p>Hidden</p>', excerpt: 'Psst', address: '1 Secret St', city: 'Hush', country: 'Narnia', province: 'North',
-      zip: '90000', phone: '555', stateProvince: 'NR', website: 'https://secret.example', latitude: 1.5, longitude: 2.5,
+      description: '<p>Hidden</p>',
+      excerpt: 'Psst',
+      address: '1 Secret St',
+      city: 'Hush',
+      country: 'Narnia',
+      province: 'North',
+      zip: '90000',
+      phone: '555',
+      stateProvince: 'NR',
+      website: 'https://secret.example',
+      latitude: 1.5,
+      longitude: 2.5,
     };
     const image = images.at(`/${unique('locked')}.jpg`);
     const { id, slug } = await createVenue(server, { name, state: 'CA', ...content, image, password: 'letmein' });
@@ -132,21 +145,58 @@ describe('createVenue', () => {
       byId: venue(id: $id, password: $password) { ${FIELDS} } bySlug: venueBySlug(slug: $slug, password: $password) { ${FIELDS} }
     }`;
     const blank = {
-      description: '', excerpt: '', address: '', city: '', country: '', province: '', zip: '', phone: '', stateProvince: '',
-      website: '', latitude: null, longitude: null, image: null,
+      description: '',
+      excerpt: '',
+      address: '',
+      city: '',
+      country: '',
+      province: '',
+      zip: '',
+      phone: '',
+      stateProvince: '',
+      website: '',
+      latitude: null,
+      longitude: null,
+      image: null,
     };
     for (const password of [undefined, 'nope']) {
       const data = await server.gqlOk(READ, { id, slug, password });
       for (const venue of [data.byId, data.bySlug]) {
-        expect(venue, String(password)).toEqual({ id, name, slug, status: 'PUBLISH', state: 'CA', showMap: true, hasPassword: true, isLocked: true, ...blank });
+        expect(venue, String(password)).toEqual({
+          id,
+          name,
+          slug,
+          status: 'PUBLISH',
+          state: 'CA',
+          showMap: true,
+          hasPassword: true,
+          isLocked: true,
+          ...blank,
+        });
       }
     }
-    const listed = await server.gqlOk(`query ($search: String) { venues(search: $search) { edges { node { ${FIELDS} } } } }`, { search: name });
-    expect(listed.venues.edges.map((edge: any) => edge.node)).toEqual([expect.objectContaining({ id, isLocked: true, ...blank })]);
+    const listed = await server.gqlOk(
+      `query ($search: String) { venues(search: $search) { edges { node { ${FIELDS} } } } }`,
+      { search: name },
+    );
+    expect(listed.venues.edges.map((edge: any) => edge.node)).toEqual([
+      expect.objectContaining({ id, isLocked: true, ...blank }),
+    ]);
 
     const unlocked = await server.gqlOk(READ, { id, slug, password: 'letmein' });
     for (const venue of [unlocked.byId, unlocked.bySlug]) {
-      expect(venue).toEqual({ id, name, slug, status: 'PUBLISH', state: 'CA', showMap: true, hasPassword: true, isLocked: false, ...content, image: { url: image } });
+      expect(venue).toEqual({
+        id,
+        name,
+        slug,
+        status: 'PUBLISH',
+        state: 'CA',
+        showMap: true,
+        hasPassword: true,
+        isLocked: false,
+        ...content,
+        image: { url: image },
+      });
     }
     const asAdmin = await server.gqlOk(READ, { id, slug }, ADMIN_AUTHORIZATION);
     expect(asAdmin.byId).toEqual(unlocked.byId);
@@ -170,7 +220,9 @@ describe('createVenue', () => {
 
   it('answers null for an unknown ID or slug', async () => {
     expect((await server.gqlOk(BY_ID, { id: 999_999 })).venue).toBeNull();
-    expect((await server.gqlOk(`{ venueBySlug(slug: "no-such-venue-here") { id: databaseId } }`)).venueBySlug).toBeNull();
+    expect(
+      (await server.gqlOk(`{ venueBySlug(slug: "no-such-venue-here") { id: databaseId } }`)).venueBySlug,
+    ).toBeNull();
   });
 
   it('takes the publication date in the site time zone, or in UTC', async () => {
@@ -199,22 +251,37 @@ describe('createVenue', () => {
 
     it('a website that is not an http(s) URL', async () => {
       expectInputError(await server.gql(CREATE, { input: { name: unique('V'), website: 'not a url' } }), 'website');
-      expectInputError(await server.gql(CREATE, { input: { name: unique('V'), website: 'ftp://files.example.com' } }), 'website');
+      expectInputError(
+        await server.gql(CREATE, { input: { name: unique('V'), website: 'ftp://files.example.com' } }),
+        'website',
+      );
     });
 
     it('a latitude without a longitude, and a longitude without a latitude', async () => {
       expectInputError(await server.gql(CREATE, { input: { name: unique('V'), latitude: 10 } }), 'latitude');
       expectInputError(await server.gql(CREATE, { input: { name: unique('V'), longitude: 10 } }), 'latitude');
-      expectInputError(await server.gql(CREATE, { input: { name: unique('V'), latitude: 10, longitude: null } }), 'latitude');
+      expectInputError(
+        await server.gql(CREATE, { input: { name: unique('V'), latitude: 10, longitude: null } }),
+        'latitude',
+      );
     });
 
     it('a latitude outside -90..90 and a longitude outside -180..180', async () => {
-      expectInputError(await server.gql(CREATE, { input: { name: unique('V'), latitude: 90.5, longitude: 0 } }), 'latitude');
-      expectInputError(await server.gql(CREATE, { input: { name: unique('V'), latitude: 0, longitude: -180.5 } }), 'longitude');
+      expectInputError(
+        await server.gql(CREATE, { input: { name: unique('V'), latitude: 90.5, longitude: 0 } }),
+        'latitude',
+      );
+      expectInputError(
+        await server.gql(CREATE, { input: { name: unique('V'), latitude: 0, longitude: -180.5 } }),
+        'longitude',
+      );
     });
 
     it('an unknown authorId', async () => {
-      const error = expectInputError(await server.gql(CREATE, { input: { name: unique('V'), authorId: 424242 } }), 'authorId');
+      const error = expectInputError(
+        await server.gql(CREATE, { input: { name: unique('V'), authorId: 424242 } }),
+        'authorId',
+      );
       expect(error.extensions?.fields.authorId).toContain('424242');
     });
 
@@ -241,19 +308,29 @@ describe('createVenue', () => {
 
   it('accepts the ID of a known user as author', async () => {
     const user = await server.app.db.user.create({ data: { login: unique('author'), displayName: 'Ada' } });
-    const venue = await createVenue(server, { authorId: user.id }, 'authorId author { id: databaseId login displayName }');
+    const venue = await createVenue(
+      server,
+      { authorId: user.id },
+      'authorId author { id: databaseId login displayName }',
+    );
     expect(venue).toMatchObject({ authorId: user.id, author: { id: user.id, login: user.login, displayName: 'Ada' } });
   });
 
   it('names the bad fields of a venue created along with an event by their path', async () => {
-    const result = await server.gql(`mutation ($input: EventInput!) { createEvent(input: $input) { id: databaseId } }`, {
-      input: {
-        title: unique('Event'),
-        startDate: daysFromNow(1),
-        endDate: daysFromNow(2),
-        venues: [{ new: { name: unique('Fine') } }, { new: { name: ' ', website: 'nope', latitude: 1, date: 'not a date at all' } }],
+    const result = await server.gql(
+      `mutation ($input: EventInput!) { createEvent(input: $input) { id: databaseId } }`,
+      {
+        input: {
+          title: unique('Event'),
+          startDate: daysFromNow(1),
+          endDate: daysFromNow(2),
+          venues: [
+            { new: { name: unique('Fine') } },
+            { new: { name: ' ', website: 'nope', latitude: 1, date: 'not a date at all' } },
+          ],
+        },
       },
-    });
+    );
     expectInputError(result, 'venues.1.name', 'venues.1.website', 'venues.1.latitude', 'venues.1.date');
   });
 
@@ -289,7 +366,11 @@ describe('createVenue', () => {
       expect(first.image).toMatchObject({ url, extension: 'jpg' });
       const second = await createVenue(server, { image: url }, 'image { id: databaseId url }');
       expect(second.image.id).toBe(first.image.id);
-      const other = await createVenue(server, { image: images.at(`/${unique('other')}.png`) }, 'image { id: databaseId }');
+      const other = await createVenue(
+        server,
+        { image: images.at(`/${unique('other')}.png`) },
+        'image { id: databaseId }',
+      );
       expect(other.image.id).not.toBe(first.image.id);
     });
 
@@ -304,9 +385,22 @@ describe('createVenue', () => {
 
 describe('updateVenue', () => {
   it('changes only the fields given and the modification date', async () => {
-    const { globalId: _globalId, ...venue } = await createVenue(server, { city: 'Old Town', zip: '111', date: '2020-01-01 10:00:00' }, VENUE_FIELDS);
-    const { updateVenue: updated } = await server.gqlOk(UPDATE, { id: venue.id, input: { city: 'New Town', showMap: false } });
-    expect(updated).toMatchObject({ ...venue, city: 'New Town', showMap: false, modifiedAt: expect.any(String), modifiedLocal: expect.any(String) });
+    const { globalId: _globalId, ...venue } = await createVenue(
+      server,
+      { city: 'Old Town', zip: '111', date: '2020-01-01 10:00:00' },
+      VENUE_FIELDS,
+    );
+    const { updateVenue: updated } = await server.gqlOk(UPDATE, {
+      id: venue.id,
+      input: { city: 'New Town', showMap: false },
+    });
+    expect(updated).toMatchObject({
+      ...venue,
+      city: 'New Town',
+      showMap: false,
+      modifiedAt: expect.any(String),
+      modifiedLocal: expect.any(String),
+    });
     expect(updated.zip).toBe('111');
     expect(updated.publishedAt).toBe(venue.publishedAt);
     expect((await server.gqlOk(BY_ID, { id: venue.id })).venue).toEqual(updated);
@@ -314,7 +408,10 @@ describe('updateVenue', () => {
 
   it('leaves a text field as it is when it is sent as null', async () => {
     const venue = await createVenue(server, { city: 'Keep Me', phone: '123' }, 'city phone');
-    const { updateVenue: updated } = await server.gqlOk(UPDATE, { id: venue.id, input: { city: null, phone: null, showMap: null } });
+    const { updateVenue: updated } = await server.gqlOk(UPDATE, {
+      id: venue.id,
+      input: { city: null, phone: null, showMap: null },
+    });
     expect(updated).toMatchObject({ city: 'Keep Me', phone: '123', showMap: true });
   });
 
@@ -337,7 +434,13 @@ describe('updateVenue', () => {
     expect(same.slug).toBe(venue.slug);
     const { updateVenue: moved } = await server.gqlOk(UPDATE, { id: venue.id, input: { slug: taken.slug } });
     expect(moved.slug).toBe(`${taken.slug}-2`);
-    expect((await server.gqlOk(`query ($slug: String!) { venueBySlug(slug: $slug) { id: databaseId } }`, { slug: moved.slug })).venueBySlug.id).toBe(venue.id);
+    expect(
+      (
+        await server.gqlOk(`query ($slug: String!) { venueBySlug(slug: $slug) { id: databaseId } }`, {
+          slug: moved.slug,
+        })
+      ).venueBySlug.id,
+    ).toBe(venue.id);
   });
 
   it('sets, replaces and clears the image', async () => {
@@ -353,9 +456,15 @@ describe('updateVenue', () => {
 
   it('sets and clears the coordinates together', async () => {
     const venue = await createVenue(server);
-    const { updateVenue: placed } = await server.gqlOk(UPDATE, { id: venue.id, input: { latitude: 52.52, longitude: 13.405 } });
+    const { updateVenue: placed } = await server.gqlOk(UPDATE, {
+      id: venue.id,
+      input: { latitude: 52.52, longitude: 13.405 },
+    });
     expect(placed).toMatchObject({ latitude: 52.52, longitude: 13.405 });
-    const { updateVenue: cleared } = await server.gqlOk(UPDATE, { id: venue.id, input: { latitude: null, longitude: null } });
+    const { updateVenue: cleared } = await server.gqlOk(UPDATE, {
+      id: venue.id,
+      input: { latitude: null, longitude: null },
+    });
     expect(cleared).toMatchObject({ latitude: null, longitude: null });
   });
 
@@ -383,7 +492,10 @@ describe('deleteVenue', () => {
     const { deleteVenue: trashed } = await server.gqlOk(DELETE, { id: venue.id });
     expect(trashed).toEqual({ id: venue.id, name: venue.name, status: 'TRASH' });
     expect((await server.gqlOk(BY_ID, { id: venue.id }, ADMIN_AUTHORIZATION)).venue.status).toBe('TRASH');
-    expect(onlyError(await server.gql(BY_ID, { id: venue.id })).extensions).toMatchObject({ code: 'FORBIDDEN', reason: 'NO_LONGER_AVAILABLE' });
+    expect(onlyError(await server.gql(BY_ID, { id: venue.id })).extensions).toMatchObject({
+      code: 'FORBIDDEN',
+      reason: 'NO_LONGER_AVAILABLE',
+    });
 
     const error = onlyError(await server.gql(DELETE, { id: venue.id }));
     expect(error.extensions?.code).toBe('ALREADY_TRASHED');
@@ -411,7 +523,9 @@ describe('deleteVenue', () => {
     const other = await createVenue(server);
     const event = await createEvent(server, { venues: [{ id: venue.id }, { id: other.id }] });
     await server.gqlOk(DELETE, { id: venue.id });
-    const data = await server.gqlOk(`query ($id: ID!) { event(id: $id) { venues { id: databaseId } } }`, { id: event.id });
+    const data = await server.gqlOk(`query ($id: ID!) { event(id: $id) { venues { id: databaseId } } }`, {
+      id: event.id,
+    });
     expect(data.event.venues).toEqual([{ id: other.id }]);
   });
 
@@ -419,7 +533,9 @@ describe('deleteVenue', () => {
     const venue = await createVenue(server);
     const event = await createEvent(server, { venues: [{ id: venue.id }] });
     await server.gqlOk(DELETE, { id: venue.id, force: true });
-    const data = await server.gqlOk(`query ($id: ID!) { event(id: $id) { venues { id: databaseId } } }`, { id: event.id });
+    const data = await server.gqlOk(`query ($id: ID!) { event(id: $id) { venues { id: databaseId } } }`, {
+      id: event.id,
+    });
     expect(data.event.venues).toEqual([]);
   });
 
@@ -440,16 +556,29 @@ describe('venues (list)', () => {
     expect(await listIds({ search: token })).toEqual([published.id]);
     expect(await listIds({ search: token, statuses: ['PUBLISH'] })).toEqual([published.id]);
     expectInputError(await server.gql(LIST, { search: token, statuses: ['DRAFT'] }), 'statuses');
-    expect((await listIds({ search: token }, ADMIN_AUTHORIZATION)).sort()).toEqual([published.id, draft.id, pending.id].sort());
-    expect(await listIds({ search: token, statuses: ['DRAFT'] }, ADMIN_AUTHORIZATION)).toEqual([draft.id]);
-    expect((await listIds({ search: token, statuses: ['DRAFT', 'PENDING', 'TRASH'] }, ADMIN_AUTHORIZATION)).sort()).toEqual(
-      [draft.id, pending.id, trashed.id].sort(),
+    expect((await listIds({ search: token }, ADMIN_AUTHORIZATION)).sort()).toEqual(
+      [published.id, draft.id, pending.id].sort(),
     );
+    expect(await listIds({ search: token, statuses: ['DRAFT'] }, ADMIN_AUTHORIZATION)).toEqual([draft.id]);
+    expect(
+      (await listIds({ search: token, statuses: ['DRAFT', 'PENDING', 'TRASH'] }, ADMIN_AUTHORIZATION)).sort(),
+    ).toEqual([draft.id, pending.id, trashed.id].sort());
   });
 
   it('searches case-insensitively over name, description, excerpt, address, city, province, state, state/province, zip and phone', async () => {
     const token = unique('needle').toLowerCase();
-    const fields = ['name', 'description', 'excerpt', 'address', 'city', 'province', 'state', 'stateProvince', 'zip', 'phone'];
+    const fields = [
+      'name',
+      'description',
+      'excerpt',
+      'address',
+      'city',
+      'province',
+      'state',
+      'stateProvince',
+      'zip',
+      'phone',
+    ];
     const byField: Record<string, number> = {};
     for (const field of fields) {
       const input: Record<string, unknown> = { [field]: `before ${token} after` };
@@ -505,7 +634,9 @@ describe('venues (list)', () => {
     await server.gqlOk(`mutation ($id: ID!) { deleteEvent(id: $id) { id: databaseId } }`, { id: trashedEvent.id });
 
     expect(await listIds({ search: token, hasEvents: true })).toEqual([withPublished.id]);
-    expect((await listIds({ search: token, hasEvents: false })).sort()).toEqual([withDraft.id, withPending.id, withNone.id].sort());
+    expect((await listIds({ search: token, hasEvents: false })).sort()).toEqual(
+      [withDraft.id, withPending.id, withNone.id].sort(),
+    );
     expect(await listIds({ search: token })).toHaveLength(4);
   });
 
@@ -520,14 +651,18 @@ describe('venues (list)', () => {
     await createEvent(server, { venues: [{ id: running.id }], startDate: daysFromNow(-1), endDate: daysFromNow(1) });
 
     expect(await listIds({ search: token, onlyWithUpcoming: true })).toEqual([upcoming.id]);
-    expect((await listIds({ search: token, onlyWithUpcoming: false })).sort()).toEqual([upcoming.id, past.id, running.id, none.id].sort());
+    expect((await listIds({ search: token, onlyWithUpcoming: false })).sort()).toEqual(
+      [upcoming.id, past.id, running.id, none.id].sort(),
+    );
   });
 
   it('finds draft venues with upcoming events when drafts are asked for', async () => {
     const token = unique('upd');
     const draft = await createVenue(server, { name: `${token} draft`, status: 'DRAFT' });
     await createEvent(server, { venues: [{ id: draft.id }], startDate: daysFromNow(3), endDate: daysFromNow(4) });
-    expect(await listIds({ search: token, statuses: ['DRAFT'], onlyWithUpcoming: true }, ADMIN_AUTHORIZATION)).toEqual([draft.id]);
+    expect(await listIds({ search: token, statuses: ['DRAFT'], onlyWithUpcoming: true }, ADMIN_AUTHORIZATION)).toEqual([
+      draft.id,
+    ]);
   });
 
   it('does not count a draft upcoming event for onlyWithUpcoming', async () => {
@@ -554,7 +689,8 @@ describe('venues (list)', () => {
   it('pages with first/after and counts every match in totalCount', async () => {
     const token = unique('page');
     const ids: number[] = [];
-    for (let day = 1; day <= 5; day++) ids.unshift((await createVenue(server, { name: `${token} ${day}`, date: `2022-01-0${day} 10:00:00` })).id);
+    for (let day = 1; day <= 5; day++)
+      ids.unshift((await createVenue(server, { name: `${token} ${day}`, date: `2022-01-0${day} 10:00:00` })).id);
 
     const first = (await server.gqlOk(LIST, { search: token, first: 2 })).venues;
     expect(first.totalCount).toBe(5);
@@ -574,11 +710,26 @@ describe('venues (list)', () => {
 describe('venue.events', () => {
   it('lists the events held at the venue by start', async () => {
     const venue = await createVenue(server);
-    const later = await createEvent(server, { venues: [{ id: venue.id }], startDate: daysFromNow(10), endDate: daysFromNow(11) });
-    const earlier = await createEvent(server, { venues: [{ id: venue.id }], startDate: daysFromNow(-5), endDate: daysFromNow(-4) });
-    const middle = await createEvent(server, { venues: [{ id: venue.id }], startDate: daysFromNow(2), endDate: daysFromNow(3) });
+    const later = await createEvent(server, {
+      venues: [{ id: venue.id }],
+      startDate: daysFromNow(10),
+      endDate: daysFromNow(11),
+    });
+    const earlier = await createEvent(server, {
+      venues: [{ id: venue.id }],
+      startDate: daysFromNow(-5),
+      endDate: daysFromNow(-4),
+    });
+    const middle = await createEvent(server, {
+      venues: [{ id: venue.id }],
+      startDate: daysFromNow(2),
+      endDate: daysFromNow(3),
+    });
     await createEvent(server);
-    const data = await server.gqlOk(`query ($id: ID!) { venue(id: $id) { events { totalCount edges { node { id: databaseId } } } } }`, { id: venue.id });
+    const data = await server.gqlOk(
+      `query ($id: ID!) { venue(id: $id) { events { totalCount edges { node { id: databaseId } } } } }`,
+      { id: venue.id },
+    );
     expect(data.venue.events.totalCount).toBe(3);
     expect(data.venue.events.edges.map((edge: any) => edge.node.id)).toEqual([earlier.id, middle.id, later.id]);
   });

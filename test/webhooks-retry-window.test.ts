@@ -33,7 +33,10 @@ interface Delivery {
 }
 
 async function createWebhook(server: TestServer, url: string): Promise<number> {
-  const data = await server.gqlOk(`mutation ($url: String!) { createWebhook(input: { url: $url, types: [TAG] }) { webhook { id } } }`, { url });
+  const data = await server.gqlOk(
+    `mutation ($url: String!) { createWebhook(input: { url: $url, types: [TAG] }) { webhook { id } } }`,
+    { url },
+  );
   return data.createWebhook.webhook.id;
 }
 
@@ -61,7 +64,10 @@ async function waitUntilFinished(server: TestServer, id: number, count: number, 
 async function changedTag(server: TestServer, renames: number): Promise<number> {
   const tag = await createTag(server);
   for (let n = 1; n <= renames; n++) {
-    await server.gqlOk(`mutation ($id: ID!, $name: PlainText!) { updateEventTag(id: $id, input: { name: $name }) { id } }`, { id: tag.id, name: `${tag.slug} v${n}` });
+    await server.gqlOk(
+      `mutation ($id: ID!, $name: PlainText!) { updateEventTag(id: $id, input: { name: $name }) { id } }`,
+      { id: tag.id, name: `${tag.slug} v${n}` },
+    );
   }
   return tag.id;
 }
@@ -86,9 +92,13 @@ describe('a delivery queued behind a failing one', () => {
     const attemptsOf = (id: string) => receiver.received.filter((r) => r.json.id === id);
     receiver.answer = (request) => {
       if (request.json.record_id !== tagA) return 500;
-      const idsOfA = [...new Set(receiver.received.filter((r) => r.json.record_id === tagA).map((r) => r.json.id)), request.json.id];
+      const idsOfA = [
+        ...new Set(receiver.received.filter((r) => r.json.record_id === tagA).map((r) => r.json.id)),
+        request.json.id,
+      ];
       // Down until A's second change has been turned away twice.
-      if (recovering === undefined && idsOfA.indexOf(request.json.id) === 1 && attemptsOf(request.json.id).length >= 2) recovering = Date.now();
+      if (recovering === undefined && idsOfA.indexOf(request.json.id) === 1 && attemptsOf(request.json.id).length >= 2)
+        recovering = Date.now();
       return recovering === undefined ? 500 : 204;
     };
     const webhookId = await createWebhook(server, receiver.url);
@@ -104,7 +114,12 @@ describe('a delivery queued behind a failing one', () => {
     expect(recovering).toBeDefined();
 
     // Every change of A queued behind the failed one reached the receiver, in change order, after its recovery.
-    expect(receiver.accepted().filter((body) => body.record_id === tagA).map((body) => body.id)).toEqual(ofA.slice(1).map((d) => d.id));
+    expect(
+      receiver
+        .accepted()
+        .filter((body) => body.record_id === tagA)
+        .map((body) => body.id),
+    ).toEqual(ofA.slice(1).map((d) => d.id));
     expect(ofA[1]!.attempts).toBe(3);
     // Each failed delivery was tried, with its backoff, for the whole window from its own first attempt.
     for (const failed of [ofA[0]!, ...ofB]) {
@@ -115,7 +130,8 @@ describe('a delivery queued behind a failing one', () => {
       expect(failed.lastError).toBe('answered 500');
     }
     // B's changes were tried one after the other: each only once the one before it had failed.
-    for (let n = 1; n < ofB.length; n++) expect(attemptsOf(ofB[n]!.id)[0]!.at).toBeGreaterThanOrEqual(attemptsOf(ofB[n - 1]!.id).at(-1)!.at);
+    for (let n = 1; n < ofB.length; n++)
+      expect(attemptsOf(ofB[n]!.id)[0]!.at).toBeGreaterThanOrEqual(attemptsOf(ofB[n - 1]!.id).at(-1)!.at);
   }, 60_000);
 });
 
@@ -126,7 +142,10 @@ describe('a webhook no attempt to which succeeds for WEBHOOK_DISABLE_AFTER_MS', 
   let healthy: Receiver;
   const logs: string[] = [];
   beforeAll(async () => {
-    server = await startServer({ ...SHORT_RETRIES, WEBHOOK_DISABLE_AFTER_MS: String(DISABLE_AFTER_MS) }, { logTo: { write: (line) => logs.push(line) } });
+    server = await startServer(
+      { ...SHORT_RETRIES, WEBHOOK_DISABLE_AFTER_MS: String(DISABLE_AFTER_MS) },
+      { logTo: { write: (line) => logs.push(line) } },
+    );
     down = await startReceiver();
     down.answer = () => 500;
     healthy = await startReceiver();
@@ -138,7 +157,12 @@ describe('a webhook no attempt to which succeeds for WEBHOOK_DISABLE_AFTER_MS', 
   });
 
   const STATE = `query ($id: Int!) { webhook(id: $id) { status failingSince disabledAt } }`;
-  const state = async (id: number) => (await server.gqlOk(STATE, { id }, ADMIN_AUTHORIZATION)).webhook as { status: string; failingSince: string | null; disabledAt: string | null };
+  const state = async (id: number) =>
+    (await server.gqlOk(STATE, { id }, ADMIN_AUTHORIZATION)).webhook as {
+      status: string;
+      failingSince: string | null;
+      disabledAt: string | null;
+    };
 
   it('is disabled, its queue marked failed, nothing more queued for it until an administrator enables it again', async () => {
     const webhookId = await createWebhook(server, down.url);
@@ -152,8 +176,12 @@ describe('a webhook no attempt to which succeeds for WEBHOOK_DISABLE_AFTER_MS', 
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(seen).toContain('FAILING');
-    expect(Date.parse(disabled.disabledAt!) - Date.parse(disabled.failingSince!)).toBeGreaterThanOrEqual(DISABLE_AFTER_MS);
-    expect(Date.parse(disabled.disabledAt!) - down.received[0]!.at).toBeGreaterThanOrEqual(DISABLE_AFTER_MS - ROUND_TRIP_MS);
+    expect(Date.parse(disabled.disabledAt!) - Date.parse(disabled.failingSince!)).toBeGreaterThanOrEqual(
+      DISABLE_AFTER_MS,
+    );
+    expect(Date.parse(disabled.disabledAt!) - down.received[0]!.at).toBeGreaterThanOrEqual(
+      DISABLE_AFTER_MS - ROUND_TRIP_MS,
+    );
     expect(logs.filter((line) => line.includes('webhooks: disabled a webhook'))).toHaveLength(1);
 
     // Its unfinished deliveries are given up, with the reason; those never attempted were never sent.
@@ -162,7 +190,9 @@ describe('a webhook no attempt to which succeeds for WEBHOOK_DISABLE_AFTER_MS', 
     const notSent = all.filter((d) => d.attempts === 0);
     expect(notSent.length).toBeGreaterThanOrEqual(1);
     for (const d of notSent) {
-      expect(d.lastError).toMatch(/^not sent: the webhook was disabled at .*, every attempt to it having failed since /);
+      expect(d.lastError).toMatch(
+        /^not sent: the webhook was disabled at .*, every attempt to it having failed since /,
+      );
       expect(down.received.some((r) => r.json.id === d.id)).toBe(false);
     }
     expect(all[0]!.lastError).toBe('answered 500');
@@ -175,7 +205,11 @@ describe('a webhook no attempt to which succeeds for WEBHOOK_DISABLE_AFTER_MS', 
 
     // Enabled again: the changes committed from then on are sent, not those made while it was disabled.
     down.answer = () => 204;
-    const enabled = await server.gqlOk(`mutation ($id: Int!) { enableWebhook(id: $id) { status failingSince disabledAt } }`, { id: webhookId }, ADMIN_AUTHORIZATION);
+    const enabled = await server.gqlOk(
+      `mutation ($id: Int!) { enableWebhook(id: $id) { status failingSince disabledAt } }`,
+      { id: webhookId },
+      ADMIN_AUTHORIZATION,
+    );
     expect(enabled.enableWebhook).toEqual({ status: 'ACTIVE', failingSince: null, disabledAt: null });
     const after = await createTag(server);
     await down.waitFor(() => down.accepted().some((body) => body.record_id === after.id));

@@ -8,13 +8,20 @@ import { restClient } from './support/rest.js';
 import { basicAuthorization, startServer, type TestServer } from './support/server.js';
 import { expectedSignature, startReceiver, type Receiver } from './support/webhook-receiver.js';
 
-const FAST_RETRIES = { WEBHOOKS_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_RETRY_MAX_MS: '200', WEBHOOK_TIMEOUT_MS: '400', WEBHOOK_WAKE_MS: '20' };
+const FAST_RETRIES = {
+  WEBHOOKS_ALLOW_PRIVATE: '1',
+  WEBHOOK_RETRY_BASE_MS: '50',
+  WEBHOOK_RETRY_MAX_MS: '200',
+  WEBHOOK_TIMEOUT_MS: '400',
+  WEBHOOK_WAKE_MS: '20',
+};
 const SECRET = 'a-test-secret-of-some-length';
 
 const CREATE = `mutation ($input: WebhookInput!) { createWebhook(input: $input) { secret webhook { id url types } } }`;
 const DELIVERIES = `query ($id: Int!) { webhook(id: $id) { deliveries(first: 100) { nodes { id recordType recordId action status attempts lastError nextAttemptAt deliveredAt } } } }`;
 
-const tomorrow = (hour: number) => `${new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)} ${String(hour).padStart(2, '0')}:00:00`;
+const tomorrow = (hour: number) =>
+  `${new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)} ${String(hour).padStart(2, '0')}:00:00`;
 
 let server: TestServer;
 let receiver: Receiver;
@@ -42,7 +49,9 @@ describe('webhooks', () => {
     const api = restClient(server);
     const venue = await api.post('/venues', { json: { venue: 'Hall of the signature test', status: 'publish' } });
     expect(venue.status).toBe(201);
-    const event = await api.post('/events', { json: { title: 'Signed concert', start_date: tomorrow(19), end_date: tomorrow(21), status: 'publish' } });
+    const event = await api.post('/events', {
+      json: { title: 'Signed concert', start_date: tomorrow(19), end_date: tomorrow(21), status: 'publish' },
+    });
     expect(event.status).toBe(201);
     const eventId = event.body.id as number;
 
@@ -70,14 +79,25 @@ describe('webhooks', () => {
     expect(hidden).toMatchObject({ type: 'event', record_id: eventId, action: 'deleted', data: null });
 
     const { webhook } = await server.gqlOk(DELIVERIES, { id }, basicAuthorization('admin', 'test-admin-secret-8d1f'));
-    expect(webhook.deliveries.nodes.every((d: any) => d.status === 'DELIVERED' && d.attempts === 1 && d.deliveredAt && d.nextAttemptAt === null)).toBe(true);
+    expect(
+      webhook.deliveries.nodes.every(
+        (d: any) => d.status === 'DELIVERED' && d.attempts === 1 && d.deliveredAt && d.nextAttemptAt === null,
+      ),
+    ).toBe(true);
     await server.gqlOk(`mutation ($id: Int!) { deleteWebhook(id: $id) }`, { id });
   });
 
   it('waits longer after each failed attempt, with jitter, up to the maximum, and retries for 24 hours by default', () => {
     const config = loadConfig({ WEBHOOK_RETRY_BASE_MS: '1000', WEBHOOK_RETRY_MAX_MS: '60000' }).webhooks;
     expect(config.retryForMs).toBe(24 * 60 * 60 * 1000);
-    for (const [attempts, nominal] of [[1, 1000], [2, 2000], [3, 4000], [6, 32000], [7, 60000], [60, 60000]] as const) {
+    for (const [attempts, nominal] of [
+      [1, 1000],
+      [2, 2000],
+      [3, 4000],
+      [6, 32000],
+      [7, 60000],
+      [60, 60000],
+    ] as const) {
       const delays = Array.from({ length: 50 }, () => retryDelay(config, attempts));
       expect(Math.min(...delays)).toBeGreaterThanOrEqual(nominal * 0.75);
       expect(Math.max(...delays)).toBeLessThanOrEqual(nominal * 1.25);
@@ -86,7 +106,9 @@ describe('webhooks', () => {
     expect(() => loadConfig({ WEBHOOKS_ALLOW_PRIVATE: 'yes' })).toThrow(/WEBHOOKS_ALLOW_PRIVATE/);
     // A webhook failing for a week is disabled; never before its deliveries could be retried for their whole window.
     expect(config.disableAfterMs).toBe(7 * 24 * 60 * 60 * 1000);
-    expect(() => loadConfig({ WEBHOOK_RETRY_FOR_MS: '5000', WEBHOOK_DISABLE_AFTER_MS: '4000' })).toThrow(/WEBHOOK_DISABLE_AFTER_MS must be a whole number of at least 5000/);
+    expect(() => loadConfig({ WEBHOOK_RETRY_FOR_MS: '5000', WEBHOOK_DISABLE_AFTER_MS: '4000' })).toThrow(
+      /WEBHOOK_DISABLE_AFTER_MS must be a whole number of at least 5000/,
+    );
   });
 
   it('a signature made with another secret, or of other bytes, does not match', async () => {
@@ -103,11 +125,16 @@ describe('webhooks', () => {
     const api = restClient(server);
     const ids: number[] = [];
     for (let n = 0; n < 2; n++) {
-      const created = await api.post('/events', { json: { title: `Retried ${n}`, start_date: tomorrow(10), end_date: tomorrow(11), status: 'publish' } });
+      const created = await api.post('/events', {
+        json: { title: `Retried ${n}`, start_date: tomorrow(10), end_date: tomorrow(11), status: 'publish' },
+      });
       ids.push(created.body.id);
     }
     for (let round = 0; round < 3; round++) {
-      for (const eventId of ids) expect((await api.post(`/events/${eventId}`, { json: { title: `Retried ${eventId} v${round}` } })).status).toBe(200);
+      for (const eventId of ids)
+        expect((await api.post(`/events/${eventId}`, { json: { title: `Retried ${eventId} v${round}` } })).status).toBe(
+          200,
+        );
     }
     const admin = basicAuthorization('admin', 'test-admin-secret-8d1f');
     const all = async () => (await server.gqlOk(DELIVERIES, { id }, admin)).webhook.deliveries.nodes as any[];
@@ -126,7 +153,10 @@ describe('webhooks', () => {
     // Per record, accepted in the order the changes were made (the list answers newest first).
     const accepted = receiver.accepted();
     for (const eventId of ids) {
-      const made = final.filter((d) => d.recordType === 'EVENT' && d.recordId === eventId).map((d) => d.id).reverse();
+      const made = final
+        .filter((d) => d.recordType === 'EVENT' && d.recordId === eventId)
+        .map((d) => d.id)
+        .reverse();
       expect(made).toHaveLength(4);
       expect(accepted.filter((b) => b.record_id === eventId).map((b) => b.id)).toEqual(made);
     }
@@ -141,7 +171,13 @@ describe('webhooks', () => {
     await receiver.waitFor(() => receiver.received.length >= 2);
     const admin = basicAuthorization('admin', 'test-admin-secret-8d1f');
     const [delivery] = (await server.gqlOk(DELIVERIES, { id }, admin)).webhook.deliveries.nodes;
-    expect(delivery).toMatchObject({ recordType: 'TAG', action: 'created', status: 'PENDING', lastError: 'answered 503', deliveredAt: null });
+    expect(delivery).toMatchObject({
+      recordType: 'TAG',
+      action: 'created',
+      status: 'PENDING',
+      lastError: 'answered 503',
+      deliveredAt: null,
+    });
     expect(delivery.attempts).toBeGreaterThanOrEqual(2);
     expect(Date.parse(delivery.nextAttemptAt)).toBeGreaterThan(Date.now() - 1000);
     await server.gqlOk(`mutation ($id: Int!) { deleteWebhook(id: $id) }`, { id });
@@ -151,14 +187,23 @@ describe('webhooks', () => {
     const admin = basicAuthorization('admin', 'test-admin-secret-8d1f');
     const before = (await server.gqlOk(`{ webhooks { id } }`, {}, admin)).webhooks.length;
     await server.gqlOk(`mutation { createUser(input: { login: "hookeditor", role: EDITOR }) { id } }`);
-    const password = (await server.gqlOk(`mutation { createApplicationPassword(name: "t", userId: ${(await server.gqlOk(`{ users(first: 50) { nodes { databaseId login } } }`, {}, basicAuthorization('admin', 'test-admin-secret-8d1f'))).users.nodes.find((u: any) => u.login === 'hookeditor').databaseId}) { secret } }`)).createApplicationPassword.secret;
+    const password = (
+      await server.gqlOk(
+        `mutation { createApplicationPassword(name: "t", userId: ${(await server.gqlOk(`{ users(first: 50) { nodes { databaseId login } } }`, {}, basicAuthorization('admin', 'test-admin-secret-8d1f'))).users.nodes.find((u: any) => u.login === 'hookeditor').databaseId}) { secret } }`,
+      )
+    ).createApplicationPassword.secret;
     const editor = basicAuthorization('hookeditor', password);
-    for (const [as, code] of [[null, 'UNAUTHENTICATED'], [editor, 'FORBIDDEN']] as const) {
+    for (const [as, code] of [
+      [null, 'UNAUTHENTICATED'],
+      [editor, 'FORBIDDEN'],
+    ] as const) {
       const created = await server.gql(CREATE, { input: { url: receiver.url } }, as);
       expect(created.errors?.[0]?.extensions?.code).toBe(code);
       expect((await server.gql(`{ webhooks { id url } }`, {}, as)).errors?.[0]?.extensions?.code).toBe(code);
       expect((await server.gql(`mutation { deleteWebhook(id: 1) }`, {}, as)).errors?.[0]?.extensions?.code).toBe(code);
-      expect((await server.gql(`mutation { enableWebhook(id: 1) { id } }`, {}, as)).errors?.[0]?.extensions?.code).toBe(code);
+      expect((await server.gql(`mutation { enableWebhook(id: 1) { id } }`, {}, as)).errors?.[0]?.extensions?.code).toBe(
+        code,
+      );
     }
     expect((await server.gqlOk(`{ webhooks { id } }`, {}, admin)).webhooks).toHaveLength(before);
   });
@@ -178,16 +223,29 @@ describe('webhooks to private addresses', () => {
   });
   afterAll(async () => guarded?.close());
 
-  it.each(['http://127.0.0.1:9/', 'http://localhost/', 'http://10.1.2.3/', 'http://192.168.0.1/', 'http://169.254.169.254/latest', 'http://[::1]/', 'http://[fd00::1]/', 'http://[::ffff:127.0.0.1]/', 'http://0.0.0.0/', 'http://100.64.0.1/',
+  it.each([
+    'http://127.0.0.1:9/',
+    'http://localhost/',
+    'http://10.1.2.3/',
+    'http://192.168.0.1/',
+    'http://169.254.169.254/latest',
+    'http://[::1]/',
+    'http://[fd00::1]/',
+    'http://[::ffff:127.0.0.1]/',
+    'http://0.0.0.0/',
+    'http://100.64.0.1/',
     // IPv4 carried inside IPv6: IPv4-compatible, IPv4-translated, NAT64, 6to4, Teredo (client 127.0.0.1).
-    'http://[::7f00:1]/', 'http://[::a9fe:a9fe]/', 'http://[::ffff:0:7f00:1]/', 'http://[64:ff9b::a9fe:a9fe]/', 'http://[2002:c0a8:101::1]/', 'http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/'])(
-    'refuses %s at creation without WEBHOOKS_ALLOW_PRIVATE',
-    async (url) => {
-      const result = await guarded.gql(CREATE, { input: { url } });
-      expect(result.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
-      expect(JSON.stringify(result.errors)).toContain('private or local');
-    },
-  );
+    'http://[::7f00:1]/',
+    'http://[::a9fe:a9fe]/',
+    'http://[::ffff:0:7f00:1]/',
+    'http://[64:ff9b::a9fe:a9fe]/',
+    'http://[2002:c0a8:101::1]/',
+    'http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/',
+  ])('refuses %s at creation without WEBHOOKS_ALLOW_PRIVATE', async (url) => {
+    const result = await guarded.gql(CREATE, { input: { url } });
+    expect(result.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(JSON.stringify(result.errors)).toContain('private or local');
+  });
 
   it('refuses at delivery too: a name resolving to loopback is not connected to', async () => {
     const receiver = await startReceiver();

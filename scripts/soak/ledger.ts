@@ -75,11 +75,16 @@ export class Ledger {
     const byKind = new Map<Kind, Entry[]>();
     for (const entry of this.#entries.values()) byKind.set(entry.kind, [...(byKind.get(entry.kind) ?? []), entry]);
     for (const [kind, entries] of byKind) {
-      const found = await readStates(api, kind, entries.map((entry) => entry.id));
+      const found = await readStates(
+        api,
+        kind,
+        entries.map((entry) => entry.id),
+      );
       for (const entry of entries) {
         const allowed = [entry.acknowledged, ...entry.unknown];
         const state = found.get(entry.id) ?? null;
-        if (!allowed.some((candidate) => stateKey(candidate) === stateKey(state))) mismatches.push({ kind, id: entry.id, found: state, allowed });
+        if (!allowed.some((candidate) => stateKey(candidate) === stateKey(state)))
+          mismatches.push({ kind, id: entry.id, found: state, allowed });
       }
     }
     return { checked: this.#entries.size, mismatches };

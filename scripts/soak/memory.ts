@@ -40,7 +40,12 @@ const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0)
  * Memory is flat when the mean RSS of the last third of the run after warm-up exceeds that of the first third by at
  * most `tolerance` (0.15 = 15%). Fewer than `minimumSamples` after warm-up: not judged.
  */
-export function judgeMemory(samples: Array<{ at: number; mb: number }>, warmupSeconds: number, tolerance: number, minimumSamples = 30): MemoryVerdict {
+export function judgeMemory(
+  samples: Array<{ at: number; mb: number }>,
+  warmupSeconds: number,
+  tolerance: number,
+  minimumSamples = 30,
+): MemoryVerdict {
   const measured = samples.filter((sample) => sample.at >= warmupSeconds).map((sample) => sample.mb);
   const third = Math.floor(measured.length / 3);
   const firstThirdMb = mean(measured.slice(0, third));
@@ -48,7 +53,15 @@ export function judgeMemory(samples: Array<{ at: number; mb: number }>, warmupSe
   const peakMb = Math.max(0, ...samples.map((sample) => sample.mb));
   const judged = measured.length >= minimumSamples;
   const growth = third ? (lastThirdMb - firstThirdMb) / firstThirdMb : 0;
-  return { judged, ok: !judged || growth <= tolerance, firstThirdMb, lastThirdMb, peakMb, growth, timeline: tenths(samples) };
+  return {
+    judged,
+    ok: !judged || growth <= tolerance,
+    firstThirdMb,
+    lastThirdMb,
+    peakMb,
+    growth,
+    timeline: tenths(samples),
+  };
 }
 
 function tenths(samples: Array<{ at: number; mb: number }>): number[] {

@@ -33,7 +33,8 @@ interface KindSpec {
 }
 
 // Linked records are read by `databaseId` without an alias: aliases count against the limit per document (100).
-const sortedIds = (records: Array<{ databaseId: number }>) => records.map((record) => record.databaseId).sort((a, b) => a - b);
+const sortedIds = (records: Array<{ databaseId: number }>) =>
+  records.map((record) => record.databaseId).sort((a, b) => a - b);
 const ids = (values: unknown) => values as number[];
 
 const EVENT: KindSpec = {
@@ -125,7 +126,8 @@ const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Tokyo', 'Austra
 
 /** A random element of a non-empty list. */
 export const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!;
-const pickSome = (items: number[], count: number) => [...new Set(Array.from({ length: count }, () => pick(items)))].sort((a, b) => a - b);
+const pickSome = (items: number[], count: number) =>
+  [...new Set(Array.from({ length: count }, () => pick(items)))].sort((a, b) => a - b);
 const two = (n: number) => String(n).padStart(2, '0');
 
 /** Fresh field values for a write; `label` makes names unique (terms refuse a duplicate name). */
@@ -171,7 +173,8 @@ export function hasTrash(kind: Kind): boolean {
 }
 
 /** The status that acknowledges a write: 201 for a REST create, 200 for everything else. */
-export const acknowledgedStatus = (action: 'create' | 'update' | 'delete', via: Via) => (action === 'create' && via === 'rest' ? 201 : 200);
+export const acknowledgedStatus = (action: 'create' | 'update' | 'delete', via: Via) =>
+  action === 'create' && via === 'rest' ? 201 : 200;
 
 /** The database ID a create answered (REST record, or the GraphQL `result` alias). */
 export const createdId = (reply: Reply): number => Number(reply.body?.result?.id ?? reply.body?.id);
@@ -179,9 +182,12 @@ export const createdId = (reply: Reply): number => Number(reply.body?.result?.id
 export async function createRecord(api: Api, kind: Kind, fields: Fields, via: Via): Promise<Reply> {
   const spec = KINDS[kind];
   if (via === 'rest') return api.rest('POST', spec.route, spec.restBody(fields));
-  return api.graphql(`mutation ($input: ${spec.inputType}!) { result: create${spec.typeName}(input: $input) { id: databaseId } }`, {
-    input: spec.graphqlInput(fields),
-  });
+  return api.graphql(
+    `mutation ($input: ${spec.inputType}!) { result: create${spec.typeName}(input: $input) { id: databaseId } }`,
+    {
+      input: spec.graphqlInput(fields),
+    },
+  );
 }
 
 const EDIT_METHODS = ['POST', 'PUT', 'PATCH'];
@@ -189,10 +195,13 @@ const EDIT_METHODS = ['POST', 'PUT', 'PATCH'];
 export async function updateRecord(api: Api, kind: Kind, id: number, fields: Fields, via: Via): Promise<Reply> {
   const spec = KINDS[kind];
   if (via === 'rest') return api.rest(pick(EDIT_METHODS), `${spec.route}/${id}`, spec.restBody(fields));
-  return api.graphql(`mutation ($id: ID!, $input: ${spec.inputType}!) { result: update${spec.typeName}(id: $id, input: $input) { id } }`, {
-    id,
-    input: spec.graphqlInput(fields),
-  });
+  return api.graphql(
+    `mutation ($id: ID!, $input: ${spec.inputType}!) { result: update${spec.typeName}(id: $id, input: $input) { id } }`,
+    {
+      id,
+      input: spec.graphqlInput(fields),
+    },
+  );
 }
 
 export async function deleteRecord(api: Api, kind: Kind, id: number, force: boolean, via: Via): Promise<Reply> {
@@ -210,7 +219,8 @@ export async function readStates(api: Api, kind: Kind, idList: number[], batch =
     const chunk = idList.slice(start, start + batch);
     const fields = chunk.map((id) => `r${id}: ${spec.query}(id: ${id}) { ${spec.selection} }`).join(' ');
     const reply = await api.graphql(`{ ${fields} }`);
-    if (reply.status !== 200) throw new Error(`reading ${kind} records answered ${reply.status}: ${JSON.stringify(reply.body).slice(0, 500)}`);
+    if (reply.status !== 200)
+      throw new Error(`reading ${kind} records answered ${reply.status}: ${JSON.stringify(reply.body).slice(0, 500)}`);
     for (const id of chunk) {
       const read = reply.body[`r${id}`] as Fields | null;
       states.set(id, read ? spec.stateOf(read) : null);
@@ -222,6 +232,8 @@ export async function readStates(api: Api, kind: Kind, idList: number[], batch =
 /** A stable text of a state (keys sorted), for comparing two states. */
 export function stateKey(state: State): string {
   return JSON.stringify(state, (_key, value) =>
-    value && typeof value === 'object' && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b))) : value,
+    value && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)))
+      : value,
   );
 }

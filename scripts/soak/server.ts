@@ -16,11 +16,21 @@ export interface ServiceUnderTest {
 export async function startService(databaseUrl: string, adminPassword: string): Promise<ServiceUnderTest> {
   const child = await startChild({
     args: [COMPILED_CLI, 'serve'],
-    env: { DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', WORKERS: '1', CALENDAR_ADMIN_PASSWORD: adminPassword },
+    env: {
+      DATABASE_URL: databaseUrl,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      WORKERS: '1',
+      CALENDAR_ADMIN_PASSWORD: adminPassword,
+    },
     ready: /REST: (http:\/\/[^/\s]+)\//,
     healthz: true,
   });
-  return { child, admin: new Api(child.url, basicAuthorization('admin', adminPassword)), anonymous: new Api(child.url, null) };
+  return {
+    child,
+    admin: new Api(child.url, basicAuthorization('admin', adminPassword)),
+    anonymous: new Api(child.url, null),
+  };
 }
 
 /** The first lines of the server's output that mention an error, shortened: the cause behind a failed request. */
@@ -42,7 +52,11 @@ export interface ScratchDatabase {
 /** A new SQLite file in a temporary folder. */
 export function scratchSqlite(): ScratchDatabase {
   const dir = mkdtempSync(join(tmpdir(), 'calendar-soak-'));
-  return { url: `file:${join(dir, 'calendar.db')}`, engine: 'sqlite', drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    url: `file:${join(dir, 'calendar.db')}`,
+    engine: 'sqlite',
+    drop: async () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 /** A new schema on the PostgreSQL server `serverUrl` names (dropped by `drop`). */

@@ -63,7 +63,13 @@ export interface Client {
   token: string;
 }
 
-const KIND_WEIGHTS: Array<[Kind, number]> = [['event', 50], ['venue', 15], ['organizer', 15], ['category', 10], ['tag', 10]];
+const KIND_WEIGHTS: Array<[Kind, number]> = [
+  ['event', 50],
+  ['venue', 15],
+  ['organizer', 15],
+  ['category', 10],
+  ['tag', 10],
+];
 /** Live records a client keeps per kind; at the limit it deletes one, so the data set stays about the same size. */
 const POOL_LIMIT: Record<Kind, number> = { event: 8, venue: 3, organizer: 3, category: 3, tag: 3 };
 const READ_SHARE = 0.55;
@@ -77,11 +83,19 @@ function weighted<T>(choices: Array<[T, number]>): T {
 const via = (): Via => (Math.random() < 0.5 ? 'rest' : 'graphql');
 
 /** Runs `request`, timing it, and records a failure unless it answers `expected`. */
-async function measured(client: Client, operation: string, expected: number, request: () => Promise<Reply>): Promise<Reply | null> {
+async function measured(
+  client: Client,
+  operation: string,
+  expected: number,
+  request: () => Promise<Reply>,
+): Promise<Reply | null> {
   const started = performance.now();
   try {
     const reply = await request();
-    const failure = reply.status === expected ? undefined : { status: reply.status, detail: JSON.stringify(reply.body).slice(0, 300) };
+    const failure =
+      reply.status === expected
+        ? undefined
+        : { status: reply.status, detail: JSON.stringify(reply.body).slice(0, 300) };
     client.stats.record(operation, performance.now() - started, failure);
     return reply;
   } catch (error) {
@@ -119,7 +133,11 @@ type Action = 'create' | 'update' | 'delete';
 function actionFor(pool: number[], kind: Kind): Action {
   if (pool.length === 0) return 'create';
   if (pool.length >= POOL_LIMIT[kind]) return 'delete';
-  return weighted<Action>([['create', 30], ['update', 50], ['delete', 20]]);
+  return weighted<Action>([
+    ['create', 30],
+    ['update', 50],
+    ['delete', 20],
+  ]);
 }
 
 async function write(client: Client, pools: Record<Kind, number[]>, sequence: number): Promise<void> {
@@ -141,9 +159,13 @@ async function write(client: Client, pools: Record<Kind, number[]>, sequence: nu
   }
   const id = pick(pool);
   const force = !hasTrash(kind) || Math.random() < 0.5;
-  const next = action === 'update' ? writtenState(kind, fields) : deletedState(kind, client.ledger.stateOf(kind, id), force);
+  const next =
+    action === 'update' ? writtenState(kind, fields) : deletedState(kind, client.ledger.stateOf(kind, id), force);
   await client.ledger.write(kind, id, next, async () => {
-    const request = action === 'update' ? () => updateRecord(client.writer, kind, id, fields, how) : () => deleteRecord(client.writer, kind, id, force, how);
+    const request =
+      action === 'update'
+        ? () => updateRecord(client.writer, kind, id, fields, how)
+        : () => deleteRecord(client.writer, kind, id, force, how);
     return (await send(request))?.status === expected;
   });
   // Trashed and deleted records leave the pool: only their final state is checked.

@@ -2,7 +2,16 @@ import type { Db } from '../db/client.js';
 import type { ViewerUser } from './permissions.js';
 import { ADMIN_CREDENTIAL_NAME, LOGIN_MAX_LENGTH } from './credentials.js';
 import { credentialKey } from './credential-key.js';
-import { isScryptHash, lookupOf, macMatches, macOf, normalizeApplicationPassword, TOKEN_ID_SHAPE, verifyAgainstDecoy, verifyChosenSecret } from './secrets.js';
+import {
+  isScryptHash,
+  lookupOf,
+  macMatches,
+  macOf,
+  normalizeApplicationPassword,
+  TOKEN_ID_SHAPE,
+  verifyAgainstDecoy,
+  verifyChosenSecret,
+} from './secrets.js';
 import type { SignInLimiter, Throttled } from './sign-in-limits.js';
 
 export type Authentication =
@@ -56,7 +65,12 @@ function claimedLogin(claim: Claim): string | null {
   return claim.scheme === 'basic' ? claim.login.slice(0, LOGIN_MAX_LENGTH + 1) : null;
 }
 
-async function signedIn(db: Db, credentialId: number, user: ViewerUser, upgrade: { lookup?: string | null; secretHash?: string } = {}): Promise<Authentication> {
+async function signedIn(
+  db: Db,
+  credentialId: number,
+  user: ViewerUser,
+  upgrade: { lookup?: string | null; secretHash?: string } = {},
+): Promise<Authentication> {
   const used = { lastUsedAt: new Date() };
   try {
     await db.credential.update({ where: { id: credentialId }, data: { ...used, ...upgrade } });
@@ -101,7 +115,8 @@ async function byScryptPassword(db: Db, key: Buffer, login: string, normalized: 
     scryptChecksPerFailure(db),
   ]);
   for (const row of rows) {
-    if (await verifyChosenSecret(normalized, row.secretHash)) return signedIn(db, row.id, row.user, upgradeOf(key, normalized, row.name));
+    if (await verifyChosenSecret(normalized, row.secretHash))
+      return signedIn(db, row.id, row.user, upgradeOf(key, normalized, row.name));
   }
   for (let n = rows.length; n < checks; n++) await verifyAgainstDecoy(normalized);
   return INVALID;
@@ -120,16 +135,25 @@ async function byApplicationPassword(db: Db, login: string, secret: string): Pro
   const mac = macOf(key, normalized);
   const lookup = lookupOf(normalized);
   const row = lookup
-    ? await db.credential.findUnique({ where: { lookup }, select: { id: true, kind: true, revokedAt: true, secretHash: true, user: { select: USER_FIELDS } } })
+    ? await db.credential.findUnique({
+        where: { lookup },
+        select: { id: true, kind: true, revokedAt: true, secretHash: true, user: { select: USER_FIELDS } },
+      })
     : null;
   const verified = row !== null && macMatches(mac, row.secretHash);
-  if (verified && row.kind === 'application_password' && row.revokedAt === null && row.user.login === login) return { signedIn: await signedIn(db, row.id, row.user) };
+  if (verified && row.kind === 'application_password' && row.revokedAt === null && row.user.login === login)
+    return { signedIn: await signedIn(db, row.id, row.user) };
   return { slowCheck: () => byScryptPassword(db, key, login, normalized) };
 }
 
 /** Whether any bearer token is still a scrypt row: then every failure spends one scrypt check, as one on such a row does. */
 async function scryptTokensRemain(db: Db): Promise<boolean> {
-  return (await db.credential.findFirst({ where: { kind: 'bearer_token', revokedAt: null, secretHash: { startsWith: 'scrypt$' } }, select: { id: true } })) !== null;
+  return (
+    (await db.credential.findFirst({
+      where: { kind: 'bearer_token', revokedAt: null, secretHash: { startsWith: 'scrypt$' } },
+      select: { id: true },
+    })) !== null
+  );
 }
 
 /** A token's row: by its public ID, or, for a token issued before those, by its number (and only such a token's). */
@@ -142,12 +166,16 @@ async function byBearerToken(db: Db, id: TokenId | null, secret: string): Promis
   const row =
     id === null
       ? null
-      : await db.credential.findFirst({ where: { ...tokenRow(id), kind: 'bearer_token', revokedAt: null }, select: { id: true, secretHash: true, user: { select: USER_FIELDS } } });
+      : await db.credential.findFirst({
+          where: { ...tokenRow(id), kind: 'bearer_token', revokedAt: null },
+          select: { id: true, secretHash: true, user: { select: USER_FIELDS } },
+        });
   const old = row !== null && isScryptHash(row.secretHash);
   if (row && !old && macMatches(mac, row.secretHash)) return { signedIn: await signedIn(db, row.id, row.user) };
   return {
     slowCheck: async () => {
-      if (row && old && (await verifyChosenSecret(secret, row.secretHash))) return signedIn(db, row.id, row.user, { secretHash: mac });
+      if (row && old && (await verifyChosenSecret(secret, row.secretHash)))
+        return signedIn(db, row.id, row.user, { secretHash: mac });
       if (!old && (await scryptTokensRemain(db))) await verifyAgainstDecoy(secret);
       return INVALID;
     },
@@ -166,7 +194,12 @@ function fastCheck(db: Db, claim: Claim): Promise<FastCheck> {
  * the limits on failed sign-ins allow (`throttled` otherwise, whether or not it was right). Anything that does not
  * verify (unknown user, wrong or revoked secret, malformed header) is `invalid`, the same answer after the same work.
  */
-export async function authenticate(db: Db, claim: Claim | null, limiter: SignInLimiter, address: string): Promise<Authentication> {
+export async function authenticate(
+  db: Db,
+  claim: Claim | null,
+  limiter: SignInLimiter,
+  address: string,
+): Promise<Authentication> {
   if (!claim) return ANONYMOUS;
   const fast = await fastCheck(db, claim);
   if ('signedIn' in fast) return fast.signedIn;

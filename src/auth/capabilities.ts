@@ -22,8 +22,22 @@ export const CAPABILITIES = {
 
 export type Capability = keyof typeof CAPABILITIES;
 
-const AUTHOR: Capability[] = ['read', 'edit_posts', 'edit_published_posts', 'publish_posts', 'delete_posts', 'delete_published_posts', 'upload_files'];
-const EDITOR: Capability[] = [...AUTHOR, 'edit_others_posts', 'delete_others_posts', 'read_private_posts', 'manage_terms'];
+const AUTHOR: Capability[] = [
+  'read',
+  'edit_posts',
+  'edit_published_posts',
+  'publish_posts',
+  'delete_posts',
+  'delete_published_posts',
+  'upload_files',
+];
+const EDITOR: Capability[] = [
+  ...AUTHOR,
+  'edit_others_posts',
+  'delete_others_posts',
+  'read_private_posts',
+  'manage_terms',
+];
 
 export const ROLE_CAPABILITIES: Record<Role, readonly Capability[]> = {
   administrator: [...EDITOR, 'manage_users', 'manage_webhooks'],

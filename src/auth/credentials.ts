@@ -26,7 +26,12 @@ export async function createUser(db: DbTransaction, login: string, role: Role, e
  * finds its row (`lookup`) is an application password's first characters, or the random ID a bearer token starts
  * with (not the row's number, which anyone could guess).
  */
-export async function issueCredential(db: DbTransaction, userId: number, kind: CredentialKind, name: string): Promise<IssuedCredential> {
+export async function issueCredential(
+  db: DbTransaction,
+  userId: number,
+  kind: CredentialKind,
+  name: string,
+): Promise<IssuedCredential> {
   const secret = newSecret();
   const stored = normalizeApplicationPassword(secret);
   const lookup = kind === 'application_password' ? lookupOf(stored) : newTokenId();
@@ -63,7 +68,10 @@ async function claimAdminUser(db: DbTransaction): Promise<number | null> {
   } catch (error) {
     if ((error as { code?: string }).code !== 'P2002') throw error;
   }
-  const promoted = await db.user.updateMany({ where: { login: ADMIN_LOGIN, role: { not: 'administrator' } }, data: { role: 'administrator' } });
+  const promoted = await db.user.updateMany({
+    where: { login: ADMIN_LOGIN, role: { not: 'administrator' } },
+    data: { role: 'administrator' },
+  });
   return promoted.count > 0 ? (await db.user.findUniqueOrThrow({ where: { login: ADMIN_LOGIN } })).id : null;
 }
 
@@ -81,5 +89,7 @@ export async function bootstrapAdmin(db: DbTransaction, password: string, logger
   const userId = await claimAdminUser(db);
   if (userId === null) return;
   const secretHash = await hashChosenSecret(normalizeApplicationPassword(password));
-  await db.credential.create({ data: { userId, kind: 'application_password', name: ADMIN_CREDENTIAL_NAME, secretHash } });
+  await db.credential.create({
+    data: { userId, kind: 'application_password', name: ADMIN_CREDENTIAL_NAME, secretHash },
+  });
 }

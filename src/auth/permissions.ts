@@ -52,7 +52,11 @@ export function canManageTerms(user: ViewerUser | null): boolean {
  * The status a write may set: users who may publish get what they ask for; others get `pending` instead of
  * `publish`/`future`/`private`, and `draft` when they ask for nothing (WordPress's scale-back).
  */
-export function permittedStatus(user: ViewerUser, requested: PostStatus | undefined, creating: boolean): PostStatus | undefined {
+export function permittedStatus(
+  user: ViewerUser,
+  requested: PostStatus | undefined,
+  creating: boolean,
+): PostStatus | undefined {
   if (roleCan(user.role, 'publish_posts')) return requested ?? (creating ? 'publish' : undefined);
   if (requested === undefined) return creating ? 'draft' : undefined;
   return PUBLISHED.includes(requested) ? 'pending' : requested;
@@ -61,6 +65,7 @@ export function permittedStatus(user: ViewerUser, requested: PostStatus | undefi
 /** Statuses a list may show this viewer (others' non-public records only with read_private_posts). */
 export function listableStatuses(user: ViewerUser | null): PostStatus[] {
   if (!user) return ['publish'];
-  if (roleCan(user.role, 'read_private_posts') || roleCan(user.role, 'edit_posts')) return ['publish', 'future', 'draft', 'pending', 'private'];
+  if (roleCan(user.role, 'read_private_posts') || roleCan(user.role, 'edit_posts'))
+    return ['publish', 'future', 'draft', 'pending', 'private'];
   return ['publish'];
 }

@@ -21,7 +21,14 @@ const MAC_SCHEME = 'hmac-sha256';
 export async function hashChosenSecret(secret: string): Promise<string> {
   const salt = randomBytes(16);
   const key = await scrypt(secret, salt, KEY_LENGTH, PARAMETERS);
-  return ['scrypt', PARAMETERS.N, PARAMETERS.r, PARAMETERS.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+  return [
+    'scrypt',
+    PARAMETERS.N,
+    PARAMETERS.r,
+    PARAMETERS.p,
+    salt.toString('base64url'),
+    key.toString('base64url'),
+  ].join('$');
 }
 
 /** Compares a scrypt hash in constant time. A malformed stored value never matches. */

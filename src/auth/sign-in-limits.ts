@@ -60,7 +60,11 @@ export class SignInLimiter {
    * runs it counts as a failure, so that a burst of parallel guesses cannot all pass the limits before the first
    * fails; it stays one when `failed` says so, and is forgiven otherwise (a success, or an error of the service's).
    */
-  async check<T>(attempt: SignInAttempt, check: () => Promise<T>, failed: (result: T) => boolean): Promise<T | Throttled> {
+  async check<T>(
+    attempt: SignInAttempt,
+    check: () => Promise<T>,
+    failed: (result: T) => boolean,
+  ): Promise<T | Throttled> {
     const counted = { address: clientKeyOf(attempt.address), login: attempt.login };
     return this.oneAtATime(pairKey(counted), async () => {
       const retryAfter = this.retryAfterSeconds(counted);

@@ -1,4 +1,3 @@
-
 import { finishAnswer, Representation } from '../http/representation.js';
 import type { RequestHead } from '../http/request-head.js';
 

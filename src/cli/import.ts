@@ -10,7 +10,8 @@ import { ImportRefused, runImport } from '../import/run.js';
 import { formatSummary } from '../import/summary.js';
 import { CliError } from './users.js';
 
-const USAGE = 'import <rest-root> [--namespace NS] [--user LOGIN] [--author LOGIN] [--retries N] [--per-page N] [--keep-ids]';
+const USAGE =
+  'import <rest-root> [--namespace NS] [--user LOGIN] [--author LOGIN] [--retries N] [--per-page N] [--keep-ids]';
 
 const HELP = `usage: npm run cli -- ${USAGE}
 
@@ -35,7 +36,8 @@ export const EXIT = { ok: 0, someFailed: 2, interrupted: 130 } as const;
 
 function wholeNumber(name: string, raw: string | undefined, min: number, max: number): number | undefined {
   if (raw === undefined) return undefined;
-  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new CliError(`--${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max)
+    throw new CliError(`--${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
   return Number(raw);
 }
 
@@ -65,8 +67,10 @@ function readArgs(args: string[]) {
   const user = values.user ?? process.env.CALENDAR_IMPORT_USER;
   const password = values.password ?? process.env.CALENDAR_IMPORT_PASSWORD;
   delete process.env.CALENDAR_IMPORT_PASSWORD;
-  if (user !== undefined && password === undefined) throw new CliError(`--user ${user} needs a password: set CALENDAR_IMPORT_PASSWORD (or give --password)`);
-  if (password !== undefined && user === undefined) throw new CliError('a password was given without --user (or CALENDAR_IMPORT_USER)');
+  if (user !== undefined && password === undefined)
+    throw new CliError(`--user ${user} needs a password: set CALENDAR_IMPORT_PASSWORD (or give --password)`);
+  if (password !== undefined && user === undefined)
+    throw new CliError('a password was given without --user (or CALENDAR_IMPORT_USER)');
   return {
     root: positionals[0]!,
     namespace: values.namespace,

@@ -4,7 +4,14 @@
  * around it to stderr, so `TOKEN=$(npx tsx src/cli.ts tokens create alice)` captures just the secret.
  */
 import { parseArgs } from 'node:util';
-import { createUser, issueCredential, listCredentials, LOGIN_PATTERN, LOGIN_RULE, revokeCredential } from '../auth/credentials.js';
+import {
+  createUser,
+  issueCredential,
+  listCredentials,
+  LOGIN_PATTERN,
+  LOGIN_RULE,
+  revokeCredential,
+} from '../auth/credentials.js';
 import type { Config } from '../config.js';
 import { createDb, type Db } from '../db/client.js';
 import { Role, type CredentialKind } from '../db/generated/prisma/enums.js';
@@ -28,7 +35,10 @@ interface Command {
 }
 
 const ROLES = Object.values(Role);
-const KIND_NAMES: Record<CredentialKind, string> = { application_password: 'application password', bearer_token: 'bearer token' };
+const KIND_NAMES: Record<CredentialKind, string> = {
+  application_password: 'application password',
+  bearer_token: 'bearer token',
+};
 const DEFAULT_CREDENTIAL_NAME = 'cli';
 
 const note = (line: string) => console.error(line);
@@ -36,7 +46,13 @@ export const when = (date: Date | null, none: string) => (date ? date.toISOStrin
 
 export function printTable(header: string[], rows: string[][]): void {
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
-  for (const row of [header, ...rows]) console.log(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
+  for (const row of [header, ...rows])
+    console.log(
+      row
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    );
 }
 
 async function userByLogin(db: Db, login: string) {
@@ -56,7 +72,9 @@ async function issue(db: Db, login: string, kind: CredentialKind, options: Optio
   const issued = await issueCredential(db, user.id, kind, credentialName(options));
   note(`New ${KIND_NAMES[kind]} "${issued.name}" (ID ${issued.id}) for ${user.login}, ${howToUse}`);
   console.log(issued.secret);
-  note(`Copy it now: it cannot be shown again (only a hash of it is stored). Revoke it with: passwords revoke ${issued.id}`);
+  note(
+    `Copy it now: it cannot be shown again (only a hash of it is stored). Revoke it with: passwords revoke ${issued.id}`,
+  );
 }
 
 const COMMANDS: Record<string, Command> = {
@@ -75,10 +93,14 @@ const COMMANDS: Record<string, Command> = {
       if (!errors.isEmpty) throw new CliError(`--email "${options.email}" is not an e-mail address`);
       const taken = new CliError(`login "${login}" is taken`);
       if (await db.user.findUnique({ where: { login: login! }, select: { id: true } })) throw taken;
-      const user = await createUser(db, login!, role, options.email ?? '', options.name ?? login).catch((error: { code?: string }) => {
-        throw error.code === 'P2002' ? taken : error; // created meanwhile by someone else
-      });
-      console.log(`Created user ${user.login} (ID ${user.id}, ${user.role}). Give it a password with: passwords create ${user.login}`);
+      const user = await createUser(db, login!, role, options.email ?? '', options.name ?? login).catch(
+        (error: { code?: string }) => {
+          throw error.code === 'P2002' ? taken : error; // created meanwhile by someone else
+        },
+      );
+      console.log(
+        `Created user ${user.login} (ID ${user.id}, ${user.role}). Give it a password with: passwords create ${user.login}`,
+      );
     },
   },
   'users list': {
@@ -89,7 +111,14 @@ const COMMANDS: Record<string, Command> = {
     async run(db) {
       const users = await db.user.findMany({
         orderBy: { id: 'asc' },
-        select: { id: true, login: true, role: true, displayName: true, email: true, _count: { select: { credentials: { where: { revokedAt: null } } } } },
+        select: {
+          id: true,
+          login: true,
+          role: true,
+          displayName: true,
+          email: true,
+          _count: { select: { credentials: { where: { revokedAt: null } } } },
+        },
       });
       if (users.length === 0) return void console.log('No users yet. Add one with: users create <login> --role <role>');
       printTable(
@@ -103,7 +132,8 @@ const COMMANDS: Record<string, Command> = {
     summary: 'a new application password, shown once',
     positionals: ['login'],
     options: ['name'],
-    run: (db, [login], options) => issue(db, login!, 'application_password', options, `for HTTP Basic as ${login}:<this password>`),
+    run: (db, [login], options) =>
+      issue(db, login!, 'application_password', options, `for HTTP Basic as ${login}:<this password>`),
   },
   'passwords list': {
     usage: 'passwords list <login>',
@@ -116,7 +146,14 @@ const COMMANDS: Record<string, Command> = {
       if (credentials.length === 0) return void console.log(`${user.login} has no application passwords or tokens.`);
       printTable(
         ['ID', 'KIND', 'NAME', 'CREATED', 'LAST USED', 'REVOKED'],
-        credentials.map((c) => [String(c.id), KIND_NAMES[c.kind], c.name, when(c.createdAt, ''), when(c.lastUsedAt, 'never'), when(c.revokedAt, '-')]),
+        credentials.map((c) => [
+          String(c.id),
+          KIND_NAMES[c.kind],
+          c.name,
+          when(c.createdAt, ''),
+          when(c.lastUsedAt, 'never'),
+          when(c.revokedAt, '-'),
+        ]),
       );
     },
   },
@@ -126,12 +163,17 @@ const COMMANDS: Record<string, Command> = {
     positionals: ['id'],
     options: [],
     async run(db, [raw]) {
-      if (!/^\d{1,12}$/.test(raw!)) throw new CliError(`<id> must be a credential ID (a number, see: passwords list <login>), got "${raw}"`);
+      if (!/^\d{1,12}$/.test(raw!))
+        throw new CliError(`<id> must be a credential ID (a number, see: passwords list <login>), got "${raw}"`);
       const id = Number(raw);
-      const credential = await db.credential.findUnique({ where: { id }, select: { kind: true, name: true, revokedAt: true, user: { select: { login: true } } } });
+      const credential = await db.credential.findUnique({
+        where: { id },
+        select: { kind: true, name: true, revokedAt: true, user: { select: { login: true } } },
+      });
       if (!credential) throw new CliError(`no credential with ID ${id}`);
       const what = `${KIND_NAMES[credential.kind]} "${credential.name}" (ID ${id}) of ${credential.user.login}`;
-      if (!(await revokeCredential(db, id))) return void console.log(`The ${what} was already revoked on ${when(credential.revokedAt, '?')}.`);
+      if (!(await revokeCredential(db, id)))
+        return void console.log(`The ${what} was already revoked on ${when(credential.revokedAt, '?')}.`);
       console.log(`Revoked the ${what}: it stops working at once.`);
     },
   },
@@ -140,7 +182,8 @@ const COMMANDS: Record<string, Command> = {
     summary: 'a new bearer token, shown once',
     positionals: ['login'],
     options: ['name'],
-    run: (db, [login], options) => issue(db, login!, 'bearer_token', options, 'to send as "Authorization: Bearer <this token>"'),
+    run: (db, [login], options) =>
+      issue(db, login!, 'bearer_token', options, 'to send as "Authorization: Bearer <this token>"'),
   },
 };
 
@@ -152,7 +195,12 @@ export const ACCOUNT_USAGE: Array<[string, string]> = Object.values(COMMANDS).ma
 function parse(command: Command, args: string[]): { positionals: string[]; options: Options } {
   let parsed;
   try {
-    parsed = parseArgs({ args, allowPositionals: true, strict: true, options: Object.fromEntries(command.options.map((name) => [name, { type: 'string' as const }])) });
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: Object.fromEntries(command.options.map((name) => [name, { type: 'string' as const }])),
+    });
   } catch (error) {
     // parseArgs explains in its first sentence ("Unknown option '--x'"); the rest is advice about `--`.
     const reason = error instanceof Error ? error.message.split(/\.\s/)[0]! : String(error);
@@ -161,7 +209,8 @@ function parse(command: Command, args: string[]): { positionals: string[]; optio
   const { positionals, values } = parsed;
   const missing = command.positionals[positionals.length];
   if (missing) throw new CliError(`missing <${missing}>; usage: ${command.usage}`);
-  if (positionals.length > command.positionals.length) throw new CliError(`unexpected argument "${positionals[command.positionals.length]}"; usage: ${command.usage}`);
+  if (positionals.length > command.positionals.length)
+    throw new CliError(`unexpected argument "${positionals[command.positionals.length]}"; usage: ${command.usage}`);
   return { positionals, options: values as Options };
 }
 
@@ -170,11 +219,16 @@ export async function runAccountCommand(config: Config, group: string, args: str
   const [action, ...rest] = args;
   const command = COMMANDS[`${group} ${action}`];
   if (!command) {
-    const actions = Object.keys(COMMANDS).filter((key) => key.startsWith(`${group} `)).map((key) => key.slice(group.length + 1));
+    const actions = Object.keys(COMMANDS)
+      .filter((key) => key.startsWith(`${group} `))
+      .map((key) => key.slice(group.length + 1));
     const hint = group === 'tokens' ? '; passwords list and passwords revoke cover tokens too' : '';
-    throw new CliError(`${action ? `unknown command "${group} ${action}"` : `missing a command after "${group}"`} (${actions.join(', ')})${hint}`);
+    throw new CliError(
+      `${action ? `unknown command "${group} ${action}"` : `missing a command after "${group}"`} (${actions.join(', ')})${hint}`,
+    );
   }
-  if (rest.includes('--help') || rest.includes('-h')) return void console.log(`usage: ${command.usage}\n  ${command.summary}`);
+  if (rest.includes('--help') || rest.includes('-h'))
+    return void console.log(`usage: ${command.usage}\n  ${command.summary}`);
   const { positionals, options } = parse(command, rest);
   await migrate(config);
   const db = createDb(config);

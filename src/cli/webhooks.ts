@@ -6,7 +6,16 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
 import { createDb, type Db } from '../db/client.js';
 import { migrate } from '../db/migrate.js';
-import { createWebhook, deleteWebhook, enableWebhook, findWebhook, listDeliveries, listWebhooks, WebhookInputError, type WebhookView } from '../webhooks/webhooks.js';
+import {
+  createWebhook,
+  deleteWebhook,
+  enableWebhook,
+  findWebhook,
+  listDeliveries,
+  listWebhooks,
+  WebhookInputError,
+  type WebhookView,
+} from '../webhooks/webhooks.js';
 import { CliError, printTable, when } from './users.js';
 
 interface Command {
@@ -18,10 +27,15 @@ interface Command {
 }
 
 const statusCell = (webhook: WebhookView) =>
-  webhook.status === 'disabled' ? `disabled ${when(webhook.disabledAt, '')}` : webhook.status === 'failing' ? `failing since ${when(webhook.failingSince, '')}` : 'active';
+  webhook.status === 'disabled'
+    ? `disabled ${when(webhook.disabledAt, '')}`
+    : webhook.status === 'failing'
+      ? `failing since ${when(webhook.failingSince, '')}`
+      : 'active';
 
 function webhookId(raw: string): number {
-  if (!/^\d{1,9}$/.test(raw)) throw new CliError(`<id> must be a webhook ID (a number, see: webhooks list), got "${raw}"`);
+  if (!/^\d{1,9}$/.test(raw))
+    throw new CliError(`<id> must be a webhook ID (a number, see: webhooks list), got "${raw}"`);
   return Number(raw);
 }
 
@@ -32,14 +46,23 @@ const COMMANDS: Record<string, Command> = {
     positionals: ['url'],
     options: ['types', 'secret'],
     async run(db, config, [url], options) {
-      const webhook = await createWebhook(db, { url: url!, types: options.types, secret: options.secret }, config.webhooks.allowPrivate).catch((error) => {
-        if (error instanceof WebhookInputError) throw new CliError(`${error.field === 'url' ? `the URL "${url}"` : `--${error.field}`} ${error.message}`);
+      const webhook = await createWebhook(
+        db,
+        { url: url!, types: options.types, secret: options.secret },
+        config.webhooks.allowPrivate,
+      ).catch((error) => {
+        if (error instanceof WebhookInputError)
+          throw new CliError(`${error.field === 'url' ? `the URL "${url}"` : `--${error.field}`} ${error.message}`);
         throw error;
       });
-      console.error(`Created webhook ${webhook.id}: changes of ${webhook.types.join(', ')} are POSTed to ${webhook.url}.`);
+      console.error(
+        `Created webhook ${webhook.id}: changes of ${webhook.types.join(', ')} are POSTed to ${webhook.url}.`,
+      );
       if (options.secret === undefined) {
         console.log(webhook.secret);
-        console.error('That is its signing secret (X-Calendar-Signature: sha256=<HMAC of the body>). Copy it now: it is not shown again.');
+        console.error(
+          'That is its signing secret (X-Calendar-Signature: sha256=<HMAC of the body>). Copy it now: it is not shown again.',
+        );
       }
     },
   },
@@ -51,7 +74,10 @@ const COMMANDS: Record<string, Command> = {
     async run(db) {
       const webhooks = await listWebhooks(db);
       if (webhooks.length === 0) return void console.log('No webhooks yet. Add one with: webhooks create <url>');
-      printTable(['ID', 'URL', 'TYPES', 'STATUS', 'CREATED'], webhooks.map((w) => [String(w.id), w.url, w.types.join(','), statusCell(w), when(w.createdAt, '')]));
+      printTable(
+        ['ID', 'URL', 'TYPES', 'STATUS', 'CREATED'],
+        webhooks.map((w) => [String(w.id), w.url, w.types.join(','), statusCell(w), when(w.createdAt, '')]),
+      );
     },
   },
   enable: {
@@ -89,7 +115,16 @@ const COMMANDS: Record<string, Command> = {
       if (deliveries.length === 0) return void console.log(`No deliveries for webhook ${id} yet.`);
       printTable(
         ['DELIVERY', 'RECORD', 'ACTION', 'STATUS', 'ATTEMPTS', 'LAST ERROR', 'NEXT ATTEMPT', 'DELIVERED'],
-        deliveries.map((d) => [d.id, `${d.recordType} ${d.recordId}`, d.action, d.status, String(d.attempts), d.lastError ?? '-', when(d.nextAttemptAt, '-'), when(d.deliveredAt, '-')]),
+        deliveries.map((d) => [
+          d.id,
+          `${d.recordType} ${d.recordId}`,
+          d.action,
+          d.status,
+          String(d.attempts),
+          d.lastError ?? '-',
+          when(d.nextAttemptAt, '-'),
+          when(d.deliveredAt, '-'),
+        ]),
       );
     },
   },
@@ -101,17 +136,31 @@ export const WEBHOOK_USAGE: Array<[string, string]> = Object.values(COMMANDS).ma
 export async function runWebhookCommand(config: Config, args: string[]): Promise<void> {
   const [action, ...rest] = args;
   const command = action ? COMMANDS[action] : undefined;
-  if (!command) throw new CliError(`${action ? `unknown command "webhooks ${action}"` : 'missing a command after "webhooks"'} (${Object.keys(COMMANDS).join(', ')})`);
-  if (rest.includes('--help') || rest.includes('-h')) return void console.log(`usage: ${command.usage}\n  ${command.summary}`);
+  if (!command)
+    throw new CliError(
+      `${action ? `unknown command "webhooks ${action}"` : 'missing a command after "webhooks"'} (${Object.keys(COMMANDS).join(', ')})`,
+    );
+  if (rest.includes('--help') || rest.includes('-h'))
+    return void console.log(`usage: ${command.usage}\n  ${command.summary}`);
   let parsed;
   try {
-    parsed = parseArgs({ args: rest, allowPositionals: true, strict: true, options: Object.fromEntries(command.options.map((name) => [name, { type: 'string' as const }])) });
+    parsed = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      strict: true,
+      options: Object.fromEntries(command.options.map((name) => [name, { type: 'string' as const }])),
+    });
   } catch (error) {
-    throw new CliError(`${error instanceof Error ? error.message.split(/\.\s/)[0] : String(error)}; usage: ${command.usage}`);
+    throw new CliError(
+      `${error instanceof Error ? error.message.split(/\.\s/)[0] : String(error)}; usage: ${command.usage}`,
+    );
   }
   const missing = command.positionals[parsed.positionals.length];
   if (missing) throw new CliError(`missing <${missing}>; usage: ${command.usage}`);
-  if (parsed.positionals.length > command.positionals.length) throw new CliError(`unexpected argument "${parsed.positionals[command.positionals.length]}"; usage: ${command.usage}`);
+  if (parsed.positionals.length > command.positionals.length)
+    throw new CliError(
+      `unexpected argument "${parsed.positionals[command.positionals.length]}"; usage: ${command.usage}`,
+    );
   await migrate(config);
   const db = createDb(config);
   try {

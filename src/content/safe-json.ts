@@ -6,5 +6,8 @@ const HTML_SIGNIFICANT = /[<>&\u2028\u2029]/g;
  * element or start an HTML comment a client pastes it into, nor end a JavaScript string literal in older engines.
  */
 export function htmlSafeJson(value: unknown): string {
-  return JSON.stringify(value).replace(HTML_SIGNIFICANT, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value).replace(
+    HTML_SIGNIFICANT,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }

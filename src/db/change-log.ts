@@ -36,7 +36,11 @@ export function comparePositions(a: ChangePosition, b: ChangePosition): number {
 }
 
 /** Up to `limit` entries committed after `after`, in commit order. */
-export async function readChangesAfter(db: DbTransaction, after: ChangePosition, limit: number): Promise<ChangeEntry[]> {
+export async function readChangesAfter(
+  db: DbTransaction,
+  after: ChangePosition,
+  limit: number,
+): Promise<ChangeEntry[]> {
   const rows = await db.change.findMany({
     // (version, seq) > after, written as a range on the index's first column less the entries at or before `after`
     // in its version: an OR of the two cases makes SQLite scan the whole log (70 ms at a million entries).
@@ -86,7 +90,11 @@ export async function pruneChanges(db: Db, before: Date): Promise<number> {
     const previous = await prunedThrough(tx);
     if (!previous || comparePositions(previous, last) < 0) {
       const value = encodePosition(last);
-      await tx.setting.upsert({ where: { name: PRUNED_THROUGH }, create: { name: PRUNED_THROUGH, value }, update: { value } });
+      await tx.setting.upsert({
+        where: { name: PRUNED_THROUGH },
+        create: { name: PRUNED_THROUGH, value },
+        update: { value },
+      });
     }
     return count;
   });

@@ -1,5 +1,11 @@
 import type { Db } from './client.js';
-import { comparePositions, currentChangePosition, readChangesAfter, type ChangeEntry, type ChangePosition } from './change-log.js';
+import {
+  comparePositions,
+  currentChangePosition,
+  readChangesAfter,
+  type ChangeEntry,
+  type ChangePosition,
+} from './change-log.js';
 
 /** Entries read from the log at once while catching up. */
 const BATCH = 500;

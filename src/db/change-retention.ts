@@ -8,13 +8,21 @@ const DAY_MS = 24 * 3600_000;
  * Deletes the change log's entries (deletions included) older than `retentionDays`, at start and every `intervalMs`.
  * Every process does it; they serialise on the data-version lock and the later ones find nothing. Answers a stop.
  */
-export function pruneChangesPeriodically(db: Db, retentionDays: number, intervalMs: number, logger: Logger): () => void {
+export function pruneChangesPeriodically(
+  db: Db,
+  retentionDays: number,
+  intervalMs: number,
+  logger: Logger,
+): () => void {
   const prune = async () => {
     try {
       const count = await pruneChanges(db, new Date(Date.now() - retentionDays * DAY_MS));
       if (count > 0) logger.info({ count, retentionDays }, 'change log: pruned entries past the retention');
     } catch (error) {
-      logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'change log: pruning failed; trying again at the next interval');
+      logger.warn(
+        { err: error instanceof Error ? error.message : String(error) },
+        'change log: pruning failed; trying again at the next interval',
+      );
     }
   };
   const first = setTimeout(() => void prune(), 0).unref();

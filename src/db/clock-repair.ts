@@ -33,11 +33,33 @@ const WRITES_PER_TRANSACTION = 100;
 const DAY = 86_400_000;
 
 const columns = {
-  id: true, timezone: true, allDay: true, startLocal: true, endLocal: true, startsAt: true, endsAt: true,
-  originalStartLocal: true, originalStartsAt: true, recurringEventId: true, detached: true, isSeriesMaster: true,
+  id: true,
+  timezone: true,
+  allDay: true,
+  startLocal: true,
+  endLocal: true,
+  startsAt: true,
+  endsAt: true,
+  originalStartLocal: true,
+  originalStartsAt: true,
+  recurringEventId: true,
+  detached: true,
+  isSeriesMaster: true,
 } as const;
-type Row = { id: number; timezone: string; allDay: boolean; startLocal: string; endLocal: string; startsAt: Date; endsAt: Date;
-  originalStartLocal: string | null; originalStartsAt: Date | null; recurringEventId: number | null; detached: boolean; isSeriesMaster: boolean };
+type Row = {
+  id: number;
+  timezone: string;
+  allDay: boolean;
+  startLocal: string;
+  endLocal: string;
+  startsAt: Date;
+  endsAt: Date;
+  originalStartLocal: string | null;
+  originalStartsAt: Date | null;
+  recurringEventId: number | null;
+  detached: boolean;
+  isSeriesMaster: boolean;
+};
 type Fix = Partial<Pick<Row, 'startLocal' | 'endLocal' | 'startsAt' | 'endsAt' | 'originalStartsAt'>>;
 
 export interface ClockRepairSummary {
@@ -58,18 +80,25 @@ function nearTransition(memo: Map<string, boolean>, zone: string, wallClock: str
   if (near === undefined) {
     const resolved = Info.normalizeZone(zone);
     const noon = Date.parse(`${wallClock.slice(0, 10)}T12:00:00Z`);
-    near = resolved.isValid && !Number.isNaN(noon) && resolved.offset(noon - 2 * DAY) !== resolved.offset(noon + 2 * DAY);
+    near =
+      resolved.isValid && !Number.isNaN(noon) && resolved.offset(noon - 2 * DAY) !== resolved.offset(noon + 2 * DAY);
     memo.set(key, near);
   }
   return near;
 }
 
 /** The wall clocks a row's instants are read from. */
-const wallClocksOf = (row: Row) => [row.startLocal, row.endLocal, ...(row.originalStartLocal ? [row.originalStartLocal] : [])];
+const wallClocksOf = (row: Row) => [
+  row.startLocal,
+  row.endLocal,
+  ...(row.originalStartLocal ? [row.originalStartLocal] : []),
+];
 
 /** A single event's (or an exception's) times, if certainly wrong: read again from its wall clocks. */
 function singleFix(row: Row): Fix | 'master' | null {
-  const skipped = wallClockKind(row.startLocal, row.timezone) === 'skipped' || wallClockKind(row.endLocal, row.timezone) === 'skipped';
+  const skipped =
+    wallClockKind(row.startLocal, row.timezone) === 'skipped' ||
+    wallClockKind(row.endLocal, row.timezone) === 'skipped';
   if (!skipped && row.endsAt >= row.startsAt) return null;
   if (row.isSeriesMaster) return 'master';
   return occurrenceTimes({ ...row, allDay: false }, row.startLocal);
@@ -80,7 +109,8 @@ function changed(row: Row, wanted: Fix): Fix {
   const fix: Fix = {};
   for (const [name, value] of Object.entries(wanted) as Array<[keyof Fix, string | Date]>) {
     const current = row[name];
-    const same = value instanceof Date ? current instanceof Date && current.getTime() === value.getTime() : current === value;
+    const same =
+      value instanceof Date ? current instanceof Date && current.getTime() === value.getTime() : current === value;
     if (!same) (fix as Record<string, unknown>)[name] = value;
   }
   return fix;
@@ -90,7 +120,12 @@ function changed(row: Row, wanted: Fix): Fix {
 function fixOf(row: Row, master: SeriesClock | undefined): Fix | 'master' | null {
   if (row.recurringEventId === null) return singleFix(row);
   // An occurrence of a master gone, or in another zone (a sync under way replaces it): the sync's to deal with.
-  if (!master || !row.originalStartLocal || (!row.detached && (master.timezone !== row.timezone || master.allDay !== row.allDay))) return null;
+  if (
+    !master ||
+    !row.originalStartLocal ||
+    (!row.detached && (master.timezone !== row.timezone || master.allDay !== row.allDay))
+  )
+    return null;
   const wanted: Fix = { originalStartsAt: instantOf(row.originalStartLocal, master.timezone) };
   if (!row.detached) Object.assign(wanted, occurrenceTimes(master, row.originalStartLocal));
   else {
@@ -110,17 +145,34 @@ async function writeFixes(db: Db, fixes: Array<{ row: Row; fix: Fix }>, logger: 
       for (const { row, fix } of fixes.slice(i, i + WRITES_PER_TRANSACTION)) {
         const data = { ...fix };
         if (data.originalStartsAt && row.recurringEventId !== null) {
-          const taken = await tx.event.findFirst({ where: { recurringEventId: row.recurringEventId, originalStartsAt: data.originalStartsAt, id: { not: row.id } }, select: { id: true } });
+          const taken = await tx.event.findFirst({
+            where: {
+              recurringEventId: row.recurringEventId,
+              originalStartsAt: data.originalStartsAt,
+              id: { not: row.id },
+            },
+            select: { id: true },
+          });
           if (taken) {
             // Two rows of one series for one instant: the series' next sync keeps one (by the rule), not this repair.
-            logger?.warn({ eventId: row.id, otherId: taken.id }, 'clock repair: another occurrence of the series has this original start; left for its next sync');
+            logger?.warn(
+              { eventId: row.id, otherId: taken.id },
+              'clock repair: another occurrence of the series has this original start; left for its next sync',
+            );
             delete data.originalStartsAt;
           }
         }
         if (!Object.keys(data).length) continue;
         // Only if the row is as it was read: a write of it since then (another process serving) is left alone.
         const { count: updated } = await tx.event.updateMany({
-          where: { id: row.id, startLocal: row.startLocal, endLocal: row.endLocal, startsAt: row.startsAt, endsAt: row.endsAt, originalStartsAt: row.originalStartsAt },
+          where: {
+            id: row.id,
+            startLocal: row.startLocal,
+            endLocal: row.endLocal,
+            startsAt: row.startsAt,
+            endsAt: row.endsAt,
+            originalStartsAt: row.originalStartsAt,
+          },
           data,
         });
         count += updated;
@@ -140,15 +192,29 @@ export async function repairClockRule(db: Db, logger?: Logger): Promise<ClockRep
   const summary: ClockRepairSummary = { examined: 0, repaired: 0, mastersLeft: [] };
   const memo = new Map<string, boolean>();
   for (let after = 0; ; ) {
-    const rows: Row[] = await db.event.findMany({ where: { id: { gt: after } }, orderBy: { id: 'asc' }, take: PAGE_ROWS, select: columns });
+    const rows: Row[] = await db.event.findMany({
+      where: { id: { gt: after } },
+      orderBy: { id: 'asc' },
+      take: PAGE_ROWS,
+      select: columns,
+    });
     if (!rows.length) break;
     after = rows.at(-1)!.id;
     summary.examined += rows.length;
-    const candidates = rows.filter((row) => row.endsAt < row.startsAt || wallClocksOf(row).some((wallClock) => nearTransition(memo, row.timezone, wallClock)));
+    const candidates = rows.filter(
+      (row) =>
+        row.endsAt < row.startsAt ||
+        wallClocksOf(row).some((wallClock) => nearTransition(memo, row.timezone, wallClock)),
+    );
     if (!candidates.length) continue;
     const masterIds = [...new Set(candidates.map((row) => row.recurringEventId).filter((id) => id !== null))];
     const masters = new Map(
-      (await db.event.findMany({ where: { id: { in: masterIds } }, select: { id: true, startLocal: true, endLocal: true, timezone: true, allDay: true } })).map((m) => [m.id, m]),
+      (
+        await db.event.findMany({
+          where: { id: { in: masterIds } },
+          select: { id: true, startLocal: true, endLocal: true, timezone: true, allDay: true },
+        })
+      ).map((m) => [m.id, m]),
     );
     const fixes: Array<{ row: Row; fix: Fix }> = [];
     for (const row of candidates) {
@@ -159,7 +225,10 @@ export async function repairClockRule(db: Db, logger?: Logger): Promise<ClockRep
     summary.repaired += await writeFixes(db, fixes, logger);
   }
   if (summary.mastersLeft.length) {
-    logger?.warn({ eventIds: summary.mastersLeft }, 'clock repair: series masters whose start or end the zone skips were left as they are (their wall-clock start is the rule\'s)');
+    logger?.warn(
+      { eventIds: summary.mastersLeft },
+      "clock repair: series masters whose start or end the zone skips were left as they are (their wall-clock start is the rule's)",
+    );
   }
   return summary;
 }

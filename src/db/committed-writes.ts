@@ -45,7 +45,8 @@ function reportingAdapter(adapter: SqlDriverAdapter, committed: () => void): Sql
         committed();
       }
     },
-    startTransaction: async (isolationLevel) => reportingTransaction(await adapter.startTransaction(isolationLevel), committed),
+    startTransaction: async (isolationLevel) =>
+      reportingTransaction(await adapter.startTransaction(isolationLevel), committed),
     getConnectionInfo: adapter.getConnectionInfo?.bind(adapter),
     dispose: () => adapter.dispose(),
   };
@@ -55,7 +56,10 @@ function reportingAdapter(adapter: SqlDriverAdapter, committed: () => void): Sql
  * Wraps a driver adapter factory so that `committed` is called once each of this process's writes is committed
  * (src/db/data-version-watch.ts: the process then sees its own writes at once, without waiting to be told).
  */
-export function reportingCommittedWrites(factory: SqlDriverAdapterFactory, committed: () => void): SqlDriverAdapterFactory {
+export function reportingCommittedWrites(
+  factory: SqlDriverAdapterFactory,
+  committed: () => void,
+): SqlDriverAdapterFactory {
   return {
     provider: factory.provider,
     adapterName: factory.adapterName,

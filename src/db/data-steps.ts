@@ -32,8 +32,15 @@ export async function runDataSteps(config: Config, names: string[], logger: Logg
       const started = performance.now();
       const outcome = await step.run(db, logger);
       const value = JSON.stringify({ finishedAt: new Date().toISOString(), ...outcome });
-      await db.setting.upsert({ where: { name: dataStepSetting(step.name) }, create: { name: dataStepSetting(step.name), value }, update: {} });
-      logger?.info({ dataStep: step.name, ms: Math.round(performance.now() - started), ...outcome }, `data step ${step.name} done`);
+      await db.setting.upsert({
+        where: { name: dataStepSetting(step.name) },
+        create: { name: dataStepSetting(step.name), value },
+        update: {},
+      });
+      logger?.info(
+        { dataStep: step.name, ms: Math.round(performance.now() - started), ...outcome },
+        `data step ${step.name} done`,
+      );
     }
   } finally {
     await db.$disconnect();

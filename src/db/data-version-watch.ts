@@ -31,12 +31,16 @@ export class SqliteDataVersionWatch implements DataVersionWatch {
 
   constructor(databaseUrl: string) {
     this.connection = new Database(sqlitePath(databaseUrl), { readonly: true, fileMustExist: true, timeout: 5000 });
-    this.read = this.connection.prepare<[], bigint | undefined>('SELECT "version" FROM "DataVersion" WHERE "id" = 1').pluck().safeIntegers();
+    this.read = this.connection
+      .prepare<[], bigint | undefined>('SELECT "version" FROM "DataVersion" WHERE "id" = 1')
+      .pluck()
+      .safeIntegers();
   }
 
   current(): Promise<bigint> {
     const version = this.read.get();
-    if (version === undefined) return Promise.reject(new Error('DataVersion row 1 is missing: the database was not migrated by this service'));
+    if (version === undefined)
+      return Promise.reject(new Error('DataVersion row 1 is missing: the database was not migrated by this service'));
     return Promise.resolve(version);
   }
 
@@ -168,7 +172,10 @@ export class PostgresDataVersionWatch implements DataVersionWatch {
     this.listener = client;
     // Changes made while nobody listened: read once, then stop polling.
     if (recovering) {
-      await this.readVersion().then((read) => this.learn(read), () => undefined);
+      await this.readVersion().then(
+        (read) => this.learn(read),
+        () => undefined,
+      );
       if (this.listener !== client) return; // lost again meanwhile: still polling
       clearInterval(this.poller);
       this.poller = undefined;
@@ -200,7 +207,11 @@ export class PostgresDataVersionWatch implements DataVersionWatch {
 }
 
 /** The watch for the configured engine; `readVersion` reads the version through the application's own client. */
-export async function watchDataVersion(config: Config, readVersion: () => Promise<bigint>, logger: Logger): Promise<DataVersionWatch> {
+export async function watchDataVersion(
+  config: Config,
+  readVersion: () => Promise<bigint>,
+  logger: Logger,
+): Promise<DataVersionWatch> {
   if (config.engine === 'sqlite') return new SqliteDataVersionWatch(config.databaseUrl);
   const watch = new PostgresDataVersionWatch(
     readVersion,

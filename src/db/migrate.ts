@@ -36,7 +36,8 @@ export interface MigrateOptions {
 }
 
 /** The data steps not recorded as done, from the names of the recorded ones. */
-const pendingDataSteps = (recorded: string[]) => DATA_STEPS.map((step) => step.name).filter((name) => !recorded.includes(dataStepSetting(name)));
+const pendingDataSteps = (recorded: string[]) =>
+  DATA_STEPS.map((step) => step.name).filter((name) => !recorded.includes(dataStepSetting(name)));
 const DATA_STEP_SETTINGS = `(${DATA_STEPS.map((step) => `'${dataStepSetting(step.name)}'`).join(', ')})`;
 /** The Setting value of a data step recorded as done on a database without events. */
 const nothingToDo = () => JSON.stringify({ finishedAt: new Date().toISOString(), examined: 0 });
@@ -62,7 +63,9 @@ function migrateSqlite(config: Config, options: MigrateOptions = {}): MigrationR
     sqlite.exec(SQLITE_MIGRATIONS_TABLE);
     const done = new Set(
       sqlite
-        .prepare('SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL')
+        .prepare(
+          'SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
+        )
         .all()
         .map((row) => (row as { migration_name: string }).migration_name),
     );
@@ -79,23 +82,30 @@ function migrateSqlite(config: Config, options: MigrateOptions = {}): MigrationR
       const checksum = createHash('sha256').update(migration.sql).digest('hex');
       // Another process starting on the same file may have applied it since `done` was read: asked again under the
       // writer lock that `.immediate()` takes, so only one of them applies it.
-      const appliedHere = sqlite.transaction(() => {
-        if (recordedSince.get(migration.name)) return false;
-        sqlite.exec(migration.sql);
-        const broken = sqlite.pragma('foreign_key_check') as unknown[];
-        if (broken.length) throw new Error(`${migration.name} leaves ${broken.length} broken references: ${JSON.stringify(broken.slice(0, 3))}`);
-        sqlite
-          .prepare(
-            `INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name, applied_steps_count)
+      const appliedHere = sqlite
+        .transaction(() => {
+          if (recordedSince.get(migration.name)) return false;
+          sqlite.exec(migration.sql);
+          const broken = sqlite.pragma('foreign_key_check') as unknown[];
+          if (broken.length)
+            throw new Error(
+              `${migration.name} leaves ${broken.length} broken references: ${JSON.stringify(broken.slice(0, 3))}`,
+            );
+          sqlite
+            .prepare(
+              `INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name, applied_steps_count)
              VALUES (?, ?, current_timestamp, ?, 1)`,
-          )
-          .run(randomUUID(), checksum, migration.name);
-        return true;
-      }).immediate();
+            )
+            .run(randomUUID(), checksum, migration.name);
+          return true;
+        })
+        .immediate();
       if (appliedHere) applied.push(migration.name);
     }
     if (options.until !== undefined) return { applied, dataSteps: [] };
-    const recorded = sqlite.prepare(`SELECT "name" FROM "Setting" WHERE "name" IN ${DATA_STEP_SETTINGS}`).all() as Array<{ name: string }>;
+    const recorded = sqlite
+      .prepare(`SELECT "name" FROM "Setting" WHERE "name" IN ${DATA_STEP_SETTINGS}`)
+      .all() as Array<{ name: string }>;
     const pending = pendingDataSteps(recorded.map((row) => row.name));
     if (pending.length && !sqlite.prepare('SELECT 1 FROM "Event" LIMIT 1').get()) {
       const record = sqlite.prepare('INSERT OR IGNORE INTO "Setting" ("name", "value") VALUES (?, ?)');
@@ -163,11 +173,16 @@ async function migratePostgres(config: Config, options: MigrateOptions = {}): Pr
       applied.push(migration.name);
     }
     if (options.until !== undefined) return { applied, dataSteps: [] };
-    const recorded = await client.query<{ name: string }>(`SELECT "name" FROM "Setting" WHERE "name" IN ${DATA_STEP_SETTINGS}`);
+    const recorded = await client.query<{ name: string }>(
+      `SELECT "name" FROM "Setting" WHERE "name" IN ${DATA_STEP_SETTINGS}`,
+    );
     const pending = pendingDataSteps(recorded.rows.map((row) => row.name));
     if (pending.length && !(await client.query('SELECT 1 FROM "Event" LIMIT 1')).rowCount) {
       for (const name of pending) {
-        await client.query('INSERT INTO "Setting" ("name", "value") VALUES ($1, $2) ON CONFLICT DO NOTHING', [dataStepSetting(name), nothingToDo()]);
+        await client.query('INSERT INTO "Setting" ("name", "value") VALUES ($1, $2) ON CONFLICT DO NOTHING', [
+          dataStepSetting(name),
+          nothingToDo(),
+        ]);
       }
       return { applied, dataSteps: [] };
     }

@@ -22,7 +22,8 @@ export function derivePostgresSchema(source: string): string {
   const derived = withoutPothos
     .replace(/provider = "sqlite"/, 'provider = "postgresql"')
     .replace(/(output\s*=\s*)"\.\.\/src\/db\/generated\/prisma"/, '$1"../../src/db/generated/prisma-postgres"');
-  if (derived === withoutPothos) throw new Error('prisma/schema.prisma no longer has the expected datasource/generator lines');
+  if (derived === withoutPothos)
+    throw new Error('prisma/schema.prisma no longer has the expected datasource/generator lines');
   return `// GENERATED from prisma/schema.prisma by scripts/prisma-offline.ts generate. Do not edit.\n\n${derived}`;
 }
 

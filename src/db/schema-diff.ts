@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Engine } from '../config.js';
 import { MIGRATIONS_DIR, schemaSource } from './provider-schemas.js';
 
@@ -47,7 +46,10 @@ async function instantiateSchemaEngineWasm(): Promise<WasmModule> {
   };
   const require = createRequire(import.meta.url);
   const wasmPath = require.resolve('@prisma/schema-engine-wasm/schema_engine_bg').replace(/\.js$/, '.wasm');
-  const { instance } = await (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly.instantiate(readFileSync(wasmPath), { './schema_engine_bg.js': bindings as never });
+  const { instance } = await (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly.instantiate(
+    readFileSync(wasmPath),
+    { './schema_engine_bg.js': bindings as never },
+  );
   bindings.__wbg_set_wasm(instance.exports);
   (instance.exports as { __wbindgen_start(): void }).__wbindgen_start();
   return bindings;
@@ -77,7 +79,9 @@ function withMultiStatementScripts(factory: SqliteFactory): SqliteFactory {
 
 /** The database PostgreSQL diffs create their throw-away shadow databases on (needs CREATE DATABASE). */
 export function postgresAdminUrl(): string {
-  return process.env.PRISMA_SHADOW_ADMIN_URL ?? process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
+  return (
+    process.env.PRISMA_SHADOW_ADMIN_URL ?? process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/test'
+  );
 }
 
 async function migrationAdapterFactory(engine: Engine) {

@@ -1,4 +1,9 @@
-import type { IsolationLevel, SqlDriverAdapter, SqlDriverAdapterFactory, Transaction } from '@prisma/driver-adapter-utils';
+import type {
+  IsolationLevel,
+  SqlDriverAdapter,
+  SqlDriverAdapterFactory,
+  Transaction,
+} from '@prisma/driver-adapter-utils';
 import { reusePreparedStatements } from './statement-cache.js';
 
 /**

@@ -59,6 +59,9 @@ export function reusingStatements(database: StatementSource, capacity = STATEMEN
 /** The adapter keeps its Database in a public `client` field (an implementation detail of 7.10, checked here). */
 export function reusePreparedStatements(adapter: object, capacity = STATEMENTS_KEPT): void {
   const holder = adapter as { client?: StatementSource };
-  if (typeof holder.client?.prepare !== 'function') throw new Error('The better-sqlite3 adapter no longer exposes its Database as `client`; update src/db/statement-cache.ts');
+  if (typeof holder.client?.prepare !== 'function')
+    throw new Error(
+      'The better-sqlite3 adapter no longer exposes its Database as `client`; update src/db/statement-cache.ts',
+    );
   holder.client = reusingStatements(holder.client, capacity);
 }

@@ -122,7 +122,8 @@ export function unlockedWhere(ctx: Context): object {
 export function offerPassword(ctx: Context, password: string | null | undefined): void {
   if (!password) return;
   const wait = ctx.passwordGuesses?.offer() ?? 0;
-  if (wait > 0) throw new RateLimitedError(`Too many wrong passwords from this address. Try again in ${wait} seconds.`, wait);
+  if (wait > 0)
+    throw new RateLimitedError(`Too many wrong passwords from this address. Try again in ${wait} seconds.`, wait);
   ctx.offeredPasswords.push(password);
 }
 

@@ -31,9 +31,14 @@ export class InputError extends GraphQLError {
     public readonly fields: Record<string, string>,
     details: Record<string, unknown> = {},
   ) {
-    super(Object.entries(fields).map(([field, message]) => `${field}: ${message}`).join('; '), {
-      extensions: { code: ErrorCode.invalidInput, fields, ...details },
-    });
+    super(
+      Object.entries(fields)
+        .map(([field, message]) => `${field}: ${message}`)
+        .join('; '),
+      {
+        extensions: { code: ErrorCode.invalidInput, fields, ...details },
+      },
+    );
   }
 }
 
@@ -70,14 +75,22 @@ export class FieldErrors {
 /** Refused until `retryAfter` seconds have passed: answered 429 with Retry-After over HTTP. */
 export class RateLimitedError extends GraphQLError {
   constructor(message: string, retryAfter: number) {
-    super(message, { extensions: { code: ErrorCode.rateLimited, retryAfter, http: { status: 429, headers: { 'retry-after': String(retryAfter) } } } });
+    super(message, {
+      extensions: {
+        code: ErrorCode.rateLimited,
+        retryAfter,
+        http: { status: 429, headers: { 'retry-after': String(retryAfter) } },
+      },
+    });
   }
 }
 
 /** A second delete of a trashed record without `force`. */
 export class AlreadyTrashedError extends GraphQLError {
   constructor(recordType: string, id: number) {
-    super(`${recordType} ${id} is already in the trash.`, { extensions: { code: ErrorCode.alreadyTrashed, recordType, id } });
+    super(`${recordType} ${id} is already in the trash.`, {
+      extensions: { code: ErrorCode.alreadyTrashed, recordType, id },
+    });
   }
 }
 
@@ -87,12 +100,15 @@ export class AlreadyTrashedError extends GraphQLError {
  */
 export class OccurrencesPendingError extends GraphQLError {
   constructor(public readonly retryAfterSeconds: number) {
-    super(`The recurring series in this window are still being extended to it; try again in ${retryAfterSeconds} seconds.`, {
-      extensions: {
-        code: ErrorCode.occurrencesPending,
-        retryAfter: retryAfterSeconds,
-        http: { status: 503, headers: { 'Retry-After': String(retryAfterSeconds) } },
+    super(
+      `The recurring series in this window are still being extended to it; try again in ${retryAfterSeconds} seconds.`,
+      {
+        extensions: {
+          code: ErrorCode.occurrencesPending,
+          retryAfter: retryAfterSeconds,
+          http: { status: 503, headers: { 'Retry-After': String(retryAfterSeconds) } },
+        },
       },
-    });
+    );
   }
 }

@@ -28,7 +28,8 @@ builder.scalarType('DateInput', {
   serialize: (value) => value,
   parseValue: (value) => {
     if (typeof value === 'number' && Number.isInteger(value)) return String(value);
-    if (typeof value !== 'string' || value.trim() === '') throw new GraphQLError('DateInput must be a non-empty string');
+    if (typeof value !== 'string' || value.trim() === '')
+      throw new GraphQLError('DateInput must be a non-empty string');
     return value;
   },
   parseLiteral: (ast) => {

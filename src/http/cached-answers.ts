@@ -26,7 +26,13 @@ export function createCachedAnswers(cache: ResponseCache, cors: Cors, logger: Lo
     res.writeHead(answer.status, Object.fromEntries(answer.headers));
     res.end(req.method === 'HEAD' ? undefined : answer.body);
     logger.info(
-      { requestId, method: req.method, path: loggedPath(request), status: answer.status, durationMs: Math.round((performance.now() - started) * 100) / 100 },
+      {
+        requestId,
+        method: req.method,
+        path: loggedPath(request),
+        status: answer.status,
+        durationMs: Math.round((performance.now() - started) * 100) / 100,
+      },
       'request',
     );
     return true;

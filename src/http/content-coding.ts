@@ -19,10 +19,14 @@ const compressors = {
   br: async (bytes: Uint8Array, effort: Effort) =>
     asBytes(
       await promisify(brotliCompress)(bytes, {
-        params: { [zlibConstants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY[effort], [zlibConstants.BROTLI_PARAM_SIZE_HINT]: bytes.length },
+        params: {
+          [zlibConstants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY[effort],
+          [zlibConstants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
+        },
       }),
     ),
-  gzip: async (bytes: Uint8Array, effort: Effort) => asBytes(await promisify(gzip)(bytes, { level: GZIP_LEVEL[effort] })),
+  gzip: async (bytes: Uint8Array, effort: Effort) =>
+    asBytes(await promisify(gzip)(bytes, { level: GZIP_LEVEL[effort] })),
 };
 
 export type ContentCoding = keyof typeof compressors;
@@ -34,7 +38,9 @@ const CODINGS: readonly Coding[] = ['br', 'gzip', 'identity'];
 /** The coding to answer `request` with (Accept-Encoding, q=0 refusals included), or null when it accepts none of ours. */
 export function negotiateCoding(request: RequestHead): Coding | null {
   const headers = { 'accept-encoding': request.headers.get('accept-encoding') ?? undefined };
-  return (new Negotiator({ headers }).encoding([...CODINGS], { preferred: [...CODINGS] }) as Coding | undefined) ?? null;
+  return (
+    (new Negotiator({ headers }).encoding([...CODINGS], { preferred: [...CODINGS] }) as Coding | undefined) ?? null
+  );
 }
 
 /** `bytes` compressed with `coding`, off the main thread. */

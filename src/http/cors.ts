@@ -10,7 +10,15 @@ export type CorsOrigins = 'any' | readonly string[];
 
 const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
 /** Always allowed: what WordPress allows, what browsers' API clients send, and revalidation. */
-const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'X-WP-Nonce', 'X-Requested-With', 'If-None-Match', 'Content-Disposition', 'Content-MD5'];
+const ALLOWED_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'X-WP-Nonce',
+  'X-Requested-With',
+  'If-None-Match',
+  'Content-Disposition',
+  'Content-MD5',
+];
 /** The response headers a page may read besides the CORS-safelisted ones: paging, links, validators, back-off. */
 const EXPOSED_HEADERS = 'X-WP-Total, X-WP-TotalPages, X-TEC-Total, X-TEC-TotalPages, Link, ETag, Allow, Retry-After';
 const MAX_AGE_SECONDS = '600';
@@ -19,7 +27,8 @@ const MAX_AGE_SECONDS = '600';
  * Request headers never allowed even when a preflight asks: those the service (or a proxy in front) trusts to
  * describe the connection (TRUST_PROXY reads X-Forwarded-For), and those only a browser may set.
  */
-const NEVER_ALLOWED = /^(forwarded|x-forwarded-.*|x-real-ip|x-client-ip|true-client-ip|cf-connecting-ip|cookie|cookie2|host|proxy-.*|sec-.*)$/i;
+const NEVER_ALLOWED =
+  /^(forwarded|x-forwarded-.*|x-real-ip|x-client-ip|true-client-ip|cf-connecting-ip|cookie|cookie2|host|proxy-.*|sec-.*)$/i;
 /** An HTTP field name (RFC 9110 §5.1). */
 const FIELD_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
@@ -37,7 +46,10 @@ export function wellFormedOrigin(value: string | null): string | null {
 /** Reads CORS_ORIGINS: `any` (the default) or a comma-separated list of origins; `invalid` names an entry that is not one. */
 export function parseCorsOrigins(raw: string): CorsOrigins | { invalid: string } {
   if (raw.trim() === 'any') return 'any';
-  const origins = raw.split(',').map((origin) => origin.trim()).filter(Boolean);
+  const origins = raw
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
   const invalid = origins.find((origin) => wellFormedOrigin(origin) === null);
   return invalid === undefined && origins.length ? origins : { invalid: invalid ?? raw };
 }
@@ -63,7 +75,10 @@ export function createCors(origins: CorsOrigins): Cors {
     return origin !== null && (allowed === null || allowed.has(origin)) ? origin : null;
   };
   return {
-    isPreflight: (request) => request.method === 'OPTIONS' && request.headers.has('origin') && request.headers.has('access-control-request-method'),
+    isPreflight: (request) =>
+      request.method === 'OPTIONS' &&
+      request.headers.has('origin') &&
+      request.headers.has('access-control-request-method'),
     preflight(request, refusal) {
       const origin = allowedOrigin(request);
       const headers = new Headers({ vary: 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers' });
@@ -75,7 +90,10 @@ export function createCors(origins: CorsOrigins): Cors {
       headers.set('access-control-allow-origin', origin);
       headers.set('access-control-allow-credentials', 'true');
       headers.set('access-control-allow-methods', ALLOWED_METHODS);
-      headers.set('access-control-allow-headers', allowedHeaders(request.headers.get('access-control-request-headers')));
+      headers.set(
+        'access-control-allow-headers',
+        allowedHeaders(request.headers.get('access-control-request-headers')),
+      );
       headers.set('access-control-max-age', MAX_AGE_SECONDS);
       return new Response(null, { status: 204, headers });
     },

@@ -12,7 +12,10 @@ export function codedEntityTag(tag: string, coding: string): string {
 }
 
 /** The tags of one content in every coding: a client holding any of them holds the same content. */
-export const tagsOfEveryCoding = (tag: string) => [tag, ...CONTENT_CODINGS.map((coding) => codedEntityTag(tag, coding))];
+export const tagsOfEveryCoding = (tag: string) => [
+  tag,
+  ...CONTENT_CODINGS.map((coding) => codedEntityTag(tag, coding)),
+];
 
 const opaque = (tag: string) => tag.replace(/^W\//, '');
 

@@ -15,7 +15,10 @@ export const EVENT_STREAM_HEADERS = {
 
 /** EventSource's request: a GET that accepts event streams only. */
 export function isEventSourceRequest(method: string, accept: string | null | undefined): boolean {
-  return method === 'GET' && (accept ?? '').split(',').every((type) => type.split(';')[0]!.trim().toLowerCase() === 'text/event-stream');
+  return (
+    method === 'GET' &&
+    (accept ?? '').split(',').every((type) => type.split(';')[0]!.trim().toLowerCase() === 'text/event-stream')
+  );
 }
 
 /** The body of a 200 stream that tells EventSource to come back in `retryAfterSeconds`, with `why` as a comment. */

@@ -50,19 +50,42 @@ function assetsFingerprint(): string {
 function assetFiles(fingerprint: string): Map<string, StaticFile> {
   const file = (contentType: string, load: StaticFileOptions['load']) =>
     new StaticFile({ contentType, cacheControl: IMMUTABLE, version: fingerprint, load });
-  const workers = Object.entries(WORKERS).map(([label, name]) => [`${label}.worker.js`, file(JAVASCRIPT, fromBundle((b) => b[name]))] as const);
+  const workers = Object.entries(WORKERS).map(
+    ([label, name]) =>
+      [
+        `${label}.worker.js`,
+        file(
+          JAVASCRIPT,
+          fromBundle((b) => b[name]),
+        ),
+      ] as const,
+  );
   const files = new Map<string, StaticFile>([
     ['start.js', file(JAVASCRIPT, () => Buffer.from(START_SCRIPT))],
-    ['graphiql.js', file(JAVASCRIPT, fromBundle((b) => b.js))],
-    ['graphiql.css', file('text/css; charset=utf-8', fromBundle((b) => b.css))],
-    ['favicon.ico', file('image/x-icon', async () => Buffer.from((await loadBundle()).favicon.split(',')[1], 'base64'))],
+    [
+      'graphiql.js',
+      file(
+        JAVASCRIPT,
+        fromBundle((b) => b.js),
+      ),
+    ],
+    [
+      'graphiql.css',
+      file(
+        'text/css; charset=utf-8',
+        fromBundle((b) => b.css),
+      ),
+    ],
+    [
+      'favicon.ico',
+      file('image/x-icon', async () => Buffer.from((await loadBundle()).favicon.split(',')[1], 'base64')),
+    ],
     ...workers,
   ]);
   return new Map([...files].map(([name, asset]) => [`${GRAPHIQL_ASSETS_PATH}${fingerprint}/${name}`, asset]));
 }
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 
 /** JSON inside <script>: `<` escaped so that no value can close the element. */
 const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');

@@ -44,7 +44,10 @@ export class StaticFile {
   private bytes(encoding: Coding): Promise<Bytes> {
     let bytes = this.encoded.get(encoding);
     if (!bytes) {
-      bytes = encoding === 'identity' ? Promise.resolve(this.options.load()) : this.bytes('identity').then((identity) => encode(encoding, identity, 'static'));
+      bytes =
+        encoding === 'identity'
+          ? Promise.resolve(this.options.load())
+          : this.bytes('identity').then((identity) => encode(encoding, identity, 'static'));
       this.encoded.set(encoding, bytes);
     }
     return bytes;

@@ -27,8 +27,17 @@ export function createRefusals(cors: Cors, logger: Logger, restBody: RestRefusal
     const requestId = requestIdOf(request);
     answer.headers.set(REQUEST_ID_HEADER.toLowerCase(), requestId);
     req.resume();
-    res.writeHead(answer.status, Object.fromEntries(answer.headers)).end(req.method === 'HEAD' ? undefined : answer.body);
-    const line = { requestId, method: request.method, path: loggedPath({ ...request, url: url.href }), status: answer.status, durationMs: Math.round((performance.now() - started) * 100) / 100, reason };
+    res
+      .writeHead(answer.status, Object.fromEntries(answer.headers))
+      .end(req.method === 'HEAD' ? undefined : answer.body);
+    const line = {
+      requestId,
+      method: request.method,
+      path: loggedPath({ ...request, url: url.href }),
+      status: answer.status,
+      durationMs: Math.round((performance.now() - started) * 100) / 100,
+      reason,
+    };
     if (status >= 500) logger.warn(line, 'request');
     else logger.info(line, 'request');
   };
@@ -45,7 +54,11 @@ function targetOf(req: IncomingMessage): URL {
 
 /** A refusal told to EventSource, which gives up on anything but 200: come back after Retry-After (event-source.ts). */
 function eventSourceAnswer(retryAfter: string, refusalBody: string): PlainAnswer {
-  const why = (JSON.parse(refusalBody) as { errors?: Array<{ message: string }>; message?: string });
+  const why = JSON.parse(refusalBody) as { errors?: Array<{ message: string }>; message?: string };
   const message = why.errors?.[0]?.message ?? why.message ?? 'The service is busy.';
-  return { status: 200, headers: new Map(Object.entries(EVENT_STREAM_HEADERS)), body: Buffer.from(comeBackLater(Number(retryAfter) || 1, message)) };
+  return {
+    status: 200,
+    headers: new Map(Object.entries(EVENT_STREAM_HEADERS)),
+    body: Buffer.from(comeBackLater(Number(retryAfter) || 1, message)),
+  };
 }

@@ -13,7 +13,8 @@ const DECIDED_HERE = new Set(['etag', 'cache-control', 'content-length', 'conten
 const STREAMED = /^(text\/event-stream|multipart\/)/i;
 
 /** Whether the request carries credentials: its answer is for this client alone. */
-export const isCredentialed = (request: RequestHead) => request.headers.has('authorization') || request.headers.has('cookie');
+export const isCredentialed = (request: RequestHead) =>
+  request.headers.has('authorization') || request.headers.has('cookie');
 
 /** Anyone's cache may keep an anonymous answer, a client's own cache a credentialed one; both ask again (by ETag) before reuse. */
 const cacheControlFor = (request: RequestHead) => (isCredentialed(request) ? 'private, no-cache' : 'public, no-cache');
@@ -33,9 +34,13 @@ export class Representation {
   ) {}
 
   /** The representation of `response`, or null when it is not a finished successful body (errors, streams, encoded). */
-  static async of(response: Response, keepHeader: (name: string) => boolean = () => true): Promise<Representation | null> {
+  static async of(
+    response: Response,
+    keepHeader: (name: string) => boolean = () => true,
+  ): Promise<Representation | null> {
     const type = response.headers.get('content-type') ?? '';
-    if (response.status !== 200 || !response.body || STREAMED.test(type) || response.headers.has('content-encoding')) return null;
+    if (response.status !== 200 || !response.body || STREAMED.test(type) || response.headers.has('content-encoding'))
+      return null;
     const body = new Uint8Array(await response.arrayBuffer());
     const etag = strongTag(response.headers.get('etag')) ?? entityTagOf(body);
     const vary = response.headers.get('vary');

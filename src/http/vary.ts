@@ -1,6 +1,12 @@
 /** Adds `names` to the Vary header of `headers`, once each (case-insensitively), keeping what is there. */
-export function addVary(headers: { get(name: string): string | null | undefined; set(name: string, value: string): unknown }, ...names: string[]): void {
-  const current = (headers.get('vary') ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+export function addVary(
+  headers: { get(name: string): string | null | undefined; set(name: string, value: string): unknown },
+  ...names: string[]
+): void {
+  const current = (headers.get('vary') ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   if (current.includes('*')) return;
   const known = new Set(current.map((name) => name.toLowerCase()));
   const added = names.filter((name) => !known.has(name.toLowerCase()));

@@ -65,7 +65,8 @@ const localDate = (wallClock: string) => DateTime.fromISO(wallClock.slice(0, 10)
 const floating = (wallClock: string) => DateTime.fromFormat(wallClock, WALL_CLOCK_FORMAT, { zone: 'utc' });
 
 /** Whether an instant's wall clock is one its zone repeats: `DTSTART;TZID=…:local` would not say which instant it is. */
-const repeatedAt = (instant: Date, zone: string) => wallClockKind(toWallClock(DateTime.fromJSDate(instant, { zone })), zone) === 'repeated';
+const repeatedAt = (instant: Date, zone: string) =>
+  wallClockKind(toWallClock(DateTime.fromJSDate(instant, { zone })), zone) === 'repeated';
 
 /**
  * DTSTART/DTEND: dates for all-day events (the end exclusive: the day after the last day), else zoned times. The
@@ -76,13 +77,16 @@ const repeatedAt = (instant: Date, zone: string) => wallClockKind(toWallClock(Da
  * wall-clock length its occurrences have, which readers otherwise take from DTEND minus DTSTART as they read them.
  */
 function schedule(event: FeedEvent): Pick<ICalEventData, 'start' | 'end' | 'allDay' | 'timezone' | 'x'> {
-  if (event.allDay) return { allDay: true, start: localDate(event.startLocal), end: localDate(event.endLocal).plus({ days: 1 }) };
+  if (event.allDay)
+    return { allDay: true, start: localDate(event.startLocal), end: localDate(event.endLocal).plus({ days: 1 }) };
   const zone = namedZone(event.timezone);
   const start = DateTime.fromJSDate(event.startsAt);
   const end = DateTime.fromJSDate(event.endsAt);
   if (!zone) return { start, end, timezone: null };
-  if (!event.series) return { start, end, timezone: repeatedAt(event.startsAt, zone) || repeatedAt(event.endsAt, zone) ? null : zone };
-  if (wallClockKind(event.startLocal, zone) === 'exact' && wallClockKind(event.endLocal, zone) === 'exact') return { start, end, timezone: zone };
+  if (!event.series)
+    return { start, end, timezone: repeatedAt(event.startsAt, zone) || repeatedAt(event.endsAt, zone) ? null : zone };
+  if (wallClockKind(event.startLocal, zone) === 'exact' && wallClockKind(event.endLocal, zone) === 'exact')
+    return { start, end, timezone: zone };
   const length = floating(event.endLocal).diff(floating(event.startLocal), ['days', 'hours', 'minutes', 'seconds']);
   return { start, end: null, timezone: zone, x: [['DURATION', length.toISO()!]] };
 }
@@ -112,7 +116,9 @@ class VEventWithLines extends ICalEvent {
   }
 
   override toString(): string {
-    return super.toString().replace(/END:VEVENT\r\n$/, `${this.lines.map((line) => `${line}\r\n`).join('')}END:VEVENT\r\n`);
+    return super
+      .toString()
+      .replace(/END:VEVENT\r\n$/, `${this.lines.map((line) => `${line}\r\n`).join('')}END:VEVENT\r\n`);
   }
 }
 
@@ -158,7 +164,8 @@ export function renderCalendar(events: FeedEvent[], site: SiteIdentity): string 
       },
     },
   });
-  for (const event of events) calendar.createEvent(new VEventWithLines(vevent(event, site), calendar, recurrenceIdLine(event)));
+  for (const event of events)
+    calendar.createEvent(new VEventWithLines(vevent(event, site), calendar, recurrenceIdLine(event)));
   // RFC 5545 §3.1: every content line ends with CRLF, the last one included.
   return `${calendar.toString().replace(/\r\n$/, '')}\r\n`;
 }

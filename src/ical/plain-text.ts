@@ -11,7 +11,10 @@ const PARAGRAPHS = ['p', 'div', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote'
  */
 export function htmlToPlainText(html: string): string {
   // sanitize-html parses the HTML and leaves only bare block tags, with every `<`, `>` and `&` of the text escaped.
-  const blocks = sanitizeHtml(html.replace(/\r\n?/g, '\n'), { allowedTags: [...BREAKS, ...LINES, ...PARAGRAPHS], allowedAttributes: {} });
+  const blocks = sanitizeHtml(html.replace(/\r\n?/g, '\n'), {
+    allowedTags: [...BREAKS, ...LINES, ...PARAGRAPHS],
+    allowedAttributes: {},
+  });
   const text = blocks
     .replace(/<br\s*\/?>/g, '\n')
     .replace(new RegExp(`</(?:${LINES.join('|')})>`, 'g'), '\n')

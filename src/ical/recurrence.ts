@@ -39,10 +39,15 @@ export function exportedRecurrence(lines: string[], startLocal: string, zone: st
   }
   for (const rdate of recurrence.rdates) exported.push(line(localStartProperty('RDATE', asStart(rdate), zone, allDay)));
   for (const exdate of recurrence.exdates) {
-    exported.push(exdate.length === 10 && !allDay ? `EXDATE;VALUE=DATE:${exdate.replace(/-/g, '')}` : line(localStartProperty('EXDATE', exdate, zone, allDay)));
+    exported.push(
+      exdate.length === 10 && !allDay
+        ? `EXDATE;VALUE=DATE:${exdate.replace(/-/g, '')}`
+        : line(localStartProperty('EXDATE', exdate, zone, allDay)),
+    );
   }
   return exported;
 }
 
 /** An EXDATE line for one occurrence's original local start. */
-export const exdateLine = (local: string, zone: string, allDay: boolean) => line(localStartProperty('EXDATE', local, zone, allDay));
+export const exdateLine = (local: string, zone: string, allDay: boolean) =>
+  line(localStartProperty('EXDATE', local, zone, allDay));

@@ -86,7 +86,11 @@ export function vtimezone(zone: string, first: Date, last: Date): string {
   const start = DateTime.fromJSDate(first, { zone }).startOf('year');
   const lastYear = DateTime.fromJSDate(last, { zone }).year;
   const initialOffset = start.offset;
-  const lines = ['BEGIN:VTIMEZONE', `TZID:${zone}`, ...observance(zone, start.toMillis(), initialOffset, initialOffset)];
+  const lines = [
+    'BEGIN:VTIMEZONE',
+    `TZID:${zone}`,
+    ...observance(zone, start.toMillis(), initialOffset, initialOffset),
+  ];
   for (let year = start.year; year <= lastYear; year++) {
     for (const change of changesIn(zone, year)) {
       if (change.at > start.toMillis()) lines.push(...observance(zone, change.at, change.before, change.after));

@@ -9,7 +9,8 @@ import { isPublicAddress } from '../net/public-address.js';
 export function isAddressRange(text: string): boolean {
   // Written out in full only: ipaddr.js would also read `1` or `10.1` as IPv4 addresses (as inet_aton does).
   const [address = '', bits] = text.split('/');
-  const written = ipaddr.IPv4.isValidFourPartDecimal(address) || (address.includes(':') && ipaddr.IPv6.isValid(address));
+  const written =
+    ipaddr.IPv4.isValidFourPartDecimal(address) || (address.includes(':') && ipaddr.IPv6.isValid(address));
   return written && (bits === undefined ? true : ipaddr.isValidCIDR(text));
 }
 

@@ -25,7 +25,8 @@ export async function fetchImageFacts(url: string, config: ImageFetchConfig): Pr
   const agent = new Agent({ connect: { lookup: checkedLookup(config.allowPrivate) } });
   try {
     const response = await followRedirects(url, agent, timeout, config);
-    if (response.status !== 200) throw new ImageFetchError(`could not be fetched: the server answered ${response.status}`);
+    if (response.status !== 200)
+      throw new ImageFetchError(`could not be fetched: the server answered ${response.status}`);
     const facts = imageFactsOf(await readBody(response, config.maxBytes));
     if (!facts) throw new ImageFetchError(`is not an image (${ACCEPTED_IMAGE_TYPES})`);
     return facts;
@@ -39,18 +40,30 @@ export async function fetchImageFacts(url: string, config: ImageFetchConfig): Pr
   }
 }
 
-async function followRedirects(url: string, agent: Agent, signal: AbortSignal, config: ImageFetchConfig): Promise<Response> {
+async function followRedirects(
+  url: string,
+  agent: Agent,
+  signal: AbortSignal,
+  config: ImageFetchConfig,
+): Promise<Response> {
   let target = new URL(url);
   for (let hop = 0; ; hop++) {
-    if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new ImageFetchError('redirects to a URL that is not http or https');
+    if (target.protocol !== 'http:' && target.protocol !== 'https:')
+      throw new ImageFetchError('redirects to a URL that is not http or https');
     const host = target.hostname.replace(/^\[|\]$/g, '');
     // A host written as an address is connected to without a lookup: checked here.
     if (isIP(host) && !mayFetchFrom(host, config.allowPrivate)) throw new ImageFetchError(PRIVATE);
-    const response = await fetch(target, { dispatcher: agent, redirect: 'manual', signal, headers: { accept: 'image/*' } });
+    const response = await fetch(target, {
+      dispatcher: agent,
+      redirect: 'manual',
+      signal,
+      headers: { accept: 'image/*' },
+    });
     if (!REDIRECTS.has(response.status)) return response;
     await response.body?.cancel();
     const location = response.headers.get('location');
-    if (!location) throw new ImageFetchError(`could not be fetched: the server answered ${response.status} without a Location`);
+    if (!location)
+      throw new ImageFetchError(`could not be fetched: the server answered ${response.status} without a Location`);
     if (hop === MAX_REDIRECTS) throw new ImageFetchError(`could not be fetched: more than ${MAX_REDIRECTS} redirects`);
     target = new URL(location, target);
   }
@@ -78,7 +91,8 @@ function checkedLookup(allowPrivate: ImageFetchConfig['allowPrivate']): LookupFu
       if (addresses.length === 0 || addresses.some((address) => !mayFetchFrom(address.address, allowPrivate))) {
         return callback(new ImageFetchError(PRIVATE), '', 0);
       }
-      if (options.all) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, addresses);
+      if (options.all)
+        return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, addresses);
       callback(null, addresses[0]!.address, addresses[0]!.family);
     });
   };

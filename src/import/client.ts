@@ -73,7 +73,8 @@ function readRoot(root: string): { root: Root; user?: string; password?: string 
   } catch {
     throw new SourceUnavailable(`"${root}" is not a URL; give the site's REST root, e.g. https://example.org/wp-json/`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new SourceUnavailable(`the REST root must be an http(s) URL, got "${url.protocol}"`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new SourceUnavailable(`the REST root must be an http(s) URL, got "${url.protocol}"`);
   // fetch refuses URLs with credentials in them: they travel as HTTP Basic instead, and never appear in messages.
   const user = url.username ? decodeURIComponent(url.username) : undefined;
   const password = url.password ? decodeURIComponent(url.password) : undefined;
@@ -112,7 +113,8 @@ async function describeFailure(response: Response): Promise<string> {
   const text = await response.text().catch(() => '');
   try {
     const body = JSON.parse(text) as { code?: unknown; message?: unknown };
-    if (typeof body.code === 'string') return `HTTP ${response.status} ${body.code}${typeof body.message === 'string' ? `: ${body.message}` : ''}`;
+    if (typeof body.code === 'string')
+      return `HTTP ${response.status} ${body.code}${typeof body.message === 'string' ? `: ${body.message}` : ''}`;
   } catch {
     // not JSON: the status says enough
   }
@@ -156,8 +158,10 @@ export class SourceClient {
     const { root, ...fromUrl } = readRoot(options.root);
     const user = options.user ?? fromUrl.user;
     const password = options.password ?? fromUrl.password;
-    if ((user === undefined) !== (password === undefined)) throw new SourceUnavailable('give both a user and a password, or neither');
-    const authorization = user !== undefined ? `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` : undefined;
+    if ((user === undefined) !== (password === undefined))
+      throw new SourceUnavailable('give both a user and a password, or neither');
+    const authorization =
+      user !== undefined ? `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` : undefined;
     const candidates = options.namespace ? [options.namespace.replace(/^\/+|\/+$/g, '')] : [...KNOWN_NAMESPACES];
     const discovery = { ...options, retries: Math.min(options.retries ?? 5, 2) };
     for (const namespace of candidates) {
@@ -180,7 +184,11 @@ export class SourceClient {
     } catch (error) {
       if (!(error instanceof SourceError)) throw error;
       if (error.status === 401 || error.status === 403) {
-        throw new SourceUnavailable(this.authorization ? `the site refused the credentials (${error.message})` : `the site refused an anonymous reader (${error.message})`);
+        throw new SourceUnavailable(
+          this.authorization
+            ? `the site refused the credentials (${error.message})`
+            : `the site refused an anonymous reader (${error.message})`,
+        );
       }
       if (error.status !== null && error.status >= 400 && error.status < 500) return false;
       throw new SourceUnavailable(`cannot reach ${this.key}: ${error.message}`);
@@ -196,8 +204,12 @@ export class SourceClient {
       await this.get('/events', { per_page: 1, status: EVERY_STATUS });
     } catch (error) {
       if (!(error instanceof SourceError)) throw error;
-      if (error.status === 401 || error.status === 403) throw new SourceUnavailable(`the site refused the credentials (${error.message})`);
-      if (error.status === 400) throw new SourceUnavailable(`the site did not take the credentials as a user who may list drafts (${error.message})`);
+      if (error.status === 401 || error.status === 403)
+        throw new SourceUnavailable(`the site refused the credentials (${error.message})`);
+      if (error.status === 400)
+        throw new SourceUnavailable(
+          `the site did not take the credentials as a user who may list drafts (${error.message})`,
+        );
       throw new SourceUnavailable(`cannot reach ${this.key}: ${error.message}`);
     }
   }
@@ -249,7 +261,12 @@ export class SourceClient {
     }
     if (!response.ok) {
       const retryable = response.status === 429 || response.status >= 500;
-      throw new SourceError(`${shown}: ${await describeFailure(response)}`, response.status, retryable, retryable ? retryAfterMs(response.headers.get('retry-after')) : undefined);
+      throw new SourceError(
+        `${shown}: ${await describeFailure(response)}`,
+        response.status,
+        retryable,
+        retryable ? retryAfterMs(response.headers.get('retry-after')) : undefined,
+      );
     }
     let text: string;
     try {
@@ -260,7 +277,11 @@ export class SourceClient {
     try {
       return { body: JSON.parse(text), headers: response.headers };
     } catch {
-      throw new SourceError(`${shown}: the answer is not JSON (${text.slice(0, 60).replace(/\s+/g, ' ')}…)`, response.status, false);
+      throw new SourceError(
+        `${shown}: the answer is not JSON (${text.slice(0, 60).replace(/\s+/g, ' ')}…)`,
+        response.status,
+        false,
+      );
     }
   }
 
@@ -275,7 +296,13 @@ export class SourceClient {
       this.get(path, { ...query, per_page: perPage, page }).then(
         ({ body, headers }) => readPage(body, headers, listKey, page),
         // Never a rejection: the next page is fetched ahead, and nobody may be waiting for it when it fails.
-        (error: unknown) => ({ page, error: error instanceof SourceError ? error : new SourceError(String((error as Error)?.message ?? error), null, false) }),
+        (error: unknown) => ({
+          page,
+          error:
+            error instanceof SourceError
+              ? error
+              : new SourceError(String((error as Error)?.message ?? error), null, false),
+        }),
       );
     let next = fetchPage(1);
     for (let page = 1; ; page++) {
@@ -286,7 +313,12 @@ export class SourceClient {
       } else {
         totalPages = result.totalPages ?? totalPages;
       }
-      const more = 'error' in result ? totalPages !== null && page < totalPages : totalPages !== null ? page < totalPages : result.items.length >= perPage;
+      const more =
+        'error' in result
+          ? totalPages !== null && page < totalPages
+          : totalPages !== null
+            ? page < totalPages
+            : result.items.length >= perPage;
       if (more) next = fetchPage(page + 1);
       yield result;
       if (!more) return;
@@ -299,7 +331,8 @@ export class SourceClient {
       const { body } = await this.get(path);
       return { record: asRecord(body) };
     } catch (error) {
-      if (error instanceof SourceError && error.status !== null && error.status >= 400 && error.status < 500) return { missing: error.message };
+      if (error instanceof SourceError && error.status !== null && error.status >= 400 && error.status < 500)
+        return { missing: error.message };
       throw error;
     }
   }
@@ -309,7 +342,8 @@ function readPage(body: unknown, headers: Headers, listKey: string, page: number
   const envelope = body && typeof body === 'object' && !Array.isArray(body) ? (body as RemoteRecord) : {};
   // WordPress core lists (and some proxies) answer a bare array.
   const items = Array.isArray(body) ? body : envelope[listKey];
-  if (!Array.isArray(items)) return { page, error: new SourceError(`page ${page} has no "${listKey}" list`, null, false) };
+  if (!Array.isArray(items))
+    return { page, error: new SourceError(`page ${page} has no "${listKey}" list`, null, false) };
   return {
     page,
     items,

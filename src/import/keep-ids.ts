@@ -12,7 +12,8 @@ import { asRecord, remoteIdOf, type RecordType } from './remote.js';
 
 export type PostType = Extract<RecordType, 'event' | 'venue' | 'organizer'>;
 
-export const isPostType = (type: RecordType): type is PostType => type === 'event' || type === 'venue' || type === 'organizer';
+export const isPostType = (type: RecordType): type is PostType =>
+  type === 'event' || type === 'venue' || type === 'organizer';
 
 /** Changes a record's ID; its links follow (ON UPDATE CASCADE), the database refuses an ID another post has. */
 export function rekeyStatement(db: Db, type: PostType, from: number, to: number) {
@@ -28,8 +29,17 @@ async function localOwners(db: Db, ids: number[]): Promise<Map<number, PostType>
   // In slices: both engines cap the number of bound values in one statement.
   for (let start = 0; start < ids.length; start += 1000) {
     const where = { where: { id: { in: ids.slice(start, start + 1000) } }, select: { id: true } };
-    const [events, venues, organizers] = await Promise.all([db.event.findMany(where), db.venue.findMany(where), db.organizer.findMany(where)]);
-    for (const [type, rows] of [['event', events], ['venue', venues], ['organizer', organizers]] as const) for (const row of rows) owners.set(row.id, type);
+    const [events, venues, organizers] = await Promise.all([
+      db.event.findMany(where),
+      db.venue.findMany(where),
+      db.organizer.findMany(where),
+    ]);
+    for (const [type, rows] of [
+      ['event', events],
+      ['venue', venues],
+      ['organizer', organizers],
+    ] as const)
+      for (const row of rows) owners.set(row.id, type);
   }
   return owners;
 }
@@ -39,7 +49,8 @@ async function listedIds(source: SourceClient, kind: RecordKind, perPage: number
   const query = { ...kind.listQuery, ...(source.authenticated ? { status: EVERY_STATUS } : {}) };
   const ids: number[] = [];
   for await (const page of source.pages(kind.route, kind.listKey, query, perPage)) {
-    if ('error' in page) return `${kind.route} page ${page.page} could not be read to check its IDs (${page.error.message})`;
+    if ('error' in page)
+      return `${kind.route} page ${page.page} could not be read to check its IDs (${page.error.message})`;
     for (const item of page.items) {
       try {
         ids.push(remoteIdOf(asRecord(item)));
@@ -55,7 +66,13 @@ async function listedIds(source: SourceClient, kind: RecordKind, perPage: number
  * Why the source's IDs cannot all be kept: an ID a local record already has (other than the copy of that same
  * record from an earlier import, which keeps its ID), or one the source itself gives to two records. Empty: go ahead.
  */
-export async function keepIdConflicts(source: SourceClient, kinds: RecordKind[], origins: OriginStore, db: Db, perPage: number): Promise<string[]> {
+export async function keepIdConflicts(
+  source: SourceClient,
+  kinds: RecordKind[],
+  origins: OriginStore,
+  db: Db,
+  perPage: number,
+): Promise<string[]> {
   const conflicts: string[] = [];
   const wanted = new Map<number, PostType>();
   for (const kind of kinds) {
@@ -70,6 +87,7 @@ export async function keepIdConflicts(source: SourceClient, kinds: RecordKind[],
     }
   }
   const owners = await localOwners(db, [...wanted.keys()]);
-  for (const [id, owner] of owners) conflicts.push(`the source's ${wanted.get(id)} ${id} cannot keep its ID: ${owner} ${id} here has it`);
+  for (const [id, owner] of owners)
+    conflicts.push(`the source's ${wanted.get(id)} ${id} cannot keep its ID: ${owner} ${id} here has it`);
   return conflicts;
 }

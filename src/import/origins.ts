@@ -20,7 +20,9 @@ const key = (type: RecordType, remoteId: number) => `${type}:${remoteId}`;
 function stableJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
   if (value && typeof value === 'object') {
-    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1));
+    const entries = Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : 1));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
   }
   return JSON.stringify(value);
@@ -41,7 +43,13 @@ async function existingLocalIds(db: Db): Promise<Record<RecordType, Set<number>>
     db.term.findMany({ where: { taxonomy: 'category' }, select: { id: true } }),
     db.term.findMany({ where: { taxonomy: 'tag' }, select: { id: true } }),
   ]);
-  return { event: ids(events), venue: ids(venues), organizer: ids(organizers), category: ids(categories), tag: ids(tags) };
+  return {
+    event: ids(events),
+    venue: ids(venues),
+    organizer: ids(organizers),
+    category: ids(categories),
+    tag: ids(tags),
+  };
 }
 
 export class OriginStore {
@@ -54,7 +62,9 @@ export class OriginStore {
 
   static async load(db: Db, source: string): Promise<OriginStore> {
     const [rows, existing] = await Promise.all([
-      db.importOrigin.findMany({ select: { source: true, recordType: true, remoteId: true, localId: true, contentHash: true } }),
+      db.importOrigin.findMany({
+        select: { source: true, recordType: true, remoteId: true, localId: true, contentHash: true },
+      }),
       existingLocalIds(db),
     ]);
     const known = new Map<string, KnownOrigin>();
@@ -63,7 +73,8 @@ export class OriginStore {
       const type = row.recordType as RecordType;
       if (!claimed.has(type)) claimed.set(type, new Set());
       claimed.get(type)!.add(row.localId);
-      if (row.source === source && existing[type]?.has(row.localId)) known.set(key(type, row.remoteId), { localId: row.localId, contentHash: row.contentHash });
+      if (row.source === source && existing[type]?.has(row.localId))
+        known.set(key(type, row.remoteId), { localId: row.localId, contentHash: row.contentHash });
     }
     return new OriginStore(db, source, known, claimed);
   }
@@ -88,10 +99,20 @@ export class OriginStore {
    * Saves where a record came from. `rekeyFrom`: the ID the record was written under, changed to `origin.localId` in
    * the same transaction (`--keep-ids`), so that a run stopped in between finds it as an unclaimed twin next time.
    */
-  async save(type: RecordType, remoteId: number, origin: KnownOrigin, remoteModified: string | null, rekeyFrom?: number): Promise<void> {
+  async save(
+    type: RecordType,
+    remoteId: number,
+    origin: KnownOrigin,
+    remoteModified: string | null,
+    rekeyFrom?: number,
+  ): Promise<void> {
     const where = { source_recordType_remoteId: { source: this.source, recordType: type, remoteId } };
     const data = { localId: origin.localId, contentHash: origin.contentHash, remoteModified };
-    const upsert = this.db.importOrigin.upsert({ where, create: { source: this.source, recordType: type, remoteId, ...data }, update: data });
+    const upsert = this.db.importOrigin.upsert({
+      where,
+      create: { source: this.source, recordType: type, remoteId, ...data },
+      update: data,
+    });
     if (rekeyFrom === undefined || rekeyFrom === origin.localId) await upsert;
     else await this.db.$transaction([rekeyStatement(this.db, type as PostType, rekeyFrom, origin.localId), upsert]);
     this.known.set(key(type, remoteId), origin);

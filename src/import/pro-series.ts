@@ -82,10 +82,16 @@ async function childrenIn(childrenOf: ChildrenOf, parentId: number): Promise<Mem
  * Asks each candidate group for its series, as the module comment says: first the parents of series imported before
  * (each on its own: a parent retitled alone no longer shares its children's title), then the groups by title.
  */
-async function findSeries(events: unknown[], childrenOf: ChildrenOf, knownParents: Set<number>): Promise<{ series: ProSeries[]; unresolved: UnresolvedGroup[] }> {
+async function findSeries(
+  events: unknown[],
+  childrenOf: ChildrenOf,
+  knownParents: Set<number>,
+): Promise<{ series: ProSeries[]; unresolved: UnresolvedGroup[] }> {
   const found = { series: [] as ProSeries[], unresolved: [] as UnresolvedGroup[] };
   const accounted = new Set<number>();
-  const known = events.map(memberOf).filter((member): member is Member => member !== null && knownParents.has(member.id));
+  const known = events
+    .map(memberOf)
+    .filter((member): member is Member => member !== null && knownParents.has(member.id));
   for (const group of [...known.map((member) => [member]), ...candidateGroups(events)]) {
     let open = group.filter((member) => !accounted.has(member.id));
     // A lone member left of a title group could be a parent only if every one of its children had been retitled: it
@@ -97,14 +103,18 @@ async function findSeries(events: unknown[], childrenOf: ChildrenOf, knownParent
         children = await childrenIn(childrenOf, first.id);
       } catch (error) {
         const why = error instanceof Error ? error.message : String(error);
-        found.unresolved.push({ records: open.map((member) => member.record), reason: `could not ask the source whether it belongs to a series (${why})` });
+        found.unresolved.push({
+          records: open.map((member) => member.record),
+          reason: `could not ask the source whether it belongs to a series (${why})`,
+        });
         break;
       }
       // A list that ignores `post_parent` answers everything, the event asked about too: no series can be told apart.
       if (children.some((child) => child.id === first.id)) return { series: [], unresolved: [] };
       accounted.add(first.id);
       for (const child of children) accounted.add(child.id);
-      if (children.length) found.series.push({ parent: first.record, children: children.sort(inStartOrder).map((child) => child.record) });
+      if (children.length)
+        found.series.push({ parent: first.record, children: children.sort(inStartOrder).map((child) => child.record) });
       open = open.filter((member) => !accounted.has(member.id));
     }
   }
@@ -118,7 +128,8 @@ interface Timing {
 
 /** The zone and all-day flag an event has here (its own zone, else the site's); unreadable ones fail when imported. */
 function timingOf(record: RemoteRecord, siteZone: string): Timing {
-  const zone = typeof record.timezone === 'string' && record.timezone !== '' ? canonicalTimeZone(record.timezone) : null;
+  const zone =
+    typeof record.timezone === 'string' && record.timezone !== '' ? canonicalTimeZone(record.timezone) : null;
   let allDay = false;
   try {
     allDay = flag(record, 'all_day') ?? false;
@@ -133,7 +144,8 @@ function startIn(record: RemoteRecord, series: Timing, siteZone: string): string
   const local = typeof record.start_date === 'string' && WALL_CLOCK.test(record.start_date) ? record.start_date : null;
   if (series.allDay) return local && `${local.slice(0, 10)} 00:00:00`;
   if (local && timingOf(record, siteZone).zone === series.zone) return local;
-  const utc = typeof record.utc_start_date === 'string' && WALL_CLOCK.test(record.utc_start_date) ? record.utc_start_date : null;
+  const utc =
+    typeof record.utc_start_date === 'string' && WALL_CLOCK.test(record.utc_start_date) ? record.utc_start_date : null;
   const moment = utc ? DateTime.fromSQL(utc, { zone: 'utc' }).setZone(series.zone) : null;
   return moment?.isValid ? toWallClock(moment) : null;
 }
@@ -141,8 +153,10 @@ function startIn(record: RemoteRecord, series: Timing, siteZone: string): string
 const DAY_MS = 86_400_000;
 const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
 /** Days from one wall clock's date to another's. */
-const daysBetween = (from: string, to: string) => Math.round((Date.parse(`${to.slice(0, 10)}T00:00:00Z`) - Date.parse(`${from.slice(0, 10)}T00:00:00Z`)) / DAY_MS);
-const plusDays = (wallClock: string, days: number) => toWallClock(DateTime.fromSQL(wallClock, { zone: 'utc' }).plus({ days }));
+const daysBetween = (from: string, to: string) =>
+  Math.round((Date.parse(`${to.slice(0, 10)}T00:00:00Z`) - Date.parse(`${from.slice(0, 10)}T00:00:00Z`)) / DAY_MS);
+const plusDays = (wallClock: string, days: number) =>
+  toWallClock(DateTime.fromSQL(wallClock, { zone: 'utc' }).plus({ days }));
 
 /**
  * A rule for starts that mostly fall on a regular step after the first (the same time of day, every N days): the
@@ -157,11 +171,24 @@ function steppedRule(first: string, starts: string[], { zone, allDay }: Timing):
   if (count > MAX_SERIES_OCCURRENCES) return null;
   const present = new Set(offsets);
   const missing = Array.from({ length: count - 1 }, (_, i) => (i + 1) * step).filter((offset) => !present.has(offset));
-  const frequency = step % 7 === 0 ? `FREQ=WEEKLY${step > 7 ? `;INTERVAL=${step / 7}` : ''}` : `FREQ=DAILY${step > 1 ? `;INTERVAL=${step}` : ''}`;
+  const frequency =
+    step % 7 === 0
+      ? `FREQ=WEEKLY${step > 7 ? `;INTERVAL=${step / 7}` : ''}`
+      : `FREQ=DAILY${step > 1 ? `;INTERVAL=${step}` : ''}`;
   return [
     `RRULE:${frequency};COUNT=${count}`,
-    ...dateLines('EXDATE', missing.map((offset) => plusDays(first, offset)), zone, allDay),
-    ...dateLines('RDATE', starts.filter((start) => !onStep(start)), zone, allDay),
+    ...dateLines(
+      'EXDATE',
+      missing.map((offset) => plusDays(first, offset)),
+      zone,
+      allDay,
+    ),
+    ...dateLines(
+      'RDATE',
+      starts.filter((start) => !onStep(start)),
+      zone,
+      allDay,
+    ),
   ];
 }
 
@@ -194,19 +221,29 @@ function asSeries([head, ...others]: RemoteRecord[], siteZone: string): RemoteRe
     occurrences.push({ record, start });
   }
   if (!occurrences.length) return [head, ...alone];
-  const recurrence = recurrenceFor(headStart, occurrences.map((occurrence) => occurrence.start), timing);
+  const recurrence = recurrenceFor(
+    headStart,
+    occurrences.map((occurrence) => occurrence.start),
+    timing,
+  );
   if (!withinLimits(recurrence)) return null;
   const seriesId = remoteIdOf(head);
   return [
     { ...head, recurrence },
-    ...occurrences.map(({ record, start }) => ({ ...record, recurring_event_id: seriesId, original_start_date: start })),
+    ...occurrences.map(({ record, start }) => ({
+      ...record,
+      recurring_event_id: seriesId,
+      original_start_date: start,
+    })),
     ...alone,
   ];
 }
 
 /** Whether the service accepts these lines as a `recurrence` (MAX_RECURRENCE_LINES, MAX_RECURRENCE_DATES). */
 function withinLimits(recurrence: string[]): boolean {
-  const dates = recurrence.filter((line) => /^(EXDATE|RDATE)[;:]/.test(line)).reduce((sum, line) => sum + line.split(',').length, 0);
+  const dates = recurrence
+    .filter((line) => /^(EXDATE|RDATE)[;:]/.test(line))
+    .reduce((sum, line) => sum + line.split(',').length, 0);
   return recurrence.length <= MAX_RECURRENCE_LINES && dates <= MAX_RECURRENCE_DATES;
 }
 
@@ -241,7 +278,8 @@ export async function withProSeries(
 ): Promise<{ events: unknown[]; unresolved: UnresolvedGroup[] }> {
   const { series, unresolved } = await findSeries(listed, childrenOf, knownParents);
   const replaced = new Map<number, RemoteRecord>();
-  for (const found of series) for (const record of seriesRecords(found, siteZone)) replaced.set(remoteIdOf(record), record);
+  for (const found of series)
+    for (const record of seriesRecords(found, siteZone)) replaced.set(remoteIdOf(record), record);
   const left = new Set(unresolved.flatMap((group) => group.records.map(remoteIdOf)));
   const listedIds = new Set(listed.map(idOf));
   const events = listed.filter((item) => !left.has(idOf(item))).map((item) => replaced.get(idOf(item)) ?? item);

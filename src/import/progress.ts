@@ -12,7 +12,13 @@ export type Counts = Record<Outcome, number>;
 
 export const emptyCounts = (): Counts => ({ created: 0, updated: 0, unchanged: 0, failed: 0, missing: 0 });
 
-export const PLURAL: Record<RecordType, string> = { category: 'categories', tag: 'tags', venue: 'venues', organizer: 'organizers', event: 'events' };
+export const PLURAL: Record<RecordType, string> = {
+  category: 'categories',
+  tag: 'tags',
+  venue: 'venues',
+  organizer: 'organizers',
+  event: 'events',
+};
 
 export interface TypeProgress {
   type: RecordType;
@@ -33,7 +39,12 @@ export interface ImportProgress {
 }
 
 export function countsText(counts: Counts): string {
-  const parts = [`created ${counts.created}`, `updated ${counts.updated}`, `unchanged ${counts.unchanged}`, `failed ${counts.failed}`];
+  const parts = [
+    `created ${counts.created}`,
+    `updated ${counts.updated}`,
+    `unchanged ${counts.unchanged}`,
+    `failed ${counts.failed}`,
+  ];
   if (counts.missing) parts.push(`missing ${counts.missing}`);
   return parts.join(', ');
 }
@@ -46,7 +57,14 @@ class BarsProgress implements ImportProgress {
 
   constructor(stream: NodeJS.WriteStream) {
     this.multibar = new cliProgress.MultiBar(
-      { stream, format: '{label} {bar} {value}/{totalText}  {counts}', hideCursor: true, clearOnComplete: false, barsize: 20, autopadding: true },
+      {
+        stream,
+        format: '{label} {bar} {value}/{totalText}  {counts}',
+        hideCursor: true,
+        clearOnComplete: false,
+        barsize: 20,
+        autopadding: true,
+      },
       cliProgress.Presets.shades_classic,
     );
   }
@@ -61,7 +79,11 @@ class BarsProgress implements ImportProgress {
   }
 
   private payload(state: TypeProgress) {
-    return { label: PLURAL[state.type].padEnd(LABEL_WIDTH), totalText: state.total ?? '?', counts: countsText(state.counts) };
+    return {
+      label: PLURAL[state.type].padEnd(LABEL_WIDTH),
+      totalText: state.total ?? '?',
+      counts: countsText(state.counts),
+    };
   }
 
   update(state: TypeProgress): void {
@@ -106,7 +128,10 @@ class LinesProgress implements ImportProgress {
 /** Bars when stdout is a terminal, lines otherwise. */
 export function consoleProgress(): ImportProgress {
   if (process.stdout.isTTY) return new BarsProgress(process.stdout);
-  return new LinesProgress((line) => console.log(line), (line) => console.error(line));
+  return new LinesProgress(
+    (line) => console.log(line),
+    (line) => console.error(line),
+  );
 }
 
 /** Collects the lines instead of printing them (tests, embedding). */

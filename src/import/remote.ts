@@ -18,14 +18,16 @@ export type RemoteRecord = Record<string, unknown>;
 export class MalformedRecord extends Error {}
 
 export function asRecord(value: unknown, what = 'record'): RemoteRecord {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new MalformedRecord(`${what} is not an object`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new MalformedRecord(`${what} is not an object`);
   return value as RemoteRecord;
 }
 
 /** The record's ID on the source: a positive whole number (WordPress sometimes sends it as a string). */
 export function remoteIdOf(record: RemoteRecord): number {
   const id = typeof record.id === 'string' && /^\d+$/.test(record.id) ? Number(record.id) : record.id;
-  if (typeof id !== 'number' || !Number.isInteger(id) || id < 1) throw new MalformedRecord(`"id" is not a positive whole number (${JSON.stringify(record.id) ?? 'missing'})`);
+  if (typeof id !== 'number' || !Number.isInteger(id) || id < 1)
+    throw new MalformedRecord(`"id" is not a positive whole number (${JSON.stringify(record.id) ?? 'missing'})`);
   return id;
 }
 
@@ -79,11 +81,22 @@ export function remoteImage(record: RemoteRecord): RemoteImage | null {
   const object = typeof image === 'string' ? { url: image } : asRecord(image, '"image"');
   const url = requiredText(object, 'url');
   if (!isHttpUrl(url)) throw new MalformedRecord(`"image" is not an http(s) URL (${JSON.stringify(url)})`);
-  const whole = (key: string) => (typeof object[key] === 'number' && Number.isInteger(object[key]) && (object[key] as number) > 0 ? (object[key] as number) : undefined);
-  const sizes = object.sizes && typeof object.sizes === 'object' ? Object.values(object.sizes as Record<string, unknown>) : [];
-  const sizeMime = sizes.map((size) => (size && typeof size === 'object' ? (size as Record<string, unknown>)['mime-type'] : undefined)).find((mime) => typeof mime === 'string');
-  const extension = typeof object.extension === 'string' ? object.extension : (/\.([A-Za-z0-9]{1,5})$/.exec(new URL(url).pathname)?.[1] ?? '');
-  const mimeType = (typeof sizeMime === 'string' && sizeMime.startsWith('image/') ? sizeMime : mimeTypeOfExtension(extension)) ?? undefined;
+  const whole = (key: string) =>
+    typeof object[key] === 'number' && Number.isInteger(object[key]) && (object[key] as number) > 0
+      ? (object[key] as number)
+      : undefined;
+  const sizes =
+    object.sizes && typeof object.sizes === 'object' ? Object.values(object.sizes as Record<string, unknown>) : [];
+  const sizeMime = sizes
+    .map((size) => (size && typeof size === 'object' ? (size as Record<string, unknown>)['mime-type'] : undefined))
+    .find((mime) => typeof mime === 'string');
+  const extension =
+    typeof object.extension === 'string'
+      ? object.extension
+      : (/\.([A-Za-z0-9]{1,5})$/.exec(new URL(url).pathname)?.[1] ?? '');
+  const mimeType =
+    (typeof sizeMime === 'string' && sizeMime.startsWith('image/') ? sizeMime : mimeTypeOfExtension(extension)) ??
+    undefined;
   return { url, facts: { mimeType, width: whole('width'), height: whole('height'), filesize: whole('filesize') } };
 }
 
@@ -99,6 +112,8 @@ export function linkedRecords(record: RemoteRecord, key: string): RemoteRecord[]
 export function describeRecord(type: RecordType, record: unknown): string {
   const fields = record && typeof record === 'object' ? (record as RemoteRecord) : {};
   const id = typeof fields.id === 'number' || typeof fields.id === 'string' ? ` ${fields.id}` : '';
-  const name = [fields.title, fields.venue, fields.organizer, fields.name].find((value) => typeof value === 'string' && value.trim() !== '');
+  const name = [fields.title, fields.venue, fields.organizer, fields.name].find(
+    (value) => typeof value === 'string' && value.trim() !== '',
+  );
   return `${type}${id}${name ? ` ${JSON.stringify(name)}` : ''}`;
 }

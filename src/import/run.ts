@@ -20,7 +20,17 @@ import { venueKind } from './mapping/venues.js';
 import { isPostType, keepIdConflicts } from './keep-ids.js';
 import { contentHash, OriginStore } from './origins.js';
 import { emptyCounts, PLURAL, type Counts, type ImportProgress, type Outcome, type TypeProgress } from './progress.js';
-import { asRecord, describeRecord, MalformedRecord, RECORD_TYPES, remoteIdOf, text, type RecordType, type RemoteImage, type RemoteRecord } from './remote.js';
+import {
+  asRecord,
+  describeRecord,
+  MalformedRecord,
+  RECORD_TYPES,
+  remoteIdOf,
+  text,
+  type RecordType,
+  type RemoteImage,
+  type RemoteRecord,
+} from './remote.js';
 import { withProSeries } from './pro-series.js';
 import { followsSeries, occurrenceOf, seriesFacts, type RemoteOccurrence } from './series.js';
 import { GraphQLWriter, importerViewer, type Input } from './writer.js';
@@ -59,7 +69,13 @@ export interface ImportSummary {
 /** An import that could not start (bad options); the CLI says it in one line. */
 export class ImportRefused extends Error {}
 
-const KINDS: Record<RecordType, RecordKind> = { category: categoryKind, tag: tagKind, venue: venueKind, organizer: organizerKind, event: eventKind };
+const KINDS: Record<RecordType, RecordKind> = {
+  category: categoryKind,
+  tag: tagKind,
+  venue: venueKind,
+  organizer: organizerKind,
+  event: eventKind,
+};
 
 /** A record another one links to could not be imported. */
 class LinkFailed extends Error {}
@@ -96,7 +112,9 @@ class Importer implements LinkResolver {
     /** The zone an event without one gets here (the site's). */
     private readonly siteZone: string,
   ) {
-    this.state = Object.fromEntries(RECORD_TYPES.map((type) => [type, { type, done: 0, total: null, counts: summary.counts[type] }])) as Record<RecordType, TypeProgress>;
+    this.state = Object.fromEntries(
+      RECORD_TYPES.map((type) => [type, { type, done: 0, total: null, counts: summary.counts[type] }]),
+    ) as Record<RecordType, TypeProgress>;
   }
 
   private get stopped(): boolean {
@@ -105,9 +123,11 @@ class Importer implements LinkResolver {
 
   async importAll(kind: RecordKind): Promise<void> {
     const complete =
-      kind.type === 'category' ? await this.importParentsFirst(kind)
-      : kind.type === 'event' ? await this.importEvents(kind)
-      : await this.eachPage(kind, (items) => this.importEach(kind, items));
+      kind.type === 'category'
+        ? await this.importParentsFirst(kind)
+        : kind.type === 'event'
+          ? await this.importEvents(kind)
+          : await this.eachPage(kind, (items) => this.importEach(kind, items));
     if (complete && !this.stopped) await this.refreshUnlisted(kind);
     this.progress?.checkpoint(this.state[kind.type], true);
   }
@@ -121,7 +141,12 @@ class Importer implements LinkResolver {
   private async eachPage(kind: RecordKind, onPage: (items: unknown[]) => Promise<void>): Promise<boolean> {
     const state = this.state[kind.type];
     let complete = true;
-    for await (const page of this.source.pages(kind.route, kind.listKey, this.listQuery(kind), this.options.perPage ?? 50)) {
+    for await (const page of this.source.pages(
+      kind.route,
+      kind.listKey,
+      this.listQuery(kind),
+      this.options.perPage ?? 50,
+    )) {
       if (this.stopped) return false;
       if ('error' in page) {
         complete = false;
@@ -165,7 +190,10 @@ class Importer implements LinkResolver {
     });
     if (exposesSeries || this.stopped) return complete;
     const knownParents = await this.seriesImportedBefore();
-    const { events, unresolved } = await withProSeries(listed, (parentId) => this.childrenOf(parentId), { siteZone: this.siteZone, knownParents });
+    const { events, unresolved } = await withProSeries(listed, (parentId) => this.childrenOf(parentId), {
+      siteZone: this.siteZone,
+      knownParents,
+    });
     for (const group of unresolved) for (const record of group.records) this.refuse(kind, record, group.reason);
     for (const item of events) this.remember(kind, item);
     await this.importEach(kind, events);
@@ -176,7 +204,9 @@ class Importer implements LinkResolver {
   private async seriesImportedBefore(): Promise<Set<number>> {
     const masters = await this.db.event.findMany({ where: { isSeriesMaster: true }, select: { id: true } });
     const localIds = new Set(masters.map((master) => master.id));
-    return new Set(this.origins.remoteIds('event').filter((remoteId) => localIds.has(this.origins.get('event', remoteId)!.localId)));
+    return new Set(
+      this.origins.remoteIds('event').filter((remoteId) => localIds.has(this.origins.get('event', remoteId)!.localId)),
+    );
   }
 
   /** The events whose `post_parent` is `parentId` (a Pro series' children), asked as the events list is. */
@@ -218,7 +248,12 @@ class Importer implements LinkResolver {
       try {
         const answer = await this.source.getOne(`${kind.route}/${remoteId}`);
         if ('record' in answer) await this.importRecord(kind, answer.record);
-        else this.count(kind.type, 'missing', { type: kind.type, what: `${kind.type} ${remoteId}`, reason: answer.missing });
+        else
+          this.count(kind.type, 'missing', {
+            type: kind.type,
+            what: `${kind.type} ${remoteId}`,
+            reason: answer.missing,
+          });
       } catch (error) {
         this.fail(kind.type, `${kind.type} ${remoteId}`, error);
       }
@@ -260,13 +295,18 @@ class Importer implements LinkResolver {
       if (occurrence) return await this.writeOccurrence(remoteId, record, occurrence, series!, input, hash);
       const target = known?.localId ?? (await this.unclaimedTwin(kind, input));
       const written = { ...input, ...(kind.hasStatus ? { authorId: this.authorId } : {}) };
-      const writtenId = target === undefined ? await this.writer.create(kind.mutations, written) : await this.writer.update(kind.mutations, target, written);
+      const writtenId =
+        target === undefined
+          ? await this.writer.create(kind.mutations, written)
+          : await this.writer.update(kind.mutations, target, written);
       // A copy made before keeps its ID; a new one (or an adopted twin) takes the source's with --keep-ids.
       const keepsSourceId = this.options.keepIds === true && known === undefined && isPostType(kind.type);
       const localId = keepsSourceId ? remoteId : writtenId;
-      await this.origins.save(kind.type, remoteId, { localId, contentHash: hash }, text(record, 'modified_utc') || null, writtenId).catch((error: unknown) => {
-        throw keepsSourceId ? new Error(`could not keep its ID ${remoteId}: ${keptIdProblem(error)}`) : error;
-      });
+      await this.origins
+        .save(kind.type, remoteId, { localId, contentHash: hash }, text(record, 'modified_utc') || null, writtenId)
+        .catch((error: unknown) => {
+          throw keepsSourceId ? new Error(`could not keep its ID ${remoteId}: ${keptIdProblem(error)}`) : error;
+        });
       this.count(kind.type, target === undefined ? 'created' : 'updated');
       return localId;
     } catch (error) {
@@ -285,7 +325,8 @@ class Importer implements LinkResolver {
         // A Pro series' parent is listed, with the `recurrence` found for it; it is not asked for again.
         const listed = this.listed.get(`event:${remoteId}`);
         const answer = listed ? { record: listed } : await this.source.getOne(`${eventKind.route}/${remoteId}`);
-        if ('missing' in answer) throw new LinkFailed(`its series ${remoteId} is not on the source (${answer.missing})`);
+        if ('missing' in answer)
+          throw new LinkFailed(`its series ${remoteId} is not on the source (${answer.missing})`);
         const localId = await this.importRecord(eventKind, answer.record);
         if (localId === null) throw new LinkFailed(`its series ${remoteId} could not be imported`);
         return { localId, input: await eventKind.toInput(answer.record, this) };
@@ -299,21 +340,40 @@ class Importer implements LinkResolver {
    * An occurrence of a series on the source: the series is imported (as a series), and the occurrence is the local
    * one with the same original start, written only when it differs from its series (src/import/series.ts).
    */
-  private async writeOccurrence(remoteId: number, record: RemoteRecord, occurrence: RemoteOccurrence, series: SeriesMaster, input: Input, hash: string): Promise<number> {
-    const find = () => this.db.event.findFirst({ where: { recurringEventId: series.localId, originalStartLocal: occurrence.originalStart }, select: { id: true } });
+  private async writeOccurrence(
+    remoteId: number,
+    record: RemoteRecord,
+    occurrence: RemoteOccurrence,
+    series: SeriesMaster,
+    input: Input,
+    hash: string,
+  ): Promise<number> {
+    const find = () =>
+      this.db.event.findFirst({
+        where: { recurringEventId: series.localId, originalStartLocal: occurrence.originalStart },
+        select: { id: true },
+      });
     let local = await find();
     if (!local) {
       await this.writer.reachOccurrences(occurrence.originalStart.slice(0, 10));
       local = await find();
     }
-    if (!local) throw new MalformedRecord(`its series ${occurrence.seriesId} has no occurrence at ${occurrence.originalStart} here (not in its rule)`);
+    if (!local)
+      throw new MalformedRecord(
+        `its series ${occurrence.seriesId} has no occurrence at ${occurrence.originalStart} here (not in its rule)`,
+      );
     const changed = !followsSeries(input, series.input, occurrence.originalStart);
     if (changed) {
       const { slug: _slug, recurrence: _recurrence, ...fields } = input;
       await this.writer.update(eventKind.mutations, local.id, { ...fields, authorId: this.authorId });
     }
     const known = this.origins.get('event', remoteId);
-    await this.origins.save('event', remoteId, { localId: local.id, contentHash: hash }, text(record, 'modified_utc') || null);
+    await this.origins.save(
+      'event',
+      remoteId,
+      { localId: local.id, contentHash: hash },
+      text(record, 'modified_utc') || null,
+    );
     this.count('event', known ? 'updated' : 'created');
     return local.id;
   }
@@ -332,13 +392,19 @@ class Importer implements LinkResolver {
     const remoteId = typeof linked === 'number' ? linked : remoteIdOf(linked);
     const key = `${type}:${remoteId}`;
     if (this.inProgress.has(key)) throw new MalformedRecord(`${type} ${remoteId} is its own ancestor`);
-    const localId = this.handled.has(key) ? await this.handled.get(key)! : await this.importLinked(type, remoteId, linked);
+    const localId = this.handled.has(key)
+      ? await this.handled.get(key)!
+      : await this.importLinked(type, remoteId, linked);
     if (localId === null) throw new LinkFailed(`its ${type} ${remoteId} could not be imported`);
     return localId;
   }
 
   /** A linked record not handled yet: from its list, as embedded in the linking record, or asked for by ID. */
-  private async importLinked(type: RecordType, remoteId: number, linked: RemoteRecord | number): Promise<number | null> {
+  private async importLinked(
+    type: RecordType,
+    remoteId: number,
+    linked: RemoteRecord | number,
+  ): Promise<number | null> {
     const kind = KINDS[type];
     const record = this.listed.get(`${type}:${remoteId}`) ?? (typeof linked === 'number' ? undefined : linked);
     if (record) return this.importRecord(kind, record);
@@ -373,7 +439,9 @@ class Importer implements LinkResolver {
 /** Why a source ID could not be kept: the database's own words when it refused an ID another post has. */
 function keptIdProblem(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return /already used by another event, venue or organizer/.test(message) ? 'another event, venue or organizer here has it' : reasonOf(error);
+  return /already used by another event, venue or organizer/.test(message)
+    ? 'another event, venue or organizer here has it'
+    : reasonOf(error);
 }
 
 function conflictList(conflicts: string[]): string {
@@ -407,12 +475,28 @@ export async function runImport(config: Config, options: ImportOptions): Promise
   try {
     const origins = await OriginStore.load(db, source.key);
     if (options.keepIds) {
-      const conflicts = await keepIdConflicts(source, [venueKind, organizerKind, eventKind], origins, db, options.perPage ?? 50);
+      const conflicts = await keepIdConflicts(
+        source,
+        [venueKind, organizerKind, eventKind],
+        origins,
+        db,
+        options.perPage ?? 50,
+      );
       if (conflicts.length) throw new ImportRefused(`--keep-ids: nothing was imported, ${conflictList(conflicts)}`);
     }
     const viewer = await importerViewer(db);
     const authorId = await authorIdFor(db, options.author, viewer.user!.id);
-    const importer = new Importer(source, origins, new GraphQLWriter(db, config, viewer), db, authorId, summary, options.progress, options, config.siteTimezone);
+    const importer = new Importer(
+      source,
+      origins,
+      new GraphQLWriter(db, config, viewer),
+      db,
+      authorId,
+      summary,
+      options.progress,
+      options,
+      config.siteTimezone,
+    );
     for (const type of RECORD_TYPES) {
       if (options.signal?.aborted) break;
       await importer.importAll(KINDS[type]);

@@ -18,7 +18,8 @@ export interface RemoteOccurrence {
 export function recurrenceOf(remote: RemoteRecord): string[] | undefined {
   const lines = remote.recurrence;
   if (lines === undefined || lines === null) return undefined;
-  if (!Array.isArray(lines) || lines.some((line) => typeof line !== 'string')) throw new MalformedRecord('"recurrence" is not a list of lines');
+  if (!Array.isArray(lines) || lines.some((line) => typeof line !== 'string'))
+    throw new MalformedRecord('"recurrence" is not a list of lines');
   return lines.length ? (lines as string[]) : undefined;
 }
 
@@ -26,16 +27,20 @@ export function recurrenceOf(remote: RemoteRecord): string[] | undefined {
 export function occurrenceOf(remote: RemoteRecord): RemoteOccurrence | null {
   const series = remote.recurring_event_id;
   if (series === undefined || series === null || series === 0) return null;
-  if (typeof series !== 'number' || !Number.isInteger(series) || series < 1) throw new MalformedRecord('"recurring_event_id" is not an event ID');
+  if (typeof series !== 'number' || !Number.isInteger(series) || series < 1)
+    throw new MalformedRecord('"recurring_event_id" is not an event ID');
   const originalStart = text(remote, 'original_start_date');
-  if (!/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(originalStart)) throw new MalformedRecord('"original_start_date" is not a date and time');
+  if (!/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(originalStart))
+    throw new MalformedRecord('"original_start_date" is not a date and time');
   return { seriesId: series, originalStart };
 }
 
 /** Fields that say nothing about whether an occurrence differs from its series. */
 const OWN_FIELDS = ['slug', 'startDate', 'endDate', 'dateUtc', 'recurrence'];
 
-const lengthOf = (input: Input) => Date.parse(String(input.endDate).replace(' ', 'T') + 'Z') - Date.parse(String(input.startDate).replace(' ', 'T') + 'Z');
+const lengthOf = (input: Input) =>
+  Date.parse(`${String(input.endDate).replace(' ', 'T')}Z`) -
+  Date.parse(`${String(input.startDate).replace(' ', 'T')}Z`);
 
 const shared = (input: Input) => Object.entries(input).filter(([key]) => !OWN_FIELDS.includes(key));
 

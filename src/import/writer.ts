@@ -24,10 +24,20 @@ export class RefusedWrite extends Error {}
  * The user imports are made as: a system administrator without credentials (nobody can sign in as it), like the
  * seed's demo author. It needs to create, publish and edit others' records, manage terms and give images by URL.
  */
-const IMPORTER = { login: 'importer', displayName: 'Importer (The Events Calendar)', email: '', role: 'administrator' as const };
+const IMPORTER = {
+  login: 'importer',
+  displayName: 'Importer (The Events Calendar)',
+  email: '',
+  role: 'administrator' as const,
+};
 
 export async function importerViewer(db: Db): Promise<Viewer> {
-  const user = await db.user.upsert({ where: { login: IMPORTER.login }, create: IMPORTER, update: {}, select: { id: true, login: true } });
+  const user = await db.user.upsert({
+    where: { login: IMPORTER.login },
+    create: IMPORTER,
+    update: {},
+    select: { id: true, login: true },
+  });
   return { user: { ...user, role: 'administrator' } };
 }
 
@@ -41,11 +51,17 @@ export class GraphQLWriter {
   ) {}
 
   async create(mutations: Mutations, input: Input): Promise<number> {
-    return this.run(`mutation Import($input: ${mutations.inputType}!) { record: ${mutations.create}(input: $input) { id: databaseId } }`, { input });
+    return this.run(
+      `mutation Import($input: ${mutations.inputType}!) { record: ${mutations.create}(input: $input) { id: databaseId } }`,
+      { input },
+    );
   }
 
   async update(mutations: Mutations, id: number, input: Input): Promise<number> {
-    return this.run(`mutation Import($id: ID!, $input: ${mutations.inputType}!) { record: ${mutations.update}(id: $id, input: $input) { id: databaseId } }`, { id, input });
+    return this.run(
+      `mutation Import($id: ID!, $input: ${mutations.inputType}!) { record: ${mutations.update}(id: $id, input: $input) { id: databaseId } }`,
+      { id, input },
+    );
   }
 
   /**
@@ -56,14 +72,24 @@ export class GraphQLWriter {
     const source = 'query ImportReach($day: DateInput!) { events(filter: { endDate: $day }, first: 1) { totalCount } }';
     if (!this.documents.has(source)) this.documents.set(source, parse(source));
     const contextValue = createContext(this.db, this.config, this.viewer);
-    const result = await execute({ schema, document: this.documents.get(source)!, variableValues: { day }, contextValue });
+    const result = await execute({
+      schema,
+      document: this.documents.get(source)!,
+      variableValues: { day },
+      contextValue,
+    });
     if (result.errors?.length) throw new RefusedWrite(result.errors.map((error) => error.message).join('; '));
   }
 
   private async run(source: string, variableValues: Record<string, unknown>): Promise<number> {
     if (!this.documents.has(source)) this.documents.set(source, parse(source));
     const contextValue = createContext(this.db, this.config, this.viewer);
-    const result = (await execute({ schema, document: this.documents.get(source)!, variableValues, contextValue })) as ExecutionResult<{ record: { id: number } }>;
+    const result = (await execute({
+      schema,
+      document: this.documents.get(source)!,
+      variableValues,
+      contextValue,
+    })) as ExecutionResult<{ record: { id: number } }>;
     if (result.errors?.length) throw new RefusedWrite(result.errors.map((error) => error.message).join('; '));
     return result.data!.record.id;
   }

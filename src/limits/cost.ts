@@ -37,7 +37,8 @@ interface Walk {
 }
 
 type FieldsOwner = GraphQLObjectType | GraphQLInterfaceType;
-const hasFields = (type: GraphQLNamedType | undefined | null): type is FieldsOwner => isObjectType(type) || isInterfaceType(type);
+const hasFields = (type: GraphQLNamedType | undefined | null): type is FieldsOwner =>
+  isObjectType(type) || isInterfaceType(type);
 
 /** A connection, recognised by its shape (or its name), whatever field returns it. */
 function isConnection(type: GraphQLNamedType): boolean {
@@ -75,7 +76,12 @@ function fieldCost(node: FieldNode, parent: GraphQLNamedType | undefined, page: 
 }
 
 /** The cost of a selection set, its fragments (named and inline) followed: every branch counts. */
-function selectionCost(selectionSet: SelectionSetNode, parent: GraphQLNamedType | undefined, page: number | null, walk: Walk): number {
+function selectionCost(
+  selectionSet: SelectionSetNode,
+  parent: GraphQLNamedType | undefined,
+  page: number | null,
+  walk: Walk,
+): number {
   let total = 0;
   for (const selection of selectionSet.selections) {
     if (selection.kind === Kind.FIELD) {
@@ -95,7 +101,14 @@ function fragmentCost(name: string, page: number | null, walk: Walk): number {
   const known = walk.fragmentCosts.get(key);
   if (known !== undefined) return known;
   const fragment = walk.fragments.get(name);
-  const cost = fragment ? selectionCost(fragment.selectionSet, walk.schema.getType(fragment.typeCondition.name.value) ?? undefined, page, walk) : 0;
+  const cost = fragment
+    ? selectionCost(
+        fragment.selectionSet,
+        walk.schema.getType(fragment.typeCondition.name.value) ?? undefined,
+        page,
+        walk,
+      )
+    : 0;
   walk.fragmentCosts.set(key, cost);
   return cost;
 }
@@ -110,7 +123,12 @@ export function operationCost(
   fragments: readonly FragmentDefinitionNode[],
   variables: Record<string, unknown>,
 ): number {
-  const walk: Walk = { schema, fragments: new Map(fragments.map((fragment) => [fragment.name.value, fragment])), variables, fragmentCosts: new Map() };
+  const walk: Walk = {
+    schema,
+    fragments: new Map(fragments.map((fragment) => [fragment.name.value, fragment])),
+    variables,
+    fragmentCosts: new Map(),
+  };
   return selectionCost(operation.selectionSet, schema.getRootType(operation.operation) ?? undefined, null, walk);
 }
 

@@ -10,7 +10,9 @@ const EXPIRED = Symbol('expired');
  */
 export class DeadlineExceededError extends GraphQLError {
   constructor(timeoutMs: number) {
-    super(`The request took longer than ${timeoutMs} ms and was stopped.`, { extensions: { code: TIMEOUT_CODE, http: { status: 503 } } });
+    super(`The request took longer than ${timeoutMs} ms and was stopped.`, {
+      extensions: { code: TIMEOUT_CODE, http: { status: 503 } },
+    });
   }
 }
 

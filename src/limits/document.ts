@@ -13,7 +13,8 @@ export const MAX_DOCUMENT_NESTING = 64;
 const OPENING = new Set<TokenKind>([TokenKind.BRACE_L, TokenKind.BRACKET_L, TokenKind.PAREN_L]);
 const CLOSING = new Set<TokenKind>([TokenKind.BRACE_R, TokenKind.BRACKET_R, TokenKind.PAREN_R]);
 
-const refusal = (code: string, message: string) => new GraphQLError(message, { extensions: { code, http: { status: 400, spec: true } } });
+const refusal = (code: string, message: string) =>
+  new GraphQLError(message, { extensions: { code, http: { status: 400, spec: true } } });
 
 /**
  * Refuses a document longer than `maxBytes` (UTF-8), before it is parsed, registered as a persisted query or kept in
@@ -23,7 +24,11 @@ export function checkDocumentBytes(text: string, maxBytes: number): void {
   // A UTF-8 character takes at most 3 bytes per UTF-16 code unit: most documents are decided without counting.
   if (text.length * 3 <= maxBytes) return;
   const bytes = Buffer.byteLength(text);
-  if (bytes > maxBytes) throw refusal(QUERY_TOO_LARGE, `The document is ${bytes} bytes long, more than the limit of ${maxBytes} (GRAPHQL_MAX_DOCUMENT_BYTES).`);
+  if (bytes > maxBytes)
+    throw refusal(
+      QUERY_TOO_LARGE,
+      `The document is ${bytes} bytes long, more than the limit of ${maxBytes} (GRAPHQL_MAX_DOCUMENT_BYTES).`,
+    );
 }
 
 /** The memory a string takes in V8: one byte a character while all are Latin-1, two otherwise. */
@@ -41,9 +46,16 @@ export function checkDocumentSize(text: string, maxTokens: number): void {
   let nesting = 0;
   try {
     for (let token = lexer.advance(); token.kind !== TokenKind.EOF; token = lexer.advance()) {
-      if (++tokens > maxTokens) throw refusal(QUERY_TOO_LARGE, `The document has more than ${maxTokens} tokens, the limit (GRAPHQL_MAX_TOKENS).`);
+      if (++tokens > maxTokens)
+        throw refusal(
+          QUERY_TOO_LARGE,
+          `The document has more than ${maxTokens} tokens, the limit (GRAPHQL_MAX_TOKENS).`,
+        );
       if (OPENING.has(token.kind) && ++nesting > MAX_DOCUMENT_NESTING) {
-        throw refusal(QUERY_TOO_DEEP, `The document nests braces, brackets or parentheses more than ${MAX_DOCUMENT_NESTING} levels deep.`);
+        throw refusal(
+          QUERY_TOO_DEEP,
+          `The document nests braces, brackets or parentheses more than ${MAX_DOCUMENT_NESTING} levels deep.`,
+        );
       }
       if (CLOSING.has(token.kind)) nesting--;
     }

@@ -32,7 +32,9 @@ const refusedAs = (code: string) => ({
   propagateOnRejection: false,
   onReject: [
     (context: ValidationContext | null, error: GraphQLError) =>
-      context?.reportError(new GraphQLError(error.message.replace(/^Syntax Error: /, ''), { nodes: error.nodes, extensions: { code } })),
+      context?.reportError(
+        new GraphQLError(error.message.replace(/^Syntax Error: /, ''), { nodes: error.nodes, extensions: { code } }),
+      ),
   ],
 });
 
@@ -40,10 +42,14 @@ const refusedAs = (code: string) => ({
 function badVariable(error: GraphQLError): GraphQLError {
   const node = error.nodes?.[0];
   const variable = node?.kind === Kind.VARIABLE_DEFINITION ? node.variable.name.value : undefined;
-  return new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: BAD_USER_INPUT, variable, http: REFUSAL_STATUS } });
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    extensions: { code: BAD_USER_INPUT, variable, http: REFUSAL_STATUS },
+  });
 }
 
-const fragmentsOf = (document: DocumentNode) => document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION);
+const fragmentsOf = (document: DocumentNode) =>
+  document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION);
 
 /**
  * Why an execution must not start, or null: unsafe variables (too deep, long lists, NUL), variables of the wrong
@@ -55,7 +61,9 @@ function executionRefusal(args: ExecutionArgs, maxCost: number): readonly GraphQ
   const operation = getOperationAST(args.document, args.operationName);
   // An operation that cannot be found is graphql-js's to refuse.
   if (!operation) return null;
-  const variables = getVariableValues(args.schema, operation.variableDefinitions ?? [], args.variableValues ?? {}, { maxErrors: 20 });
+  const variables = getVariableValues(args.schema, operation.variableDefinitions ?? [], args.variableValues ?? {}, {
+    maxErrors: 20,
+  });
   if (variables.errors) return variables.errors.map(badVariable);
   const cost = operationCost(args.schema, operation, fragmentsOf(args.document), variables.coerced);
   return cost > maxCost ? [new QueryTooCostlyError(Math.ceil(cost), maxCost)] : null;
@@ -108,7 +116,8 @@ export function graphqlLimitPlugins(limits: Limits['graphql']): EnvelopPlugin[] 
       setResponseBudget(args.contextValue as object, budget);
       return {
         onExecuteDone({ result, setResult }) {
-          if (budget.exceeded && 'errors' in result) setResult({ errors: [new ResponseTooLargeError(budget.maxFields)] });
+          if (budget.exceeded && 'errors' in result)
+            setResult({ errors: [new ResponseTooLargeError(budget.maxFields)] });
         },
       };
     },

@@ -76,7 +76,8 @@ export function unsafeVariablesError(variables: unknown): GraphQLError | null {
 
 /** A validation rule refusing the same unsafe input written into the document itself. */
 export function SafeLiteralsRule(context: ValidationContext): ASTVisitor {
-  const refuse = (problem: Problem, node: ASTNode) => context.reportError(new GraphQLError(`Argument value: ${RULES[problem]}.`, { nodes: node }));
+  const refuse = (problem: Problem, node: ASTNode) =>
+    context.reportError(new GraphQLError(`Argument value: ${RULES[problem]}.`, { nodes: node }));
   return {
     ListValue: (node) => void (node.values.length > MAX_LIST_ITEMS && refuse('list', node)),
     StringValue: (node) => void (hasNul(node.value) && refuse('nul', node)),

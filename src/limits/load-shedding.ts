@@ -61,8 +61,10 @@ export class LoadShedder {
     // side, and a client waiting for each answer before it asks again is never refused for work that is not its own
     // (the loop saturated by deliveries to subscribers, webhooks, series being extended). Late, nothing more is taken.
     const inFlightAllowed = behind === 'saturated' || (!behind && this.#busy()) ? 1 : behind ? 0 : Infinity;
-    if (load && load.inFlight >= inFlightAllowed && this.#overShare(load, now)) return this.#refused(client, now, TOO_MANY);
-    if (behind && this.maxInFlight > 0 && this.#total.inFlight >= this.maxInFlight * HARD_BOUND_FACTOR) return this.#refused(client, now, OVERLOADED);
+    if (load && load.inFlight >= inFlightAllowed && this.#overShare(load, now))
+      return this.#refused(client, now, TOO_MANY);
+    if (behind && this.maxInFlight > 0 && this.#total.inFlight >= this.maxInFlight * HARD_BOUND_FACTOR)
+      return this.#refused(client, now, OVERLOADED);
     return this.enter(client, now);
   }
 
@@ -72,11 +74,15 @@ export class LoadShedder {
     const started = this.#sharedNow(now);
     load.start(started, now);
     this.#total.start(started, now);
-    return new Ticket(null, () => this.#loadNow(load, performance.now()), (end) => {
-      const shared = this.#sharedNow(end);
-      load.end(started, shared, end);
-      this.#total.end(started, shared, end);
-    });
+    return new Ticket(
+      null,
+      () => this.#loadNow(load, performance.now()),
+      (end) => {
+        const shared = this.#sharedNow(end);
+        load.end(started, shared, end);
+        this.#total.end(started, shared, end);
+      },
+    );
   }
 
   close(): void {
@@ -102,11 +108,15 @@ export class LoadShedder {
     const load = this.#loadOf(client);
     load.count(now);
     this.#total.count(now);
-    return new Ticket(refusal, () => 0, (end) => {
-      const cost = Math.max(end - now, MIN_REQUEST_COST_MS);
-      load.charge(cost, end);
-      this.#total.charge(cost, end);
-    });
+    return new Ticket(
+      refusal,
+      () => 0,
+      (end) => {
+        const cost = Math.max(end - now, MIN_REQUEST_COST_MS);
+        load.charge(cost, end);
+        this.#total.charge(cost, end);
+      },
+    );
   }
 
   #behind(now: number): Behind | null {
@@ -287,10 +297,16 @@ export function refusalAnswer(pathname: string, status: 429 | 503, restBody: Res
   const rest = restBody(status);
   const code = status === 503 ? 'SERVICE_OVERLOADED' : ErrorCode.rateLimited;
   const retryAfter = SHED_RETRY_AFTER_SECONDS;
-  const graphql = { errors: [{ message: rest.message, extensions: { code, ...(status === 429 ? { retryAfter } : {}) } }] };
+  const graphql = {
+    errors: [{ message: rest.message, extensions: { code, ...(status === 429 ? { retryAfter } : {}) } }],
+  };
   return {
     status,
-    headers: { 'content-type': 'application/json; charset=UTF-8', 'cache-control': 'no-store', 'retry-after': String(retryAfter) },
+    headers: {
+      'content-type': 'application/json; charset=UTF-8',
+      'cache-control': 'no-store',
+      'retry-after': String(retryAfter),
+    },
     body: JSON.stringify(pathname === '/graphql' ? graphql : rest),
   };
 }

@@ -3,7 +3,16 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useAPQ, type APQStore } from '@graphql-yoga/plugin-apq';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
-import { Kind, parse, print, separateOperations, validate, type DefinitionNode, type DocumentNode, type GraphQLSchema } from 'graphql';
+import {
+  Kind,
+  parse,
+  print,
+  separateOperations,
+  validate,
+  type DefinitionNode,
+  type DocumentNode,
+  type GraphQLSchema,
+} from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { ConfigError, type Config } from '../config.js';
@@ -18,9 +27,13 @@ type Settings = Config['persistedOperations'];
 const REST_OPERATIONS = sourceFile('rest/operations');
 
 /** Persisted operations answer these errors; Apollo's link retries with the full text on PERSISTED_QUERY_NOT_FOUND. */
-const NOT_FOUND = { message: 'PersistedQueryNotFound', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND', http: { status: 404 } } };
+const NOT_FOUND = {
+  message: 'PersistedQueryNotFound',
+  extensions: { code: 'PERSISTED_QUERY_NOT_FOUND', http: { status: 404 } },
+};
 const ONLY_REGISTERED = {
-  message: 'Only registered operations are accepted here: send the SHA-256 hash of a registered document (extensions.persistedQuery.sha256Hash or documentId) instead of its text.',
+  message:
+    'Only registered operations are accepted here: send the SHA-256 hash of a registered document (extensions.persistedQuery.sha256Hash or documentId) instead of its text.',
   extensions: { code: 'PERSISTED_QUERY_ONLY', http: { status: 400 } },
 };
 
@@ -35,7 +48,10 @@ const nameOf = (definition: DefinitionNode) => ('name' in definition && definiti
 function canonicalText(document: DocumentNode): string {
   const ofKind = (kind: Kind) => document.definitions.filter((definition) => definition.kind === kind);
   const byName = (a: DefinitionNode, b: DefinitionNode) => nameOf(a).localeCompare(nameOf(b));
-  return print({ ...document, definitions: [...ofKind(Kind.OPERATION_DEFINITION), ...ofKind(Kind.FRAGMENT_DEFINITION).sort(byName)] });
+  return print({
+    ...document,
+    definitions: [...ofKind(Kind.OPERATION_DEFINITION), ...ofKind(Kind.FRAGMENT_DEFINITION).sort(byName)],
+  });
 }
 
 /**
@@ -43,7 +59,9 @@ function canonicalText(document: DocumentNode): string {
  * the SHA-256 of that text: derived from the documents at start, so it follows any change to them.
  */
 export function restOperationsManifest(): Manifest {
-  const files = readdirSync(REST_OPERATIONS).filter((name) => name.endsWith('.graphql')).sort();
+  const files = readdirSync(REST_OPERATIONS)
+    .filter((name) => name.endsWith('.graphql'))
+    .sort();
   const source = files.map((name) => readFileSync(join(REST_OPERATIONS, name), 'utf8')).join('\n');
   const texts = Object.values(separateOperations(parse(source))).map(canonicalText);
   return Object.fromEntries(texts.map((text) => [sha256Hex(text), text]));
@@ -58,7 +76,8 @@ function manifestFromFile(path: string, schema: GraphQLSchema): Manifest {
   } catch (error) {
     throw fail((error as Error).message);
   }
-  if (manifest === null || typeof manifest !== 'object' || Array.isArray(manifest)) throw fail('must be a JSON object of ID → document');
+  if (manifest === null || typeof manifest !== 'object' || Array.isArray(manifest))
+    throw fail('must be a JSON object of ID → document');
   return Object.fromEntries(
     Object.entries(manifest).map(([id, text]) => {
       if (typeof text !== 'string') throw fail(`the document of "${id}" is not a string`);
@@ -79,7 +98,10 @@ function documentErrors(text: string, schema: GraphQLSchema): string[] {
 
 /** Every registered operation: the REST layer's, then the operator's file (GRAPHQL_PERSISTED_OPERATIONS_FILE). */
 export function registeredOperations(settings: Settings, schema: GraphQLSchema): Manifest {
-  return { ...restOperationsManifest(), ...(settings.manifestFile ? manifestFromFile(settings.manifestFile, schema) : {}) };
+  return {
+    ...restOperationsManifest(),
+    ...(settings.manifestFile ? manifestFromFile(settings.manifestFile, schema) : {}),
+  };
 }
 
 /**
@@ -87,7 +109,10 @@ export function registeredOperations(settings: Settings, schema: GraphQLSchema):
  * a client sent their text with its hash (checked by the plugin), least recently used first out beyond `maxBytes`.
  */
 function apqStore(registered: Map<string, string>, maxBytes: number): APQStore {
-  const remembered = new LRUCache<string, string>({ maxSize: maxBytes, sizeCalculation: (text, hash) => heldBytes(text) + heldBytes(hash) });
+  const remembered = new LRUCache<string, string>({
+    maxSize: maxBytes,
+    sizeCalculation: (text, hash) => heldBytes(text) + heldBytes(hash),
+  });
   return {
     get: (hash) => registered.get(hash) ?? remembered.get(hash),
     set: (hash, text) => void (registered.has(hash) || remembered.set(hash, text)),

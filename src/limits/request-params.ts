@@ -11,7 +11,8 @@ export const BAD_REQUEST = 'BAD_REQUEST';
 /** The parameters that are JSON text when they come in a URL or a form. */
 const JSON_PARAMS = ['variables', 'extensions'] as const;
 
-const badRequest = (message: string) => new GraphQLError(message, { extensions: { code: BAD_REQUEST, http: { status: 400 } } });
+const badRequest = (message: string) =>
+  new GraphQLError(message, { extensions: { code: BAD_REQUEST, http: { status: 400 } } });
 
 const jsonError = (text: string | null): string | undefined => {
   if (!text) return undefined;
@@ -52,7 +53,9 @@ export function requestParamChecks(): Plugin {
     onParams({ params }) {
       const name: unknown = params.operationName;
       if (name != null && typeof name !== 'string') {
-        throw badRequest(`Expected "operationName" param to be a string, but given ${Array.isArray(name) ? 'array' : typeof name}.`);
+        throw badRequest(
+          `Expected "operationName" param to be a string, but given ${Array.isArray(name) ? 'array' : typeof name}.`,
+        );
       }
     },
   };

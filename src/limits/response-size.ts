@@ -9,7 +9,6 @@ import {
   Kind,
   type FieldNode,
   type FragmentDefinitionNode,
-  type GraphQLField,
   type GraphQLFieldResolver,
   type GraphQLInterfaceType,
   type GraphQLNamedType,
@@ -23,9 +22,12 @@ export const RESPONSE_TOO_LARGE = 'RESPONSE_TOO_LARGE';
 
 export class ResponseTooLargeError extends GraphQLError {
   constructor(maxFields: number) {
-    super(`The answer would hold more than ${maxFields} fields and was stopped: ask for smaller pages or fewer nested lists.`, {
-      extensions: { code: RESPONSE_TOO_LARGE, maxFields, http: { status: 400 } },
-    });
+    super(
+      `The answer would hold more than ${maxFields} fields and was stopped: ask for smaller pages or fewer nested lists.`,
+      {
+        extensions: { code: RESPONSE_TOO_LARGE, maxFields, http: { status: 400 } },
+      },
+    );
   }
 }
 
@@ -58,19 +60,27 @@ export function responseBudgetOf(context: object): ResponseBudget | undefined {
 }
 
 type Fielded = GraphQLObjectType | GraphQLInterfaceType;
-const hasFields = (type: GraphQLNamedType | null | undefined): type is Fielded => isObjectType(type) || isInterfaceType(type);
+const hasFields = (type: GraphQLNamedType | null | undefined): type is Fielded =>
+  isObjectType(type) || isInterfaceType(type);
 
 /**
  * The fields one item of a list holds as selected: each field, and those below it down to the next list (which
  * counts its own items when it resolves). Fragments are followed.
  */
-function fieldsPerItem(selectionSet: SelectionSetNode | undefined, type: GraphQLNamedType, info: GraphQLResolveInfo): number {
+function fieldsPerItem(
+  selectionSet: SelectionSetNode | undefined,
+  type: GraphQLNamedType,
+  info: GraphQLResolveInfo,
+): number {
   if (!selectionSet || !hasFields(type)) return 0;
   let total = 0;
   for (const selection of selectionSet.selections) {
     if (selection.kind === Kind.FIELD) {
       const field = type.getFields()[selection.name.value];
-      const below = field && !isListType(getNullableType(field.type)) ? fieldsPerItem(selection.selectionSet, getNamedType(field.type), info) : 0;
+      const below =
+        field && !isListType(getNullableType(field.type))
+          ? fieldsPerItem(selection.selectionSet, getNamedType(field.type), info)
+          : 0;
       total += 1 + below;
     } else if (selection.kind === Kind.INLINE_FRAGMENT) {
       const condition = selection.typeCondition ? info.schema.getType(selection.typeCondition.name.value) : type;

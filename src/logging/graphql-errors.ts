@@ -38,7 +38,9 @@ export function reportUnexpectedErrors(reported: WeakSet<object>): Plugin<{ requ
 function errorCodesOf(result: unknown): string[] {
   const results = Array.isArray(result) ? result : [result];
   return results.flatMap((one: { errors?: readonly { extensions?: { code?: unknown } }[] } | null) =>
-    (one?.errors ?? []).map((error) => (typeof error.extensions?.code === 'string' ? error.extensions.code : 'NO_CODE')),
+    (one?.errors ?? []).map((error) =>
+      typeof error.extensions?.code === 'string' ? error.extensions.code : 'NO_CODE',
+    ),
   );
 }
 
@@ -61,16 +63,21 @@ export function logErrorCodes(): Plugin<{ requestLog: RequestLog }> {
  */
 export function yogaLogger(logger: Logger, reported: WeakSet<object>): YogaLogger {
   const text = (args: unknown[]) => args.map(String).join(' ');
-  const at = (level: 'debug' | 'info' | 'warn') => (...args: unknown[]) => {
-    if (logger.isLevelEnabled(level)) logger[level]({ component: 'graphql-yoga' }, text(args));
-  };
+  const at =
+    (level: 'debug' | 'info' | 'warn') =>
+    (...args: unknown[]) => {
+      if (logger.isLevelEnabled(level)) logger[level]({ component: 'graphql-yoga' }, text(args));
+    };
   return {
     debug: at('debug'),
     info: at('info'),
     warn: at('warn'),
     error: (...args) => {
       if (args.some((arg) => typeof arg === 'object' && arg !== null && reported.has(arg))) return;
-      logger.error({ component: 'graphql-yoga', err: args.find((arg) => arg instanceof Error) }, text(args.filter((arg) => !(arg instanceof Error))) || 'GraphQL Yoga error');
+      logger.error(
+        { component: 'graphql-yoga', err: args.find((arg) => arg instanceof Error) },
+        text(args.filter((arg) => !(arg instanceof Error))) || 'GraphQL Yoga error',
+      );
     },
   };
 }

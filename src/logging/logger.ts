@@ -45,7 +45,10 @@ function reportDroppedLines(lines: StdoutLines, logger: Logger): void {
   setInterval(() => {
     const droppedLines = lines.takeDropped();
     if (droppedLines === 0) return;
-    logger.warn({ droppedLines }, `${droppedLines} log lines dropped: stdout was not read as fast as they were written`);
+    logger.warn(
+      { droppedLines },
+      `${droppedLines} log lines dropped: stdout was not read as fast as they were written`,
+    );
     // Still full, the report was dropped too: it is made again, with the count so far, next time.
     const alsoDropped = lines.takeDropped();
     if (alsoDropped > 0) lines.countDropped(droppedLines + alsoDropped - 1);

@@ -51,10 +51,13 @@ function withRequestId(response: Response, id: string): Response {
 }
 
 const internalError = () =>
-  new Response(JSON.stringify({ code: 'internal_error', message: 'The request could not be completed.', data: { status: 500 } }), {
-    status: 500,
-    headers: { 'content-type': 'application/json; charset=UTF-8' },
-  });
+  new Response(
+    JSON.stringify({ code: 'internal_error', message: 'The request could not be completed.', data: { status: 500 } }),
+    {
+      status: 500,
+      headers: { 'content-type': 'application/json; charset=UTF-8' },
+    },
+  );
 
 /**
  * Wraps the fetch handler: gives each request an ID (the client's sane `X-Request-ID`, or a new UUID), answers it
@@ -62,7 +65,10 @@ const internalError = () =>
  * handler, or one a handler reported) is logged once, on that line, at level error with the error; a 5xx answered on
  * purpose (a timeout, a retryable refusal) at warn; others at info.
  */
-export function withRequestLog<Rest extends unknown[]>(logger: Logger, handle: (request: Request, log: RequestLog, ...rest: Rest) => Promise<Response>) {
+export function withRequestLog<Rest extends unknown[]>(
+  logger: Logger,
+  handle: (request: Request, log: RequestLog, ...rest: Rest) => Promise<Response>,
+) {
   return async (request: Request, ...rest: Rest): Promise<Response> => {
     const started = performance.now();
     const errors: unknown[] = [];
@@ -92,7 +98,10 @@ export function withRequestLog<Rest extends unknown[]>(logger: Logger, handle: (
     };
     if (errors.length > 0) {
       const [err, ...otherErrors] = errors;
-      logger.error({ ...line, err, ...(otherErrors.length ? { otherErrors: otherErrors.map(serializeError) } : {}) }, 'request failed');
+      logger.error(
+        { ...line, err, ...(otherErrors.length ? { otherErrors: otherErrors.map(serializeError) } : {}) },
+        'request failed',
+      );
     } else if (response.status >= 500) {
       // Answered so on purpose (a timeout, occurrences still being added, a process shutting down): worth a look.
       logger.warn(line, 'request');

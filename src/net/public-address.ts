@@ -22,7 +22,13 @@ const EMBEDDED_IPV4: { range: [ipaddr.IPv6, number]; groups: (parts: number[]) =
   // 6to4 (RFC 3056): 2002:AABB:CCDD::/48.
   { range: range('2002::/16'), groups: (p) => [[p[1]!, p[2]!]] },
   // Teredo (RFC 4380): the server's address, and the client's, bits inverted.
-  { range: range('2001::/32'), groups: (p) => [[p[2]!, p[3]!], [p[6]! ^ 0xffff, p[7]! ^ 0xffff]] },
+  {
+    range: range('2001::/32'),
+    groups: (p) => [
+      [p[2]!, p[3]!],
+      [p[6]! ^ 0xffff, p[7]! ^ 0xffff],
+    ],
+  },
 ];
 
 const ipv4Of = ([high, low]: [number, number]) => new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);

@@ -33,9 +33,16 @@ export async function runPageQuery<Result, Variables>(
   variables: Variables,
   context: Context,
 ): Promise<Result> {
-  const result = await execute({ schema, document, variableValues: variables as Record<string, unknown>, contextValue: context });
+  const result = await execute({
+    schema,
+    document,
+    variableValues: variables as Record<string, unknown>,
+    contextValue: context,
+  });
   if (!result.errors?.length) return result.data as Result;
-  const unexpected = result.errors.find((error: GraphQLError) => unexpectedCause(error) !== undefined || !WITHHELD.has(String(error.extensions?.code)));
+  const unexpected = result.errors.find(
+    (error: GraphQLError) => unexpectedCause(error) !== undefined || !WITHHELD.has(String(error.extensions?.code)),
+  );
   if (!unexpected) throw PageRefusal.notFound();
   throw unexpectedCause(unexpected) ?? unexpected;
 }

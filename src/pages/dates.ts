@@ -31,7 +31,9 @@ export function eventWhen(event: EventTimes): Html {
     const first = fromWallClock(event.startsAtLocal, zone).setLocale('en-GB');
     const last = fromWallClock(event.endsAtLocal, zone).setLocale('en-GB');
     const firstDay = timeElement(first, first.toFormat(DAY));
-    return event.startsAtLocal.slice(0, 10) === event.endsAtLocal.slice(0, 10) ? firstDay : html`${firstDay} – ${timeElement(last, last.toFormat(DAY))}`;
+    return event.startsAtLocal.slice(0, 10) === event.endsAtLocal.slice(0, 10)
+      ? firstDay
+      : html`${firstDay} – ${timeElement(last, last.toFormat(DAY))}`;
   }
   const start = DateTime.fromISO(event.startsAt, { zone }).setLocale('en-GB');
   const end = DateTime.fromISO(event.endsAt, { zone }).setLocale('en-GB');

@@ -1,5 +1,9 @@
 import type { Context } from '../graphql/context.js';
-import { RestEventListDocument, type EventsFilter, type RestEventFragment } from '../rest/operations/generated/graphql.js';
+import {
+  RestEventListDocument,
+  type EventsFilter,
+  type RestEventFragment,
+} from '../rest/operations/generated/graphql.js';
 import { pageWindow } from '../rest/routes/shared.js';
 import { runPageQuery } from './data.js';
 import { eventWhen } from './dates.js';
@@ -15,13 +19,21 @@ export interface EventsPage {
 }
 
 /** A page of the events the viewer may see that match `filter`, in start order. */
-export async function eventsPage(filter: EventsFilter, page: number, context: Context, perPage = EVENTS_PER_PAGE): Promise<EventsPage> {
+export async function eventsPage(
+  filter: EventsFilter,
+  page: number,
+  context: Context,
+  perPage = EVENTS_PER_PAGE,
+): Promise<EventsPage> {
   const data = await runPageQuery(RestEventListDocument, { filter, ...pageWindow(page, perPage) }, context);
   return { events: data.events.edges.map((edge) => edge.node), total: data.events.totalCount };
 }
 
 /** Events that have not ended yet at the request's time. */
-export const upcoming = (context: Context): EventsFilter => ({ endsAfter: context.now.toISOString(), strictDates: true });
+export const upcoming = (context: Context): EventsFilter => ({
+  endsAfter: context.now.toISOString(),
+  strictDates: true,
+});
 
 /** One event in a list: its dates, its title linked to its page, and where. */
 export function eventListItem(paths: SitePaths, event: RestEventFragment): Html {
@@ -31,5 +43,7 @@ export function eventListItem(paths: SitePaths, event: RestEventFragment): Html 
 }
 
 export function eventList(paths: SitePaths, events: RestEventFragment[]): Html {
-  return events.length ? html`<ol class="events">${events.map((event) => eventListItem(paths, event))}</ol>` : html`<p>No upcoming events.</p>`;
+  return events.length
+    ? html`<ol class="events">${events.map((event) => eventListItem(paths, event))}</ol>`
+    : html`<p>No upcoming events.</p>`;
 }

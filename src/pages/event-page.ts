@@ -41,8 +41,12 @@ export async function eventPage(slug: string, context: Context, paths: SitePaths
     body: html`<article>
 <h1>${event.title}</h1>
 <p class="when">${eventWhen(event)}</p>
-${event.isLocked ? LOCKED_NOTICE : html`${eventDetails(paths, event)}
-<p><a href="${paths.eventIcs(event.id)}" type="text/calendar">Add to calendar (.ics)</a></p>`}
+${
+  event.isLocked
+    ? LOCKED_NOTICE
+    : html`${eventDetails(paths, event)}
+<p><a href="${paths.eventIcs(event.id)}" type="text/calendar">Add to calendar (.ics)</a></p>`
+}
 </article>`,
   });
 }

@@ -22,14 +22,18 @@ function readListQuery(url: URL): ListQuery {
   const page = url.searchParams.get('page') ?? '1';
   const month = url.searchParams.get('month') ?? undefined;
   if (!/^[1-9]\d{0,5}$/.test(page)) throw new PageRefusal(400, 'Bad request', '`page` must be a whole number from 1.');
-  if (month !== undefined && !MONTH.test(month)) throw new PageRefusal(400, 'Bad request', '`month` must be a month such as 2030-01.');
+  if (month !== undefined && !MONTH.test(month))
+    throw new PageRefusal(400, 'Bad request', '`month` must be a month such as 2030-01.');
   return { page: Number(page), month };
 }
 
 /** Links to the pages before and after this one, the query otherwise kept. */
 function pager(paths: SitePaths, query: ListQuery, pages: number, labels: [string, string]): Html {
   const link = (page: number, label: string) => {
-    const params: Record<string, string> = { ...(query.month ? { month: query.month } : {}), ...(page > 1 ? { page: String(page) } : {}) };
+    const params: Record<string, string> = {
+      ...(query.month ? { month: query.month } : {}),
+      ...(page > 1 ? { page: String(page) } : {}),
+    };
     return html`<a href="${paths.eventsList(params)}">${label}</a>`;
   };
   if (pages <= 1) return html``;

@@ -68,6 +68,11 @@ const CONTENT_SECURITY_POLICY = [
 export function htmlResponse(document: string, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(document, {
     status,
-    headers: { 'content-type': HTML_MEDIA_TYPE, 'content-security-policy': CONTENT_SECURITY_POLICY, 'referrer-policy': REFERRER_POLICY, ...headers },
+    headers: {
+      'content-type': HTML_MEDIA_TYPE,
+      'content-security-policy': CONTENT_SECURITY_POLICY,
+      'referrer-policy': REFERRER_POLICY,
+      ...headers,
+    },
   });
 }

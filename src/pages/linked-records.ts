@@ -22,7 +22,11 @@ export function mapUrl(venue: RestVenueFragment): string | null {
 }
 
 /** Where: the venue's name (linked to its page), address and map link; a locked venue shows its name only. */
-export function venueDetails(paths: SitePaths, venue: RestVenueFragment, { linkName = true, showMapLink = venue.showMapLink } = {}): Html {
+export function venueDetails(
+  paths: SitePaths,
+  venue: RestVenueFragment,
+  { linkName = true, showMapLink = venue.showMapLink } = {},
+): Html {
   const name = linkName ? html`<a href="${paths.page('venue', venue.slug)}">${venue.name}</a>` : html`${venue.name}`;
   if (venue.isLocked) return html`<p>${name}</p>`;
   const address = addressLine(venue);
@@ -34,7 +38,9 @@ ${contactLines(venue)}`;
 
 /** Who: the organizer's name (linked to its page) and how to reach them; a locked organizer shows its name only. */
 export function organizerDetails(paths: SitePaths, organizer: RestOrganizerFragment, { linkName = true } = {}): Html {
-  const name = linkName ? html`<a href="${paths.page('organizer', organizer.slug)}">${organizer.name}</a>` : html`${organizer.name}`;
+  const name = linkName
+    ? html`<a href="${paths.page('organizer', organizer.slug)}">${organizer.name}</a>`
+    : html`${organizer.name}`;
   if (organizer.isLocked) return html`<p>${name}</p>`;
   return html`<p>${name}</p>
 ${organizer.email ? html`<p>E-mail: <a href="mailto:${organizer.email}">${organizer.email}</a></p>` : null}

@@ -15,7 +15,12 @@ export async function organizerPage(slug: string, context: Context, paths: SiteP
   const organizer = (await runPageQuery(RestOrganizerBySlugDocument, { slug }, context)).organizerBySlug;
   assertPublic(organizer);
   const url = paths.absolutePage('organizer', organizer.slug);
-  if (organizer.isLocked) return pageDocument(paths, { title: organizer.name, canonical: url, body: html`<h1>${organizer.name}</h1>${LOCKED_NOTICE}` });
+  if (organizer.isLocked)
+    return pageDocument(paths, {
+      title: organizer.name,
+      canonical: url,
+      body: html`<h1>${organizer.name}</h1>${LOCKED_NOTICE}`,
+    });
   const { events } = await eventsPage({ ...upcoming(context), organizers: [organizer.id] }, 1, context);
   return pageDocument(paths, {
     title: organizer.name,

@@ -36,7 +36,10 @@ function routeOf(path: string): PageRoute | null {
 }
 
 function refusalPage(paths: SitePaths, refusal: PageRefusal): Response {
-  const document = pageDocument(paths, { title: refusal.heading, body: html`<h1>${refusal.heading}</h1><p>${refusal.message}</p>` });
+  const document = pageDocument(paths, {
+    title: refusal.heading,
+    body: html`<h1>${refusal.heading}</h1><p>${refusal.message}</p>`,
+  });
   return htmlResponse(document, refusal.status, refusal.headers);
 }
 
@@ -45,7 +48,10 @@ function refusalPage(paths: SitePaths, refusal: PageRefusal): Response {
  * signs the request in (it throws a PageRefusal for credentials that are refused) and gives its GraphQL context, so
  * a page shows what the API would show the same viewer.
  */
-export function createPageHandler<Scope>(config: Config, makeContext: (request: Request, scope: Scope) => Promise<Context>) {
+export function createPageHandler<Scope>(
+  config: Config,
+  makeContext: (request: Request, scope: Scope) => Promise<Context>,
+) {
   const paths = sitePaths(config);
   const urls = restUrls(config);
 
@@ -53,7 +59,7 @@ export function createPageHandler<Scope>(config: Config, makeContext: (request: 
     if (route.kind === 'list') return eventsListPage(url, context, paths);
     if (!route.slug) throw PageRefusal.notFound();
     if (route.kind === 'event') return eventPage(route.slug, context, paths, urls);
-    if (route.kind === 'venue') return venuePage(route.slug, context, paths, urls);
+    if (route.kind === 'venue') return venuePage(route.slug, context, paths);
     return organizerPage(route.slug, context, paths);
   }
 
@@ -62,12 +68,16 @@ export function createPageHandler<Scope>(config: Config, makeContext: (request: 
     const route = routeOf(pagePathOf(url.pathname, paths.base));
     if (!route) return null;
     try {
-      if (request.method !== 'GET') throw new PageRefusal(405, 'Method not allowed', 'Pages are only read.', { Allow: ALLOWED });
+      if (request.method !== 'GET')
+        throw new PageRefusal(405, 'Method not allowed', 'Pages are only read.', { Allow: ALLOWED });
       return htmlResponse(await render(route, url, await makeContext(request, scope)));
     } catch (error) {
       if (error instanceof PageRefusal) return refusalPage(paths, error);
       log.unexpected(error);
-      return refusalPage(paths, new PageRefusal(500, 'Something went wrong', 'The page could not be shown. Try again later.'));
+      return refusalPage(
+        paths,
+        new PageRefusal(500, 'Something went wrong', 'The page could not be shown. Try again later.'),
+      );
     }
   };
 }

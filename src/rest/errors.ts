@@ -10,7 +10,10 @@ export const REST_ERRORS = {
   // Too many failed sign-ins from this address or for this login (README "Authentication"); with Retry-After.
   rest_too_many_requests: { status: 429, message: 'Too many failed sign-in attempts. Try again in %d seconds.' },
   // Too many wrong passwords of protected records from this address (README "Limits on failed sign-ins").
-  rest_too_many_password_attempts: { status: 429, message: 'Too many wrong passwords from this address. Try again in %d seconds.' },
+  rest_too_many_password_attempts: {
+    status: 429,
+    message: 'Too many wrong passwords from this address. Try again in %d seconds.',
+  },
   'rest-event-not-found': { status: 404, message: 'Event with ID %d does not exist.' },
   // The ID is a venue's or an organizer's: events, venues and organizers share one ID space, as WordPress posts do.
   'rest-invalid-event-id': { status: 400, message: 'The specified ID is not a valid event.' },
@@ -32,7 +35,10 @@ export const REST_ERRORS = {
   rest_request_timeout: { status: 503, message: 'The request took longer than %d ms and was stopped.' },
   rest_service_overloaded: { status: 503, message: 'The service is busy; try again shortly.' },
   // One client past its share of a busy process (README "Limits"): the rest are served; with Retry-After.
-  rest_client_over_share: { status: 429, message: 'This client is sending more than its share while the service is busy; try again shortly.' },
+  rest_client_over_share: {
+    status: 429,
+    message: 'This client is sending more than its share while the service is busy; try again shortly.',
+  },
   // CORS_ORIGINS does not list the page's origin (README "CORS"): the answer to its preflight.
   rest_cors_origin_not_allowed: { status: 403, message: 'Requests from the origin %s are not allowed.' },
   // A change cursor (GET /changes `since`) that is unknown here or older than the retention: read everything again.
@@ -41,7 +47,10 @@ export const REST_ERRORS = {
     message: 'The cursor is unknown or expired: read the lists in full again, then follow the changes from data.next.',
   },
   // A window beyond the occurrences of recurring series that exist yet (README "Recurring events"); with Retry-After.
-  rest_occurrences_pending: { status: 503, message: 'The recurring series in this window are still being extended to it; try again in %d seconds.' },
+  rest_occurrences_pending: {
+    status: 503,
+    message: 'The recurring series in this window are still being extended to it; try again in %d seconds.',
+  },
   rest_body_too_deep: { status: 400, message: 'The request body is nested more than %d levels deep.' },
 } as const;
 
@@ -77,7 +86,9 @@ export class RestError extends Error {
 }
 
 export function missingParams(names: string[]): RestError {
-  return new RestError('rest_missing_callback_param', `Missing parameter(s): ${names.join(', ')}`, 400, { params: names });
+  return new RestError('rest_missing_callback_param', `Missing parameter(s): ${names.join(', ')}`, 400, {
+    params: names,
+  });
 }
 
 /** `rest_invalid_param` naming each offending parameter, as WordPress does. */
@@ -122,18 +133,29 @@ export function restErrorFromGraphQL(errors: readonly GraphQLFormattedError[], m
   }
   if (code === 'NOT_FOUND' && mapping.notFound) return mapping.notFound();
   if (code === 'ALREADY_TRASHED' && mapping.alreadyTrashed) return mapping.alreadyTrashed();
-  if (code === 'RESYNC_REQUIRED') return RestError.of('rest_changes_resync_required', { reason: error.extensions?.reason, next: error.extensions?.next });
+  if (code === 'RESYNC_REQUIRED')
+    return RestError.of('rest_changes_resync_required', {
+      reason: error.extensions?.reason,
+      next: error.extensions?.next,
+    });
   if (code === 'OCCURRENCES_PENDING') {
     const retryAfter = Number(error.extensions?.retryAfter);
-    return RestError.of('rest_occurrences_pending', { retry_after: retryAfter }, retryAfter).withHeaders({ 'Retry-After': String(retryAfter) });
+    return RestError.of('rest_occurrences_pending', { retry_after: retryAfter }, retryAfter).withHeaders({
+      'Retry-After': String(retryAfter),
+    });
   }
   if (code === 'UNAUTHENTICATED') return RestError.of('rest_forbidden', { status: 401 });
   if (code === 'RATE_LIMITED') {
     const retryAfter = Number(error.extensions?.retryAfter);
-    return RestError.of('rest_too_many_password_attempts', {}, retryAfter).withHeaders({ 'Retry-After': String(retryAfter) });
+    return RestError.of('rest_too_many_password_attempts', {}, retryAfter).withHeaders({
+      'Retry-After': String(retryAfter),
+    });
   }
   if (code === 'FORBIDDEN') {
-    return mapping.forbidden?.(String(error.extensions?.reason ?? 'NOT_ALLOWED')) ?? RestError.of('rest_forbidden', { status: 403 });
+    return (
+      mapping.forbidden?.(String(error.extensions?.reason ?? 'NOT_ALLOWED')) ??
+      RestError.of('rest_forbidden', { status: 403 })
+    );
   }
   return RestError.of('rest_internal_error');
 }

@@ -1,4 +1,4 @@
-import { DateTime } from 'luxon';
+import type { DateTime } from 'luxon';
 import { MAX_INT } from '../graphql/shared/ids.js';
 import { MAX_LIST_ITEMS, unsafeInput } from '../limits/input.js';
 import { parseDateInput } from '../time/dates.js';
@@ -13,7 +13,12 @@ export type ParamSpec =
   | { type: 'string'; nonEmpty?: boolean; enum?: readonly string[]; default?: string | DefaultFn<string> }
   | { type: 'boolean'; default?: boolean }
   | { type: 'date'; default?: DefaultFn<string> }
-  | { type: 'list'; items: 'integer' | 'string'; positive?: boolean; /** A string sent alone is one item (its commas are its own). */ lines?: true }
+  | {
+      type: 'list';
+      items: 'integer' | 'string';
+      positive?: boolean /** A string sent alone is one item (its commas are its own). */;
+      lines?: true;
+    }
   | { type: 'linked' }
   | { type: 'cost' };
 
@@ -42,7 +47,9 @@ type Coerced<P extends Param> = P['type'] extends 'integer' | 'number'
   : P['type'] extends 'boolean'
     ? boolean
     : P['type'] extends 'list'
-      ? P extends { items: 'integer' } ? number[] : string[]
+      ? P extends { items: 'integer' }
+        ? number[]
+        : string[]
       : P['type'] extends 'linked'
         ? LinkedValue[]
         : string;
@@ -151,7 +158,8 @@ export function coerceParam(param: Param, raw: unknown, context: DefaultContext)
     }
     case 'number': {
       const n = parseNumber(raw);
-      if (n === null || (param.min !== undefined && n < param.min) || (param.max !== undefined && n > param.max)) return invalid();
+      if (n === null || (param.min !== undefined && n < param.min) || (param.max !== undefined && n > param.max))
+        return invalid();
       return ok(n);
     }
     case 'boolean': {
@@ -177,7 +185,7 @@ export function coerceParam(param: Param, raw: unknown, context: DefaultContext)
     case 'cost': {
       if (typeof raw === 'string' || typeof raw === 'number') return ok(String(raw));
       const list = toList(raw);
-      if (!list || !list.every((item) => typeof item === 'string' || typeof item === 'number')) return invalid();
+      if (!list?.every((item) => typeof item === 'string' || typeof item === 'number')) return invalid();
       return ok(list.map(String).join(' - '));
     }
   }
@@ -201,7 +209,11 @@ export interface ParseOutcome {
 }
 
 /** Applies a declaration to the request's raw parameters, in WordPress's order: missing first, then invalid. */
-export function parseParams(declaration: ParamDeclaration, raw: Record<string, unknown>, context: DefaultContext): ParseOutcome {
+export function parseParams(
+  declaration: ParamDeclaration,
+  raw: Record<string, unknown>,
+  context: DefaultContext,
+): ParseOutcome {
   const outcome: ParseOutcome = { values: {}, missing: [], invalid: {}, sent: new Set(), sentAs: {} };
   for (const [name, param] of Object.entries(declaration)) {
     const value = raw[name];

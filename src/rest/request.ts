@@ -43,7 +43,9 @@ export function restTarget(url: URL, restRoot: string): RestTarget | null {
   if (plain !== null && (url.pathname === '/' || url.pathname === '/index.php')) {
     return targetFrom(plain.startsWith('/') ? plain : `/${plain}`, 'en');
   }
-  const match = new RegExp(`^(?:/([a-z]{2}(?:[-_][A-Za-z]{2})?))?/${restRoot.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(/.*)?$`).exec(url.pathname);
+  const match = new RegExp(
+    `^(?:/([a-z]{2}(?:[-_][A-Za-z]{2})?))?/${restRoot.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(/.*)?$`,
+  ).exec(url.pathname);
   if (!match) return null;
   return targetFrom(match[2] ?? '/', languageOf(match[1]));
 }

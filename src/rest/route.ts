@@ -29,7 +29,11 @@ export interface RestCall<D extends ParamDeclaration> {
   context: Context;
   urls: RestUrls;
   language: Language;
-  run<TResult, TVariables>(document: TypedDocumentNode<TResult, TVariables>, variables: TVariables, errors?: ErrorMapping): Promise<TResult>;
+  run<TResult, TVariables>(
+    document: TypedDocumentNode<TResult, TVariables>,
+    variables: TVariables,
+    errors?: ErrorMapping,
+  ): Promise<TResult>;
 }
 
 export interface Endpoint<D extends ParamDeclaration = ParamDeclaration> {
@@ -43,6 +47,7 @@ export interface Endpoint<D extends ParamDeclaration = ParamDeclaration> {
 export interface RouteDefinition {
   /** WordPress's route pattern below the namespace, e.g. `/events/(?P<id>\d+)`. */
   pattern: string;
+  // biome-ignore lint/suspicious/noExplicitAny: each endpoint declares its own parameters; a route holds any of them.
   endpoints: Endpoint<any>[];
 }
 

@@ -43,8 +43,13 @@ function refuseConflictsWithPath(path: Record<string, string>, others: Record<st
   const conflicts: Record<string, string> = {};
   for (const [name, value] of Object.entries(path)) {
     const sent = others.map((params) => params[name]).filter((other) => other !== undefined);
-    if (sent.some((other) => typeof other !== 'string' && typeof other !== 'number' ? true : decoded(String(other)) !== decoded(value))) {
-      conflicts[name] = `The path already gives ${name} "${decoded(value)}"; send another value only through the route that addresses the record by ID.`;
+    if (
+      sent.some((other) =>
+        typeof other !== 'string' && typeof other !== 'number' ? true : decoded(String(other)) !== decoded(value),
+      )
+    ) {
+      conflicts[name] =
+        `The path already gives ${name} "${decoded(value)}"; send another value only through the route that addresses the record by ID.`;
     }
   }
   if (Object.keys(conflicts).length) throw invalidParams(conflicts);
@@ -52,18 +57,29 @@ function refuseConflictsWithPath(path: Record<string, string>, others: Record<st
 
 /** WordPress lets POST stand in for other methods through `_method` or `X-HTTP-Method-Override`. */
 function effectiveMethod(request: Request, query: Record<string, unknown>): string {
-  const override = request.headers.get('x-http-method-override') ?? (typeof query._method === 'string' ? query._method : null);
-  if (request.method === 'POST' && override && OVERRIDABLE.includes(override.toUpperCase() as HttpMethod)) return override.toUpperCase();
+  const override =
+    request.headers.get('x-http-method-override') ?? (typeof query._method === 'string' ? query._method : null);
+  if (request.method === 'POST' && override && OVERRIDABLE.includes(override.toUpperCase() as HttpMethod))
+    return override.toUpperCase();
   return request.method === 'HEAD' ? 'GET' : request.method;
 }
 
 /** The REST face: finds the route, parses its parameters, runs its GraphQL operation, renders the original's JSON. */
 /** `Scope`: what the server hands each request besides itself (its deadline, client address), passed to makeContext. */
-export function createRestHandler<Scope>(config: Config, makeContext: (request: Request, scope: Scope) => Promise<Context>) {
+export function createRestHandler<Scope>(
+  config: Config,
+  makeContext: (request: Request, scope: Scope) => Promise<Context>,
+) {
   const routes = ROUTES.map(compile);
   const urls = restUrls(config);
 
-  async function dispatch(request: Request, target: RestTarget, query: Record<string, unknown>, log: RequestLog, scope: Scope): Promise<RestReply> {
+  async function dispatch(
+    request: Request,
+    target: RestTarget,
+    query: Record<string, unknown>,
+    log: RequestLog,
+    scope: Scope,
+  ): Promise<RestReply> {
     const method = effectiveMethod(request, query);
     if (target.siteIndex) return { body: siteIndex(urls, ROUTES) };
     if (target.route === '' || target.route === '/') {
@@ -74,7 +90,8 @@ export function createRestHandler<Scope>(config: Config, makeContext: (request: 
       const match = regex.exec(target.route);
       if (!match) continue;
       const allowed = definition.endpoints.flatMap((e) => e.methods);
-      if (method === 'OPTIONS') return { body: routeEntry(urls, definition, target.language), headers: { Allow: allowed.join(', ') } };
+      if (method === 'OPTIONS')
+        return { body: routeEntry(urls, definition, target.language), headers: { Allow: allowed.join(', ') } };
       const found = definition.endpoints.find((e) => e.methods.includes(method as HttpMethod));
       if (!found) break;
       const allow = { Allow: allowed.join(', ') };
@@ -87,14 +104,21 @@ export function createRestHandler<Scope>(config: Config, makeContext: (request: 
         return { ...reply, headers: { ...allow, ...reply.headers } };
       } catch (error) {
         // WordPress sends `Allow` on every response of a matched route, errors included.
-        if (error instanceof RestError) return { status: error.status, body: error.body(), headers: { ...allow, ...error.headers } };
+        if (error instanceof RestError)
+          return { status: error.status, body: error.body(), headers: { ...allow, ...error.headers } };
         throw error;
       }
     }
     throw RestError.of('rest_no_route');
   }
 
-  async function runEndpoint(found: Endpoint, raw: Record<string, unknown>, context: Context, target: RestTarget, log: RequestLog): Promise<RestReply> {
+  async function runEndpoint(
+    found: Endpoint,
+    raw: Record<string, unknown>,
+    context: Context,
+    target: RestTarget,
+    log: RequestLog,
+  ): Promise<RestReply> {
     const defaults: DefaultContext = { now: DateTime.fromJSDate(context.now), siteTimezone: config.siteTimezone };
     const outcome = parseParams(found.params, raw, defaults);
     if (outcome.missing.length) throw missingParams(outcome.missing);
@@ -107,7 +131,12 @@ export function createRestHandler<Scope>(config: Config, makeContext: (request: 
       urls,
       language: target.language,
       async run(document, variables, errors = {}) {
-        const result = await execute({ schema, document, variableValues: variables as Record<string, unknown>, contextValue: context });
+        const result = await execute({
+          schema,
+          document,
+          variableValues: variables as Record<string, unknown>,
+          contextValue: context,
+        });
         if (result.errors?.length) {
           const formatted = result.errors.map((e) => e.toJSON() as GraphQLFormattedError);
           const mapped = restErrorFromGraphQL(formatted, errors);
@@ -133,11 +162,8 @@ export function createRestHandler<Scope>(config: Config, makeContext: (request: 
     try {
       reply = await dispatch(request, target, query, log, scope);
     } catch (error) {
-      if (!(error instanceof RestError)) {
-        log.unexpected(error);
-        error = RestError.of('rest_internal_error');
-      }
-      const restError = error as RestError;
+      if (!(error instanceof RestError)) log.unexpected(error);
+      const restError = error instanceof RestError ? error : RestError.of('rest_internal_error');
       reply = { status: restError.status, body: restError.body(), headers: restError.headers };
     }
     return finishResponse(query, reply, urls);

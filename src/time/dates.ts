@@ -25,7 +25,10 @@ const inYears = (moment: DateTime) => moment.isValid && moment.year >= YEARS.fir
 export const withinYears = (moment: DateTime) => inYears(moment) && inYears(moment.toUTC());
 
 /** The last instant within YEARS in UTC: no stored time, window or series reaches past it. */
-export const LAST_INSTANT = DateTime.fromObject({ year: YEARS.last, month: 12, day: 31, hour: 23, minute: 59, second: 59 }, { zone: 'utc' });
+export const LAST_INSTANT = DateTime.fromObject(
+  { year: YEARS.last, month: 12, day: 31, hour: 23, minute: 59, second: 59 },
+  { zone: 'utc' },
+);
 
 /** The last wall clock in `zone` whose instant lies within YEARS both there and in UTC (west of UTC, before midnight). */
 export function lastWallClock(zone: string): string {
@@ -86,7 +89,9 @@ const DAY = 24 * 60 * MINUTE;
 function resolveWallClock(localMillis: number, zone: Zone): { instant: number; kind: WallClockKind } {
   const offsetBefore = zone.offset(localMillis - DAY);
   const offsets = new Set([offsetBefore, zone.offset(localMillis), zone.offset(localMillis + DAY)]);
-  const instants = [...offsets].filter((offset) => zone.offset(localMillis - offset * MINUTE) === offset).map((offset) => localMillis - offset * MINUTE);
+  const instants = [...offsets]
+    .filter((offset) => zone.offset(localMillis - offset * MINUTE) === offset)
+    .map((offset) => localMillis - offset * MINUTE);
   if (instants.length === 0) return { instant: localMillis - offsetBefore * MINUTE, kind: 'skipped' };
   return { instant: Math.min(...instants), kind: instants.length > 1 ? 'repeated' : 'exact' };
 }
@@ -102,7 +107,8 @@ function wallClockMillis(wallClock: string): number {
   date.setUTCFullYear(year, month - 1, day);
   date.setUTCHours(hour, minute, second, 0);
   // Reject dates that roll over (`02-30`) and times past 23:59:59.
-  const valid = date.getUTCMonth() === month - 1 && date.getUTCDate() === day && hour < 24 && minute < 60 && second < 60;
+  const valid =
+    date.getUTCMonth() === month - 1 && date.getUTCDate() === day && hour < 24 && minute < 60 && second < 60;
   return valid ? date.getTime() : NaN;
 }
 
@@ -178,12 +184,16 @@ function relativeIn(value: string, zone: string, now: DateTime): ReadDate | null
  */
 function parseTextualDate(value: string, zone: string, wallNow: DateTime): ReadDate | null {
   // chrono reads components in the reference's zone; give it the wall clock as if it were UTC.
-  const reference = new Date(Date.UTC(wallNow.year, wallNow.month - 1, wallNow.day, wallNow.hour, wallNow.minute, wallNow.second));
+  const reference = new Date(
+    Date.UTC(wallNow.year, wallNow.month - 1, wallNow.day, wallNow.hour, wallNow.minute, wallNow.second),
+  );
   const results = chrono.parse(value, { instant: reference, timezone: 0 });
   const first = results[0];
   if (!first || first.text.trim().length !== value.length || results.length > 1) return null;
-  const relative = [...first.start.tags()].some((tag) => tag.startsWith('result/relativeDate') || tag.startsWith('casualReference/'));
-  if (relative || !first.start.isCertain('year') && !first.start.isCertain('month')) return null;
+  const relative = [...first.start.tags()].some(
+    (tag) => tag.startsWith('result/relativeDate') || tag.startsWith('casualReference/'),
+  );
+  if (relative || (!first.start.isCertain('year') && !first.start.isCertain('month'))) return null;
   // A text with its own offset or zone name (`… 12:00:00 GMT`, `… +0200`, `… EST`) names an exact instant.
   if (first.start.isCertain('timezoneOffset')) return exact(DateTime.fromJSDate(first.start.date(), { zone }));
   const keepsTime = first.start.isCertain('hour');

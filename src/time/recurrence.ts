@@ -47,14 +47,19 @@ const RULE_PARTS: Record<string, (value: string) => boolean> = {
   UNTIL: (value) => /^\d{8}(T\d{6}Z?)?$/.test(value),
   COUNT: (value) => /^\d{1,9}$/.test(value) && Number(value) >= 1,
   INTERVAL: (value) => /^\d{1,4}$/.test(value) && Number(value) >= 1,
-  BYSECOND: (value) => distinct(value) && value.split(',').every((item) => /^\d{1,2}$/.test(item) && Number(item) <= 60),
-  BYMINUTE: (value) => distinct(value) && value.split(',').every((item) => /^\d{1,2}$/.test(item) && Number(item) <= 59),
+  BYSECOND: (value) =>
+    distinct(value) && value.split(',').every((item) => /^\d{1,2}$/.test(item) && Number(item) <= 60),
+  BYMINUTE: (value) =>
+    distinct(value) && value.split(',').every((item) => /^\d{1,2}$/.test(item) && Number(item) <= 59),
   BYHOUR: (value) => distinct(value) && value.split(',').every((item) => /^\d{1,2}$/.test(item) && Number(item) <= 23),
   BYDAY: (value) =>
     distinct(value) &&
     value.split(',').every((item) => {
       const match = new RegExp(`^([+-]?\\d{1,2})?${WEEKDAY}$`).exec(item);
-      return match !== null && (match[1] === undefined || (Math.abs(Number(match[1])) >= 1 && Math.abs(Number(match[1])) <= 53));
+      return (
+        match !== null &&
+        (match[1] === undefined || (Math.abs(Number(match[1])) >= 1 && Math.abs(Number(match[1])) <= 53))
+      );
     }),
   BYMONTHDAY: numberList(1, 31, true),
   BYYEARDAY: numberList(1, 366, true),
@@ -89,7 +94,9 @@ function readRule(value: string): Record<string, string> {
     const key = name.toUpperCase();
     if (!partValue || rest.length) fail(`RRULE part "${part}" is not NAME=VALUE`);
     if (key === 'FREQ' && ['SECONDLY', 'MINUTELY', 'HOURLY'].includes(partValue.toUpperCase())) {
-      fail(`FREQ=${partValue.toUpperCase()} is not supported: a series repeats at most daily (use BYHOUR for several times a day)`);
+      fail(
+        `FREQ=${partValue.toUpperCase()} is not supported: a series repeats at most daily (use BYHOUR for several times a day)`,
+      );
     }
     if (!(key in RULE_PARTS)) fail(`RRULE part ${key} is not supported`);
     if (key in parts) fail(`RRULE part ${key} is given twice`);
@@ -98,11 +105,13 @@ function readRule(value: string): Record<string, string> {
   }
   if (!parts.FREQ) fail('RRULE needs FREQ');
   if (parts.COUNT && parts.UNTIL) fail('RRULE must not have both COUNT and UNTIL');
-  if (parts.COUNT && Number(parts.COUNT) > MAX_SERIES_OCCURRENCES) fail(`COUNT must be at most ${MAX_SERIES_OCCURRENCES}`);
+  if (parts.COUNT && Number(parts.COUNT) > MAX_SERIES_OCCURRENCES)
+    fail(`COUNT must be at most ${MAX_SERIES_OCCURRENCES}`);
   return parts;
 }
 
-const outsideYears = (value: string) => `"${value}" is not in the years ${YEARS.first} to ${YEARS.last} (in the event's time zone and in UTC)`;
+const outsideYears = (value: string) =>
+  `"${value}" is not in the years ${YEARS.first} to ${YEARS.last} (in the event's time zone and in UTC)`;
 
 /**
  * A DATE-TIME or DATE value of EXDATE/RDATE/UNTIL as a wall clock in `zone` (a date stays a date). Dates must lie in
@@ -172,13 +181,16 @@ export function parseRecurrence(input: string[], zone: string): Recurrence {
         recurrence.untilLocal = local.length === 10 ? `${local} 23:59:59` : local;
       }
     } else if (property === 'EXDATE' || property === 'RDATE') {
-      (property === 'EXDATE' ? recurrence.exdates : recurrence.rdates).push(...readDates(property, params, value, zone));
+      (property === 'EXDATE' ? recurrence.exdates : recurrence.rdates).push(
+        ...readDates(property, params, value, zone),
+      );
     } else {
       fail(`${property} is not supported (only RRULE, EXDATE and RDATE)`);
     }
-    recurrence.lines.push([property, ...params].join(';') + ':' + value);
+    recurrence.lines.push(`${[property, ...params].join(';')}:${value}`);
   }
-  if (recurrence.exdates.length + recurrence.rdates.length > MAX_RECURRENCE_DATES) fail(`at most ${MAX_RECURRENCE_DATES} EXDATE and RDATE values`);
+  if (recurrence.exdates.length + recurrence.rdates.length > MAX_RECURRENCE_DATES)
+    fail(`at most ${MAX_RECURRENCE_DATES} EXDATE and RDATE values`);
   if (!recurrence.rule && !recurrence.rdates.length) fail('needs an RRULE or an RDATE');
   return recurrence;
 }
@@ -237,7 +249,11 @@ function boundedMatches(options: Partial<RRuleOptions>, freq: string, wanted: (d
 /** The RRULE's parts as rrule options, without COUNT and UNTIL (the wrapper applies those). */
 function ruleOptions(rule: Record<string, string>): Partial<RRuleOptions> {
   const { UNTIL: _until, COUNT: _count, ...parts } = rule;
-  return RRule.parseString(Object.entries(parts).map(([k, v]) => `${k}=${v}`).join(';'));
+  return RRule.parseString(
+    Object.entries(parts)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(';'),
+  );
 }
 
 /**
@@ -250,7 +266,9 @@ export function assertRuleMatches(recurrence: Recurrence, dtstartLocal: string):
   const { found } = boundedMatches(options, recurrence.rule.FREQ, (_date, index) => index === 0);
   if (!found.length) {
     const { steps, unit } = SEARCH_STEPS[recurrence.rule.FREQ];
-    fail(`the rule matches no date in the ${steps.toLocaleString('en')} ${unit} searched from the event's start (does it ask for a day that does not exist, such as 31 February?)`);
+    fail(
+      `the rule matches no date in the ${steps.toLocaleString('en')} ${unit} searched from the event's start (does it ask for a day that does not exist, such as 31 February?)`,
+    );
   }
 }
 
@@ -266,11 +284,22 @@ export interface Expansion {
  * instance even off the rule, as ical.js and calendar clients do), then the rule's (those found in SEARCH_STEPS) and
  * the RDATEs, less the EXDATEs.
  */
-export function expandRecurrence(recurrence: Recurrence, dtstartLocal: string, allDay: boolean, until: string, limit: number): Expansion {
+export function expandRecurrence(
+  recurrence: Recurrence,
+  dtstartLocal: string,
+  allDay: boolean,
+  until: string,
+  limit: number,
+): Expansion {
   const start = floating(dtstartLocal);
   const end = floating(until);
   const timeOfDay = dtstartLocal.slice(11);
-  const asStart = (value: string) => (value.length === 10 ? `${value} ${allDay ? '00:00:00' : timeOfDay}` : allDay ? `${value.slice(0, 10)} 00:00:00` : value);
+  const asStart = (value: string) =>
+    value.length === 10
+      ? `${value} ${allDay ? '00:00:00' : timeOfDay}`
+      : allDay
+        ? `${value.slice(0, 10)} 00:00:00`
+        : value;
   const starts = new Set<string>([dtstartLocal]);
   let ruleComplete = true;
   if (recurrence.rule) {
@@ -279,7 +308,11 @@ export function expandRecurrence(recurrence: Recurrence, dtstartLocal: string, a
     const ruleUntil = recurrence.untilLocal ? floating(recurrence.untilLocal) : undefined;
     const bound = ruleUntil && ruleUntil < end ? ruleUntil : new Date(end.getTime() - 1);
     const wanted = Math.min(limit + 1, count ?? Infinity);
-    const { found, exhausted } = boundedMatches(options, recurrence.rule.FREQ, (date, index) => date <= bound && index < wanted);
+    const { found, exhausted } = boundedMatches(
+      options,
+      recurrence.rule.FREQ,
+      (date, index) => date <= bound && index < wanted,
+    );
     // DTSTART off the rule is an occurrence all the same and counts in COUNT (RFC 5545): one rule date fewer.
     const onRule = found[0]?.getTime() === start.getTime();
     const ruleCount = count === undefined ? undefined : onRule ? count : count - 1;
@@ -314,7 +347,10 @@ export function untilBefore(lines: string[], localStart: string, zone: string, a
   const until = allDay ? before.toFormat('yyyyMMdd') : before.toUTC().toFormat("yyyyMMdd'T'HHmmss'Z'");
   return lines.map((line) => {
     if (!/^RRULE:/i.test(line)) return line;
-    const parts = line.slice(6).split(';').filter((part) => !/^(UNTIL|COUNT)=/i.test(part));
+    const parts = line
+      .slice(6)
+      .split(';')
+      .filter((part) => !/^(UNTIL|COUNT)=/i.test(part));
     return `RRULE:${[...parts, `UNTIL=${until}`].join(';')}`;
   });
 }
@@ -338,7 +374,13 @@ export function dateLines(property: 'EXDATE' | 'RDATE', locals: string[], zone: 
  * same parameters while it holds fewer than DATES_PER_LINE values, so a series whose single occurrences are deleted
  * one by one keeps within MAX_RECURRENCE_LINES until it reaches MAX_RECURRENCE_DATES.
  */
-export function withDate(lines: readonly string[], property: 'EXDATE' | 'RDATE', local: string, zone: string, allDay: boolean): string[] {
+export function withDate(
+  lines: readonly string[],
+  property: 'EXDATE' | 'RDATE',
+  local: string,
+  zone: string,
+  allDay: boolean,
+): string[] {
   const line = dateLine(property, local, zone, allDay);
   const head = line.slice(0, line.indexOf(':') + 1);
   let at = -1;

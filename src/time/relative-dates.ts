@@ -24,20 +24,58 @@ export interface WallClock {
 }
 
 const WEEKDAYS: Record<string, number> = {
-  sunday: 0, sun: 0, monday: 1, mon: 1, tuesday: 2, tue: 2, tues: 2, wednesday: 3, wed: 3,
-  thursday: 4, thu: 4, thur: 4, thurs: 4, friday: 5, fri: 5, saturday: 6, sat: 6,
+  sunday: 0,
+  sun: 0,
+  monday: 1,
+  mon: 1,
+  tuesday: 2,
+  tue: 2,
+  tues: 2,
+  wednesday: 3,
+  wed: 3,
+  thursday: 4,
+  thu: 4,
+  thur: 4,
+  thurs: 4,
+  friday: 5,
+  fri: 5,
+  saturday: 6,
+  sat: 6,
 };
 
 type Unit = 'year' | 'month' | 'day' | 'hour' | 'minute' | 'second';
 const UNITS: Record<string, [Unit, number]> = {
-  sec: ['second', 1], second: ['second', 1], min: ['minute', 1], minute: ['minute', 1], hour: ['hour', 1],
-  day: ['day', 1], week: ['day', 7], fortnight: ['day', 14], forthnight: ['day', 14], month: ['month', 1], year: ['year', 1],
+  sec: ['second', 1],
+  second: ['second', 1],
+  min: ['minute', 1],
+  minute: ['minute', 1],
+  hour: ['hour', 1],
+  day: ['day', 1],
+  week: ['day', 7],
+  fortnight: ['day', 14],
+  forthnight: ['day', 14],
+  month: ['month', 1],
+  year: ['year', 1],
 };
 
 /** PHP's relative words and the amount each stands for (`third friday`: the Friday two weeks after the next one). */
 const RELATIVE_WORDS: Record<string, number> = {
-  this: 0, next: 1, last: -1, previous: -1, first: 1, second: 2, third: 3, fourth: 4, fifth: 5, sixth: 6,
-  seventh: 7, eighth: 8, ninth: 9, tenth: 10, eleventh: 11, twelfth: 12,
+  this: 0,
+  next: 1,
+  last: -1,
+  previous: -1,
+  first: 1,
+  second: 2,
+  third: 3,
+  fourth: 4,
+  fifth: 5,
+  sixth: 6,
+  seventh: 7,
+  eighth: 8,
+  ninth: 9,
+  tenth: 10,
+  eleventh: 11,
+  twelfth: 12,
 };
 
 interface Reading {
@@ -113,7 +151,11 @@ function read(text: string): Reading | null {
     } else if (Object.hasOwn(WEEKDAYS, word)) {
       resetTime();
       reading.weekday = { day: WEEKDAYS[word]!, includesToday: true };
-    } else if (Object.hasOwn(RELATIVE_WORDS, word) && next !== undefined && (Object.hasOwn(WEEKDAYS, next) || unitOf(next))) {
+    } else if (
+      Object.hasOwn(RELATIVE_WORDS, word) &&
+      next !== undefined &&
+      (Object.hasOwn(WEEKDAYS, next) || unitOf(next))
+    ) {
       const amount = RELATIVE_WORDS[word]!;
       if (Object.hasOwn(WEEKDAYS, next)) {
         resetTime();
@@ -154,19 +196,37 @@ export function resolveRelativeDate(text: string, now: WallClock): WallClock | n
   if (reading.weekday) day += weekdayShift(now, reading.weekday, reading.relative.day);
   const { relative } = reading;
   // Date.UTC normalises overflowing fields the way PHP does (2027-01-31 + 1 month = 2027-03-03).
-  let moment = new Date(Date.UTC(
-    now.year + relative.year, now.month - 1 + relative.month, day + relative.day,
-    time.hour + relative.hour, time.minute + relative.minute, time.second + relative.second,
-  ));
+  let moment = new Date(
+    Date.UTC(
+      now.year + relative.year,
+      now.month - 1 + relative.month,
+      day + relative.day,
+      time.hour + relative.hour,
+      time.minute + relative.minute,
+      time.second + relative.second,
+    ),
+  );
   if (reading.dayOfMonth) {
     const first = reading.dayOfMonth === 'first';
-    moment = new Date(Date.UTC(moment.getUTCFullYear(), moment.getUTCMonth() + (first ? 0 : 1), first ? 1 : 0,
-      moment.getUTCHours(), moment.getUTCMinutes(), moment.getUTCSeconds()));
+    moment = new Date(
+      Date.UTC(
+        moment.getUTCFullYear(),
+        moment.getUTCMonth() + (first ? 0 : 1),
+        first ? 1 : 0,
+        moment.getUTCHours(),
+        moment.getUTCMinutes(),
+        moment.getUTCSeconds(),
+      ),
+    );
   }
   if (Number.isNaN(moment.getTime())) return null;
   return {
-    year: moment.getUTCFullYear(), month: moment.getUTCMonth() + 1, day: moment.getUTCDate(),
-    hour: moment.getUTCHours(), minute: moment.getUTCMinutes(), second: moment.getUTCSeconds(),
+    year: moment.getUTCFullYear(),
+    month: moment.getUTCMonth() + 1,
+    day: moment.getUTCDate(),
+    hour: moment.getUTCHours(),
+    minute: moment.getUTCMinutes(),
+    second: moment.getUTCSeconds(),
   };
 }
 

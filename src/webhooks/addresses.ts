@@ -10,7 +10,9 @@ export class WebhookUrlError extends Error {}
 const PRIVATE = 'points at a private or local network address (set WEBHOOKS_ALLOW_PRIVATE=1 to allow it)';
 
 const lookupAll = (hostname: string) =>
-  new Promise<LookupAddress[]>((resolve, reject) => dnsLookup(hostname, { all: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))));
+  new Promise<LookupAddress[]>((resolve, reject) =>
+    dnsLookup(hostname, { all: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))),
+  );
 
 /** The URL as parsed, when it is an http(s) URL without credentials; a WebhookUrlError otherwise. */
 export function parseWebhookUrl(text: string): URL {
@@ -50,13 +52,18 @@ export const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
  */
 export function checkedLookup(allowPrivate: boolean): LookupFunction {
   return (hostname, options, callback) => {
-    dnsLookup(hostname, { all: true, family: options.family, hints: options.hints }, (error, addresses: LookupAddress[]) => {
-      if (error) return callback(error, '', 0);
-      if (!allowPrivate && (addresses.length === 0 || addresses.some((a) => !isPublicAddress(a.address)))) {
-        return callback(new WebhookUrlError(PRIVATE), '', 0);
-      }
-      if (options.all) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, addresses);
-      callback(null, addresses[0]!.address, addresses[0]!.family);
-    });
+    dnsLookup(
+      hostname,
+      { all: true, family: options.family, hints: options.hints },
+      (error, addresses: LookupAddress[]) => {
+        if (error) return callback(error, '', 0);
+        if (!allowPrivate && (addresses.length === 0 || addresses.some((a) => !isPublicAddress(a.address)))) {
+          return callback(new WebhookUrlError(PRIVATE), '', 0);
+        }
+        if (options.all)
+          return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, addresses);
+        callback(null, addresses[0]!.address, addresses[0]!.family);
+      },
+    );
   };
 }

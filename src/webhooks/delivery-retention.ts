@@ -17,8 +17,15 @@ export async function pruneDeliveries(db: Db, before: Date, keepGoing = () => tr
     // One status at a time, oldest first: the order of the (status, createdAt) index, so no batch sorts the rest.
     const where = { status, createdAt: { lt: before } };
     for (;;) {
-      const batch = await db.webhookDelivery.findMany({ where, orderBy: { createdAt: 'asc' }, select: { id: true }, take: BATCH });
-      if (batch.length > 0) count += (await db.webhookDelivery.deleteMany({ where: { ...where, id: { in: batch.map((row) => row.id) } } })).count;
+      const batch = await db.webhookDelivery.findMany({
+        where,
+        orderBy: { createdAt: 'asc' },
+        select: { id: true },
+        take: BATCH,
+      });
+      if (batch.length > 0)
+        count += (await db.webhookDelivery.deleteMany({ where: { ...where, id: { in: batch.map((row) => row.id) } } }))
+          .count;
       if (!keepGoing()) return count;
       if (batch.length < BATCH) break;
       await new Promise((resolve) => setImmediate(resolve));
@@ -32,7 +39,12 @@ export async function pruneDeliveries(db: Db, before: Date, keepGoing = () => tr
  * CHANGES_PRUNE_INTERVAL_MS). Every process does it; the later ones find nothing. Answers a stop, which resolves
  * once the batch being deleted is.
  */
-export function pruneDeliveriesPeriodically(db: Db, retentionDays: number, intervalMs: number, logger: Logger): () => Promise<void> {
+export function pruneDeliveriesPeriodically(
+  db: Db,
+  retentionDays: number,
+  intervalMs: number,
+  logger: Logger,
+): () => Promise<void> {
   let running: Promise<void> | undefined;
   let stopped = false;
   const prune = async () => {
@@ -40,7 +52,10 @@ export function pruneDeliveriesPeriodically(db: Db, retentionDays: number, inter
       const count = await pruneDeliveries(db, new Date(Date.now() - retentionDays * DAY_MS), () => !stopped);
       if (count > 0) logger.info({ count, retentionDays }, 'webhooks: pruned deliveries past the retention');
     } catch (error) {
-      logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'webhooks: pruning deliveries failed; trying again at the next interval');
+      logger.warn(
+        { err: error instanceof Error ? error.message : String(error) },
+        'webhooks: pruning deliveries failed; trying again at the next interval',
+      );
     }
   };
   const start = () => void (running ??= prune().finally(() => (running = undefined)));

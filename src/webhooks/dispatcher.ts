@@ -150,7 +150,10 @@ export class WebhookDispatcher {
       await this.startDue();
     } catch (error) {
       this.nextDue = Date.now() + AFTER_FAILURE_MS;
-      this.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'webhooks: a dispatch round failed; retrying');
+      this.logger.warn(
+        { err: error instanceof Error ? error.message : String(error) },
+        'webhooks: a dispatch round failed; retrying',
+      );
     }
   }
 
@@ -188,7 +191,10 @@ export class WebhookDispatcher {
       const index = (this.turn + k) % webhooks.length;
       const webhook = webhooks[index]!;
       const slots = this.answering.has(webhook.id) ? this.config.concurrencyPerWebhook : 1;
-      const free = Math.min(slots - (this.inFlightPerWebhook.get(webhook.id) ?? 0), this.config.concurrency - this.inFlight.size);
+      const free = Math.min(
+        slots - (this.inFlightPerWebhook.get(webhook.id) ?? 0),
+        this.config.concurrency - this.inFlight.size,
+      );
       if (free <= 0) continue; // woken again when one of its attempts ends
       const dueAt = this.dueAt.get(webhook.id) ?? now;
       if (dueAt > now) {
@@ -206,14 +212,25 @@ export class WebhookDispatcher {
   /** Marks a step of a disabled webhook's unfinished deliveries failed; the next round goes on while any are left. */
   private async failQueueOf(webhook: WebhookRow, disabledAt: Date, now: number): Promise<void> {
     if ((this.dueAt.get(webhook.id) ?? now) > now) return;
-    const since = webhook.failingSince ? `, every attempt to it having failed since ${webhook.failingSince.toISOString()}` : '';
-    const found = await failUnfinished(this.db, webhook.id, `not sent: the webhook was disabled at ${disabledAt.toISOString()}${since}`, FAILED_PER_ROUND);
+    const since = webhook.failingSince
+      ? `, every attempt to it having failed since ${webhook.failingSince.toISOString()}`
+      : '';
+    const found = await failUnfinished(
+      this.db,
+      webhook.id,
+      `not sent: the webhook was disabled at ${disabledAt.toISOString()}${since}`,
+      FAILED_PER_ROUND,
+    );
     if (found === FAILED_PER_ROUND) this.nextDue = 0;
     else this.dueAt.set(webhook.id, Number.POSITIVE_INFINITY);
   }
 
   /** Starts up to `free` of the webhook's due deliveries; when its next pending one is due. */
-  private async startDueOf(webhook: WebhookRow, free: number, now: number): Promise<{ started: number; nextDueAt: number }> {
+  private async startDueOf(
+    webhook: WebhookRow,
+    free: number,
+    now: number,
+  ): Promise<{ started: number; nextDueAt: number }> {
     // One more than the slots: when the next one is due.
     const pending = await pendingDeliveries(this.db, webhook.id, free + 1);
     let started = 0;
@@ -255,9 +272,19 @@ export class WebhookDispatcher {
         posted = true;
         const body = deliveryBody(delivery, data);
         const headers = { [SIGNATURE_HEADER]: signBody(body, webhook.secret), [DELIVERY_HEADER]: delivery.id };
-        return postOnce(webhook.url, body, headers, this.config.timeoutMs, this.config.allowPrivate, this.stopping.signal);
+        return postOnce(
+          webhook.url,
+          body,
+          headers,
+          this.config.timeoutMs,
+          this.config.allowPrivate,
+          this.stopping.signal,
+        );
       },
-      (error: unknown): PostOutcome => ({ ok: false, error: `not sent: ${error instanceof Error ? error.message : String(error)}` }),
+      (error: unknown): PostOutcome => ({
+        ok: false,
+        error: `not sent: ${error instanceof Error ? error.message : String(error)}`,
+      }),
     );
     const wasAnswering = this.answering.has(webhook.id);
     if (outcome.ok) this.answering.add(webhook.id);
@@ -272,17 +299,32 @@ export class WebhookDispatcher {
       }
       const expired = Date.now() - delivery.firstAttemptAt.getTime() >= this.config.retryForMs;
       if (expired) await finishDelivery(this.db, delivery, 'failed', outcome.error);
-      else await scheduleRetry(this.db, delivery, outcome.error, new Date(Date.now() + retryDelay(this.config, delivery.attempts + 1)));
+      else
+        await scheduleRetry(
+          this.db,
+          delivery,
+          outcome.error,
+          new Date(Date.now() + retryDelay(this.config, delivery.attempts + 1)),
+        );
       const attempts = delivery.attempts + 1;
-      this.logger.info({ webhook: webhook.id, delivery: delivery.id, attempts, error: outcome.error, failed: expired }, 'webhooks: a delivery attempt failed');
+      this.logger.info(
+        { webhook: webhook.id, delivery: delivery.id, attempts, error: outcome.error, failed: expired },
+        'webhooks: a delivery attempt failed',
+      );
       // The receiver's failures only: not a record that could not be rendered, nor an attempt ended by a stop.
       const receiverFailed = posted && !this.stopping.signal.aborted;
       if (receiverFailed && (await recordFailure(this.db, webhook.id, this.config.disableAfterMs))) {
-        this.logger.warn({ webhook: webhook.id, url: webhook.url, disableAfterMs: this.config.disableAfterMs }, 'webhooks: disabled a webhook no attempt to which succeeded for WEBHOOK_DISABLE_AFTER_MS');
+        this.logger.warn(
+          { webhook: webhook.id, url: webhook.url, disableAfterMs: this.config.disableAfterMs },
+          'webhooks: disabled a webhook no attempt to which succeeded for WEBHOOK_DISABLE_AFTER_MS',
+        );
       }
     } catch (error) {
       // The claim already planned a retry.
-      this.logger.warn({ webhook: webhook.id, delivery: delivery.id, err: error instanceof Error ? error.message : String(error) }, 'webhooks: recording an attempt failed');
+      this.logger.warn(
+        { webhook: webhook.id, delivery: delivery.id, err: error instanceof Error ? error.message : String(error) },
+        'webhooks: recording an attempt failed',
+      );
     }
   }
 }

@@ -15,7 +15,10 @@ export async function recordSuccess(db: Db, webhookId: number): Promise<void> {
 /** Starts the webhook's failing streak, or disables it when the streak has lasted `disableAfterMs`; true when it did. */
 export async function recordFailure(db: Db, webhookId: number, disableAfterMs: number): Promise<boolean> {
   const now = new Date();
-  const started = await db.webhook.updateMany({ where: { id: webhookId, failingSince: null }, data: { failingSince: now } });
+  const started = await db.webhook.updateMany({
+    where: { id: webhookId, failingSince: null },
+    data: { failingSince: now },
+  });
   if (started.count > 0) return false;
   const { count } = await db.webhook.updateMany({
     where: { id: webhookId, disabledAt: null, failingSince: { lte: new Date(now.getTime() - disableAfterMs) } },

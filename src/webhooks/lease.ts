@@ -9,7 +9,10 @@ import type { Db } from '../db/client.js';
 export async function holdLease(db: Db, name: string, owner: string, leaseMs: number): Promise<boolean> {
   const now = new Date();
   const expiresAt = new Date(now.getTime() + leaseMs);
-  const { count } = await db.lease.updateMany({ where: { name, OR: [{ owner }, { expiresAt: { lt: now } }] }, data: { owner, expiresAt } });
+  const { count } = await db.lease.updateMany({
+    where: { name, OR: [{ owner }, { expiresAt: { lt: now } }] },
+    data: { owner, expiresAt },
+  });
   if (count > 0) return true;
   try {
     await db.lease.create({ data: { name, owner, expiresAt } });

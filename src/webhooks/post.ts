@@ -28,7 +28,8 @@ export function postOnce(
   try {
     target = parseWebhookUrl(url);
     const host = hostOf(target);
-    if (!allowPrivate && isIP(host) && !isPublicAddress(host)) throw new WebhookUrlError('points at a private or local network address');
+    if (!allowPrivate && isIP(host) && !isPublicAddress(host))
+      throw new WebhookUrlError('points at a private or local network address');
   } catch (error) {
     return Promise.resolve({ ok: false, error: `refused: the URL ${(error as Error).message}` });
   }
@@ -50,7 +51,12 @@ export function postOnce(
         method: 'POST',
         agent: false,
         lookup: checkedLookup(allowPrivate),
-        headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'calendar-events-service webhooks', ...headers },
+        headers: {
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(body)),
+          'user-agent': 'calendar-events-service webhooks',
+          ...headers,
+        },
       },
       (response) => {
         const status = response.statusCode ?? 0;
@@ -59,7 +65,8 @@ export function postOnce(
           read += chunk.length;
           if (read > MAX_ANSWER_BYTES) response.destroy();
         });
-        const done = () => settle(status >= 200 && status < 300 ? { ok: true, status } : { ok: false, error: `answered ${status}` });
+        const done = () =>
+          settle(status >= 200 && status < 300 ? { ok: true, status } : { ok: false, error: `answered ${status}` });
         response.on('end', done);
         response.on('close', done);
         response.on('error', done);
@@ -70,7 +77,10 @@ export function postOnce(
     else signal?.addEventListener('abort', stop, { once: true });
     request.on('error', (error: NodeJS.ErrnoException) => {
       const refusal = error instanceof WebhookUrlError || error.cause instanceof WebhookUrlError;
-      settle({ ok: false, error: refusal ? `refused: the URL ${error.message}` : `network error: ${error.code ?? error.message}` });
+      settle({
+        ok: false,
+        error: refusal ? `refused: the URL ${error.message}` : `network error: ${error.code ?? error.message}`,
+      });
     });
     request.end(body);
   });

@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Db, DbTransaction } from '../db/client.js';
 import { Prisma } from '../db/generated/prisma/client.js';
-import { comparePositions, currentChangePosition, decodePosition, encodePosition, readChangesAfter, type ChangeEntry, type ChangePosition } from '../db/change-log.js';
+import {
+  comparePositions,
+  currentChangePosition,
+  decodePosition,
+  encodePosition,
+  readChangesAfter,
+  type ChangeEntry,
+  type ChangePosition,
+} from '../db/change-log.js';
 
 /**
  * The delivery queues in the database (`WebhookDelivery`), one per webhook, as the dispatcher (src/webhooks/dispatcher.ts)
@@ -41,7 +49,10 @@ export async function queueChanges(db: Db, table: DeliveriesTable, maxRows: numb
   const entries = await readChangesAfter(db, await dispatchPosition(db), maxRows);
   if (entries.length === 0) return { caughtUp: true, webhookIds: new Set() };
   // Read after the entries: a webhook created (or enabled) since starts after all of them (its position is taken then).
-  const webhooks = await db.webhook.findMany({ where: { disabledAt: null }, select: { id: true, types: true, fromVersion: true, fromSeq: true } });
+  const webhooks = await db.webhook.findMany({
+    where: { disabledAt: null },
+    select: { id: true, types: true, fromVersion: true, fromSeq: true },
+  });
   const rows: Array<ReturnType<typeof deliveryRow>> = [];
   const now = new Date();
   let last = entries[0]!;
@@ -79,7 +90,11 @@ export async function queueChanges(db: Db, table: DeliveriesTable, maxRows: numb
  * Prisma compiles anew for each batch (and, in a batch transaction, keeps: a backlog of 66,000 changes once filled
  * the heap with them). Both drivers write Dates and BigInts as Prisma's own statements do.
  */
-async function insertDeliveries(tx: DbTransaction, table: DeliveriesTable, rows: Array<ReturnType<typeof deliveryRow>>): Promise<void> {
+async function insertDeliveries(
+  tx: DbTransaction,
+  table: DeliveriesTable,
+  rows: Array<ReturnType<typeof deliveryRow>>,
+): Promise<void> {
   if (rows.length === 0) return;
   const values = rows.map(
     (row) =>
@@ -115,7 +130,11 @@ async function dispatchPosition(db: Db): Promise<ChangePosition> {
 
 /** A webhook's pending deliveries, the earliest due first (some may not be due yet). */
 export function pendingDeliveries(db: Db, webhookId: number, limit: number): Promise<DeliveryRow[]> {
-  return db.webhookDelivery.findMany({ where: { webhookId, status: 'pending' }, orderBy: { nextAttemptAt: 'asc' }, take: limit });
+  return db.webhookDelivery.findMany({
+    where: { webhookId, status: 'pending' },
+    orderBy: { nextAttemptAt: 'asc' },
+    take: limit,
+  });
 }
 
 /**
@@ -123,7 +142,12 @@ export function pendingDeliveries(db: Db, webhookId: number, limit: number): Pro
  * and plans its retry, unless someone attempted it meanwhile (false then), so that an attempt cut short by the death
  * of its process is retried by the next dispatcher.
  */
-export async function claimAttempt(db: Db, delivery: DeliveryRow, firstAttemptAt: Date, retryAt: Date): Promise<boolean> {
+export async function claimAttempt(
+  db: Db,
+  delivery: DeliveryRow,
+  firstAttemptAt: Date,
+  retryAt: Date,
+): Promise<boolean> {
   const { count } = await db.webhookDelivery.updateMany({
     where: { id: delivery.id, status: 'pending', attempts: delivery.attempts },
     data: { attempts: delivery.attempts + 1, nextAttemptAt: retryAt, firstAttemptAt },
@@ -132,7 +156,12 @@ export async function claimAttempt(db: Db, delivery: DeliveryRow, firstAttemptAt
 }
 
 /** Ends a claimed attempt with the delivery delivered or failed for good; the record's next delivery becomes pending. */
-export async function finishDelivery(db: Db, delivery: DeliveryRow, status: 'delivered' | 'failed', lastError: string | null): Promise<void> {
+export async function finishDelivery(
+  db: Db,
+  delivery: DeliveryRow,
+  status: 'delivered' | 'failed',
+  lastError: string | null,
+): Promise<void> {
   await db.$transaction(async (tx) => {
     const { count } = await tx.webhookDelivery.updateMany({
       where: { id: delivery.id, status: 'pending', attempts: delivery.attempts + 1 },
@@ -158,26 +187,36 @@ export async function failUnfinished(db: Db, webhookId: number, reason: string, 
   const where = { webhookId, status: { in: UNFINISHED } };
   const batch = await db.webhookDelivery.findMany({ where, select: { id: true }, take: limit });
   if (batch.length === 0) return 0;
-  await db.webhookDelivery.updateMany({ where: { ...where, id: { in: batch.map((row) => row.id) } }, data: { status: 'failed', lastError: reason } });
+  await db.webhookDelivery.updateMany({
+    where: { ...where, id: { in: batch.map((row) => row.id) } },
+    data: { status: 'failed', lastError: reason },
+  });
   return batch.length;
 }
 
 /** Makes the record's earliest waiting delivery pending, when it has none pending; true when it did. */
 async function promoteNext(db: DbTransaction, record: RecordKey): Promise<boolean> {
   const where = { webhookId: record.webhookId, recordType: record.recordType, recordId: record.recordId };
-  if (await db.webhookDelivery.findFirst({ where: { ...where, status: 'pending' }, select: { id: true } })) return false;
+  if (await db.webhookDelivery.findFirst({ where: { ...where, status: 'pending' }, select: { id: true } }))
+    return false;
   const next = await db.webhookDelivery.findFirst({
     where: { ...where, status: 'waiting' },
     orderBy: [{ changeVersion: 'asc' }, { changeSeq: 'asc' }],
     select: { id: true },
   });
   if (!next) return false;
-  const { count } = await db.webhookDelivery.updateMany({ where: { id: next.id, status: 'waiting' }, data: { status: 'pending', nextAttemptAt: new Date() } });
+  const { count } = await db.webhookDelivery.updateMany({
+    where: { id: next.id, status: 'waiting' },
+    data: { status: 'pending', nextAttemptAt: new Date() },
+  });
   return count > 0;
 }
 
 function wants(webhook: Pick<WebhookRow, 'types' | 'fromVersion' | 'fromSeq'>, entry: ChangeEntry): boolean {
-  return webhook.types.split(',').includes(entry.recordType) && comparePositions(entry, { version: webhook.fromVersion, seq: webhook.fromSeq }) > 0;
+  return (
+    webhook.types.split(',').includes(entry.recordType) &&
+    comparePositions(entry, { version: webhook.fromVersion, seq: webhook.fromSeq }) > 0
+  );
 }
 
 function deliveryRow(webhookId: number, entry: ChangeEntry, now: Date) {

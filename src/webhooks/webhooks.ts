@@ -49,7 +49,8 @@ export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 export const shownStatus = (status: string) => (status === 'waiting' ? 'pending' : status) as DeliveryStatus;
 
 /** When a delivery is attempted next: null once it is done, and while it waits for an earlier one of its record. */
-export const shownNextAttempt = (delivery: { status: string; nextAttemptAt: Date }) => (delivery.status === 'pending' ? delivery.nextAttemptAt : null);
+export const shownNextAttempt = (delivery: { status: string; nextAttemptAt: Date }) =>
+  delivery.status === 'pending' ? delivery.nextAttemptAt : null;
 
 /** A value the caller sent that cannot be used: the message completes "<what> …". */
 export class WebhookInputError extends Error {
@@ -64,14 +65,28 @@ export class WebhookInputError extends Error {
 /** `event,venue` (or a list) → the record types, each known and once; all types when none are given. */
 export function parseTypes(types: string | readonly string[] | undefined | null): ChangeRecordType[] {
   if (types == null) return [...CHANGE_RECORD_TYPES];
-  const names = (typeof types === 'string' ? types.split(',') : types).map((name) => name.trim().toLowerCase()).filter(Boolean);
+  const names = (typeof types === 'string' ? types.split(',') : types)
+    .map((name) => name.trim().toLowerCase())
+    .filter(Boolean);
   const unknown = names.filter((name) => !(CHANGE_RECORD_TYPES as readonly string[]).includes(name));
-  if (unknown.length) throw new WebhookInputError('types', `has unknown types ${unknown.join(', ')} (known: ${CHANGE_RECORD_TYPES.join(', ')})`);
-  if (names.length === 0) throw new WebhookInputError('types', `must name at least one of ${CHANGE_RECORD_TYPES.join(', ')}`);
+  if (unknown.length)
+    throw new WebhookInputError(
+      'types',
+      `has unknown types ${unknown.join(', ')} (known: ${CHANGE_RECORD_TYPES.join(', ')})`,
+    );
+  if (names.length === 0)
+    throw new WebhookInputError('types', `must name at least one of ${CHANGE_RECORD_TYPES.join(', ')}`);
   return CHANGE_RECORD_TYPES.filter((type) => names.includes(type));
 }
 
-const view = (row: { id: number; url: string; types: string; failingSince: Date | null; disabledAt: Date | null; createdAt: Date }): WebhookView => ({
+const view = (row: {
+  id: number;
+  url: string;
+  types: string;
+  failingSince: Date | null;
+  disabledAt: Date | null;
+  createdAt: Date;
+}): WebhookView => ({
   id: row.id,
   url: row.url,
   types: row.types.split(',') as ChangeRecordType[],
@@ -87,13 +102,16 @@ export async function createWebhook(
   allowPrivate: boolean,
 ): Promise<CreatedWebhook> {
   const types = parseTypes(input.types);
-  if (input.secret != null && input.secret.length < 16) throw new WebhookInputError('secret', 'must be at least 16 characters long');
+  if (input.secret != null && input.secret.length < 16)
+    throw new WebhookInputError('secret', 'must be at least 16 characters long');
   const url = await checkWebhookUrl(input.url, allowPrivate).catch((error: Error) => {
     throw new WebhookInputError('url', error.message);
   });
   const secret = input.secret ?? randomBytes(32).toString('base64url');
   const from = await currentChangePosition(db);
-  const row = await db.webhook.create({ data: { url: url.href, types: types.join(','), secret, fromVersion: from.version, fromSeq: from.seq } });
+  const row = await db.webhook.create({
+    data: { url: url.href, types: types.join(','), secret, fromVersion: from.version, fromSeq: from.seq },
+  });
   return { ...view(row), secret };
 }
 

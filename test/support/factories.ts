@@ -11,7 +11,10 @@ export const unique = (prefix = 'x') => `${prefix}-${++sequence}-${Math.random()
 type Input = Record<string, unknown>;
 
 async function create(server: TestServer, mutation: string, inputType: string, input: Input, select: string) {
-  const data = await server.gqlOk(`mutation ($input: ${inputType}!) { result: ${mutation}(input: $input) { id: databaseId globalId: id slug ${select} } }`, { input });
+  const data = await server.gqlOk(
+    `mutation ($input: ${inputType}!) { result: ${mutation}(input: $input) { id: databaseId globalId: id slug ${select} } }`,
+    { input },
+  );
   return data.result;
 }
 
@@ -20,7 +23,13 @@ export function createEvent(server: TestServer, input: Input = {}, select = '') 
     server,
     'createEvent',
     'EventInput',
-    { title: unique('Event'), startDate: '2030-01-15 10:00:00', endDate: '2030-01-15 12:00:00', timezone: 'UTC', ...input },
+    {
+      title: unique('Event'),
+      startDate: '2030-01-15 10:00:00',
+      endDate: '2030-01-15 12:00:00',
+      timezone: 'UTC',
+      ...input,
+    },
     select,
   );
 }
@@ -42,7 +51,12 @@ export function createTag(server: TestServer, input: Input = {}, select = '') {
 }
 
 /** The `extensions` of the one error a refused operation answers, failing when it did not fail that way. */
-export function onlyError(result: GraphQLResult): { message: string; code: string; fields?: Record<string, string>; [key: string]: unknown } {
+export function onlyError(result: GraphQLResult): {
+  message: string;
+  code: string;
+  fields?: Record<string, string>;
+  [key: string]: unknown;
+} {
   if (!result.errors?.length) throw new Error(`expected an error, got data: ${JSON.stringify(result.data)}`);
   if (result.errors.length !== 1) throw new Error(`expected one error, got ${JSON.stringify(result.errors)}`);
   const [error] = result.errors;

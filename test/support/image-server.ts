@@ -56,7 +56,9 @@ export async function startImageServer(): Promise<ImageServer> {
 function answer(url: URL, _request: IncomingMessage, response: ServerResponse): void {
   const number = (name: string, fallback: number) => Number(url.searchParams.get(name) ?? fallback);
   const extension = /\.(png|jpe?g|gif|webp)$/i.exec(url.pathname)?.[1]?.toLowerCase().replace('jpeg', 'jpg');
-  const image = SPECIAL.has(url.pathname) ? null : (extension ?? (url.pathname === '/picture' ? url.searchParams.get('type') : null));
+  const image = SPECIAL.has(url.pathname)
+    ? null
+    : (extension ?? (url.pathname === '/picture' ? url.searchParams.get('type') : null));
   if (image && image in MIME_TYPES) {
     const kind = image as ImageKind;
     return send(response, 200, MIME_TYPES[kind], imageBytes(kind, number('w', 1), number('h', 1)));
@@ -67,7 +69,12 @@ function answer(url: URL, _request: IncomingMessage, response: ServerResponse): 
     case '/text.png':
       return send(response, 200, 'image/png', Buffer.from('This is not an image, whatever the header says.\n'));
     case '/drawing.svg':
-      return send(response, 200, 'image/svg+xml', Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="20"><script>alert(1)</script></svg>'));
+      return send(
+        response,
+        200,
+        'image/svg+xml',
+        Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="20"><script>alert(1)</script></svg>'),
+      );
     case '/slow.png':
       return; // never answers; the fetch must give up
     case '/huge.png':
@@ -82,7 +89,9 @@ function answer(url: URL, _request: IncomingMessage, response: ServerResponse): 
     case '/redirects': {
       const count = number('count', 1);
       const to = url.searchParams.get('to') ?? '/';
-      response.writeHead(302, { location: count <= 1 ? to : `/redirects?count=${count - 1}&to=${encodeURIComponent(to)}` });
+      response.writeHead(302, {
+        location: count <= 1 ? to : `/redirects?count=${count - 1}&to=${encodeURIComponent(to)}`,
+      });
       return void response.end();
     }
     default:

@@ -5,7 +5,12 @@ import { crc32, deflateSync } from 'node:zlib';
 
 export type ImageKind = 'png' | 'jpg' | 'gif' | 'webp';
 
-export const MIME_TYPES: Record<ImageKind, string> = { png: 'image/png', jpg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' };
+export const MIME_TYPES: Record<ImageKind, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+};
 
 export function imageBytes(kind: ImageKind, width: number, height: number): Buffer {
   return { png: pngBytes, jpg: jpegBytes, gif: gifBytes, webp: webpBytes }[kind](width, height);
@@ -25,7 +30,12 @@ function pngBytes(width: number, height: number): Buffer {
   const header = Buffer.concat([u32be(width), u32be(height), Buffer.from([8, 2, 0, 0, 0])]);
   const row = Buffer.concat([Buffer.from([0]), Buffer.alloc(width * 3, 0x80)]);
   const pixels = deflateSync(Buffer.concat(Array.from({ length: height }, () => row)));
-  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', header), chunk('IDAT', pixels), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]),
+    chunk('IHDR', header),
+    chunk('IDAT', pixels),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 /**
@@ -33,8 +43,10 @@ function pngBytes(width: number, height: number): Buffer {
  * is the two bits `00`: a mid-grey picture.
  */
 function jpegBytes(width: number, height: number): Buffer {
-  const segment = (marker: number, data: Buffer) => Buffer.concat([Buffer.from([0xff, marker]), u16be(data.length + 2), data]);
-  const oneCodeTable = (tableClass: number) => Buffer.concat([Buffer.from([tableClass << 4]), Buffer.from([1, ...new Array(15).fill(0)]), Buffer.from([0])]);
+  const segment = (marker: number, data: Buffer) =>
+    Buffer.concat([Buffer.from([0xff, marker]), u16be(data.length + 2), data]);
+  const oneCodeTable = (tableClass: number) =>
+    Buffer.concat([Buffer.from([tableClass << 4]), Buffer.from([1, ...new Array(15).fill(0)]), Buffer.from([0])]);
   const blocks = Math.ceil(width / 8) * Math.ceil(height / 8);
   const scan = Buffer.alloc(Math.ceil((blocks * 2) / 8), 0);
   const usedBits = (blocks * 2) % 8;
@@ -59,7 +71,7 @@ class BitWriter {
   write(value: number, count: number): this {
     for (let i = 0; i < count; i++) {
       if (this.bit % 8 === 0) this.bytes.push(0);
-      if ((value >> i) & 1) this.bytes[this.bytes.length - 1]! |= 1 << this.bit % 8;
+      if ((value >> i) & 1) this.bytes[this.bytes.length - 1]! |= 1 << (this.bit % 8);
       this.bit++;
     }
     return this;
@@ -86,10 +98,20 @@ function gifBytes(width: number, height: number): Buffer {
     blocks.push(Buffer.from([block.length]), block);
   }
   return Buffer.concat([
-    Buffer.from('GIF89a', 'ascii'), u16le(width), u16le(height), Buffer.from([0x80, 0, 0]),
+    Buffer.from('GIF89a', 'ascii'),
+    u16le(width),
+    u16le(height),
+    Buffer.from([0x80, 0, 0]),
     Buffer.from([0x80, 0x80, 0x80, 0xff, 0xff, 0xff]),
-    Buffer.from([0x2c]), u16le(0), u16le(0), u16le(width), u16le(height), Buffer.from([0]),
-    Buffer.from([2]), ...blocks, Buffer.from([0]),
+    Buffer.from([0x2c]),
+    u16le(0),
+    u16le(0),
+    u16le(width),
+    u16le(height),
+    Buffer.from([0]),
+    Buffer.from([2]),
+    ...blocks,
+    Buffer.from([0]),
     Buffer.from([0x3b]),
   ]);
 }
@@ -99,7 +121,12 @@ function gifBytes(width: number, height: number): Buffer {
  * every pixel takes no bits at all.
  */
 function webpBytes(width: number, height: number): Buffer {
-  const bits = new BitWriter().write(0x2f, 8).write(width - 1, 14).write(height - 1, 14).write(0, 1).write(0, 3);
+  const bits = new BitWriter()
+    .write(0x2f, 8)
+    .write(width - 1, 14)
+    .write(height - 1, 14)
+    .write(0, 1)
+    .write(0, 3);
   bits.write(0, 1).write(0, 1).write(0, 1); // no transform, no colour cache, no meta prefix codes
   for (const symbol of [0x80, 0x80, 0x80, 0xff]) bits.write(1, 1).write(0, 1).write(1, 1).write(symbol, 8); // green, red, blue, alpha
   bits.write(1, 1).write(0, 1).write(0, 1).write(0, 1); // distance: symbol 0

@@ -16,7 +16,8 @@ async function timed(kind, url, init, expected) {
   const response = await fetch(url, init);
   const body = await response.text();
   slowest[kind] = Math.max(slowest[kind], performance.now() - started);
-  if (response.status !== expected) throw new Error(`${init?.method ?? 'GET'} ${url} answered ${response.status}: ${body.slice(0, 300)}`);
+  if (response.status !== expected)
+    throw new Error(`${init?.method ?? 'GET'} ${url} answered ${response.status}: ${body.slice(0, 300)}`);
   return body;
 }
 
@@ -28,11 +29,18 @@ async function poll(kind, path) {
   }
 }
 
-const pollers = [poll('health', () => '/healthz'), poll('read', (n) => `${API}/organizers?per_page=20&search=probe-${Date.now()}-${n}`)];
+const pollers = [
+  poll('health', () => '/healthz'),
+  poll('read', (n) => `${API}/organizers?per_page=20&search=probe-${Date.now()}-${n}`),
+];
 const ids = [];
 try {
   for (let i = 0; i < Number(writes); i++) {
-    const init = { method: 'POST', headers: { 'content-type': 'application/json', authorization, 'x-forwarded-for': '203.0.113.8' }, body: JSON.stringify({ organizer: `Probe ${Date.now()}-${i}` }) };
+    const init = {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization, 'x-forwarded-for': '203.0.113.8' },
+      body: JSON.stringify({ organizer: `Probe ${Date.now()}-${i}` }),
+    };
     ids.push(JSON.parse(await timed('write', `${base}${API}/organizers`, init, 201)).id);
   }
 } finally {

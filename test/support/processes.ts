@@ -35,9 +35,18 @@ export interface CommandRun {
  * Runs a command in the project's folder to its end with pipes for stdout and stderr (not a terminal), and answers
  * its exit and output. `onSpawn` gets a way to SIGKILL it, for tests of a command stopped half-way.
  */
-export function runCommand(command: string, args: string[], env: Record<string, string>, onSpawn?: (kill: () => void) => void): Promise<CommandRun> {
+export function runCommand(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  onSpawn?: (kill: () => void) => void,
+): Promise<CommandRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -50,7 +59,12 @@ export function runCommand(command: string, args: string[], env: Record<string, 
 
 /** The command line as `npm run cli` runs it from the sources (`tsx src/cli.ts …`). */
 export const runSourceCli = (args: string[], env: Record<string, string>, onSpawn?: (kill: () => void) => void) =>
-  runCommand(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { CALENDAR_ADMIN_PASSWORD: '', ...env }, onSpawn);
+  runCommand(
+    process.execPath,
+    ['--import', 'tsx', 'src/cli.ts', ...args],
+    { CALENDAR_ADMIN_PASSWORD: '', ...env },
+    onSpawn,
+  );
 
 export interface Instance {
   base: string;
@@ -80,7 +94,10 @@ export async function startInstance(databaseUrl: string, env: Record<string, str
   const base = `http://127.0.0.1:${port}`;
   for (let attempt = 0; attempt < 150; attempt++) {
     if (child.exitCode !== null) throw new Error(`server exited early:\n${output.join('')}`);
-    const ready = await fetch(`${base}/healthz`).then((r) => r.ok, () => false);
+    const ready = await fetch(`${base}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) return { base, child, output };
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -98,7 +115,10 @@ export async function stop(instance: Instance): Promise<number | null> {
 export async function rest(instance: Instance, method: string, route: string, body?: unknown) {
   const response = await fetch(`${instance.base}${API}${route}`, {
     method,
-    headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...(method === 'GET' ? {} : { authorization: AUTH }) },
+    headers: {
+      ...(body ? { 'content-type': 'application/json' } : {}),
+      ...(method === 'GET' ? {} : { authorization: AUTH }),
+    },
     body: body ? JSON.stringify(body) : undefined,
   });
   return { status: response.status, headers: response.headers, body: (await response.json()) as any };
@@ -111,7 +131,11 @@ export async function rest(instance: Instance, method: string, route: string, bo
 export const STALENESS_BOUND_MS = TEST_ENGINE === 'sqlite' ? 0 : 2000;
 
 /** Reads until `fresh` holds of the answer or `withinMs` passed (a single read when 0); answers the last read. */
-export async function readUntil<T>(read: () => Promise<T>, fresh: (answer: T) => boolean, withinMs = STALENESS_BOUND_MS): Promise<T> {
+export async function readUntil<T>(
+  read: () => Promise<T>,
+  fresh: (answer: T) => boolean,
+  withinMs = STALENESS_BOUND_MS,
+): Promise<T> {
   const deadline = Date.now() + withinMs;
   for (;;) {
     const answer = await read();

@@ -45,14 +45,20 @@ export function phpQuery(record: Record<string, unknown>): string {
 }
 
 /** Calls a REST route of the test server: `call(server, 'GET', '/events', { query: { per_page: 5 } })`. */
-export async function call<T = any>(server: TestServer, method: string, route: string, options: CallOptions = {}): Promise<RestResponse<T>> {
+export async function call<T = any>(
+  server: TestServer,
+  method: string,
+  route: string,
+  options: CallOptions = {},
+): Promise<RestResponse<T>> {
   const query = typeof options.query === 'string' ? options.query : options.query ? phpQuery(options.query) : '';
   const base = options.base ?? `/wp-json/${NAMESPACE}`;
   const joiner = base.includes('?') ? '&' : '?';
   const url = `${server.url}${base}${route}${query ? `${joiner}${query}` : ''}`;
   const headers: Record<string, string> = { ...options.headers };
   // Writes are made by the test administrator unless the test says who (an `authorization` header, '' for nobody).
-  if (!('authorization' in headers) && !['GET', 'HEAD', 'OPTIONS'].includes(method.toUpperCase())) headers.authorization = ADMIN_AUTHORIZATION;
+  if (!('authorization' in headers) && !['GET', 'HEAD', 'OPTIONS'].includes(method.toUpperCase()))
+    headers.authorization = ADMIN_AUTHORIZATION;
   if (headers.authorization === '') delete headers.authorization;
   let body: string | undefined;
   if (options.json !== undefined) {
@@ -64,7 +70,7 @@ export async function call<T = any>(server: TestServer, method: string, route: s
   } else if (options.raw !== undefined) body = options.raw;
   const response = await fetch(url, { method, headers, body });
   const text = await response.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   try {
     parsed = text === '' ? undefined : JSON.parse(text);
   } catch {
@@ -79,18 +85,62 @@ export function restClient(server: TestServer, defaults: Pick<CallOptions, 'base
     (method: string) =>
     <T = any>(route: string, options: CallOptions = {}) =>
       call<T>(server, method, route, { ...defaults, ...options });
-  return { get: at('GET'), post: at('POST'), put: at('PUT'), patch: at('PATCH'), delete: at('DELETE'), options: at('OPTIONS'), head: at('HEAD'), call: (method: string, route: string, options: CallOptions = {}) => call(server, method, route, { ...defaults, ...options }) };
+  return {
+    get: at('GET'),
+    post: at('POST'),
+    put: at('PUT'),
+    patch: at('PATCH'),
+    delete: at('DELETE'),
+    options: at('OPTIONS'),
+    head: at('HEAD'),
+    call: (method: string, route: string, options: CallOptions = {}) =>
+      call(server, method, route, { ...defaults, ...options }),
+  };
 }
 
 export type RestClient = ReturnType<typeof restClient>;
 
 /** §2.1: the event keys in the order the original emits them. */
 export const TEC_EVENT_KEYS = [
-  'id', 'global_id', 'global_id_lineage', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url',
-  'rest_url', 'title', 'description', 'excerpt', 'slug', 'image', 'all_day', 'start_date', 'start_date_details',
-  'end_date', 'end_date_details', 'utc_start_date', 'utc_start_date_details', 'utc_end_date', 'utc_end_date_details',
-  'timezone', 'timezone_abbr', 'cost', 'cost_details', 'website', 'show_map', 'show_map_link', 'hide_from_listings',
-  'sticky', 'featured', 'categories', 'tags', 'venue', 'organizer',
+  'id',
+  'global_id',
+  'global_id_lineage',
+  'author',
+  'status',
+  'date',
+  'date_utc',
+  'modified',
+  'modified_utc',
+  'url',
+  'rest_url',
+  'title',
+  'description',
+  'excerpt',
+  'slug',
+  'image',
+  'all_day',
+  'start_date',
+  'start_date_details',
+  'end_date',
+  'end_date_details',
+  'utc_start_date',
+  'utc_start_date_details',
+  'utc_end_date',
+  'utc_end_date_details',
+  'timezone',
+  'timezone_abbr',
+  'cost',
+  'cost_details',
+  'website',
+  'show_map',
+  'show_map_link',
+  'hide_from_listings',
+  'sticky',
+  'featured',
+  'categories',
+  'tags',
+  'venue',
+  'organizer',
 ] as const;
 
 /**
@@ -103,19 +153,74 @@ export function eventKeys(single = false): string[] {
 
 /** §2.2: every key a venue may have, in emitted order (empty ones are left out). */
 export const VENUE_KEY_ORDER = [
-  'id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'venue', 'description', 'excerpt',
-  'slug', 'image', 'address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'website', 'stateprovince',
-  'geo_lat', 'geo_lng', 'json_ld', 'show_map', 'show_map_link', 'global_id', 'global_id_lineage',
+  'id',
+  'author',
+  'status',
+  'date',
+  'date_utc',
+  'modified',
+  'modified_utc',
+  'url',
+  'venue',
+  'description',
+  'excerpt',
+  'slug',
+  'image',
+  'address',
+  'city',
+  'country',
+  'province',
+  'state',
+  'zip',
+  'phone',
+  'website',
+  'stateprovince',
+  'geo_lat',
+  'geo_lng',
+  'json_ld',
+  'show_map',
+  'show_map_link',
+  'global_id',
+  'global_id_lineage',
 ];
 
 /** §2.3: every key an organizer may have, in emitted order (empty ones are left out). */
 export const ORGANIZER_KEY_ORDER = [
-  'id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'organizer', 'description',
-  'excerpt', 'slug', 'image', 'phone', 'website', 'email', 'json_ld', 'global_id', 'global_id_lineage',
+  'id',
+  'author',
+  'status',
+  'date',
+  'date_utc',
+  'modified',
+  'modified_utc',
+  'url',
+  'organizer',
+  'description',
+  'excerpt',
+  'slug',
+  'image',
+  'phone',
+  'website',
+  'email',
+  'json_ld',
+  'global_id',
+  'global_id_lineage',
 ];
 
 /** §2.4a: embedded term keys, all always present. */
-export const EMBEDDED_TERM_KEYS = ['name', 'slug', 'term_group', 'term_taxonomy_id', 'taxonomy', 'description', 'parent', 'count', 'filter', 'id', 'urls'];
+export const EMBEDDED_TERM_KEYS = [
+  'name',
+  'slug',
+  'term_group',
+  'term_taxonomy_id',
+  'taxonomy',
+  'description',
+  'parent',
+  'count',
+  'filter',
+  'id',
+  'urls',
+];
 
 /** §3.1: the list envelope keys, in order, the optional ones included. */
 export const ENVELOPE_KEY_ORDER = ['events', 'rest_url', 'next_rest_url', 'previous_rest_url', 'total', 'total_pages'];

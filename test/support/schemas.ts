@@ -20,8 +20,10 @@ export type SchemaName =
   | (string & {});
 
 // ajv and ajv-formats are CommonJS; depending on the loader the class is the default export or its `default`.
-const Ajv2020 = ((Ajv2020Import as unknown as { default?: typeof Ajv2020Import }).default ?? Ajv2020Import) as typeof Ajv2020Import;
-const addFormats = ((addFormatsImport as unknown as { default?: typeof addFormatsImport }).default ?? addFormatsImport) as typeof addFormatsImport;
+const Ajv2020 = ((Ajv2020Import as unknown as { default?: typeof Ajv2020Import }).default ??
+  Ajv2020Import) as typeof Ajv2020Import;
+const addFormats = ((addFormatsImport as unknown as { default?: typeof addFormatsImport }).default ??
+  addFormatsImport) as typeof addFormatsImport;
 
 const SCHEMA_DIR = fileURLToPath(new URL('../schemas/', import.meta.url));
 const BASE = 'https://schemas.calendar.test/';
@@ -54,13 +56,18 @@ export function validatorFor(name: SchemaName): ValidateFunction {
 export function schemaErrors(name: SchemaName, data: unknown): string[] {
   const validate = validatorFor(name);
   if (validate(data)) return [];
-  return (validate.errors ?? []).map((error: ErrorObject) => `${error.instancePath || '/'} ${error.message ?? ''} ${JSON.stringify(error.params)}`);
+  return (validate.errors ?? []).map(
+    (error: ErrorObject) => `${error.instancePath || '/'} ${error.message ?? ''} ${JSON.stringify(error.params)}`,
+  );
 }
 
 /** Throws unless `data` is valid against the named schema. */
 export function assertSchema(name: SchemaName, data: unknown): void {
   const errors = schemaErrors(name, data);
-  if (errors.length) throw new Error(`not a valid ${name}:\n  ${errors.slice(0, 20).join('\n  ')}\n${JSON.stringify(data).slice(0, 2000)}`);
+  if (errors.length)
+    throw new Error(
+      `not a valid ${name}:\n  ${errors.slice(0, 20).join('\n  ')}\n${JSON.stringify(data).slice(0, 2000)}`,
+    );
 }
 
 /** The raw JSON Schema document, for tests that read it (e.g. the key order documented there). */

@@ -55,7 +55,9 @@ export interface StartOptions {
  */
 export async function startServer(env: Record<string, string> = {}, options: StartOptions = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'calendar-test-'));
-  const database = options.databaseOf ? { url: options.databaseOf.databaseUrl, drop: async () => {} } : await freshDatabase(dir);
+  const database = options.databaseOf
+    ? { url: options.databaseOf.databaseUrl, drop: async () => {} }
+    : await freshDatabase(dir);
   const config = loadConfig({
     DATABASE_URL: database.url,
     PORT: '0',
@@ -86,7 +88,11 @@ export async function startServer(env: Record<string, string> = {}, options: Sta
     const authorization = as === undefined ? (/^\s*mutation\b/.test(query) ? ADMIN_AUTHORIZATION : null) : as;
     const response = await fetch(`${url}/graphql`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', ...(authorization ? { authorization } : {}) },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        ...(authorization ? { authorization } : {}),
+      },
       body: JSON.stringify({ query, variables }),
     });
     return (await response.json()) as GraphQLResult;

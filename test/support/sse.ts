@@ -99,7 +99,9 @@ export async function subscribe(base: string, query = CHANGED, options: Subscrib
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`no matching change within ${ms} ms; got ${JSON.stringify(received.map((one) => one.change))}`));
+          reject(
+            new Error(`no matching change within ${ms} ms; got ${JSON.stringify(received.map((one) => one.change))}`),
+          );
         }, ms);
         waiters.add(check);
         check();

@@ -54,7 +54,10 @@ export async function startReceiver(): Promise<Receiver> {
     async waitFor(condition, withinMs = 15_000) {
       const deadline = Date.now() + withinMs;
       while (!condition()) {
-        if (Date.now() > deadline) throw new Error(`receiver: condition not met within ${withinMs} ms; received ${JSON.stringify(this.received.map((r) => [r.json, r.answered]))}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `receiver: condition not met within ${withinMs} ms; received ${JSON.stringify(this.received.map((r) => [r.json, r.answered]))}`,
+          );
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     },

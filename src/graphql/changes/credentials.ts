@@ -81,9 +81,13 @@ export class StreamCredentials<Holder> {
     const viewers = [...this.held.values()];
     const ids = new Set(viewers.map((viewer) => viewer.credentialId));
     const byRole = new Map<Role, Set<number>>();
-    for (const viewer of viewers) byRole.set(viewer.role, (byRole.get(viewer.role) ?? new Set()).add(viewer.credentialId));
+    for (const viewer of viewers)
+      byRole.set(viewer.role, (byRole.get(viewer.role) ?? new Set()).add(viewer.credentialId));
     const held = await this.db.credential.findMany({
-      where: { revokedAt: null, OR: [...byRole].map(([role, roleIds]) => ({ id: { in: [...roleIds] }, user: { role } })) },
+      where: {
+        revokedAt: null,
+        OR: [...byRole].map(([role, roleIds]) => ({ id: { in: [...roleIds] }, user: { role } })),
+      },
       select: { id: true },
     });
     const unchanged = new Set<string>();
@@ -93,9 +97,14 @@ export class StreamCredentials<Holder> {
       // Held with one role, it still has it; held with two (its role changed between two subscriptions), see below.
       if (roles.length === 1) unchanged.add(keyOf({ credentialId: id, role: roles[0]! }));
     }
-    const unsure = new Set(viewers.filter((viewer) => !unchanged.has(keyOf(viewer))).map((viewer) => viewer.credentialId));
+    const unsure = new Set(
+      viewers.filter((viewer) => !unchanged.has(keyOf(viewer))).map((viewer) => viewer.credentialId),
+    );
     if (unsure.size) {
-      const rows = await this.db.credential.findMany({ where: { id: { in: [...unsure] }, revokedAt: null }, select: { id: true, user: { select: { role: true } } } });
+      const rows = await this.db.credential.findMany({
+        where: { id: { in: [...unsure] }, revokedAt: null },
+        select: { id: true, user: { select: { role: true } } },
+      });
       for (const row of rows) {
         valid.add(row.id);
         unchanged.add(keyOf({ credentialId: row.id, role: row.user.role }));

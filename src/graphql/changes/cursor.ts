@@ -26,20 +26,27 @@ export async function prepareChangeCursors(db: DbTransaction): Promise<void> {
   await changeCursorKey(db);
 }
 
-const changeCursorEpoch = (db: DbTransaction) => permanentSetting(db, 'change_log_epoch', async () => randomBytes(6).toString('hex'));
+const changeCursorEpoch = (db: DbTransaction) =>
+  permanentSetting(db, 'change_log_epoch', async () => randomBytes(6).toString('hex'));
 const changeCursorKey = async (db: DbTransaction) =>
-  Buffer.from(await permanentSetting(db, 'change_cursor_key', async () => randomBytes(32).toString('base64url')), 'base64url');
+  Buffer.from(
+    await permanentSetting(db, 'change_cursor_key', async () => randomBytes(32).toString('base64url')),
+    'base64url',
+  );
 
 const SIGNATURE_BYTES = 16;
 /** The decoded cursor, exactly: the epoch, the position as encodePosition writes it, the signature of both. */
 const CURSOR_TEXT = /^([0-9a-f]{1,64}):([0-9]{1,18}\.[0-9]{1,10}):([A-Za-z0-9_-]{22})$/;
 
-const signatureOf = (key: Buffer, signed: string) => createHmac('sha256', key).update(signed).digest().subarray(0, SIGNATURE_BYTES);
+const signatureOf = (key: Buffer, signed: string) =>
+  createHmac('sha256', key).update(signed).digest().subarray(0, SIGNATURE_BYTES);
 
 /** The cursor of a position; `ctx` only lends its database client (a request's, or the process's for live streams). */
 export async function encodeCursor(ctx: Pick<Context, 'db'>, position: ChangePosition): Promise<string> {
   const signed = `${await changeCursorEpoch(ctx.db)}:${encodePosition(position)}`;
-  return Buffer.from(`${signed}:${signatureOf(await changeCursorKey(ctx.db), signed).toString('base64url')}`).toString('base64url');
+  return Buffer.from(`${signed}:${signatureOf(await changeCursorKey(ctx.db), signed).toString('base64url')}`).toString(
+    'base64url',
+  );
 }
 
 /** The position a cursor names, if it is exactly one this database handed out; undefined otherwise. */
@@ -76,6 +83,7 @@ export async function positionOf(ctx: Context, cursor: string): Promise<ChangePo
     throw new ResyncRequiredError('invalid', await encodeCursor(ctx, now));
   }
   const pruned = await prunedThrough(ctx.db);
-  if (pruned && comparePositions(position, pruned) < 0) throw new ResyncRequiredError('expired', await encodeCursor(ctx, now));
+  if (pruned && comparePositions(position, pruned) < 0)
+    throw new ResyncRequiredError('expired', await encodeCursor(ctx, now));
   return position;
 }

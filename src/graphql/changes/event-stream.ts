@@ -39,7 +39,11 @@ export function eventStreamAnswers(): Plugin<Record<string, never>, EventStreamC
         );
       } else if (isEventSource(request)) {
         const chosen = resultProcessor;
-        setResultProcessor(async (single, fetchAPI) => forEventSource(await chosen(single, fetchAPI, 'text/event-stream'), single as ExecutionResult), 'text/event-stream');
+        setResultProcessor(
+          async (single, fetchAPI) =>
+            forEventSource(await chosen(single, fetchAPI, 'text/event-stream'), single as ExecutionResult),
+          'text/event-stream',
+        );
       }
     },
   };
@@ -47,7 +51,9 @@ export function eventStreamAnswers(): Plugin<Record<string, never>, EventStreamC
 
 /** A GraphQL error as the client sees it: without the extensions meant for the HTTP layer. */
 function publicError(error: GraphQLError | Record<string, unknown>) {
-  const json = (typeof error.toJSON === 'function' ? (error as GraphQLError).toJSON() : error) as { extensions?: Record<string, unknown> };
+  const json = (typeof error.toJSON === 'function' ? (error as GraphQLError).toJSON() : error) as {
+    extensions?: Record<string, unknown>;
+  };
   const { http: _http, unexpected: _unexpected, ...extensions } = json.extensions ?? {};
   return { ...json, extensions: Object.keys(extensions).length ? extensions : undefined };
 }
@@ -61,7 +67,11 @@ const serialized = (result: ExecutionResult) =>
  * without either when the server ended it for its client to reconnect (RequestStream.ended), whose connection is then
  * cut after HANG_UP_AFTER_MS if the client has not read to the end (one that reads nothing would hold it for ever).
  */
-function eventStream(results: AsyncIterable<ExecutionResult>, context: EventStreamContext, fetchAPI: { ReadableStream: typeof ReadableStream; Response: typeof Response }): Response {
+function eventStream(
+  results: AsyncIterable<ExecutionResult>,
+  context: EventStreamContext,
+  fetchAPI: { ReadableStream: typeof ReadableStream; Response: typeof Response },
+): Response {
   const stream = context.changes;
   const iterator = results[Symbol.asyncIterator]();
   const encoder = new TextEncoder();
@@ -148,8 +158,11 @@ export function singleConnectionModeRefusal(): Response {
   const message =
     'graphql-sse’s single connection mode is not supported: use its distinct connections mode (createClient without ' +
     '`singleConnection`, the default), one stream per subscription (POST /graphql with Accept: text/event-stream).';
-  return new Response(JSON.stringify({ errors: [{ message, extensions: { code: ErrorCode.singleConnectionModeUnsupported } }] }), {
-    status: 405,
-    headers: { 'content-type': 'application/json; charset=utf-8', allow: 'GET, POST' },
-  });
+  return new Response(
+    JSON.stringify({ errors: [{ message, extensions: { code: ErrorCode.singleConnectionModeUnsupported } }] }),
+    {
+      status: 405,
+      headers: { 'content-type': 'application/json; charset=utf-8', allow: 'GET, POST' },
+    },
+  );
 }

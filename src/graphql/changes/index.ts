@@ -1,4 +1,10 @@
-import { comparePositions, currentChangePosition, prunedThrough, readChangesAfter, type ChangeRecordType } from '../../db/change-log.js';
+import {
+  comparePositions,
+  currentChangePosition,
+  prunedThrough,
+  readChangesAfter,
+  type ChangeRecordType,
+} from '../../db/change-log.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { invalidField } from '../errors.js';
@@ -14,21 +20,34 @@ const ChangeActionEnum = builder.enumType('ChangeAction', {
   description: 'What happened to the record, as far as the reader can tell.',
   values: {
     CREATED: { value: 'created', description: 'It was created (and is in the reader’s view): read it.' },
-    UPDATED: { value: 'updated', description: 'It changed, or came into the reader’s view: read it again (an upsert).' },
+    UPDATED: {
+      value: 'updated',
+      description: 'It changed, or came into the reader’s view: read it again (an upsert).',
+    },
     DELETED: {
       value: 'deleted',
-      description: 'It is gone for this reader: deleted, trashed, or made draft, pending, private or password-protected.',
+      description:
+        'It is gone for this reader: deleted, trashed, or made draft, pending, private or password-protected.',
     },
   } satisfies Record<string, { value: SeenChange['action']; description: string }>,
 });
 
 const ChangeType = builder.objectRef<SeenChange>('Change').implement({
-  description: 'A change of one record since the cursor, as the reader sees it (several changes of a record in one page are one).',
+  description:
+    'A change of one record since the cursor, as the reader sees it (several changes of a record in one page are one).',
   fields: (t) => ({
     type: t.field({ type: ChangeRecordTypeEnum, description: 'The kind of record.', resolve: (change) => change.type }),
     databaseId: t.int({ description: 'The record’s database ID (REST `id`).', resolve: (change) => change.databaseId }),
-    action: t.field({ type: ChangeActionEnum, description: 'What happened to it, for this reader.', resolve: (change) => change.action }),
-    modifiedAt: t.field({ type: 'DateTime', description: 'When the change was committed (REST `modified_utc`).', resolve: (change) => change.modifiedAt }),
+    action: t.field({
+      type: ChangeActionEnum,
+      description: 'What happened to it, for this reader.',
+      resolve: (change) => change.action,
+    }),
+    modifiedAt: t.field({
+      type: 'DateTime',
+      description: 'When the change was committed (REST `modified_utc`).',
+      resolve: (change) => change.modifiedAt,
+    }),
     cursor: t.string({
       description:
         'The cursor just after this change: `changes(since:)` or `changed(after:)` from it tells of what came after. In ' +
@@ -47,26 +66,41 @@ interface ChangePage {
 const ChangeConnectionType = builder.objectRef<ChangePage>('ChangeConnection').implement({
   description: 'A page of the change feed, in commit order.',
   fields: (t) => ({
-    nodes: t.field({ type: [ChangeType], description: 'The changes of this page, oldest first.', resolve: (page) => page.nodes }),
+    nodes: t.field({
+      type: [ChangeType],
+      description: 'The changes of this page, oldest first.',
+      resolve: (page) => page.nodes,
+    }),
     next: t.string({
-      description: 'The cursor to ask with next time (`since`); keep it only once the changes of this page are applied.',
+      description:
+        'The cursor to ask with next time (`since`); keep it only once the changes of this page are applied.',
       resolve: (page) => page.next,
     }),
-    more: t.boolean({ description: 'Whether more changes follow at once: ask again with `next` before waiting.', resolve: (page) => page.more }),
+    more: t.boolean({
+      description: 'Whether more changes follow at once: ask again with `next` before waiting.',
+      resolve: (page) => page.more,
+    }),
   }),
 });
 
 /** One page of changes after the cursor `since`; without one, an empty page and the cursor of now. */
 async function readFeed(ctx: Context, since: string | null | undefined, first: number): Promise<ChangePage> {
-  if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE_SIZE) throw invalidField('first', `must be from 1 to ${MAX_PAGE_SIZE}`);
-  if (since == null) return { nodes: [], next: await encodeCursor(ctx, await currentChangePosition(ctx.db)), more: false };
+  if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE_SIZE)
+    throw invalidField('first', `must be from 1 to ${MAX_PAGE_SIZE}`);
+  if (since == null)
+    return { nodes: [], next: await encodeCursor(ctx, await currentChangePosition(ctx.db)), more: false };
   const from = await positionOf(ctx, since);
   const entries = await readChangesAfter(ctx.db, from, first + 1);
   // Pruned while reading: what was read may lack entries the cursor should have seen.
   const pruned = await prunedThrough(ctx.db);
-  if (pruned && comparePositions(from, pruned) < 0) throw new ResyncRequiredError('expired', await encodeCursor(ctx, await currentChangePosition(ctx.db)));
+  if (pruned && comparePositions(from, pruned) < 0)
+    throw new ResyncRequiredError('expired', await encodeCursor(ctx, await currentChangePosition(ctx.db)));
   const page = entries.slice(0, first);
-  return { nodes: await asSeenBy(ctx, page), next: await encodeCursor(ctx, page.at(-1) ?? from), more: entries.length > first };
+  return {
+    nodes: await asSeenBy(ctx, page),
+    next: await encodeCursor(ctx, page.at(-1) ?? from),
+    more: entries.length > first,
+  };
 }
 
 builder.queryField('changes', (t) =>
@@ -79,7 +113,10 @@ builder.queryField('changes', (t) =>
       'a fresh cursor in `extensions.next`: read everything again.',
     args: {
       since: t.arg.string({ description: 'The `next` of the previous page; left out: start from now.' }),
-      first: t.arg.int({ defaultValue: DEFAULT_PAGE_SIZE, description: `At most this many changes, 1 to ${MAX_PAGE_SIZE}.` }),
+      first: t.arg.int({
+        defaultValue: DEFAULT_PAGE_SIZE,
+        description: `At most this many changes, 1 to ${MAX_PAGE_SIZE}.`,
+      }),
     },
     resolve: (_root, args, ctx) => readFeed(ctx, args.since, args.first ?? DEFAULT_PAGE_SIZE),
   }),
@@ -99,7 +136,10 @@ builder.subscriptionField('changed', (t) =>
       'client address may hold SUBSCRIPTIONS_PER_CLIENT streams and a process SUBSCRIPTIONS_PER_PROCESS; past either, ' +
       'the subscription is refused with code `TOO_MANY_SUBSCRIPTIONS` (HTTP 429 or 503, with Retry-After).',
     args: {
-      types: t.arg({ type: [ChangeRecordTypeEnum], description: 'Only changes of these kinds; every kind when left out or empty.' }),
+      types: t.arg({
+        type: [ChangeRecordTypeEnum],
+        description: 'Only changes of these kinds; every kind when left out or empty.',
+      }),
       after: t.arg.string({
         description:
           'Resume: every change after this cursor (a `cursor` this subscription told of, or a `next` of `changes`) is ' +

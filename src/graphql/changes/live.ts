@@ -1,12 +1,19 @@
 import { clientKeyOf } from '../../auth/client-address.js';
 import { GraphQLError } from 'graphql';
-import type { ChangeEntry, ChangePosition, ChangeRecordType } from '../../db/change-log.js';
+import type { ChangeEntry, ChangeRecordType } from '../../db/change-log.js';
 import type { ChangeBatch, ChangeNotifier } from '../../db/change-notifier.js';
 import type { Context, Viewer } from '../context.js';
 import { ErrorCode } from '../errors.js';
 import { StreamCredentials, type CredentialVerdict, type StreamViewer } from './credentials.js';
 import { encodeCursor, positionOf } from './cursor.js';
-import { eachAsSeen, readerViewOf, recordsInView, visibilityClassOf, type ReaderView, type SeenChange } from './visibility.js';
+import {
+  eachAsSeen,
+  readerViewOf,
+  recordsInView,
+  visibilityClassOf,
+  type ReaderView,
+  type SeenChange,
+} from './visibility.js';
 
 /** The most `changed` streams a process holds, per client address and in all (0: no limit). */
 export interface StreamLimits {
@@ -40,16 +47,25 @@ export const SHUTTING_DOWN_RETRY_AFTER_SECONDS = 1;
 export class ShuttingDownError extends GraphQLError {
   constructor() {
     const retryAfter = SHUTTING_DOWN_RETRY_AFTER_SECONDS;
-    super(`This server process is shutting down. Subscribe again in ${retryAfter} second${retryAfter === 1 ? '' : 's'} (to another process, or to this service restarted).`, {
-      extensions: { code: ErrorCode.shuttingDown, retryAfter, http: { status: 503, headers: { 'retry-after': String(retryAfter) } } },
-    });
+    super(
+      `This server process is shutting down. Subscribe again in ${retryAfter} second${retryAfter === 1 ? '' : 's'} (to another process, or to this service restarted).`,
+      {
+        extensions: {
+          code: ErrorCode.shuttingDown,
+          retryAfter,
+          http: { status: 503, headers: { 'retry-after': String(retryAfter) } },
+        },
+      },
+    );
   }
 }
 
 /** The last change a stream told of was when its credential was revoked (or its user deleted): it ends, for good. */
 class CredentialRevokedError extends GraphQLError {
   constructor() {
-    super('The credentials this subscription was made with were revoked: sign in again.', { extensions: { code: ErrorCode.unauthenticated, reason: 'revoked' } });
+    super('The credentials this subscription was made with were revoked: sign in again.', {
+      extensions: { code: ErrorCode.unauthenticated, reason: 'revoked' },
+    });
   }
 }
 
@@ -123,8 +139,10 @@ class StreamCounts {
   take(clientAddress: string): () => void {
     const client = clientKeyOf(clientAddress);
     const held = this.perClient.get(clientAddress) ?? 0;
-    if (this.limits.perClient > 0 && held >= this.limits.perClient) throw new TooManySubscriptionsError('client', this.limits.perClient);
-    if (this.limits.perProcess > 0 && this.total >= this.limits.perProcess) throw new TooManySubscriptionsError('process', this.limits.perProcess);
+    if (this.limits.perClient > 0 && held >= this.limits.perClient)
+      throw new TooManySubscriptionsError('client', this.limits.perClient);
+    if (this.limits.perProcess > 0 && this.total >= this.limits.perProcess)
+      throw new TooManySubscriptionsError('process', this.limits.perProcess);
     this.perClient.set(client, held + 1);
     this.total++;
     let given = false;
@@ -146,10 +164,14 @@ type Checks = Map<string, Promise<Set<string>>>;
 type Told = { changes: SeenChange[] } | { end: StreamEnd };
 
 const endOf = (verdict: Exclude<CredentialVerdict, 'valid'>): StreamEnd =>
-  verdict === 'revoked' ? { reason: 'credential-revoked', reconnect: false, error: new CredentialRevokedError() } : { reason: 'role-changed', reconnect: true };
+  verdict === 'revoked'
+    ? { reason: 'credential-revoked', reconnect: false, error: new CredentialRevokedError() }
+    : { reason: 'role-changed', reconnect: true };
 
 const streamViewerOf = (viewer: Viewer): StreamViewer | undefined =>
-  viewer.user && viewer.credentialId !== undefined ? { credentialId: viewer.credentialId, role: viewer.user.role } : undefined;
+  viewer.user && viewer.credentialId !== undefined
+    ? { credentialId: viewer.credentialId, role: viewer.user.role }
+    : undefined;
 
 /**
  * This process's `changed` streams. Each is counted against its client's address and the process's total and refused
@@ -204,7 +226,12 @@ export class LiveChanges {
     this.notifier.close();
   }
 
-  async open(request: RequestStream, reader: Context, types: readonly ChangeRecordType[], after?: string): Promise<AsyncIterableIterator<SeenChange>> {
+  async open(
+    request: RequestStream,
+    reader: Context,
+    types: readonly ChangeRecordType[],
+    after?: string,
+  ): Promise<AsyncIterableIterator<SeenChange>> {
     if (this.draining) throw new ShuttingDownError();
     const giveBack = this.counts.take(request.request.clientAddress);
     const { signal } = request.request;
@@ -224,7 +251,12 @@ export class LiveChanges {
       const viewer = streamViewerOf(reader.viewer);
       if (viewer) this.credentials.hold(stream, viewer);
       this.streams.add(stream);
-      stream.started(await this.notifier.subscribe({ after: from, onBacklog: () => stream.end({ reason: 'backlog', reconnect: true }) }));
+      stream.started(
+        await this.notifier.subscribe({
+          after: from,
+          onBacklog: () => stream.end({ reason: 'backlog', reconnect: true }),
+        }),
+      );
       if (this.draining) throw new ShuttingDownError();
     } catch (error) {
       await stream.return();
@@ -241,7 +273,10 @@ export class LiveChanges {
     if (verdict !== 'valid') return { end: endOf(verdict) };
     const wanted = stream.types.length ? batch.filter((entry) => stream.types.includes(entry.recordType)) : batch;
     if (!wanted.length) return { changes: [] };
-    const [inView, cursors] = await Promise.all([this.inView(batch, stream.view, stream.visibilityClass, wanted), this.cursorsOf(batch)]);
+    const [inView, cursors] = await Promise.all([
+      this.inView(batch, stream.view, stream.visibilityClass, wanted),
+      this.cursorsOf(batch),
+    ]);
     return { changes: eachAsSeen(wanted, inView, (entry) => cursors.get(entry)!) };
   }
 
@@ -250,14 +285,21 @@ export class LiveChanges {
     let cursors = this.cursors.get(batch);
     if (!cursors) {
       const db = { db: this.notifier.db };
-      cursors = Promise.all(batch.map(async (entry) => [entry, await encodeCursor(db, entry)] as const)).then((pairs) => new Map(pairs));
+      cursors = Promise.all(batch.map(async (entry) => [entry, await encodeCursor(db, entry)] as const)).then(
+        (pairs) => new Map(pairs),
+      );
       this.cursors.set(batch, cursors);
     }
     return cursors;
   }
 
   /** The records of `wanted` (entries of `batch`) in the view: each kind checked once per class for the whole batch. */
-  private async inView(batch: ChangeBatch, view: ReaderView, visibilityClass: string, wanted: ChangeBatch): Promise<Set<string>> {
+  private async inView(
+    batch: ChangeBatch,
+    view: ReaderView,
+    visibilityClass: string,
+    wanted: ChangeBatch,
+  ): Promise<Set<string>> {
     let checks = this.checked.get(batch);
     if (!checks) this.checked.set(batch, (checks = new Map()));
     const kinds = new Set(wanted.map((entry) => entry.recordType));
@@ -265,7 +307,15 @@ export class LiveChanges {
       [...kinds].map((kind) => {
         const key = `${kind} ${visibilityClass}`;
         let check = checks.get(key);
-        if (!check) checks.set(key, (check = recordsInView(this.notifier.db, view, batch.filter((entry) => entry.recordType === kind))));
+        if (!check)
+          checks.set(
+            key,
+            (check = recordsInView(
+              this.notifier.db,
+              view,
+              batch.filter((entry) => entry.recordType === kind),
+            )),
+          );
         return check;
       }),
     );

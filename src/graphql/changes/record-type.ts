@@ -10,12 +10,21 @@ const REST_ROUTE: Record<ChangeRecordType, string> = {
   tag: '/tags',
 };
 
-const NAME: Record<ChangeRecordType, string> = { event: 'An event', venue: 'A venue', organizer: 'An organizer', category: 'An event category', tag: 'An event tag' };
+const NAME: Record<ChangeRecordType, string> = {
+  event: 'An event',
+  venue: 'A venue',
+  organizer: 'An organizer',
+  category: 'An event category',
+  tag: 'An event tag',
+};
 
 /** The kinds of record the change log follows: what a change is about, and what a webhook subscribes to. */
 export const ChangeRecordTypeEnum = builder.enumType('ChangeRecordType', {
   description: 'A kind of record whose changes are logged (the change feed, `changed` and webhooks).',
   values: Object.fromEntries(
-    CHANGE_RECORD_TYPES.map((type) => [type.toUpperCase(), { value: type, description: `${NAME[type]} (REST \`${REST_ROUTE[type]}\`).` }]),
+    CHANGE_RECORD_TYPES.map((type) => [
+      type.toUpperCase(),
+      { value: type, description: `${NAME[type]} (REST \`${REST_ROUTE[type]}\`).` },
+    ]),
   ) as Record<Uppercase<ChangeRecordType>, { value: ChangeRecordType; description: string }>,
 });

@@ -35,10 +35,12 @@ function postsInView(view: ReaderView, ids: number[]) {
 
 const IN_VIEW: Record<ChangeRecordType, (db: Db, view: ReaderView, ids: number[]) => Promise<{ id: number }[]>> = {
   // Lists leave out events hidden from listings, so a synchronised copy of the list does too.
-  event: (db, view, ids) => db.event.findMany({ where: { AND: [postsInView(view, ids), { hideFromListings: false }] }, select: { id: true } }),
+  event: (db, view, ids) =>
+    db.event.findMany({ where: { AND: [postsInView(view, ids), { hideFromListings: false }] }, select: { id: true } }),
   venue: (db, view, ids) => db.venue.findMany({ where: postsInView(view, ids), select: { id: true } }),
   organizer: (db, view, ids) => db.organizer.findMany({ where: postsInView(view, ids), select: { id: true } }),
-  category: (db, _view, ids) => db.term.findMany({ where: { id: { in: ids }, taxonomy: 'category' }, select: { id: true } }),
+  category: (db, _view, ids) =>
+    db.term.findMany({ where: { id: { in: ids }, taxonomy: 'category' }, select: { id: true } }),
   tag: (db, _view, ids) => db.term.findMany({ where: { id: { in: ids }, taxonomy: 'tag' }, select: { id: true } }),
 };
 
@@ -50,7 +52,9 @@ export async function recordsInView(db: Db, view: ReaderView, entries: readonly 
     idsByType.set(entry.recordType, ids.add(entry.recordId));
   }
   const found = await Promise.all(
-    [...idsByType].map(async ([type, ids]) => (await IN_VIEW[type](db, view, [...ids])).map((row) => recordKey(type, row.id))),
+    [...idsByType].map(async ([type, ids]) =>
+      (await IN_VIEW[type](db, view, [...ids])).map((row) => recordKey(type, row.id)),
+    ),
   );
   return new Set(found.flat());
 }
@@ -74,12 +78,18 @@ export type CursorOf = (entry: ChangeEntry) => string;
  * view was `created` when its first entry here is its creation, else `updated`.
  */
 export async function asSeenBy(ctx: Context, entries: readonly ChangeEntry[]): Promise<SeenChange[]> {
-  const cursors = new Map(await Promise.all(entries.map(async (entry) => [entry, await encodeCursor(ctx, entry)] as const)));
+  const cursors = new Map(
+    await Promise.all(entries.map(async (entry) => [entry, await encodeCursor(ctx, entry)] as const)),
+  );
   return collapsed(entries, await recordsInView(ctx.db, readerViewOf(ctx), entries), (entry) => cursors.get(entry)!);
 }
 
 /** Each entry as a reader with the records `inView` sees it, one by one (live notifications tell of every change). */
-export function eachAsSeen(entries: readonly ChangeEntry[], inView: ReadonlySet<string>, cursorOf: CursorOf): SeenChange[] {
+export function eachAsSeen(
+  entries: readonly ChangeEntry[],
+  inView: ReadonlySet<string>,
+  cursorOf: CursorOf,
+): SeenChange[] {
   return entries.map((entry) => ({
     type: entry.recordType,
     databaseId: entry.recordId,

@@ -11,11 +11,17 @@ import { termIdsForFilter } from '../terms/references.js';
 import { venueIdsNear, type GeoPoint } from '../venues/geo.js';
 
 const GeoPointInput = builder.inputType('GeoPointInput', {
-  description: 'A circle on the globe: a point in decimal degrees (WGS 84) and a radius around it (REST `geoloc_lat`, `geoloc_lng`).',
+  description:
+    'A circle on the globe: a point in decimal degrees (WGS 84) and a radius around it (REST `geoloc_lat`, `geoloc_lng`).',
   fields: (t) => ({
     latitude: t.float({ required: true, description: 'Latitude of the centre in degrees, -90 (south) to 90 (north).' }),
-    longitude: t.float({ required: true, description: 'Longitude of the centre in degrees, -180 (west) to 180 (east).' }),
-    radiusKm: t.float({ description: 'The radius in kilometres, greater than 0 (great-circle distance). Defaults to 25 km.' }),
+    longitude: t.float({
+      required: true,
+      description: 'Longitude of the centre in degrees, -180 (west) to 180 (east).',
+    }),
+    radiusKm: t.float({
+      description: 'The radius in kilometres, greater than 0 (great-circle distance). Defaults to 25 km.',
+    }),
   }),
 });
 
@@ -23,18 +29,31 @@ export const EventsFilterInput = builder.inputType('EventsFilter', {
   description:
     'Which events to list; every condition given must hold. Without `strictDates`, dates are whole days: `startDate` ' +
     'means from the beginning of that day and the other dates mean the end of their day, compared with the wall-clock ' +
-    "times of each event in its own time zone. With `strictDates`, dates are exact instants (site time zone when they " +
+    'times of each event in its own time zone. With `strictDates`, dates are exact instants (site time zone when they ' +
     'carry no offset).',
   fields: (t) => ({
     startDate: t.field({ type: 'DateInput', description: 'Events starting on or after this.' }),
     endDate: t.field({ type: 'DateInput', description: 'Events ending on or before this.' }),
-    startsBefore: t.field({ type: 'DateInput', description: 'Events starting on or before that day; with `strictDates`, before that instant.' }),
-    startsAfter: t.field({ type: 'DateInput', description: 'Events starting after that day; with `strictDates`, after that instant.' }),
-    endsBefore: t.field({ type: 'DateInput', description: 'Events ending on or before that day; with `strictDates`, before that instant.' }),
-    endsAfter: t.field({ type: 'DateInput', description: 'Events ending after that day; with `strictDates`, after that instant.' }),
+    startsBefore: t.field({
+      type: 'DateInput',
+      description: 'Events starting on or before that day; with `strictDates`, before that instant.',
+    }),
+    startsAfter: t.field({
+      type: 'DateInput',
+      description: 'Events starting after that day; with `strictDates`, after that instant.',
+    }),
+    endsBefore: t.field({
+      type: 'DateInput',
+      description: 'Events ending on or before that day; with `strictDates`, before that instant.',
+    }),
+    endsAfter: t.field({
+      type: 'DateInput',
+      description: 'Events ending after that day; with `strictDates`, after that instant.',
+    }),
     strictDates: t.boolean({
       defaultValue: false,
-      description: 'Compare the dates as exact instants instead of whole days in each event’s time zone (see the type’s description).',
+      description:
+        'Compare the dates as exact instants instead of whole days in each event’s time zone (see the type’s description).',
     }),
     search: t.string({ description: `Words, each found in any of the title, description or excerpt; ${SEARCH_WORDS}` }),
     categories: t.stringList({ description: 'Category IDs or slugs; any of them.' }),
@@ -54,7 +73,9 @@ export const EventsFilterInput = builder.inputType('EventsFilter', {
     }),
     include: t.intList({ description: 'Only these event IDs.' }),
     parent: t.int({ description: 'Only the children of this event (a recurring series).' }),
-    ticketed: t.boolean({ description: 'true: only events with tickets (`ticketed`); false: only those without; left out: both.' }),
+    ticketed: t.boolean({
+      description: 'true: only events with tickets (`ticketed`); false: only those without; left out: both.',
+    }),
     expandRecurring: t.boolean({
       defaultValue: true,
       description:
@@ -62,7 +83,10 @@ export const EventsFilterInput = builder.inputType('EventsFilter', {
         'false: series are listed once, as their masters (with `recurrence`), and occurrences are left out.',
     }),
     hasCoordinates: t.boolean({ description: 'true: only events whose venue has coordinates; false: only without.' }),
-    near: t.field({ type: GeoPointInput, description: 'Only events whose venue lies within the radius of this point.' }),
+    near: t.field({
+      type: GeoPointInput,
+      description: 'Only events whose venue lies within the radius of this point.',
+    }),
   }),
 });
 
@@ -125,7 +149,8 @@ const LATEST_OFFSET_HOURS = 14;
  */
 function startsAtAround(wallClock: string, comparison: Comparison): Prisma.EventWhereInput {
   const asUtc = DateTime.fromSQL(wallClock, { zone: 'utc' });
-  if (comparison === 'gte' || comparison === 'gt') return { startsAt: { gte: asUtc.minus({ hours: LATEST_OFFSET_HOURS }).toJSDate() } };
+  if (comparison === 'gte' || comparison === 'gt')
+    return { startsAt: { gte: asUtc.minus({ hours: LATEST_OFFSET_HOURS }).toJSDate() } };
   return { startsAt: { lte: asUtc.minus({ hours: EARLIEST_OFFSET_HOURS }).toJSDate() } };
 }
 
@@ -143,7 +168,11 @@ async function checkIdsExist(
 }
 
 function statusConditions(ctx: Context, filter: EventsFilter): Prisma.EventWhereInput[] {
-  const { statuses, condition } = listVisibility(ctx, filter.statuses as PostStatusValue[] | null | undefined, 'statuses');
+  const { statuses, condition } = listVisibility(
+    ctx,
+    filter.statuses as PostStatusValue[] | null | undefined,
+    'statuses',
+  );
   return [{ status: { in: statuses } }, condition];
 }
 
@@ -154,7 +183,9 @@ function statusConditions(ctx: Context, filter: EventsFilter): Prisma.EventWhere
 export function windowReach(ctx: Context, filter: EventsFilter): Date | null {
   const now = DateTime.fromJSDate(ctx.now);
   const ends = (['endDate', 'startsBefore', 'endsBefore'] as const)
-    .map((field) => (filter[field] == null ? null : parseDateInput(filter[field] as string, ctx.config.siteTimezone, now)))
+    .map((field) =>
+      filter[field] == null ? null : parseDateInput(filter[field] as string, ctx.config.siteTimezone, now),
+    )
     .filter((moment) => moment !== null)
     .map((moment) => Math.min(moment.plus({ days: 2 }).toMillis(), LAST_INSTANT.toMillis()));
   return ends.length ? new Date(Math.min(...ends)) : null;
@@ -170,13 +201,24 @@ export async function eventsWhere(ctx: Context, filter: EventsFilter): Promise<P
     ...dateConditions(ctx, filter, errors),
   ];
   if (filter.search != null && filter.search.trim() === '') errors.add('search', 'must not be empty');
-  for (const [field, taxonomy] of [['categories', 'category'], ['tags', 'tag']] as const) {
+  for (const [field, taxonomy] of [
+    ['categories', 'category'],
+    ['tags', 'tag'],
+  ] as const) {
     const refs = filter[field];
     if (!refs?.length) continue;
-    const ids = await termIdsForFilter(ctx, filter.unknownTermsMatchNothing ? new FieldErrors() : errors, field, taxonomy, refs);
+    const ids = await termIdsForFilter(
+      ctx,
+      filter.unknownTermsMatchNothing ? new FieldErrors() : errors,
+      field,
+      taxonomy,
+      refs,
+    );
     conditions.push({ terms: { some: { termId: { in: ids } } } });
   }
-  await checkIdsExist(errors, 'venues', 'venue', filter.venues, (ids) => ctx.db.venue.findMany({ where: { id: { in: ids } }, select: { id: true } }));
+  await checkIdsExist(errors, 'venues', 'venue', filter.venues, (ids) =>
+    ctx.db.venue.findMany({ where: { id: { in: ids } }, select: { id: true } }),
+  );
   await checkIdsExist(errors, 'organizers', 'organizer', filter.organizers, (ids) =>
     ctx.db.organizer.findMany({ where: { id: { in: ids } }, select: { id: true } }),
   );
@@ -200,8 +242,13 @@ export async function eventsWhere(ctx: Context, filter: EventsFilter): Promise<P
   if (filter.search != null) {
     const others = [...conditions];
     const fields = { open: ['title'], withheld: ['description', 'excerpt'] };
-    const match = await readableWordSearch(ctx.config.engine, filter.search, fields, unlockedWhere(ctx), (narrow, select) =>
-      ctx.db.event.findMany({ where: { AND: [...others, narrow as Prisma.EventWhereInput] }, select }),
+    const match = await readableWordSearch(
+      ctx.config.engine,
+      filter.search,
+      fields,
+      unlockedWhere(ctx),
+      (narrow, select) =>
+        ctx.db.event.findMany({ where: { AND: [...others, narrow as Prisma.EventWhereInput] }, select }),
     );
     conditions.push(match as Prisma.EventWhereInput);
   }

@@ -35,7 +35,8 @@ export const ICalendarType = builder.objectRef<ICalendar>('ICalendar').implement
     lastModified: t.expose('lastModified', {
       type: 'DateTime',
       nullable: true,
-      description: 'When anything in it last changed: the newest modification of its events and their venues and organizers (null when it has no events).',
+      description:
+        'When anything in it last changed: the newest modification of its events and their venues and organizers (null when it has no events).',
     }),
   }),
 });
@@ -65,12 +66,29 @@ const FEED_EVENT_SELECT = {
   detached: true,
   venues: {
     select: {
-      venue: { select: { ...linkedPost, address: true, city: true, stateProvince: true, zip: true, country: true, latitude: true, longitude: true } },
+      venue: {
+        select: {
+          ...linkedPost,
+          address: true,
+          city: true,
+          stateProvince: true,
+          zip: true,
+          country: true,
+          latitude: true,
+          longitude: true,
+        },
+      },
     },
     orderBy: [{ position: 'asc' }, { venueId: 'asc' }],
   },
-  organizers: { select: { organizer: { select: { ...linkedPost, email: true } } }, orderBy: [{ position: 'asc' }, { organizerId: 'asc' }] },
-  terms: { select: { term: { select: { name: true, taxonomy: true } } }, orderBy: [{ term: { name: 'asc' } }, { termId: 'asc' }] },
+  organizers: {
+    select: { organizer: { select: { ...linkedPost, email: true } } },
+    orderBy: [{ position: 'asc' }, { organizerId: 'asc' }],
+  },
+  terms: {
+    select: { term: { select: { name: true, taxonomy: true } } },
+    orderBy: [{ term: { name: 'asc' } }, { termId: 'asc' }],
+  },
 } satisfies Prisma.EventSelect;
 
 type FeedEventRow = Prisma.EventGetPayload<{ select: typeof FEED_EVENT_SELECT }>;
@@ -81,7 +99,9 @@ const latest = (dates: Date[]) => new Date(Math.max(...dates.map((date) => date.
 /** The venue as one line (`Name, street, city, region, postcode, country`); only its name while it is locked. */
 function location(ctx: Context, venue: VenueRow): FeedEvent['location'] {
   if (isLocked(ctx, venue)) return { text: venue.name, latitude: null, longitude: null };
-  const parts = [venue.name, venue.address, venue.city, venue.stateProvince, venue.zip, venue.country].map((part) => part.trim());
+  const parts = [venue.name, venue.address, venue.city, venue.stateProvince, venue.zip, venue.country].map((part) =>
+    part.trim(),
+  );
   return { text: parts.filter((part) => part !== '').join(', '), latitude: venue.latitude, longitude: venue.longitude };
 }
 
@@ -101,8 +121,14 @@ function feedEvent(ctx: Context, row: FeedEventRow): FeedEvent {
     categories: [] as string[],
   };
   if (isLocked(ctx, row)) return { ...shown, revisedAt: row.modifiedAt };
-  const venues = readableLinkedPosts(ctx, row.venues.map((link) => link.venue));
-  const organizers = readableLinkedPosts(ctx, row.organizers.map((link) => link.organizer));
+  const venues = readableLinkedPosts(
+    ctx,
+    row.venues.map((link) => link.venue),
+  );
+  const organizers = readableLinkedPosts(
+    ctx,
+    row.organizers.map((link) => link.organizer),
+  );
   const venue = venues[0];
   // ORGANIZER is a calendar address: the first organizer with an e-mail address (as The Events Calendar does).
   const organizer = organizers.find((linked) => !isLocked(ctx, linked) && linked.email !== '');
@@ -143,17 +169,31 @@ async function seriesParts(ctx: Context, masters: FeedEventRow[]): Promise<Serie
   // What an unfiltered list shows the viewer (status, listing, passwords aside): the same conditions, without a window.
   const listed = await eventsWhere(ctx, {});
   const [changed, hidden, reach] = await Promise.all([
-    ctx.db.event.findMany({ where: { AND: [ofSeries, { detached: true }, listed] }, select: FEED_EVENT_SELECT, orderBy: [{ originalStartsAt: 'asc' }] }),
-    ctx.db.event.findMany({ where: { AND: [ofSeries, { detached: true }, { NOT: listed }] }, select: { recurringEventId: true, originalStartLocal: true } }),
+    ctx.db.event.findMany({
+      where: { AND: [ofSeries, { detached: true }, listed] },
+      select: FEED_EVENT_SELECT,
+      orderBy: [{ originalStartsAt: 'asc' }],
+    }),
+    ctx.db.event.findMany({
+      where: { AND: [ofSeries, { detached: true }, { NOT: listed }] },
+      select: { recurringEventId: true, originalStartLocal: true },
+    }),
     ctx.db.event.groupBy({ by: ['recurringEventId'], where: ofSeries, _max: { endsAt: true } }),
   ]);
   const lastEndsAt = new Map(reach.map((row) => [row.recurringEventId!, row._max.endsAt!]));
   const edges = await clockEdgeOccurrences(ctx, masters, lastEndsAt);
   // In the order of their original starts (wall clocks of one zone per series), so the feed's bytes stay the same.
-  const exceptions = [...changed, ...edges].sort((a, b) => (a.originalStartLocal! < b.originalStartLocal! ? -1 : a.originalStartLocal! > b.originalStartLocal! ? 1 : 0));
+  const exceptions = [...changed, ...edges].sort((a, b) =>
+    a.originalStartLocal! < b.originalStartLocal! ? -1 : a.originalStartLocal! > b.originalStartLocal! ? 1 : 0,
+  );
   return {
     changed: group(exceptions, (row) => row.recurringEventId!),
-    hidden: new Map([...group(hidden, (row) => row.recurringEventId!)].map(([id, rows]) => [id, rows.map((row) => row.originalStartLocal!)])),
+    hidden: new Map(
+      [...group(hidden, (row) => row.recurringEventId!)].map(([id, rows]) => [
+        id,
+        rows.map((row) => row.originalStartLocal!),
+      ]),
+    ),
     lastEndsAt,
   };
 }
@@ -169,7 +209,11 @@ const CONDITIONS_PER_STATEMENT = 300;
  * differ (ical.js reads a skipped 02:30 as 01:30 and a repeated hour as its second instant), so each is exported as
  * an exception with its exact times. They lie within a day of an offset change of the zone: only those rows are read.
  */
-async function clockEdgeOccurrences(ctx: Context, masters: FeedEventRow[], lastEndsAt: Map<number, Date>): Promise<FeedEventRow[]> {
+async function clockEdgeOccurrences(
+  ctx: Context,
+  masters: FeedEventRow[],
+  lastEndsAt: Map<number, Date>,
+): Promise<FeedEventRow[]> {
   const conditions: Prisma.EventWhereInput[] = [];
   const byId = new Map(masters.map((master) => [master.id, master]));
   const length = (master: FeedEventRow) => floating(master.endLocal).diff(floating(master.startLocal));
@@ -184,7 +228,10 @@ async function clockEdgeOccurrences(ctx: Context, masters: FeedEventRow[], lastE
   }
   const rows = new Map<number, FeedEventRow>();
   for (let i = 0; i < conditions.length; i += CONDITIONS_PER_STATEMENT) {
-    const batch = await ctx.db.event.findMany({ where: { detached: false, OR: conditions.slice(i, i + CONDITIONS_PER_STATEMENT) }, select: FEED_EVENT_SELECT });
+    const batch = await ctx.db.event.findMany({
+      where: { detached: false, OR: conditions.slice(i, i + CONDITIONS_PER_STATEMENT) },
+      select: FEED_EVENT_SELECT,
+    });
     for (const row of batch) rows.set(row.id, row);
   }
   return [...rows.values()].filter((row) => {
@@ -203,20 +250,34 @@ function feedEventsOf(ctx: Context, row: FeedEventRow, parts: SeriesParts): Feed
   const event = feedEvent(ctx, row);
   if (row.recurrence === '') return [event];
   const exdates = (parts.hidden.get(row.id) ?? []).map((local) => exdateLine(local, row.timezone, row.allDay));
-  const lines = [...exportedRecurrence(recurrenceLines(row.recurrence), row.startLocal, row.timezone, row.allDay), ...exdates];
+  const lines = [
+    ...exportedRecurrence(recurrenceLines(row.recurrence), row.startLocal, row.timezone, row.allDay),
+    ...exdates,
+  ];
   const master = { ...event, series: { lines, lastEndsAt: parts.lastEndsAt.get(row.id) ?? row.endsAt } };
   const changed = (parts.changed.get(row.id) ?? []).map((occurrence) => ({
     ...feedEvent(ctx, occurrence),
-    occurrenceOf: { seriesId: row.id, originalStartLocal: occurrence.originalStartLocal!, zone: row.timezone, allDay: row.allDay },
+    occurrenceOf: {
+      seriesId: row.id,
+      originalStartLocal: occurrence.originalStartLocal!,
+      zone: row.timezone,
+      allDay: row.allDay,
+    },
   }));
   return [master, ...changed];
 }
 
 async function calendarOf(ctx: Context, rows: FeedEventRow[]): Promise<ICalendar> {
-  const parts = await seriesParts(ctx, rows.filter((row) => row.recurrence !== ''));
+  const parts = await seriesParts(
+    ctx,
+    rows.filter((row) => row.recurrence !== ''),
+  );
   const events = rows.flatMap((row) => feedEventsOf(ctx, row, parts));
   return {
-    text: renderCalendar(events, { domain: siteDomain(ctx.config.siteUrl), uidSuffix: await icalUidSuffix(ctx.db, ctx.config.siteUrl) }),
+    text: renderCalendar(events, {
+      domain: siteDomain(ctx.config.siteUrl),
+      uidSuffix: await icalUidSuffix(ctx.db, ctx.config.siteUrl),
+    }),
     lastModified: events.length ? latest(events.map((event) => event.revisedAt)) : null,
   };
 }
@@ -231,7 +292,10 @@ const FEED_BATCH = 500;
 const renderedFeeds = new VersionedMemo<ICalendar>(20);
 
 /** The feed of an events list: its first FEED_MAX_EVENTS events, whatever page the connection itself answers. */
-export async function eventsCalendar(ctx: Context, list: Pick<Prisma.EventFindManyArgs, 'where' | 'orderBy'>): Promise<ICalendar> {
+export async function eventsCalendar(
+  ctx: Context,
+  list: Pick<Prisma.EventFindManyArgs, 'where' | 'orderBy'>,
+): Promise<ICalendar> {
   const key = JSON.stringify([list, ctx.viewer.user?.id ?? null, ctx.offeredPasswords]);
   return renderedFeeds.get(key, await ctx.dataVersion(), () => renderEventsCalendar(ctx, list));
 }
@@ -243,7 +307,12 @@ export async function eventsCalendar(ctx: Context, list: Pick<Prisma.EventFindMa
 async function feedIds(ctx: Context, list: Pick<Prisma.EventFindManyArgs, 'where' | 'orderBy'>): Promise<number[]> {
   const where = list.where ?? {};
   const [single, series] = await Promise.all([
-    ctx.db.event.findMany({ where: { AND: [where, { recurringEventId: null }] }, orderBy: list.orderBy, take: FEED_MAX_EVENTS, select: { id: true, startsAt: true } }),
+    ctx.db.event.findMany({
+      where: { AND: [where, { recurringEventId: null }] },
+      orderBy: list.orderBy,
+      take: FEED_MAX_EVENTS,
+      select: { id: true, startsAt: true },
+    }),
     ctx.db.event.groupBy({
       by: ['recurringEventId'],
       where: { AND: [where, { recurringEventId: { not: null } }] },
@@ -255,21 +324,31 @@ async function feedIds(ctx: Context, list: Pick<Prisma.EventFindManyArgs, 'where
   const ids: number[] = [];
   let next = 0;
   for (const row of single) {
-    for (; next < series.length && series[next]._min.startsAt! < row.startsAt; next++) ids.push(series[next].recurringEventId!);
+    for (; next < series.length && series[next]._min.startsAt! < row.startsAt; next++)
+      ids.push(series[next].recurringEventId!);
     ids.push(row.id);
   }
   for (; next < series.length; next++) ids.push(series[next].recurringEventId!);
   return ids.slice(0, FEED_MAX_EVENTS);
 }
 
-async function renderEventsCalendar(ctx: Context, list: Pick<Prisma.EventFindManyArgs, 'where' | 'orderBy'>): Promise<ICalendar> {
+async function renderEventsCalendar(
+  ctx: Context,
+  list: Pick<Prisma.EventFindManyArgs, 'where' | 'orderBy'>,
+): Promise<ICalendar> {
   const ids = await feedIds(ctx, list);
   const rows = new Map<number, FeedEventRow>();
   for (let start = 0; start < ids.length; start += FEED_BATCH) {
-    const batch = await ctx.db.event.findMany({ where: { id: { in: ids.slice(start, start + FEED_BATCH) } }, select: FEED_EVENT_SELECT });
+    const batch = await ctx.db.event.findMany({
+      where: { id: { in: ids.slice(start, start + FEED_BATCH) } },
+      select: FEED_EVENT_SELECT,
+    });
     for (const row of batch) rows.set(row.id, row);
   }
-  return calendarOf(ctx, ids.flatMap((id) => rows.get(id) ?? []));
+  return calendarOf(
+    ctx,
+    ids.flatMap((id) => rows.get(id) ?? []),
+  );
 }
 
 export const EVENTS_ICAL_DESCRIPTION =

@@ -48,7 +48,6 @@ async function existingEvent(ctx: Context, id: number) {
 /** List totals by filter: counting a wide window is the costliest part of a list, and is redone only after writes. */
 const listCounts = new VersionedMemo<number>(1000);
 
-
 const passwordArg = 'The password of a password-protected event; with it, its content is shown.';
 const idArg = "The event's global ID or database ID.";
 
@@ -66,7 +65,10 @@ builder.queryFields((t) => ({
     type: EventType,
     nullable: true,
     description: 'One event by ID, or null when there is none.',
-    args: { id: t.arg.id({ required: true, description: idArg }), password: t.arg.string({ description: passwordArg }) },
+    args: {
+      id: t.arg.id({ required: true, description: idArg }),
+      password: t.arg.string({ description: passwordArg }),
+    },
     resolve: (query, _root, args, ctx) => {
       offerPassword(ctx, args.password);
       return readEvent(ctx, query, { id: databaseIdOf('Event', args.id, 'id') });
@@ -85,53 +87,77 @@ builder.queryFields((t) => ({
       return readEvent(ctx, query, { slug: args.slug });
     },
   }),
-  events: t.connection({
-    type: EventType,
-    description: 'Events by start, then ID, unless `orderBy` says otherwise. Events hidden from listings are left out.',
-    args: {
-      orderBy: t.arg({ type: EventOrderByEnum, description: 'What to sort by; START when left out.' }),
-      order: t.arg({ type: SortOrderEnum, description: 'The direction; ASC when left out.' }),
-      filter: t.arg({ type: EventsFilterInput, description: 'Which events to list; without it, every event the viewer may see, from any date.' }),
-      password: t.arg.string({ description: passwordArg }),
+  events: t.connection(
+    {
+      type: EventType,
+      description:
+        'Events by start, then ID, unless `orderBy` says otherwise. Events hidden from listings are left out.',
+      args: {
+        orderBy: t.arg({ type: EventOrderByEnum, description: 'What to sort by; START when left out.' }),
+        order: t.arg({ type: SortOrderEnum, description: 'The direction; ASC when left out.' }),
+        filter: t.arg({
+          type: EventsFilterInput,
+          description: 'Which events to list; without it, every event the viewer may see, from any date.',
+        }),
+        password: t.arg.string({ description: passwordArg }),
+      },
+      resolve: async (_root, args, ctx, info) => {
+        offerPassword(ctx, args.password);
+        await materialiseForList(ctx, args.filter ?? {});
+        const where = await eventsWhere(ctx, args.filter ?? {});
+        const orderBy = eventOrder(args.orderBy, args.order);
+        const connection = await offsetConnection(
+          args,
+          async () =>
+            listCounts.get(JSON.stringify(where), await ctx.dataVersion(), () => ctx.db.event.count({ where })),
+          ({ offset, limit }) =>
+            ctx.db.event.findMany({
+              ...queryFromInfo({ context: ctx, info, path: ['edges', 'node'] }),
+              where,
+              orderBy,
+              skip: offset,
+              take: limit,
+            }),
+        );
+        return { ...connection, list: { where, orderBy } };
+      },
     },
-    resolve: async (_root, args, ctx, info) => {
-      offerPassword(ctx, args.password);
-      await materialiseForList(ctx, args.filter ?? {});
-      const where = await eventsWhere(ctx, args.filter ?? {});
-      const orderBy = eventOrder(args.orderBy, args.order);
-      const connection = await offsetConnection(
-        args,
-        async () => listCounts.get(JSON.stringify(where), await ctx.dataVersion(), () => ctx.db.event.count({ where })),
-        ({ offset, limit }) =>
-          ctx.db.event.findMany({
-            ...queryFromInfo({ context: ctx, info, path: ['edges', 'node'] }),
-            where,
-            orderBy,
-            skip: offset,
-            take: limit,
-          }),
-      );
-      return { ...connection, list: { where, orderBy } };
+    {
+      description: 'A page of events, with the number of all that match and the iCalendar feed of the list.',
+      fields: (c) => ({
+        ical: c.field({
+          type: ICalendarType,
+          description: EVENTS_ICAL_DESCRIPTION,
+          resolve: (connection, _args, ctx) => eventsCalendar(ctx, connection.list),
+        }),
+      }),
     },
-  }, {
-    description: 'A page of events, with the number of all that match and the iCalendar feed of the list.',
-    fields: (c) => ({
-      ical: c.field({ type: ICalendarType, description: EVENTS_ICAL_DESCRIPTION, resolve: (connection, _args, ctx) => eventsCalendar(ctx, connection.list) }),
-    }),
-  }, { description: 'An event in a page of the list, with its cursor.' }),
+    { description: 'An event in a page of the list, with its cursor.' },
+  ),
 }));
 
 builder.mutationFields((t) => ({
   createEvent: t.prismaField({
     type: EventType,
     description: 'Creates an event, with new venues, organizers and terms it brings along.',
-    args: { input: t.arg({ type: EventInput, required: true, description: 'The new event: `title`, `startDate` and `endDate` are required.' }) },
+    args: {
+      input: t.arg({
+        type: EventInput,
+        required: true,
+        description: 'The new event: `title`, `startDate` and `endDate` are required.',
+      }),
+    },
     resolve: async (query, _root, args, ctx) => {
       const checked = await checkEventInput(ctx, args.input, null);
       const stamp = authorizeCreate(ctx, args.input);
       await fetchNewImages(ctx, newImagesOf(checked));
       const series = checked.columns.recurrence ? markSeries(ctx) : undefined;
-      const id = await insertEvent(ctx, args.input, { ...checked, columns: { ...checked.columns, ...stamp } }, { afterWrite: series });
+      const id = await insertEvent(
+        ctx,
+        args.input,
+        { ...checked, columns: { ...checked.columns, ...stamp } },
+        { afterWrite: series },
+      );
       if (series) await bringSeriesInLine(ctx, id);
       return ctx.db.event.findUniqueOrThrow({ ...query, where: { id } });
     },
@@ -141,7 +167,11 @@ builder.mutationFields((t) => ({
     description: 'Changes an event; fields left out keep their value.',
     args: {
       id: t.arg.id({ required: true, description: idArg }),
-      input: t.arg({ type: EventInput, required: true, description: 'The fields to change; those left out keep their value.' }),
+      input: t.arg({
+        type: EventInput,
+        required: true,
+        description: 'The fields to change; those left out keep their value.',
+      }),
       scope: t.arg({ type: EventScopeEnum, description: SCOPE_DESCRIPTION }),
     },
     resolve: async (query, _root, args, ctx) => {
@@ -161,7 +191,14 @@ builder.mutationFields((t) => ({
       // An occurrence changed on its own is an exception: later series edits leave it as it is.
       const exception = current.recurringEventId ? { detached: true } : {};
       const series = current.recurrence !== '' || checked.columns.recurrence !== undefined;
-      await updateEvent(ctx, id, current.slug, args.input, { ...checked, columns: { ...columns, ...allowed, ...exception } }, { afterWrite: series ? markSeries(ctx) : undefined });
+      await updateEvent(
+        ctx,
+        id,
+        current.slug,
+        args.input,
+        { ...checked, columns: { ...columns, ...allowed, ...exception } },
+        { afterWrite: series ? markSeries(ctx) : undefined },
+      );
       if (series) await bringSeriesInLine(ctx, id);
       return ctx.db.event.findUniqueOrThrow({ ...query, where: { id } });
     },
@@ -190,7 +227,9 @@ builder.mutationFields((t) => ({
         snapshot: () => ctx.db.event.findUniqueOrThrow({ ...query, where: { id } }),
         // A series: the master goes first, its occurrences follow in steps (series-tasks.ts).
         remove: async () => {
-          const series = current.isSeriesMaster || (await ctx.db.event.findFirst({ where: { recurringEventId: id }, select: { id: true } }));
+          const series =
+            current.isSeriesMaster ||
+            (await ctx.db.event.findFirst({ where: { recurringEventId: id }, select: { id: true } }));
           if (!series) return (await ctx.db.event.deleteMany({ where: { id } })).count;
           if (!(await startSeriesDelete(ctx.db, id))) return 0;
           await followSeriesTasks(ctx);
@@ -198,7 +237,10 @@ builder.mutationFields((t) => ({
         },
         trash: async () => {
           const { count } = await ctx.db.$transaction(async (tx) => {
-            const trashed = await tx.event.updateMany({ where: notInTrash(id), data: { status: 'trash', ...modifiedNow(ctx) } });
+            const trashed = await tx.event.updateMany({
+              where: notInTrash(id),
+              data: { status: 'trash', ...modifiedNow(ctx) },
+            });
             // A series goes to the trash with its occurrences.
             if (trashed.count) await queueSeriesTrash(tx, id);
             return trashed;

@@ -1,7 +1,14 @@
 import { DateTime } from 'luxon';
 import type { Event } from '../../db/generated/prisma/client.js';
 import { assertRuleMatches, parseRecurrence, RecurrenceError } from '../../time/recurrence.js';
-import { canonicalTimeZone, fromWallClock, NOT_A_DATE, readDateInput, toWallClock, type ReadDate } from '../../time/dates.js';
+import {
+  canonicalTimeZone,
+  fromWallClock,
+  NOT_A_DATE,
+  readDateInput,
+  toWallClock,
+  type ReadDate,
+} from '../../time/dates.js';
 import { canReadPost } from '../../auth/permissions.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
@@ -17,29 +24,32 @@ import { recurrenceColumns, recurrenceLines } from './recurrence-columns.js';
 import { readTermAssignment } from '../terms/references.js';
 import { checkVenueInput, VenueInput } from '../venues/index.js';
 
-
 const LinkedVenueInput = builder.inputType('LinkedVenueInput', {
-  description: 'An existing venue by `id`, a `new` one created with the event, or `newUnlessDuplicate`. Exactly one of the three.',
+  description:
+    'An existing venue by `id`, a `new` one created with the event, or `newUnlessDuplicate`. Exactly one of the three.',
   isOneOf: true,
   fields: (t) => ({
     id: t.id({ description: "An existing venue's global ID or database ID; the writer must be able to read it." }),
     new: t.field({ type: VenueInput, description: 'A venue to create with the event.' }),
     newUnlessDuplicate: t.field({
       type: VenueInput,
-      description: 'A venue to create with the event, unless one like it exists (see `matchingVenue`): that one is linked instead, as the REST API does.',
+      description:
+        'A venue to create with the event, unless one like it exists (see `matchingVenue`): that one is linked instead, as the REST API does.',
     }),
   }),
 });
 
 const LinkedOrganizerInput = builder.inputType('LinkedOrganizerInput', {
-  description: 'An existing organizer by `id`, a `new` one created with the event, or `newUnlessDuplicate`. Exactly one of the three.',
+  description:
+    'An existing organizer by `id`, a `new` one created with the event, or `newUnlessDuplicate`. Exactly one of the three.',
   isOneOf: true,
   fields: (t) => ({
     id: t.id({ description: "An existing organizer's global ID or database ID; the writer must be able to read it." }),
     new: t.field({ type: OrganizerInput, description: 'An organizer to create with the event.' }),
     newUnlessDuplicate: t.field({
       type: OrganizerInput,
-      description: 'An organizer to create with the event, unless one like it exists (see `matchingOrganizer`): that one is linked instead, as the REST API does.',
+      description:
+        'An organizer to create with the event, unless one like it exists (see `matchingOrganizer`): that one is linked instead, as the REST API does.',
     }),
   }),
 });
@@ -58,12 +68,16 @@ export const EventInput = builder.inputType('EventInput', {
     date: t.field({ type: 'DateInput', description: 'Publication date in the site time zone.' }),
     dateUtc: t.field({ type: 'DateInput', description: 'Publication date in UTC.' }),
     timezone: t.string({ description: 'IANA time zone (`Europe/Berlin`) or `UTC+2`. Defaults to the site time zone.' }),
-    startDate: t.field({ type: 'DateInput', description: "Start, read in the event's time zone unless it has an offset." }),
+    startDate: t.field({
+      type: 'DateInput',
+      description: "Start, read in the event's time zone unless it has an offset.",
+    }),
     endDate: t.field({ type: 'DateInput', description: "End, read in the event's time zone unless it has an offset." }),
     allDay: t.boolean({ description: 'Start at the beginning of the start day, end at the end of the end day.' }),
     cost: t.field({
       type: 'PlainText',
-      description: 'The cost as people should read it: `10`, `$10 - $20`, `20€`, `Free`. Its amounts become `costDetails.values`.',
+      description:
+        'The cost as people should read it: `10`, `$10 - $20`, `20€`, `Free`. Its amounts become `costDetails.values`.',
     }),
     currencySymbol: t.string({ description: 'Guessed from the cost text when absent.' }),
     currencyCode: t.string({ description: 'The ISO 4217 currency code (`USD`, `EUR`); stored as given.' }),
@@ -72,19 +86,30 @@ export const EventInput = builder.inputType('EventInput', {
     image: t.string({ description: 'The ID of a known image or an http(s) URL; empty to remove.' }),
     showMap: t.boolean({ description: 'Show a map of the venue on the event page; true on create when left out.' }),
     showMapLink: t.boolean({ description: 'Show a link to a map of the venue; true on create when left out.' }),
-    hideFromListings: t.boolean({ description: 'Leave the event out of the `events` list and its feeds; false on create when left out.' }),
-    sticky: t.boolean({ description: 'Keep the event at the top of its day in month views; false on create when left out.' }),
+    hideFromListings: t.boolean({
+      description: 'Leave the event out of the `events` list and its feeds; false on create when left out.',
+    }),
+    sticky: t.boolean({
+      description: 'Keep the event at the top of its day in month views; false on create when left out.',
+    }),
     featured: t.boolean({ description: 'Mark the event as featured; false on create when left out.' }),
     password: t.string({ description: POST_INPUT_DESCRIPTIONS.password }),
-    parentId: t.int({ description: 'The database ID of the parent event of a recurring series; null removes the parent.' }),
-    ticketed: t.boolean({ description: 'Whether the event has tickets (a flag only: nothing sells them here); false on create when left out.' }),
+    parentId: t.int({
+      description: 'The database ID of the parent event of a recurring series; null removes the parent.',
+    }),
+    ticketed: t.boolean({
+      description:
+        'Whether the event has tickets (a flag only: nothing sells them here); false on create when left out.',
+    }),
     venues: t.field({
       type: [LinkedVenueInput],
-      description: 'The event’s venues in display order, existing or new; replaces the current ones, an empty list removes them.',
+      description:
+        'The event’s venues in display order, existing or new; replaces the current ones, an empty list removes them.',
     }),
     organizers: t.field({
       type: [LinkedOrganizerInput],
-      description: 'The event’s organizers in display order, existing or new; replaces the current ones, an empty list removes them.',
+      description:
+        'The event’s organizers in display order, existing or new; replaces the current ones, an empty list removes them.',
     }),
     recurrence: t.stringList({
       description:
@@ -102,7 +127,9 @@ type VenueCheck = Awaited<ReturnType<typeof checkVenueInput>>;
 type OrganizerCheck = Awaited<ReturnType<typeof checkOrganizerInput>>;
 
 /** Each link: an existing record, or a new one (`reuseDuplicate`: unless one like it exists). */
-export type LinkPlan<Check, Fields> = Array<{ id: number } | { input: Fields; checked: Check; reuseDuplicate: boolean }>;
+export type LinkPlan<Check, Fields> = Array<
+  { id: number } | { input: Fields; checked: Check; reuseDuplicate: boolean }
+>;
 
 /**
  * Plans an event's links to venues or organizers: existing ones by ID, new ones checked. Linking is reading: a record
@@ -114,15 +141,22 @@ async function planLinks<Fields, Check>(
   errors: FieldErrors,
   field: string,
   typename: 'Venue' | 'Organizer',
-  links: Array<{ id?: string | number | null; new?: Fields | null; newUnlessDuplicate?: Fields | null }> | null | undefined,
+  links:
+    | Array<{ id?: string | number | null; new?: Fields | null; newUnlessDuplicate?: Fields | null }>
+    | null
+    | undefined,
   find: (ids: number[]) => Promise<LinkedPostRow[]>,
   check: (input: Fields, prefix: string) => Promise<Check>,
 ): Promise<LinkPlan<Check, Fields> | undefined> {
   if (links == null) return undefined;
   const plan: LinkPlan<Check, Fields> = [];
-  const ids = links.map((link, index) => (link.id != null ? databaseIdOf(typename, link.id, `${field}.${index}.id`) : null));
+  const ids = links.map((link, index) =>
+    link.id != null ? databaseIdOf(typename, link.id, `${field}.${index}.id`) : null,
+  );
   const found = await find(ids.filter((id) => id !== null));
-  const readable = new Set(found.filter((post) => post.status !== 'trash' && canReadPost(ctx.viewer.user, post)).map((post) => post.id));
+  const readable = new Set(
+    found.filter((post) => post.status !== 'trash' && canReadPost(ctx.viewer.user, post)).map((post) => post.id),
+  );
   for (const [index, link] of links.entries()) {
     const id = ids[index];
     const fresh = link.new ?? link.newUnlessDuplicate;
@@ -133,7 +167,11 @@ async function planLinks<Fields, Check>(
       plan.push({ id });
     } else {
       try {
-        plan.push({ input: fresh!, checked: await check(fresh!, `${field}.${index}`), reuseDuplicate: link.newUnlessDuplicate != null });
+        plan.push({
+          input: fresh!,
+          checked: await check(fresh!, `${field}.${index}`),
+          reuseDuplicate: link.newUnlessDuplicate != null,
+        });
       } catch (error) {
         const fields = (error as { fields?: Record<string, string> }).fields;
         if (!fields) throw error;
@@ -167,11 +205,19 @@ function schedule(ctx: Context, input: EventFields, current: Event | null, error
   // A date not sent keeps its instant while the zone stays (a repeated hour's second instant included); in a new
   // zone the event keeps its wall clock, read there.
   const keptZone = current?.timezone === timezone;
-  const read = (field: 'startDate' | 'endDate', stored: string | undefined, storedAt: Date | undefined): ReadDate | null => {
+  const read = (
+    field: 'startDate' | 'endDate',
+    stored: string | undefined,
+    storedAt: Date | undefined,
+  ): ReadDate | null => {
     const raw = input[field];
     if (raw == null) {
       if (stored === undefined) return null;
-      return { moment: keptZone && storedAt ? DateTime.fromJSDate(storedAt, { zone: timezone }) : fromWallClock(stored, timezone), movedForward: 0 };
+      return {
+        moment:
+          keptZone && storedAt ? DateTime.fromJSDate(storedAt, { zone: timezone }) : fromWallClock(stored, timezone),
+        movedForward: 0,
+      };
     }
     const date = readDateInput(raw, timezone, now);
     if (!date) errors.add(field, NOT_A_DATE);
@@ -191,14 +237,24 @@ function schedule(ctx: Context, input: EventFields, current: Event | null, error
     end = end.endOf('day').set({ millisecond: 0 });
   }
   if (startRead.movedForward > 0 && !allDay && end <= start) {
-    errors.add('startDate', `does not exist in ${timezone} (the clocks skip it) and, moved forward, is not before endDate`);
+    errors.add(
+      'startDate',
+      `does not exist in ${timezone} (the clocks skip it) and, moved forward, is not before endDate`,
+    );
     return undefined;
   }
   if (end < start) {
     errors.add('endDate', 'must not be before startDate');
     return undefined;
   }
-  return { timezone, startLocal: toWallClock(start), endLocal: toWallClock(end), startsAt: start.toJSDate(), endsAt: end.toJSDate(), allDay };
+  return {
+    timezone,
+    startLocal: toWallClock(start),
+    endLocal: toWallClock(end),
+    startsAt: start.toJSDate(),
+    endsAt: end.toJSDate(),
+    allDay,
+  };
 }
 
 /** Everything an event write needs, checked before anything is written. */
@@ -211,7 +267,10 @@ export async function checkEventInput(ctx: Context, input: EventFields, current:
   if (input.currencyPosition && !['prefix', 'postfix'].includes(input.currencyPosition)) {
     errors.add('currencyPosition', 'must be prefix or postfix');
   }
-  if (input.authorId != null && !(await ctx.db.user.findUnique({ where: { id: input.authorId }, select: { id: true } }))) {
+  if (
+    input.authorId != null &&
+    !(await ctx.db.user.findUnique({ where: { id: input.authorId }, select: { id: true } }))
+  ) {
     errors.add('authorId', `no user with ID ${input.authorId}`);
   }
   if (input.parentId != null) {
@@ -225,18 +284,37 @@ export async function checkEventInput(ctx: Context, input: EventFields, current:
   const publication = publicationFromInput(ctx, { date: input.date, dateUtc: input.dateUtc }, errors);
   const image = await readImageInput(ctx, errors, 'image', input.image);
   const linkColumns = { id: true, slug: true, status: true, authorId: true, password: true } as const;
-  const venues = await planLinks(ctx, errors, 'venues', 'Venue', input.venues,
+  const venues = await planLinks(
+    ctx,
+    errors,
+    'venues',
+    'Venue',
+    input.venues,
     (ids) => ctx.db.venue.findMany({ where: { id: { in: ids } }, select: linkColumns }),
     (fields, prefix) => checkVenueInput(ctx, fields, true, prefix),
   );
-  const organizers = await planLinks(ctx, errors, 'organizers', 'Organizer', input.organizers,
+  const organizers = await planLinks(
+    ctx,
+    errors,
+    'organizers',
+    'Organizer',
+    input.organizers,
     (ids) => ctx.db.organizer.findMany({ where: { id: { in: ids } }, select: linkColumns }),
     (fields, prefix) => checkOrganizerInput(ctx, fields, true, prefix),
   );
-  const categories = input.categories ? await readTermAssignment(ctx, errors, 'categories', 'category', input.categories) : undefined;
+  const categories = input.categories
+    ? await readTermAssignment(ctx, errors, 'categories', 'category', input.categories)
+    : undefined;
   const tags = input.tags ? await readTermAssignment(ctx, errors, 'tags', 'tag', input.tags) : undefined;
   errors.throwIfAny();
-  return { columns: { ...eventColumns(input, when, publication), ...recurrence }, image, venues, organizers, categories, tags };
+  return {
+    columns: { ...eventColumns(input, when, publication), ...recurrence },
+    image,
+    venues,
+    organizers,
+    categories,
+    tags,
+  };
 }
 
 /**
@@ -244,11 +322,15 @@ export async function checkEventInput(ctx: Context, input: EventFields, current:
  * there is refused); an occurrence has none of its own. A series whose start moves has its stored rule checked again.
  */
 function checkRecurrence(
-  input: EventFields, current: Event | null, when: Schedule | undefined, errors: FieldErrors,
+  input: EventFields,
+  current: Event | null,
+  when: Schedule | undefined,
+  errors: FieldErrors,
 ): Partial<ReturnType<typeof recurrenceColumns>> {
   if (input.recurrence == null) {
     const moved = input.startDate != null || input.timezone != null || input.allDay != null;
-    if (current?.isSeriesMaster && moved && when) readChecked(recurrenceLines(current.recurrence), when.timezone, when.startLocal, errors);
+    if (current?.isSeriesMaster && moved && when)
+      readChecked(recurrenceLines(current.recurrence), when.timezone, when.startLocal, errors);
     return {};
   }
   if (current?.recurringEventId) {
@@ -257,7 +339,12 @@ function checkRecurrence(
   }
   const lines = input.recurrence.map((line) => line.trim()).filter((line) => line !== '');
   if (lines.length === 0) return recurrenceColumns([]);
-  const read = readChecked(lines, when?.timezone ?? current?.timezone ?? 'UTC', when?.startLocal ?? current?.startLocal, errors);
+  const read = readChecked(
+    lines,
+    when?.timezone ?? current?.timezone ?? 'UTC',
+    when?.startLocal ?? current?.startLocal,
+    errors,
+  );
   return read ? recurrenceColumns(read.lines) : {};
 }
 
@@ -274,7 +361,11 @@ function readChecked(lines: string[], zone: string, startLocal: string | undefin
   }
 }
 
-function eventColumns(input: EventFields, when: Schedule | undefined, publication: ReturnType<typeof publicationFromInput>) {
+function eventColumns(
+  input: EventFields,
+  when: Schedule | undefined,
+  publication: ReturnType<typeof publicationFromInput>,
+) {
   const { title, cost, currencySymbol, currencyPosition } = input;
   const guessed = cost ? guessCurrency(cost) : null;
   return definedOnly({

@@ -29,21 +29,25 @@ builder.prismaObjectFields(EventType, (t) => ({
   }),
   recurringEventId: t.exposeInt('recurringEventId', {
     nullable: true,
-    description: 'For an occurrence of a recurring series: the database ID of the series (its master event); null otherwise.',
+    description:
+      'For an occurrence of a recurring series: the database ID of the series (its master event); null otherwise.',
   }),
   series: t.relation('series', {
     nullable: true,
-    description: 'For an occurrence of a recurring series: the series (its master event, with `recurrence`); null otherwise.',
+    description:
+      'For an occurrence of a recurring series: the series (its master event, with `recurrence`); null otherwise.',
   }),
   originalStart: t.expose('originalStartsAt', {
     type: 'DateTime',
     nullable: true,
-    description: 'For an occurrence: its start as the series’ rule gave it (RFC 5545 RECURRENCE-ID), even after it was moved; null otherwise.',
+    description:
+      'For an occurrence: its start as the series’ rule gave it (RFC 5545 RECURRENCE-ID), even after it was moved; null otherwise.',
   }),
   originalStartLocal: t.expose('originalStartLocal', {
     type: 'WallClock',
     nullable: true,
-    description: 'For an occurrence: `originalStart` in the event’s time zone (REST `original_start_date`); null otherwise.',
+    description:
+      'For an occurrence: `originalStart` in the event’s time zone (REST `original_start_date`); null otherwise.',
   }),
   isException: t.exposeBoolean('detached', {
     description: 'For an occurrence: whether it was changed on its own, so that edits of the series leave it as it is.',
@@ -58,14 +62,19 @@ builder.prismaObjectField(EventType, 'occurrences', (t) =>
         'The occurrences of the series this event is (or belongs to), by start; empty for an event on its own. Unbounded ' +
         'series have occurrences in any window: they are added as far as the window reaches.',
       args: {
-        startDate: t.arg({ type: 'DateInput', description: 'Occurrences starting on or after this day (whole days in the event’s zone).' }),
+        startDate: t.arg({
+          type: 'DateInput',
+          description: 'Occurrences starting on or after this day (whole days in the event’s zone).',
+        }),
         endDate: t.arg({ type: 'DateInput', description: 'Occurrences ending on or before this day.' }),
       },
       resolve: async (event, args, ctx, info) => {
         const seriesId = event.recurrence !== '' ? event.id : event.recurringEventId;
         const filter: EventsFilter = { startDate: args.startDate, endDate: args.endDate };
         if (seriesId !== null) await materialiseForList(ctx, filter);
-        const where: Prisma.EventWhereInput = { AND: [await eventsWhere(ctx, filter), { recurringEventId: seriesId ?? -1 }] };
+        const where: Prisma.EventWhereInput = {
+          AND: [await eventsWhere(ctx, filter), { recurringEventId: seriesId ?? -1 }],
+        };
         return offsetConnection(
           args,
           async () => (seriesId === null ? 0 : ctx.db.event.count({ where })),

@@ -47,7 +47,8 @@ export const UNFINISHED_SYNC_POLL_MS = 5_000;
 const MIN_PAUSE_MS = 5;
 
 /** The master's columns its occurrences' starts depend on. */
-const definitionOf = (master: Event) => JSON.stringify([master.recurrence, master.startLocal, master.endLocal, master.timezone, master.allDay]);
+const definitionOf = (master: Event) =>
+  JSON.stringify([master.recurrence, master.startLocal, master.endLocal, master.timezone, master.allDay]);
 
 /** A series' expansion up to a target, computed outside the steps' transactions and kept while the master is unchanged. */
 interface Plan {
@@ -71,7 +72,8 @@ interface Work {
 /** The work left on a master: the sync after a write first, then the extension to `extendTo`, if short of it. */
 function workOf(master: Event, extendTo: Date | undefined): Work | null {
   if (master.syncedThrough) return { from: master.syncedThrough, to: master.materializedUntil, logged: true };
-  if (extendTo && master.materializedUntil && master.materializedUntil < extendTo) return { from: master.materializedUntil, to: extendTo, logged: false };
+  if (extendTo && master.materializedUntil && master.materializedUntil < extendTo)
+    return { from: master.materializedUntil, to: extendTo, logged: false };
   return null;
 }
 
@@ -86,7 +88,13 @@ function makePlan(master: Event, work: Work): Plan {
   const { until, atYearLimit } = expansionBound(master, target);
   let expansion;
   try {
-    expansion = expandRecurrence(parseRecurrence(lines, master.timezone), master.startLocal, master.allDay, until, MAX_SERIES_OCCURRENCES);
+    expansion = expandRecurrence(
+      parseRecurrence(lines, master.timezone),
+      master.startLocal,
+      master.allDay,
+      until,
+      MAX_SERIES_OCCURRENCES,
+    );
   } catch (error) {
     if (error instanceof RecurrenceError) throw invalidField('recurrence', error.message);
     throw error;
@@ -127,7 +135,13 @@ type StepOutcome = { rows: number; left: boolean } | 'replan';
  * master says it stands. Writers queue on the data-version lock first, so two processes working on one series take
  * turns, each from where the other left it.
  */
-async function step(tx: DbTransaction, dialect: Dialect, masterId: number, plan: Plan, extendTo: Date | undefined): Promise<StepOutcome> {
+async function step(
+  tx: DbTransaction,
+  dialect: Dialect,
+  masterId: number,
+  plan: Plan,
+  extendTo: Date | undefined,
+): Promise<StepOutcome> {
   await lockForWriting(tx);
   const master = await tx.event.findUnique({ where: { id: masterId } });
   const work = master && workOf(master, extendTo);
@@ -135,7 +149,9 @@ async function step(tx: DbTransaction, dialect: Dialect, masterId: number, plan:
   // A task on the series' occurrences (a trash, a delete, a split's move) comes first: series-tasks.ts.
   if (planKey(master, work) !== plan.key || (await hasSeriesTask(tx, masterId))) return 'replan';
   const lastLogged = await tx.change.findFirst({ orderBy: { seq: 'desc' }, select: { seq: true } });
-  const links = (await tx.eventVenue.count({ where: { eventId: masterId } })) + (await tx.eventOrganizer.count({ where: { eventId: masterId } })) +
+  const links =
+    (await tx.eventVenue.count({ where: { eventId: masterId } })) +
+    (await tx.eventOrganizer.count({ where: { eventId: masterId } })) +
     (await tx.eventTerm.count({ where: { eventId: masterId } }));
   const size = Math.max(1, Math.floor(SYNC_STEP_WRITES / (1 + links)));
   const to = work.to?.getTime() ?? Number.POSITIVE_INFINITY;
@@ -145,9 +161,16 @@ async function step(tx: DbTransaction, dialect: Dialect, masterId: number, plan:
     where: { recurringEventId: masterId, originalStartsAt: { gte: work.from, ...(work.to ? { lt: work.to } : {}) } },
     orderBy: { originalStartsAt: 'asc' },
     take: size + 1,
-    select: { id: true, startLocal: true, endLocal: true, originalStartsAt: true, originalStartLocal: true, detached: true },
+    select: {
+      id: true,
+      startLocal: true,
+      endLocal: true,
+      originalStartsAt: true,
+      originalStartLocal: true,
+      detached: true,
+    },
   });
-  const cuts = [wanted[size]?.at, existing[size]?.originalStartsAt!.getTime()].filter((at) => at !== undefined);
+  const cuts = [wanted[size]?.at, existing[size]?.originalStartsAt?.getTime()].filter((at) => at !== undefined);
   const sliceEnd = cuts.length ? Math.min(...cuts) : to;
   const slice = new Map(wanted.filter((start) => start.at < sliceEnd).map((start) => [start.at, start.local]));
   const rows = existing.filter((row) => row.originalStartsAt!.getTime() < sliceEnd);
@@ -158,7 +181,13 @@ async function step(tx: DbTransaction, dialect: Dialect, masterId: number, plan:
 
   if (stale.length) await tx.event.deleteMany({ where: { id: { in: stale.map((row) => row.id) } } });
   const copied = copiedColumns(master);
-  if (work.logged) await refreshKept(tx, master, kept.filter((row) => !row.detached), copied);
+  if (work.logged)
+    await refreshKept(
+      tx,
+      master,
+      kept.filter((row) => !row.detached),
+      copied,
+    );
   const created = await insertOccurrences(tx, dialect, master, fresh, plan.busyDays);
   await copyLinks(tx, masterId, created, false);
 
@@ -166,11 +195,19 @@ async function step(tx: DbTransaction, dialect: Dialect, masterId: number, plan:
   const reached = done ? (plan.complete ? null : work.to) : new Date(sliceEnd);
   await tx.event.update({
     where: { id: masterId },
-    data: master.syncedThrough ? (done ? { syncedThrough: null, materializedUntil: reached } : { syncedThrough: reached }) : { materializedUntil: reached },
+    data: master.syncedThrough
+      ? done
+        ? { syncedThrough: null, materializedUntil: reached }
+        : { syncedThrough: reached }
+      : { materializedUntil: reached },
   });
   // The step's own bookkeeping on the master is no change of it; rows added by an extension are no change either.
   await tx.change.deleteMany({
-    where: { seq: { gt: lastLogged?.seq ?? 0 }, recordType: 'event', recordId: { in: work.logged ? [masterId] : [masterId, ...created] } },
+    where: {
+      seq: { gt: lastLogged?.seq ?? 0 },
+      recordType: 'event',
+      recordId: { in: work.logged ? [masterId] : [masterId, ...created] },
+    },
   });
   const left = !done || workOf({ ...master, syncedThrough: null, materializedUntil: reached }, extendTo) !== null;
   return { rows: stale.length + kept.length + created.length, left };
@@ -188,20 +225,28 @@ async function refreshKept(
   await tx.event.updateMany({ where: { id: { in: ids } }, data: copied as Prisma.EventUpdateManyMutationInput });
   for (const row of rows) {
     const times = occurrenceTimes(master, row.originalStartLocal!);
-    if (times.endLocal !== row.endLocal || times.startLocal !== row.startLocal) await tx.event.update({ where: { id: row.id }, data: times });
+    if (times.endLocal !== row.endLocal || times.startLocal !== row.startLocal)
+      await tx.event.update({ where: { id: row.id }, data: times });
   }
   await copyLinks(tx, master.id, ids, true);
 }
 
 /** The engine's text for an instant in a raw statement: as Prisma writes DateTime columns (SQLite: ISO text). */
-const timestampOf = (engine: Dialect['engine'], instant: Date) => (engine === 'sqlite' ? instant.toISOString().replace('Z', '+00:00') : instant.toISOString());
+const timestampOf = (engine: Dialect['engine'], instant: Date) =>
+  engine === 'sqlite' ? instant.toISOString().replace('Z', '+00:00') : instant.toISOString();
 
 /**
  * Inserts occurrences in one statement that copies the master's columns in SQL. Prisma's createMany spends about a
  * millisecond of the event loop on each row (it checks and encodes each of its some 40 fields), ten times what the
  * database takes; a step of a long series would hold the event loop for a second.
  */
-async function insertOccurrences(tx: DbTransaction, { engine, eventTable }: Dialect, master: Event, starts: string[], busyDays: Set<string>) {
+async function insertOccurrences(
+  tx: DbTransaction,
+  { engine, eventTable }: Dialect,
+  master: Event,
+  starts: string[],
+  busyDays: Set<string>,
+) {
   if (!starts.length) return [];
   const slugs = await occurrenceSlugs(tx, master, starts, busyDays);
   const copied = Object.keys(copiedColumns(master));
@@ -225,7 +270,10 @@ async function insertOccurrences(tx: DbTransaction, { engine, eventTable }: Dial
     ...params,
   );
   const instants = starts.map((local) => occurrenceTimes(master, local).startsAt);
-  const rows = await tx.event.findMany({ where: { recurringEventId: master.id, originalStartsAt: { in: instants } }, select: { id: true } });
+  const rows = await tx.event.findMany({
+    where: { recurringEventId: master.id, originalStartsAt: { in: instants } },
+    select: { id: true },
+  });
   return rows.map((row) => row.id);
 }
 
@@ -238,7 +286,8 @@ export interface Dialect {
 /** The dialect of the configured database (PostgreSQL: the table in the schema DATABASE_URL names). */
 export const dialectOf = (config: Config): Dialect => ({
   engine: config.engine,
-  eventTable: config.engine === 'postgres' ? `"${postgresSchema(config.databaseUrl).replace(/"/g, '""')}"."Event"` : '"Event"',
+  eventTable:
+    config.engine === 'postgres' ? `"${postgresSchema(config.databaseUrl).replace(/"/g, '""')}"."Event"` : '"Event"',
 });
 
 interface RunOptions {
@@ -257,7 +306,11 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * Runs steps on one series until its work is done (or `budgetRows` are written), pausing after each as long as it
  * took. Answers the rows written and whether work is left.
  */
-export async function runSeriesSteps(db: Db, masterId: number, { dialect, extendTo, budgetRows = Number.POSITIVE_INFINITY, plans = new Map() }: RunOptions) {
+export async function runSeriesSteps(
+  db: Db,
+  masterId: number,
+  { dialect, extendTo, budgetRows = Number.POSITIVE_INFINITY, plans = new Map() }: RunOptions,
+) {
   let rows = 0;
   while (rows < budgetRows) {
     if (await hasSeriesTask(db, masterId)) {
@@ -273,7 +326,10 @@ export async function runSeriesSteps(db: Db, masterId: number, { dialect, extend
       plans.set(masterId, plan);
     }
     const started = performance.now();
-    const outcome = await db.$transaction((tx) => step(tx, dialect, masterId, plan, extendTo), { timeout: 30_000, maxWait: 30_000 });
+    const outcome = await db.$transaction((tx) => step(tx, dialect, masterId, plan, extendTo), {
+      timeout: 30_000,
+      maxWait: 30_000,
+    });
     if (outcome === 'replan') continue;
     rows += outcome.rows;
     if (!outcome.left) return { rows, left: false };
@@ -290,9 +346,20 @@ export async function runSeriesSteps(db: Db, masterId: number, { dialect, extend
 export async function markSeriesWritten(tx: DbTransaction, masterId: number, horizon: Date) {
   const reach = DateTime.fromJSDate(horizon).plus({ days: EXTENSION_SLACK_DAYS }).toJSDate();
   const master = await tx.event.findUniqueOrThrow({ where: { id: masterId }, select: { materializedUntil: true } });
-  const furthest = await tx.event.findFirst({ where: { recurringEventId: masterId }, orderBy: { originalStartsAt: 'desc' }, select: { originalStartsAt: true } });
-  const until = Math.max(reach.getTime(), master.materializedUntil?.getTime() ?? 0, (furthest?.originalStartsAt?.getTime() ?? 0) + 1);
-  await tx.event.update({ where: { id: masterId }, data: { syncedThrough: EARLIEST, materializedUntil: new Date(until) } });
+  const furthest = await tx.event.findFirst({
+    where: { recurringEventId: masterId },
+    orderBy: { originalStartsAt: 'desc' },
+    select: { originalStartsAt: true },
+  });
+  const until = Math.max(
+    reach.getTime(),
+    master.materializedUntil?.getTime() ?? 0,
+    (furthest?.originalStartsAt?.getTime() ?? 0) + 1,
+  );
+  await tx.event.update({
+    where: { id: masterId },
+    data: { syncedThrough: EARLIEST, materializedUntil: new Date(until) },
+  });
 }
 
 /**
@@ -395,7 +462,10 @@ export class SeriesMaintainer {
       this.rowsWritten += rows;
       return left;
     } catch (error) {
-      this.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'series: a step of a trash, delete or split failed; it is taken up again within seconds');
+      this.logger.warn(
+        { err: error instanceof Error ? error.message : String(error) },
+        'series: a step of a trash, delete or split failed; it is taken up again within seconds',
+      );
       return false;
     }
   }
@@ -405,13 +475,21 @@ export class SeriesMaintainer {
     const id = queue.shift()!;
     const reach = this.demands.get(id);
     try {
-      const { rows, left } = await runSeriesSteps(this.db, id, { dialect: this.dialect, extendTo: reach === undefined ? undefined : new Date(reach), budgetRows: 1, plans: this.plans });
+      const { rows, left } = await runSeriesSteps(this.db, id, {
+        dialect: this.dialect,
+        extendTo: reach === undefined ? undefined : new Date(reach),
+        budgetRows: 1,
+        plans: this.plans,
+      });
       this.rowsWritten += rows;
       if (left) queue.push(id);
       else if (this.demands.get(id) === reach) this.demands.delete(id);
     } catch (error) {
       this.demands.delete(id);
-      this.logger.warn({ err: error instanceof Error ? error.message : String(error), seriesId: id }, 'series: materialising occurrences failed; a later list asks again');
+      this.logger.warn(
+        { err: error instanceof Error ? error.message : String(error), seriesId: id },
+        'series: materialising occurrences failed; a later list asks again',
+      );
     }
     if (this.plans.size > 8) this.plans.delete(this.plans.keys().next().value!);
   }
@@ -448,7 +526,9 @@ export async function extendSeriesFor(ctx: Context, reach: Date) {
     return first?.materializedUntil?.getTime() ?? null;
   });
   if (earliest === null || earliest >= reach.getTime()) return;
-  const due = (await ctx.db.event.findMany({ where: { materializedUntil: { lt: reach } }, select: { id: true } })).map((row) => row.id);
+  const due = (await ctx.db.event.findMany({ where: { materializedUntil: { lt: reach } }, select: { id: true } })).map(
+    (row) => row.id,
+  );
   const target = DateTime.fromJSDate(reach).plus({ days: EXTENSION_SLACK_DAYS }).toJSDate();
   if (!ctx.series) {
     // Outside the server (seed, import): no extender and no anonymous caller; the work is done here.
@@ -466,7 +546,10 @@ export async function extendSeriesFor(ctx: Context, reach: Date) {
  * while the request waits, then by this process's extender (in full here when there is none: the seed, the importer).
  */
 export async function bringSeriesInLine(ctx: Context, masterId: number) {
-  const { left } = await runSeriesSteps(ctx.db, masterId, { dialect: dialectOf(ctx.config), budgetRows: ctx.series ? REQUEST_WAIT_ROWS : undefined });
+  const { left } = await runSeriesSteps(ctx.db, masterId, {
+    dialect: dialectOf(ctx.config),
+    budgetRows: ctx.series ? REQUEST_WAIT_ROWS : undefined,
+  });
   if (left) ctx.series?.take(masterId);
 }
 

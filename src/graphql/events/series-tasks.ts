@@ -46,9 +46,15 @@ export async function startSeriesDelete(db: Db, seriesId: number): Promise<boole
     if (!master || (await isSeriesBeingDeleted(tx, seriesId))) return false;
     await tx.seriesTask.deleteMany({ where: { seriesId, kind: 'trash' } });
     const lastLogged = await tx.change.findFirst({ orderBy: { seq: 'desc' }, select: { seq: true } });
-    await tx.event.update({ where: { id: seriesId }, data: { status: 'trash', syncedThrough: null, materializedUntil: null } });
+    await tx.event.update({
+      where: { id: seriesId },
+      data: { status: 'trash', syncedThrough: null, materializedUntil: null },
+    });
     // A master already in the trash did not change for clients: no change is logged for the bookkeeping.
-    if (master.status === 'trash') await tx.change.deleteMany({ where: { seq: { gt: lastLogged?.seq ?? 0 }, recordType: 'event', recordId: seriesId } });
+    if (master.status === 'trash')
+      await tx.change.deleteMany({
+        where: { seq: { gt: lastLogged?.seq ?? 0 }, recordType: 'event', recordId: seriesId },
+      });
     await tx.seriesTask.create({ data: { kind: 'delete', seriesId, nextStart: EARLIEST } });
     return true;
   });
@@ -70,12 +76,22 @@ export async function queueSeriesMove(tx: DbTransaction, seriesId: number, toSer
  * that two processes do not take turns at the writer with no pause between their steps.
  */
 export async function hasAbandonedSeriesTask(db: Db, idleMs: number): Promise<boolean> {
-  return (await db.seriesTask.findFirst({ where: { steppedAt: { lt: new Date(Date.now() - idleMs) } }, select: { id: true } })) !== null;
+  return (
+    (await db.seriesTask.findFirst({
+      where: { steppedAt: { lt: new Date(Date.now() - idleMs) } },
+      select: { id: true },
+    })) !== null
+  );
 }
 
 /** Whether a task concerns the series (its own occurrences, or a split's moving into it). */
 export async function hasSeriesTask(db: DbTransaction, seriesId: number): Promise<boolean> {
-  return (await db.seriesTask.findFirst({ where: { OR: [{ seriesId }, { toSeriesId: seriesId }] }, select: { id: true } })) !== null;
+  return (
+    (await db.seriesTask.findFirst({
+      where: { OR: [{ seriesId }, { toSeriesId: seriesId }] },
+      select: { id: true },
+    })) !== null
+  );
 }
 
 /**
@@ -84,7 +100,11 @@ export async function hasSeriesTask(db: DbTransaction, seriesId: number): Promis
  */
 export async function withMoveSettled(ctx: Context, occurrence: Event): Promise<Event> {
   if (!occurrence.recurringEventId || !occurrence.originalStartsAt) return occurrence;
-  const where = { seriesId: occurrence.recurringEventId, kind: 'move', nextStart: { lte: occurrence.originalStartsAt } };
+  const where = {
+    seriesId: occurrence.recurringEventId,
+    kind: 'move',
+    nextStart: { lte: occurrence.originalStartsAt },
+  };
   if (!(await ctx.db.seriesTask.findFirst({ where, select: { id: true } }))) return occurrence;
   return ctx.db.$transaction(async (tx) => {
     await lockForWriting(tx);
@@ -106,7 +126,9 @@ async function taskStep(tx: DbTransaction): Promise<{ rows: number; left: boolea
     await tx.seriesTask.delete({ where: { id: task.id } });
     return { rows: 0, left: (await tx.seriesTask.count()) > 0 };
   }
-  const links = (await tx.eventVenue.count({ where: { eventId: master.id } })) + (await tx.eventOrganizer.count({ where: { eventId: master.id } })) +
+  const links =
+    (await tx.eventVenue.count({ where: { eventId: master.id } })) +
+    (await tx.eventOrganizer.count({ where: { eventId: master.id } })) +
     (await tx.eventTerm.count({ where: { eventId: master.id } }));
   const size = Math.max(1, Math.floor(STEP_WRITES / (1 + links)));
   const rows = await tx.event.findMany({
@@ -116,11 +138,15 @@ async function taskStep(tx: DbTransaction): Promise<{ rows: number; left: boolea
     select: { id: true, originalStartsAt: true },
   });
   const ids = rows.map((row) => row.id);
-  if (task.kind === 'trash') await tx.event.updateMany({ where: { id: { in: ids }, status: { not: 'trash' } }, data: { status: 'trash' } });
+  if (task.kind === 'trash')
+    await tx.event.updateMany({ where: { id: { in: ids }, status: { not: 'trash' } }, data: { status: 'trash' } });
   else if (task.kind === 'delete') await tx.event.deleteMany({ where: { id: { in: ids } } });
   else await tx.event.updateMany({ where: { id: { in: ids } }, data: { recurringEventId: task.toSeriesId } });
   if (rows.length === size) {
-    await tx.seriesTask.update({ where: { id: task.id }, data: { nextStart: new Date(rows.at(-1)!.originalStartsAt!.getTime() + 1), steppedAt: new Date() } });
+    await tx.seriesTask.update({
+      where: { id: task.id },
+      data: { nextStart: new Date(rows.at(-1)!.originalStartsAt!.getTime() + 1), steppedAt: new Date() },
+    });
     return { rows: rows.length, left: true };
   }
   // The last step: a delete ends with the master (nothing of the series is left to cascade but its own links).
@@ -133,7 +159,10 @@ async function taskStep(tx: DbTransaction): Promise<{ rows: number; left: boolea
  * Runs steps of the queued tasks, oldest first, until none is left or `budgetRows` are written, pausing after each as
  * long as it took. Answers the rows written and whether tasks are left.
  */
-export async function runSeriesTasks(db: Db, budgetRows = Number.POSITIVE_INFINITY): Promise<{ rows: number; left: boolean }> {
+export async function runSeriesTasks(
+  db: Db,
+  budgetRows = Number.POSITIVE_INFINITY,
+): Promise<{ rows: number; left: boolean }> {
   let rows = 0;
   while (rows < budgetRows) {
     const started = performance.now();

@@ -4,8 +4,7 @@
 // original start, which keeps their IDs across series edits that keep them.
 import { DateTime } from 'luxon';
 import type { DbTransaction } from '../../db/client.js';
-import { VersionedMemo } from '../../db/data-version.js';
-import type { Event, Prisma } from '../../db/generated/prisma/client.js';
+import type { Event } from '../../db/generated/prisma/client.js';
 import { lastWallClock, readWallClockIn, toWallClock } from '../../time/dates.js';
 import { floatingMs, wallClockOfFloating } from '../../time/occurrence-times.js';
 import {
@@ -49,8 +48,22 @@ export function defaultReach(ctx: Context): Date {
 /** The master's columns an occurrence copies (everything but identity, schedule and series bookkeeping). */
 export function copiedColumns(master: Event) {
   const {
-    id: _id, slug: _slug, recurrence: _r, isSeriesMaster: _sm, recurringEventId: _s, originalStartsAt: _os, originalStartLocal: _ol, detached: _d,
-    materializedUntil: _m, syncedThrough: _st, startLocal: _sl, endLocal: _el, startsAt: _sa, endsAt: _ea, parentId: _p, ...copied
+    id: _id,
+    slug: _slug,
+    recurrence: _r,
+    isSeriesMaster: _sm,
+    recurringEventId: _s,
+    originalStartsAt: _os,
+    originalStartLocal: _ol,
+    detached: _d,
+    materializedUntil: _m,
+    syncedThrough: _st,
+    startLocal: _sl,
+    endLocal: _el,
+    startsAt: _sa,
+    endsAt: _ea,
+    parentId: _p,
+    ...copied
   } = master;
   return copied;
 }
@@ -63,7 +76,8 @@ export function copiedColumns(master: Event) {
 export function expansionBound(master: Event, target: DateTime): { until: string; atYearLimit: boolean } {
   const lastEnd = floatingMs(lastWallClock(master.timezone));
   const lastStart = wallClockOfFloating(lastEnd - (floatingMs(master.endLocal) - floatingMs(master.startLocal)) + 1000);
-  if (target < readWallClockIn(lastStart, master.timezone)!.moment) return { until: toWallClock(target.setZone(master.timezone)), atYearLimit: false };
+  if (target < readWallClockIn(lastStart, master.timezone)!.moment)
+    return { until: toWallClock(target.setZone(master.timezone)), atYearLimit: false };
   return { until: lastStart, atYearLimit: true };
 }
 
@@ -71,14 +85,22 @@ export function expansionBound(master: Event, target: DateTime): { until: string
  * Slugs for new occurrences: the series' slug and the date (and time, on `busyDays`, which have several); clashes
  * get the series ID.
  */
-export async function occurrenceSlugs(tx: DbTransaction, master: Event, starts: string[], busyDays: Set<string>): Promise<string[]> {
+export async function occurrenceSlugs(
+  tx: DbTransaction,
+  master: Event,
+  starts: string[],
+  busyDays: Set<string>,
+): Promise<string[]> {
   const wanted = starts.map((start) => {
     const day = start.slice(0, 10);
     return `${master.slug}-${day}${busyDays.has(day) ? `-${start.slice(11, 13)}${start.slice(14, 16)}` : ''}`;
   });
   const taken = new Set<string>();
   for (let i = 0; i < wanted.length; i += CHUNK) {
-    const rows = await tx.event.findMany({ where: { slug: { in: wanted.slice(i, i + CHUNK) } }, select: { slug: true } });
+    const rows = await tx.event.findMany({
+      where: { slug: { in: wanted.slice(i, i + CHUNK) } },
+      select: { slug: true },
+    });
     for (const row of rows) taken.add(row.slug);
   }
   return wanted.map((slug) => (taken.has(slug) ? `${slug}-${master.id}` : slug));
@@ -99,7 +121,8 @@ export async function copyLinks(tx: DbTransaction, masterId: number, eventIds: n
       await tx.eventOrganizer.deleteMany({ where: { eventId: { in: ids } } });
       await tx.eventTerm.deleteMany({ where: { eventId: { in: ids } } });
     }
-    const each = <T extends { eventId: number }>(links: T[]) => ids.flatMap((eventId) => links.map((link) => ({ ...link, eventId })));
+    const each = <T extends { eventId: number }>(links: T[]) =>
+      ids.flatMap((eventId) => links.map((link) => ({ ...link, eventId })));
     if (venues.length) await tx.eventVenue.createMany({ data: each(venues) });
     if (organizers.length) await tx.eventOrganizer.createMany({ data: each(organizers) });
     if (terms.length) await tx.eventTerm.createMany({ data: each(terms) });
@@ -109,13 +132,22 @@ export async function copyLinks(tx: DbTransaction, masterId: number, eventIds: n
 /** Deleting one occurrence: an EXDATE in its series, and the row goes. */
 export async function excludeOccurrence(tx: DbTransaction, occurrence: Event) {
   const master = await tx.event.findUniqueOrThrow({ where: { id: occurrence.recurringEventId! } });
-  const lines = withDate(recurrenceLines(master.recurrence), 'EXDATE', occurrence.originalStartLocal!, master.timezone, master.allDay);
+  const lines = withDate(
+    recurrenceLines(master.recurrence),
+    'EXDATE',
+    occurrence.originalStartLocal!,
+    master.timezone,
+    master.allDay,
+  );
   try {
     parseRecurrence(lines, master.timezone);
   } catch (error) {
     // Refused before a series full of exceptions is stored in a form its next edit could not read.
     if (!(error instanceof RecurrenceError)) throw error;
-    throw invalidField('id', `this occurrence cannot be deleted on its own: its series would break a limit (${error.message}); change the series' recurrence instead`);
+    throw invalidField(
+      'id',
+      `this occurrence cannot be deleted on its own: its series would break a limit (${error.message}); change the series' recurrence instead`,
+    );
   }
   await tx.event.update({ where: { id: master.id }, data: recurrenceColumns(lines) });
   await tx.event.delete({ where: { id: occurrence.id } });
@@ -130,18 +162,35 @@ export function splitRecurrence(master: Event, splitLocal: string): { before: st
   const recurrence = parseRecurrence(recurrenceLines(master.recurrence), master.timezone);
   const { timezone: zone, allDay } = master;
   const dates = (kind: 'EXDATE' | 'RDATE', values: string[], keep: (local: string) => boolean) =>
-    values.filter(keep).map((value) => dateLine(kind, value.length === 10 ? `${value} 00:00:00` : value, zone, allDay || value.length === 10));
+    values
+      .filter(keep)
+      .map((value) =>
+        dateLine(kind, value.length === 10 ? `${value} 00:00:00` : value, zone, allDay || value.length === 10),
+      );
   const early = (local: string) => (local.length === 10 ? `${local} 00:00:00` : local) < splitLocal;
   const rule = recurrenceLines(master.recurrence).filter((line) => /^RRULE:/i.test(line));
   let afterRule = rule;
   if (recurrence.rule?.COUNT) {
-    const past = expandRecurrence({ ...recurrence, exdates: [], rdates: [] }, master.startLocal, allDay, splitLocal, MAX_SERIES_OCCURRENCES).starts.length;
+    const past = expandRecurrence(
+      { ...recurrence, exdates: [], rdates: [] },
+      master.startLocal,
+      allDay,
+      splitLocal,
+      MAX_SERIES_OCCURRENCES,
+    ).starts.length;
     const left = Math.max(1, Number(recurrence.rule.COUNT) - past);
     afterRule = rule.map((line) => line.replace(/COUNT=\d+/i, `COUNT=${left}`));
   }
   return {
-    before: [...untilBefore(rule, splitLocal, zone, allDay), ...dates('EXDATE', recurrence.exdates, early), ...dates('RDATE', recurrence.rdates, early)],
-    after: [...afterRule, ...dates('EXDATE', recurrence.exdates, (v) => !early(v)), ...dates('RDATE', recurrence.rdates, (v) => !early(v))],
+    before: [
+      ...untilBefore(rule, splitLocal, zone, allDay),
+      ...dates('EXDATE', recurrence.exdates, early),
+      ...dates('RDATE', recurrence.rdates, early),
+    ],
+    after: [
+      ...afterRule,
+      ...dates('EXDATE', recurrence.exdates, (v) => !early(v)),
+      ...dates('RDATE', recurrence.rdates, (v) => !early(v)),
+    ],
   };
 }
-

@@ -19,13 +19,15 @@ export const EventScopeEnum = builder.enumType('EventUpdateScope', {
   values: {
     THIS: { description: 'Only this occurrence; it becomes an exception that later series edits leave alone.' },
     FOLLOWING: {
-      description: 'This occurrence and those after it: the series ends before it (UNTIL) and a new series starts at it with the changes.',
+      description:
+        'This occurrence and those after it: the series ends before it (UNTIL) and a new series starts at it with the changes.',
     },
     ALL: { description: 'The whole series (the same as updating the series itself).' },
   },
 });
 
-export const SCOPE_DESCRIPTION = 'For an occurrence of a recurring series: which events the update changes. THIS when left out; ignored for other events.';
+export const SCOPE_DESCRIPTION =
+  'For an occurrence of a recurring series: which events the update changes. THIS when left out; ignored for other events.';
 
 /** The master's links of the kinds the input does not name, copied to the new series. */
 async function copyUnnamedLinks(tx: DbTransaction, from: number, to: number, input: EventFields) {
@@ -37,7 +39,9 @@ async function copyUnnamedLinks(tx: DbTransaction, from: number, to: number, inp
     const rows = await tx.eventOrganizer.findMany({ where: { eventId: from } });
     await tx.eventOrganizer.createMany({ data: rows.map((row) => ({ ...row, eventId: to })) });
   }
-  const taxonomies = (['category', 'tag'] as const).filter((taxonomy) => (taxonomy === 'category' ? input.categories : input.tags) == null);
+  const taxonomies = (['category', 'tag'] as const).filter(
+    (taxonomy) => (taxonomy === 'category' ? input.categories : input.tags) == null,
+  );
   if (taxonomies.length) {
     const rows = await tx.eventTerm.findMany({ where: { eventId: from, term: { taxonomy: { in: taxonomies } } } });
     await tx.eventTerm.createMany({ data: rows.map((row) => ({ ...row, eventId: to })) });
@@ -49,7 +53,12 @@ export async function splitSeries(ctx: Context, occurrence: Event, input: EventF
   const master = await ctx.db.event.findUniqueOrThrow({ where: { id: occurrence.recurringEventId! } });
   const splitLocal = occurrence.originalStartLocal!;
   const { before, after } = splitRecurrence(master, splitLocal);
-  const start = { ...master, ...occurrenceTimes(master, splitLocal), recurringEventId: null, ...recurrenceColumns(after) };
+  const start = {
+    ...master,
+    ...occurrenceTimes(master, splitLocal),
+    recurringEventId: null,
+    ...recurrenceColumns(after),
+  };
   const checked = await checkEventInput(ctx, { ...input, recurrence: input.recurrence ?? after }, start);
   const { status: _requested, ...columns } = checked.columns;
   const allowed = authorizeUpdate(ctx, occurrence, input);
@@ -58,7 +67,10 @@ export async function splitSeries(ctx: Context, occurrence: Event, input: EventF
   const id = await insertEvent(
     ctx,
     { ...input, slug: input.slug ?? master.slug },
-    { ...checked, columns: { ...occurrenceTimes(master, splitLocal), ...columns, ...allowed, publishedAt, publishedLocal } },
+    {
+      ...checked,
+      columns: { ...occurrenceTimes(master, splitLocal), ...columns, ...allowed, publishedAt, publishedLocal },
+    },
     {
       base: base as Partial<Prisma.EventUncheckedCreateInput>,
       afterWrite: async (tx, id) => {
@@ -66,7 +78,10 @@ export async function splitSeries(ctx: Context, occurrence: Event, input: EventF
         // The occurrences from the split on move to the new series in steps, before its sync (series-tasks.ts).
         await queueSeriesMove(tx, master.id, id, occurrence.originalStartsAt!);
         // The series keeps the occurrences before the split, all of its rule now (UNTIL): they exist already.
-        await tx.event.update({ where: { id: master.id }, data: { ...recurrenceColumns(before), materializedUntil: null } });
+        await tx.event.update({
+          where: { id: master.id },
+          data: { ...recurrenceColumns(before), materializedUntil: null },
+        });
         await markSeriesWritten(tx, id, reach);
       },
     },

@@ -12,8 +12,12 @@ import { costValues, type CostDetails } from './cost.js';
 const CostDetailsType = builder.objectRef<CostDetails>('CostDetails').implement({
   description: 'The currency and numeric values behind the cost text.',
   fields: (t) => ({
-    currencySymbol: t.exposeString('currencySymbol', { description: 'The currency symbol shown with the amounts (`$`, `€`), or empty.' }),
-    currencyCode: t.exposeString('currencyCode', { description: 'The ISO 4217 currency code (`USD`, `EUR`) as entered, or empty.' }),
+    currencySymbol: t.exposeString('currencySymbol', {
+      description: 'The currency symbol shown with the amounts (`$`, `€`), or empty.',
+    }),
+    currencyCode: t.exposeString('currencyCode', {
+      description: 'The ISO 4217 currency code (`USD`, `EUR`) as entered, or empty.',
+    }),
     currencyPosition: t.exposeString('currencyPosition', { description: '`prefix`, `postfix` or empty.' }),
     values: t.exposeStringList('values', { description: 'Numeric values in the cost, ascending.' }),
   }),
@@ -27,7 +31,9 @@ export const EventType = builder.prismaObject('Event', {
   fields: (t) => ({
     id: t.globalID(globalIdField('Event')),
     databaseId: t.exposeInt('id', databaseIdField('Event')),
-    title: t.exposeString('title', { description: 'The event title (plain text); shown even while the event is locked.' }),
+    title: t.exposeString('title', {
+      description: 'The event title (plain text); shown even while the event is locked.',
+    }),
     description: t.string({
       description: 'The long description (HTML); empty while the event is locked.',
       args: contentArgs,
@@ -38,32 +44,55 @@ export const EventType = builder.prismaObject('Event', {
       args: contentArgs,
       resolve: (event, { format }, ctx) => (isLocked(ctx, event) ? '' : shownContent(event.excerpt, format)),
     }),
-    slug: t.exposeString('slug', { description: 'The name in URLs (`/event/<slug>/`), unique among events; see `eventBySlug`.' }),
-    status: t.expose('status', { type: PostStatusEnum, description: 'The WordPress post status: who may see the event.' }),
+    slug: t.exposeString('slug', {
+      description: 'The name in URLs (`/event/<slug>/`), unique among events; see `eventBySlug`.',
+    }),
+    status: t.expose('status', {
+      type: PostStatusEnum,
+      description: 'The WordPress post status: who may see the event.',
+    }),
     authorId: t.exposeInt('authorId', {
       nullable: true,
-      description: 'The database ID of the user who wrote the event; null when there is none (REST `author`, `"0"` then).',
+      description:
+        'The database ID of the user who wrote the event; null when there is none (REST `author`, `"0"` then).',
     }),
-    author: t.relation('author', { type: UserType, nullable: true, description: 'The user who wrote the event; null when there is none.' }),
+    author: t.relation('author', {
+      type: UserType,
+      nullable: true,
+      description: 'The user who wrote the event; null when there is none.',
+    }),
     publishedAt: t.expose('publishedAt', {
       type: 'DateTime',
       description: 'The publication date (REST `date_utc`); a `FUTURE` event is published then.',
     }),
-    publishedLocal: t.expose('publishedLocal', { type: 'WallClock', description: 'Publication date in the site time zone.' }),
-    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', description: 'When the event was last changed (REST `modified_utc`).' }),
-    modifiedLocal: t.expose('modifiedLocal', { type: 'WallClock', description: 'When the event was last changed, in the site time zone (REST `modified`).' }),
+    publishedLocal: t.expose('publishedLocal', {
+      type: 'WallClock',
+      description: 'Publication date in the site time zone.',
+    }),
+    modifiedAt: t.expose('modifiedAt', {
+      type: 'DateTime',
+      description: 'When the event was last changed (REST `modified_utc`).',
+    }),
+    modifiedLocal: t.expose('modifiedLocal', {
+      type: 'WallClock',
+      description: 'When the event was last changed, in the site time zone (REST `modified`).',
+    }),
     timezone: t.exposeString('timezone', { description: 'IANA time zone of the event, e.g. `Europe/Berlin`.' }),
     timezoneAbbreviation: t.string({
       description: 'The zone abbreviation at the start (`CET`), or its offset (`UTC+2`).',
       select: { startsAt: true, timezone: true },
       resolve: (event) => abbreviationAt(event.timezone, event.startsAt),
     }),
-    startsAt: t.expose('startsAt', { type: 'DateTime', description: 'The start as an instant (REST `utc_start_date`); lists are ordered by it.' }),
+    startsAt: t.expose('startsAt', {
+      type: 'DateTime',
+      description: 'The start as an instant (REST `utc_start_date`); lists are ordered by it.',
+    }),
     endsAt: t.expose('endsAt', { type: 'DateTime', description: 'The end as an instant (REST `utc_end_date`).' }),
     startsAtLocal: t.expose('startLocal', { type: 'WallClock', description: "Start in the event's time zone." }),
     endsAtLocal: t.expose('endLocal', { type: 'WallClock', description: "End in the event's time zone." }),
     allDay: t.exposeBoolean('allDay', {
-      description: 'Whether the event lasts whole days: it starts at 00:00:00 on its first day and ends at 23:59:59 on its last.',
+      description:
+        'Whether the event lasts whole days: it starts at 00:00:00 on its first day and ends at 23:59:59 on its last.',
     }),
     cost: t.string({
       description:
@@ -86,7 +115,8 @@ export const EventType = builder.prismaObject('Event', {
             },
     }),
     website: t.string({
-      description: 'The event’s own website URL; empty when none is set (REST `website` then gives the event page) or while the event is locked.',
+      description:
+        'The event’s own website URL; empty when none is set (REST `website` then gives the event page) or while the event is locked.',
       resolve: (event, _args, ctx) => (isLocked(ctx, event) ? '' : event.website),
     }),
     image: t.field({
@@ -97,40 +127,55 @@ export const EventType = builder.prismaObject('Event', {
       resolve: (event, _args, ctx) => (isLocked(ctx, event) ? null : event.image),
     }),
     showMap: t.exposeBoolean('showMap', { description: 'Whether the event page shows a map of the venue.' }),
-    showMapLink: t.exposeBoolean('showMapLink', { description: 'Whether the event page shows a link to a map of the venue.' }),
-    hideFromListings: t.exposeBoolean('hideFromListings', {
-      description: 'Whether the event is left out of the `events` list and its feeds (TEC’s “hide from event listings”); it can still be read by ID or slug.',
+    showMapLink: t.exposeBoolean('showMapLink', {
+      description: 'Whether the event page shows a link to a map of the venue.',
     }),
-    sticky: t.exposeBoolean('sticky', { description: 'Whether the event sticks to the top of its day in month views (TEC’s “sticky in month view”).' }),
-    featured: t.exposeBoolean('featured', { description: 'Whether the event is featured (filter lists with `featured: true`).' }),
+    hideFromListings: t.exposeBoolean('hideFromListings', {
+      description:
+        'Whether the event is left out of the `events` list and its feeds (TEC’s “hide from event listings”); it can still be read by ID or slug.',
+    }),
+    sticky: t.exposeBoolean('sticky', {
+      description: 'Whether the event sticks to the top of its day in month views (TEC’s “sticky in month view”).',
+    }),
+    featured: t.exposeBoolean('featured', {
+      description: 'Whether the event is featured (filter lists with `featured: true`).',
+    }),
     hasPassword: t.boolean({
       description: 'Whether the event is password-protected (the password itself is never returned).',
       select: { password: true },
       resolve: (event) => event.password !== '',
     }),
     isLocked: t.boolean({
-      description: 'Whether the content is withheld: password-protected, and neither the password was given nor may the viewer edit it.',
+      description:
+        'Whether the content is withheld: password-protected, and neither the password was given nor may the viewer edit it.',
       resolve: (event, _args, ctx) => isLocked(ctx, event),
     }),
-    ticketed: t.exposeBoolean('ticketed', { description: 'Whether the event has tickets (the flag Event Tickets sets; REST `ticketed`).' }),
+    ticketed: t.exposeBoolean('ticketed', {
+      description: 'Whether the event has tickets (the flag Event Tickets sets; REST `ticketed`).',
+    }),
     parentId: t.exposeInt('parentId', {
       nullable: true,
       description: 'The database ID of the parent event of a recurring series; null for an event on its own.',
     }),
-    parent: t.relation('parent', { nullable: true, description: 'The parent event of a recurring series; null for an event on its own.' }),
+    parent: t.relation('parent', {
+      nullable: true,
+      description: 'The parent event of a recurring series; null for an event on its own.',
+    }),
     // Both read the one `terms` link list, planned into the event's query with the terms' own relations (a category's
     // parent and children), so a page costs the same statements whatever its size.
     categories: t.field({
       type: [EventCategoryType],
       description: 'The event’s categories, by name; empty while the event is locked.',
       select: (_args, _ctx, nested) => ({ terms: { select: { term: nested(true) }, orderBy: TERM_ORDER } }),
-      resolve: (event, _args, ctx) => (isLocked(ctx, event) ? [] : event.terms.map((link) => link.term).filter((term) => term.taxonomy === 'category')),
+      resolve: (event, _args, ctx) =>
+        isLocked(ctx, event) ? [] : event.terms.map((link) => link.term).filter((term) => term.taxonomy === 'category'),
     }),
     tags: t.field({
       type: [EventTagType],
       description: 'The event’s tags, by name; empty while the event is locked.',
       select: (_args, _ctx, nested) => ({ terms: { select: { term: nested(true) }, orderBy: TERM_ORDER } }),
-      resolve: (event, _args, ctx) => (isLocked(ctx, event) ? [] : event.terms.map((link) => link.term).filter((term) => term.taxonomy === 'tag')),
+      resolve: (event, _args, ctx) =>
+        isLocked(ctx, event) ? [] : event.terms.map((link) => link.term).filter((term) => term.taxonomy === 'tag'),
     }),
   }),
 });

@@ -12,17 +12,24 @@ import { isHttpUrl } from '../shared/validate.js';
 const unknownOnOldRecords = 'null for an image kept before images were fetched, or imported without it';
 
 export const MediaType = builder.prismaObject('Media', {
-  description: 'An image known to the service. Every image URL given to a record is fetched, checked and kept as one of these.',
+  description:
+    'An image known to the service. Every image URL given to a record is fetched, checked and kept as one of these.',
   interfaces: [NodeInterface],
   fields: (t) => ({
     id: t.globalID(globalIdField('Media')),
     databaseId: t.exposeInt('id', databaseIdField('Media')),
-    url: t.exposeString('url', { description: 'Where the image is (the URL it was given by; the service keeps no copy).' }),
+    url: t.exposeString('url', {
+      description: 'Where the image is (the URL it was given by; the service keeps no copy).',
+    }),
     extension: t.string({
-      description: 'The file extension (`jpg`): the URL’s when it fits the image’s type, else the type’s usual one; empty when neither is known.',
+      description:
+        'The file extension (`jpg`): the URL’s when it fits the image’s type, else the type’s usual one; empty when neither is known.',
       resolve: (media) => extensionOf(media.url, media.mimeType),
     }),
-    mimeType: t.exposeString('mimeType', { nullable: true, description: `The image’s type as read from its bytes (\`image/png\`); ${unknownOnOldRecords}.` }),
+    mimeType: t.exposeString('mimeType', {
+      nullable: true,
+      description: `The image’s type as read from its bytes (\`image/png\`); ${unknownOnOldRecords}.`,
+    }),
     width: t.exposeInt('width', { nullable: true, description: `Width in pixels; ${unknownOnOldRecords}.` }),
     height: t.exposeInt('height', { nullable: true, description: `Height in pixels; ${unknownOnOldRecords}.` }),
     filesize: t.exposeInt('filesize', { nullable: true, description: `Size in bytes; ${unknownOnOldRecords}.` }),
@@ -79,7 +86,11 @@ export async function fetchNewImages(ctx: Context, refs: Array<ImageRef | null |
   const errors = new FieldErrors();
   const fetches = new Map<string, Promise<ImageFacts | ImageFetchError>>();
   for (const { url } of pending) {
-    if (!fetches.has(url)) fetches.set(url, fetchImageFacts(url, ctx.config.imageFetch).catch((error: ImageFetchError) => error));
+    if (!fetches.has(url))
+      fetches.set(
+        url,
+        fetchImageFacts(url, ctx.config.imageFetch).catch((error: ImageFetchError) => error),
+      );
   }
   for (const image of pending) {
     const outcome = await fetches.get(image.url)!;
@@ -90,7 +101,10 @@ export async function fetchNewImages(ctx: Context, refs: Array<ImageRef | null |
 }
 
 /** The media ID to store for a checked image input; a new URL (fetched by fetchNewImages) becomes a media record. */
-export async function imageIdForWrite(db: DbTransaction, ref: ImageRef | null | undefined): Promise<number | null | undefined> {
+export async function imageIdForWrite(
+  db: DbTransaction,
+  ref: ImageRef | null | undefined,
+): Promise<number | null | undefined> {
   if (ref === undefined || ref === null) return ref;
   if ('id' in ref) return ref.id;
   if (!ref.facts) throw new Error(`the image ${ref.url} was not fetched before the write`);

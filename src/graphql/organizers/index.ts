@@ -3,11 +3,7 @@ import { contentArgs, shownContent } from '../shared/content.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { MediaType } from '../media/index.js';
-import {
-  checkLinkedPostInput,
-  defineLinkedPostApi,
-  type LinkedPostModel,
-} from '../shared/linked-post-api.js';
+import { checkLinkedPostInput, defineLinkedPostApi, type LinkedPostModel } from '../shared/linked-post-api.js';
 import { databaseIdField, globalIdField, NodeInterface } from '../shared/node.js';
 import { SEARCH_WORDS } from '../shared/search.js';
 import { POST_INPUT_DESCRIPTIONS, PostStatusEnum, postFieldDescriptions } from '../shared/posts.js';
@@ -27,24 +23,36 @@ export const OrganizerType = builder.prismaObject('Organizer', {
     description: t.string({
       description: d.description,
       args: contentArgs,
-      resolve: (organizer, { format }, ctx) => (isLocked(ctx, organizer) ? '' : shownContent(organizer.description, format)),
+      resolve: (organizer, { format }, ctx) =>
+        isLocked(ctx, organizer) ? '' : shownContent(organizer.description, format),
     }),
     excerpt: t.string({
       description: d.excerpt,
       args: contentArgs,
-      resolve: (organizer, { format }, ctx) => (isLocked(ctx, organizer) ? '' : shownContent(organizer.excerpt, format)),
+      resolve: (organizer, { format }, ctx) =>
+        isLocked(ctx, organizer) ? '' : shownContent(organizer.excerpt, format),
     }),
     status: t.expose('status', { type: PostStatusEnum, description: d.status }),
     authorId: t.exposeInt('authorId', { nullable: true, description: d.authorId }),
     author: t.relation('author', { type: UserType, nullable: true, description: d.author }),
     publishedAt: t.expose('publishedAt', { type: 'DateTime', description: d.publishedAt }),
-    publishedLocal: t.expose('publishedLocal', { type: 'WallClock', description: 'Publication date in the site time zone.' }),
+    publishedLocal: t.expose('publishedLocal', {
+      type: 'WallClock',
+      description: 'Publication date in the site time zone.',
+    }),
     modifiedAt: t.expose('modifiedAt', { type: 'DateTime', description: d.modifiedAt }),
     modifiedLocal: t.expose('modifiedLocal', { type: 'WallClock', description: d.modifiedLocal }),
-    phone: t.string({ description: d.phone, resolve: (organizer, _args, ctx) => (isLocked(ctx, organizer) ? '' : organizer.phone) }),
-    website: t.string({ description: d.website, resolve: (organizer, _args, ctx) => (isLocked(ctx, organizer) ? '' : organizer.website) }),
+    phone: t.string({
+      description: d.phone,
+      resolve: (organizer, _args, ctx) => (isLocked(ctx, organizer) ? '' : organizer.phone),
+    }),
+    website: t.string({
+      description: d.website,
+      resolve: (organizer, _args, ctx) => (isLocked(ctx, organizer) ? '' : organizer.website),
+    }),
     email: t.string({
-      description: 'The contact e-mail address; empty when there is none or while the organizer is locked (`isLocked`).',
+      description:
+        'The contact e-mail address; empty when there is none or while the organizer is locked (`isLocked`).',
       resolve: (organizer, _args, ctx) => (isLocked(ctx, organizer) ? '' : organizer.email),
     }),
     image: t.field({
@@ -54,9 +62,14 @@ export const OrganizerType = builder.prismaObject('Organizer', {
       select: { image: true },
       resolve: (organizer, _args, ctx) => (isLocked(ctx, organizer) ? null : organizer.image),
     }),
-    hasPassword: t.boolean({ description: d.hasPassword, select: { password: true }, resolve: (organizer) => organizer.password !== '' }),
+    hasPassword: t.boolean({
+      description: d.hasPassword,
+      select: { password: true },
+      resolve: (organizer) => organizer.password !== '',
+    }),
     isLocked: t.boolean({
-      description: 'Whether the content is withheld: password-protected, and neither the password was given nor may the viewer edit it.',
+      description:
+        'Whether the content is withheld: password-protected, and neither the password was given nor may the viewer edit it.',
       resolve: (organizer, _args, ctx) => isLocked(ctx, organizer),
     }),
   }),
@@ -75,7 +88,9 @@ export const OrganizerInput = builder.inputType('OrganizerInput', {
     dateUtc: t.field({ type: 'DateInput', description: 'Publication date in UTC.' }),
     phone: t.field({ type: 'PlainText', description: 'The phone number, as people should read it.' }),
     website: t.string({ description: POST_INPUT_DESCRIPTIONS.website }),
-    email: t.string({ description: 'The contact e-mail address (checked as WordPress’s `is_email` checks it); empty to remove.' }),
+    email: t.string({
+      description: 'The contact e-mail address (checked as WordPress’s `is_email` checks it); empty to remove.',
+    }),
     image: t.string({ description: 'The ID of a known image or an http(s) URL; empty to remove.' }),
     password: t.string({ description: POST_INPUT_DESCRIPTIONS.password }),
   }),
@@ -106,4 +121,3 @@ defineLinkedPostApi(organizerModel);
 /** Checks an organizer input (reads only) and returns the columns to write, less slug and image. */
 export const checkOrganizerInput = (ctx: Context, input: OrganizerFields, creating: boolean, prefix = '') =>
   checkLinkedPostInput(organizerModel, ctx, input, creating, prefix);
-

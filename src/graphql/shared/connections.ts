@@ -49,7 +49,10 @@ export async function offsetConnection<T>(
   const totalCount = () => (counted ??= count());
   // With `last` and no `before`, the page ends at the end of the list: its length must be known first.
   const total = args.last != null && args.before == null ? await totalCount() : undefined;
-  const connection = await resolveOffsetConnection({ args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE, totalCount: total }, load);
+  const connection = await resolveOffsetConnection(
+    { args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE, totalCount: total },
+    load,
+  );
   return { ...connection, totalCount };
 }
 
@@ -70,7 +73,10 @@ export function plannedPage(args: PageArgs): { skip: number; take: number } | nu
 }
 
 /** Where a connection's records are in its selection (`nodes`, and `edges { node }`), for a nested Prisma selection. */
-export const connectionNodes = (typename: string) => ({ getType: () => typename, paths: [[{ name: 'nodes' }], [{ name: 'edges' }, { name: 'node' }]] });
+export const connectionNodes = (typename: string) => ({
+  getType: () => typename,
+  paths: [[{ name: 'nodes' }], [{ name: 'edges' }, { name: 'node' }]],
+});
 
 /**
  * A relation's page for the parent's query: the records' planned selection (`nested(true, connectionNodes(…))`), in
@@ -92,7 +98,11 @@ export function loadedConnection<T>(args: PageArgs, rows: T[], total: number) {
   if (args.last != null && args.before == null) {
     throw invalidField('last', 'needs `before` on this connection (or page forwards with `first`)');
   }
-  const { offset, expectedSize, hasPreviousPage, hasNextPage } = offsetForArgs({ args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE });
+  const { offset, expectedSize, hasPreviousPage, hasNextPage } = offsetForArgs({
+    args,
+    defaultSize: DEFAULT_PAGE_SIZE,
+    maxSize: MAX_PAGE_SIZE,
+  });
   const edges = rows.slice(0, expectedSize).map((node, index) => ({ cursor: offsetToCursor(offset + index), node }));
   return {
     edges,

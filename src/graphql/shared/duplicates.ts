@@ -30,11 +30,14 @@ export function containsWords(stored: string, wanted: string): boolean {
   return words.every((word) => haystack.includes(word));
 }
 
-const sameText = (stored: unknown, wanted: unknown) => foldAsciiCase(String(stored ?? '').trim()) === foldAsciiCase(String(wanted).trim());
+const sameText = (stored: unknown, wanted: unknown) =>
+  foldAsciiCase(String(stored ?? '').trim()) === foldAsciiCase(String(wanted).trim());
 
 /** What a duplicate must match, in words, for the schema's descriptions. */
 export function describeDuplicateRule(rule: DuplicateRule): string {
-  const words = rule.words ? `, and its ${rule.words} contains every word of the ${rule.words} the input gives (an empty one only matches an empty one)` : '';
+  const words = rule.words
+    ? `, and its ${rule.words} contains every word of the ${rule.words} the input gives (an empty one only matches an empty one)`
+    : '';
   const same = `${rule.same.slice(0, -1).join(', ')} and ${rule.same.at(-1)}`;
   return `it is not in the trash and has the same name and the same value of each of ${same} that the input gives (ASCII letters in any case)${words}`;
 }
@@ -58,7 +61,13 @@ export async function findDuplicateId(
   const select: Record<string, true> = { id: true, name: true };
   for (const field of [...given, ...(rule.words ? [rule.words] : [])]) select[field] = true;
   const rows = await delegate.findMany({
-    where: { AND: [equalTextCandidates(ctx.config.engine, 'name', name), { status: { not: 'trash' } }, listVisibility(ctx, undefined, 'input').condition] },
+    where: {
+      AND: [
+        equalTextCandidates(ctx.config.engine, 'name', name),
+        { status: { not: 'trash' } },
+        listVisibility(ctx, undefined, 'input').condition,
+      ],
+    },
     select,
     orderBy: { id: 'asc' },
   });
@@ -71,4 +80,3 @@ export async function findDuplicateId(
   );
   return match ? (match.id as number) : null;
 }
-

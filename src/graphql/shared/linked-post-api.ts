@@ -12,7 +12,14 @@ import { checkLinkedPostFilter, linkedPostConditions, withFieldNames } from './l
 import { databaseIdOf, registerNodeReader } from './node.js';
 import { authorizeCreate, authorizeDelete, authorizeMissing, authorizeUpdate } from './post-permissions.js';
 import { notInTrash, trashOrDelete, updateWithSlug } from './post-writes.js';
-import { modifiedNow, newPostDates, PostStatusEnum, publicationFromInput, type PostStatusValue, type PublicationColumns } from './posts.js';
+import {
+  modifiedNow,
+  newPostDates,
+  PostStatusEnum,
+  publicationFromInput,
+  type PostStatusValue,
+  type PublicationColumns,
+} from './posts.js';
 import { listOrder, orderArgs, SortOrderEnum } from './ordering.js';
 import { readableWordSearch, type SearchedFields } from './search.js';
 import { slugClashFilter, slugFromText, withFreeSlugIn } from './slugs.js';
@@ -104,10 +111,15 @@ export async function checkLinkedPostInput<Fields extends LinkedPostFields>(
   checkNonEmpty(errors, field('slug'), input.slug);
   checkUrl(errors, field('website'), input.website);
   model.checkOwnFields(errors, field, input);
-  if (input.authorId != null && !(await ctx.db.user.findUnique({ where: { id: input.authorId }, select: { id: true } }))) {
+  if (
+    input.authorId != null &&
+    !(await ctx.db.user.findUnique({ where: { id: input.authorId }, select: { id: true } }))
+  ) {
     errors.add(field('authorId'), `no user with ID ${input.authorId}`);
   }
-  const publication = withFieldNames(errors, field, (inner) => publicationFromInput(ctx, { date: input.date, dateUtc: input.dateUtc }, inner));
+  const publication = withFieldNames(errors, field, (inner) =>
+    publicationFromInput(ctx, { date: input.date, dateUtc: input.dateUtc }, inner),
+  );
   const image = await readImageInput(ctx, errors, field('image'), input.image);
   errors.throwIfAny();
   const { date: _date, dateUtc: _dateUtc, image: _image, slug: _slug, name, ...rest } = input;
@@ -117,7 +129,10 @@ export async function checkLinkedPostInput<Fields extends LinkedPostFields>(
 }
 
 async function takenSlugs(delegate: LinkedPostDelegate, base: string, exceptId?: number): Promise<string[]> {
-  const rows = await delegate.findMany({ where: { ...slugClashFilter(base), NOT: exceptId ? { id: exceptId } : undefined }, select: { slug: true } });
+  const rows = await delegate.findMany({
+    where: { ...slugClashFilter(base), NOT: exceptId ? { id: exceptId } : undefined },
+    select: { slug: true },
+  });
   return rows.map((row) => row.slug as string);
 }
 
@@ -139,7 +154,14 @@ export async function insertLinkedPost<Fields extends LinkedPostFields>(
     (base) => takenSlugs(delegate, base),
     (slug) =>
       delegate.create({
-        data: { ...checked.columns, ...stamp, name: input.name!.trim(), slug, imageId, ...newPostDates(ctx, checked.publication) },
+        data: {
+          ...checked.columns,
+          ...stamp,
+          name: input.name!.trim(),
+          slug,
+          imageId,
+          ...newPostDates(ctx, checked.publication),
+        },
       }),
   );
 }
@@ -185,7 +207,11 @@ async function readLinkedPostById(model: LinkedPostModel<LinkedPostFields>, ctx:
 }
 
 /** The record a write addresses. Callers who may not write records are refused before they learn whether it exists. */
-async function existingLinkedPost(model: LinkedPostModel<LinkedPostFields>, ctx: Context, id: number): Promise<LinkedPostRow> {
+async function existingLinkedPost(
+  model: LinkedPostModel<LinkedPostFields>,
+  ctx: Context,
+  id: number,
+): Promise<LinkedPostRow> {
   const record = await model.delegate(ctx.db).findUnique({ where: { id } });
   if (!record) {
     authorizeMissing(ctx);
@@ -194,12 +220,16 @@ async function existingLinkedPost(model: LinkedPostModel<LinkedPostFields>, ctx:
   return record;
 }
 
-const LinkedPostOrderByEnum = orderArgs('LinkedPostOrderBy', 'What a list of venues or organizers is sorted by (then by ID).', {
-  PUBLISHED: { value: 'publishedAt', description: 'The publication date (the default, newest first).' },
-  MODIFIED: { value: 'modifiedAt', description: 'The last change.' },
-  NAME: { value: 'name', description: 'The name (the database collation).' },
-  ID: { value: 'id', description: 'The database ID.' },
-});
+const LinkedPostOrderByEnum = orderArgs(
+  'LinkedPostOrderBy',
+  'What a list of venues or organizers is sorted by (then by ID).',
+  {
+    PUBLISHED: { value: 'publishedAt', description: 'The publication date (the default, newest first).' },
+    MODIFIED: { value: 'modifiedAt', description: 'The last change.' },
+    NAME: { value: 'name', description: 'The name (the database collation).' },
+    ID: { value: 'id', description: 'The database ID.' },
+  },
+);
 
 /** The root query and mutation fields of a linked post type, and its `node` reader. */
 export function defineLinkedPostApi<Fields extends LinkedPostFields>(model: LinkedPostModel<Fields>): void {
@@ -217,7 +247,10 @@ export function defineLinkedPostApi<Fields extends LinkedPostFields>(model: Link
       type,
       nullable: true,
       description: `One ${single} by ID, or null when there is none.`,
-      args: { id: t.arg.id({ required: true, description: idArg }), password: t.arg.string({ description: passwordArg }) },
+      args: {
+        id: t.arg.id({ required: true, description: idArg }),
+        password: t.arg.string({ description: passwordArg }),
+      },
       resolve: (query, _root, args, ctx) => {
         offerPassword(ctx, args.password);
         return readLinkedPostById(generic, ctx, query, databaseIdOf(typename, args.id, 'id')) as never;
@@ -228,7 +261,10 @@ export function defineLinkedPostApi<Fields extends LinkedPostFields>(model: Link
       nullable: true,
       description: `One ${single} by slug, or null when there is none.`,
       args: {
-        slug: t.arg.string({ required: true, description: `The ${single}’s slug, as in its page URL (\`/${single}/<slug>/\`).` }),
+        slug: t.arg.string({
+          required: true,
+          description: `The ${single}’s slug, as in its page URL (\`/${single}/<slug>/\`).`,
+        }),
         password: t.arg.string({ description: passwordArg }),
       },
       resolve: (query, _root, args, ctx) => {
@@ -236,39 +272,46 @@ export function defineLinkedPostApi<Fields extends LinkedPostFields>(model: Link
         return readLinkedPost(delegate(ctx), ctx, query, { slug: args.slug }) as never;
       },
     }),
-    [plural]: t.connection({
-      type,
-      description: `${typename}s, newest publication first.`,
-      args: {
-        search: t.arg.string({ description: model.searchDescription }),
-        event: t.arg.int({ description: `Only the ${plural} of this event (database ID).` }),
-        hasEvents: t.arg.boolean({ description: `true: only ${plural} with events; false: only those without.` }),
-        onlyWithUpcoming: t.arg.boolean({ description: `Only ${plural} with events starting from now that the viewer may read (published ones for everyone, private ones for those who may read them).` }),
-        statuses: t.arg({ type: [PostStatusEnum], description: 'Defaults to published only for readers, every status but trash for writers.' }),
-        password: t.arg.string({ description: passwordArg }),
-        orderBy: t.arg({ type: LinkedPostOrderByEnum, description: 'What to sort by; PUBLISHED when left out.' }),
-        order: t.arg({ type: SortOrderEnum, description: 'The direction; DESC when left out.' }),
+    [plural]: t.connection(
+      {
+        type,
+        description: `${typename}s, newest publication first.`,
+        args: {
+          search: t.arg.string({ description: model.searchDescription }),
+          event: t.arg.int({ description: `Only the ${plural} of this event (database ID).` }),
+          hasEvents: t.arg.boolean({ description: `true: only ${plural} with events; false: only those without.` }),
+          onlyWithUpcoming: t.arg.boolean({
+            description: `Only ${plural} with events starting from now that the viewer may read (published ones for everyone, private ones for those who may read them).`,
+          }),
+          statuses: t.arg({
+            type: [PostStatusEnum],
+            description: 'Defaults to published only for readers, every status but trash for writers.',
+          }),
+          password: t.arg.string({ description: passwordArg }),
+          orderBy: t.arg({ type: LinkedPostOrderByEnum, description: 'What to sort by; PUBLISHED when left out.' }),
+          order: t.arg({ type: SortOrderEnum, description: 'The direction; DESC when left out.' }),
+        },
+        resolve: async (_root, args, ctx, info) => {
+          offerPassword(ctx, args.password);
+          await checkLinkedPostFilter(ctx, args);
+          const where = await linkedPostListWhere(generic, ctx, args);
+          return offsetConnection(
+            args,
+            () => delegate(ctx).count({ where }),
+            ({ offset, limit }) =>
+              delegate(ctx).findMany({
+                ...queryFromInfo({ context: ctx, info, path: ['edges', 'node'] }),
+                where,
+                orderBy: listOrder(args.orderBy ?? 'publishedAt', args.order ?? 'desc'),
+                skip: offset,
+                take: limit,
+              }),
+          ) as never;
+        },
       },
-      resolve: async (_root, args, ctx, info) => {
-        offerPassword(ctx, args.password);
-        await checkLinkedPostFilter(ctx, args);
-        const where = await linkedPostListWhere(generic, ctx, args);
-        return offsetConnection(
-          args,
-          () => delegate(ctx).count({ where }),
-          ({ offset, limit }) =>
-            delegate(ctx).findMany({
-              ...queryFromInfo({ context: ctx, info, path: ['edges', 'node'] }),
-              where,
-              orderBy: listOrder(args.orderBy ?? 'publishedAt', args.order ?? 'desc'),
-              skip: offset,
-              take: limit,
-            }),
-        ) as never;
-      },
-    },
-    { description: `A page of ${plural}, with the number of all that match.` },
-    { description: `A ${single} in a page of the list, with its cursor.` }),
+      { description: `A page of ${plural}, with the number of all that match.` },
+      { description: `A ${single} in a page of the list, with its cursor.` },
+    ),
   }));
 
   builder.queryFields((t) => ({
@@ -278,7 +321,13 @@ export function defineLinkedPostApi<Fields extends LinkedPostFields>(model: Link
       description:
         `The existing ${single} that creating one from this input would duplicate, or null. The input is checked as ` +
         `create${typename} checks it. One matches when ${describeDuplicateRule(model.duplicates)}. The oldest match wins.`,
-      args: { input: t.arg({ type: model.input as never, required: true, description: `The ${single} you are about to create, as \`create${typename}\` would take it.` }) },
+      args: {
+        input: t.arg({
+          type: model.input as never,
+          required: true,
+          description: `The ${single} you are about to create, as \`create${typename}\` would take it.`,
+        }),
+      },
       resolve: async (query, _root, args, ctx) => {
         const input = args.input as Fields;
         await checkLinkedPostInput(model, ctx, input, true);
@@ -296,7 +345,11 @@ export function defineLinkedPostApi<Fields extends LinkedPostFields>(model: Link
       type,
       description: `Creates a ${single}.`,
       args: {
-        input: t.arg({ type: model.input as never, required: true, description: `The new ${single}: \`name\` is required.` }),
+        input: t.arg({
+          type: model.input as never,
+          required: true,
+          description: `The new ${single}: \`name\` is required.`,
+        }),
         reuseDuplicate: t.arg.boolean({
           defaultValue: false,
           description: `Answer the existing ${single} this one would duplicate (see \`matching${typename}\`) instead of creating another, as the REST API does. Atomic: concurrent identical creates make one ${single}.`,
@@ -318,7 +371,11 @@ export function defineLinkedPostApi<Fields extends LinkedPostFields>(model: Link
       description: `Changes a ${single}; fields left out keep their value.`,
       args: {
         id: t.arg.id({ required: true, description: idArg }),
-        input: t.arg({ type: model.input as never, required: true, description: 'The fields to change; those left out keep their value.' }),
+        input: t.arg({
+          type: model.input as never,
+          required: true,
+          description: 'The fields to change; those left out keep their value.',
+        }),
       },
       resolve: async (query, _root, args, ctx) => {
         const id = databaseIdOf(typename, args.id, 'id');
@@ -330,8 +387,11 @@ export function defineLinkedPostApi<Fields extends LinkedPostFields>(model: Link
         await fetchNewImages(ctx, [checked.image]);
         const imageId = await imageIdForWrite(ctx.db, checked.image);
         const data = { ...columns, ...allowed, ...(imageId === undefined ? {} : { imageId }), ...modifiedNow(ctx) };
-        return updateWithSlug(current.slug, input.slug, (base) => takenSlugs(delegate(ctx), base, id), (slug) =>
-          delegate(ctx).update({ ...query, where: { id }, data: { ...data, slug } }),
+        return updateWithSlug(
+          current.slug,
+          input.slug,
+          (base) => takenSlugs(delegate(ctx), base, id),
+          (slug) => delegate(ctx).update({ ...query, where: { id }, data: { ...data, slug } }),
         ) as never;
       },
     }),
@@ -355,7 +415,9 @@ export function defineLinkedPostApi<Fields extends LinkedPostFields>(model: Link
           remove: async () => (await delegate(ctx).deleteMany({ where: { id } })).count,
           trash: () =>
             ctx.db.$transaction(async (tx) => {
-              const { count } = await model.delegate(tx).updateMany({ where: notInTrash(id), data: { status: 'trash', ...modifiedNow(ctx) } });
+              const { count } = await model
+                .delegate(tx)
+                .updateMany({ where: notInTrash(id), data: { status: 'trash', ...modifiedNow(ctx) } });
               if (count === 0) return null;
               await model.unlinkEvents(tx, id);
               return model.delegate(tx).findUniqueOrThrow({ ...query, where: { id } });
@@ -366,15 +428,22 @@ export function defineLinkedPostApi<Fields extends LinkedPostFields>(model: Link
   }));
 }
 
-
 /** The list's condition: status and link filters, and the search over the type's searched fields. */
-async function linkedPostListWhere(model: LinkedPostModel<LinkedPostFields>, ctx: Context, args: Parameters<typeof linkedPostConditions>[1]) {
+async function linkedPostListWhere(
+  model: LinkedPostModel<LinkedPostFields>,
+  ctx: Context,
+  args: Parameters<typeof linkedPostConditions>[1],
+) {
   const conditions = linkedPostConditions(ctx, args);
   if (args.search) {
     const others = [...conditions];
     conditions.push(
-      await readableWordSearch(ctx.config.engine, args.search, model.searchFields, unlockedWhere(ctx), (match, select) =>
-        model.delegate(ctx.db).findMany({ where: { AND: [...others, match] }, select }),
+      await readableWordSearch(
+        ctx.config.engine,
+        args.search,
+        model.searchFields,
+        unlockedWhere(ctx),
+        (match, select) => model.delegate(ctx.db).findMany({ where: { AND: [...others, match] }, select }),
       ),
     );
   }

@@ -17,7 +17,8 @@ const LIVE_EVENT_STATUSES: PostStatusValue[] = ['publish', 'future', 'private'];
 
 export async function checkLinkedPostFilter(ctx: Context, filter: LinkedPostFilter): Promise<void> {
   const errors = new FieldErrors();
-  if (filter.search !== undefined && filter.search !== null && filter.search.trim() === '') errors.add('search', 'must not be empty');
+  if (filter.search !== undefined && filter.search !== null && filter.search.trim() === '')
+    errors.add('search', 'must not be empty');
   if (filter.event != null && !(await ctx.db.event.findUnique({ where: { id: filter.event }, select: { id: true } }))) {
     errors.add('event', `no event with ID ${filter.event}`);
   }
@@ -29,8 +30,10 @@ export function linkedPostConditions(ctx: Context, filter: LinkedPostFilter) {
   const { statuses, condition } = listVisibility(ctx, filter.statuses, 'statuses');
   const conditions: object[] = [{ status: { in: statuses } }, condition];
   if (filter.event != null) conditions.push({ events: { some: { eventId: filter.event } } });
-  if (filter.hasEvents === true) conditions.push({ events: { some: { event: { status: { in: LIVE_EVENT_STATUSES } } } } });
-  if (filter.hasEvents === false) conditions.push({ events: { none: { event: { status: { in: LIVE_EVENT_STATUSES } } } } });
+  if (filter.hasEvents === true)
+    conditions.push({ events: { some: { event: { status: { in: LIVE_EVENT_STATUSES } } } } });
+  if (filter.hasEvents === false)
+    conditions.push({ events: { none: { event: { status: { in: LIVE_EVENT_STATUSES } } } } });
   if (filter.onlyWithUpcoming) {
     // The statuses asked for are those of the venue or organizer; its events count as for hasEvents, and only those the
     // viewer may read: an upcoming private event must not tell a reader who may not see it that the venue is busy.
@@ -44,7 +47,11 @@ export function linkedPostConditions(ctx: Context, filter: LinkedPostFilter) {
  * Runs a check that reports on unprefixed field names (`date`) and adds what it reports to `errors` under the names
  * `field` gives them (`venues.0.date` when the venue comes nested in an event).
  */
-export function withFieldNames<T>(errors: FieldErrors, field: (name: string) => string, check: (inner: FieldErrors) => T): T {
+export function withFieldNames<T>(
+  errors: FieldErrors,
+  field: (name: string) => string,
+  check: (inner: FieldErrors) => T,
+): T {
   const inner = new FieldErrors();
   const result = check(inner);
   try {

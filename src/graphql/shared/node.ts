@@ -47,7 +47,8 @@ export function databaseIdOf(typename: NodeTypeName, value: string | number, arg
   if (/^\d+$/.test(text)) return checkedDatabaseId(Number(text), argument);
   const decoded = decodeGlobal(text);
   if (!decoded) throw invalidField(argument, GLOBAL_ID_RULE);
-  if (decoded.typename !== typename) throw invalidField(argument, `is the ID of a ${decoded.typename}, not of a ${typename}`);
+  if (decoded.typename !== typename)
+    throw invalidField(argument, `is the ID of a ${decoded.typename}, not of a ${typename}`);
   return checkedDatabaseId(decoded.id, argument);
 }
 
@@ -83,7 +84,8 @@ builder.queryFields((t) => ({
   node: t.field({
     type: NodeInterface,
     nullable: true,
-    description: 'Any record by its global ID, or null when there is none. Visibility is that of the record type’s own field.',
+    description:
+      'Any record by its global ID, or null when there is none. Visibility is that of the record type’s own field.',
     args: { id: t.arg.id({ required: true, description: 'A global ID, as an `id` field returns it.' }) },
     resolve: (_root, args, ctx, info) => readNode(ctx, info, String(args.id), 'id'),
   }),
@@ -92,6 +94,7 @@ builder.queryFields((t) => ({
     nullable: { list: false, items: true },
     description: 'Records by global ID, in the order asked; null in place of each that does not exist.',
     args: { ids: t.arg.idList({ required: true, description: 'Global IDs (at most 100).' }) },
-    resolve: (_root, args, ctx, info) => Promise.all(args.ids.map((id, index) => readNode(ctx, info, String(id), `ids.${index}`))),
+    resolve: (_root, args, ctx, info) =>
+      Promise.all(args.ids.map((id, index) => readNode(ctx, info, String(id), `ids.${index}`))),
   }),
 }));

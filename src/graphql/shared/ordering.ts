@@ -14,8 +14,15 @@ export type SortOrder = 'asc' | 'desc';
  * An `orderBy` argument of a list: the columns a client may sort by (each GraphQL value names its column) and the
  * list's default. The ID breaks ties in the same direction, so pages never overlap.
  */
-export function orderArgs<Column extends string>(name: string, description: string, columns: Record<string, { value: Column; description: string }>) {
-  return builder.enumType(name, { description, values: columns as Record<string, { value: Column; description: string }> });
+export function orderArgs<Column extends string>(
+  name: string,
+  description: string,
+  columns: Record<string, { value: Column; description: string }>,
+) {
+  return builder.enumType(name, {
+    description,
+    values: columns as Record<string, { value: Column; description: string }>,
+  });
 }
 
 export function listOrder(column: string, order: SortOrder): Array<Record<string, SortOrder>> {

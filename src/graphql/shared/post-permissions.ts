@@ -13,7 +13,11 @@ export interface WriteRequest {
 
 function checkAuthorAndImage(ctx: Context, input: WriteRequest, currentAuthor: number | null): void {
   const user = ctx.viewer.user!;
-  if (input.authorId != null && input.authorId !== (currentAuthor ?? user.id) && !roleCan(user.role, 'edit_others_posts')) {
+  if (
+    input.authorId != null &&
+    input.authorId !== (currentAuthor ?? user.id) &&
+    !roleCan(user.role, 'edit_others_posts')
+  ) {
     throw new ForbiddenError('NOT_ALLOWED', 'Sorry, you are not allowed to write records as another user.');
   }
   if (input.image && !/^\s*\d+\s*$/.test(input.image)) assertMayGiveImageUrl(ctx, 'image');
@@ -21,7 +25,8 @@ function checkAuthorAndImage(ctx: Context, input: WriteRequest, currentAuthor: n
 
 /** Giving an image by URL (which the service then fetches) needs upload_files; `field` names the input field. */
 export function assertMayGiveImageUrl(ctx: Context, field: string): void {
-  if (!roleCan(ctx.viewer.user?.role, 'upload_files')) throw invalidField(field, 'giving an image by URL needs the upload_files capability');
+  if (!roleCan(ctx.viewer.user?.role, 'upload_files'))
+    throw invalidField(field, 'giving an image by URL needs the upload_files capability');
 }
 
 /**

@@ -49,7 +49,8 @@ export const POST_INPUT_DESCRIPTIONS = {
   status:
     'The post status. On create it defaults to `PUBLISH` for users who may publish and to `DRAFT` for the others, ' +
     'whose `PUBLISH`, `FUTURE` or `PRIVATE` becomes `PENDING`.',
-  authorId: 'The database ID of the author user; the writer by default on create, and null on update removes the author. Another ' +
+  authorId:
+    'The database ID of the author user; the writer by default on create, and null on update removes the author. Another ' +
     'user’s ID needs an editor or administrator.',
   website: 'An http(s) URL; empty to remove.',
   password: 'Protects the content (readers then need it as the `password` argument); empty removes the protection.',
@@ -66,7 +67,11 @@ export interface PublicationColumns {
 }
 
 /** The publication date from `date` (site time zone) or `dateUtc`; undefined when neither was sent. */
-export function publicationFromInput(ctx: Context, input: PublicationInput, errors: FieldErrors): PublicationColumns | undefined {
+export function publicationFromInput(
+  ctx: Context,
+  input: PublicationInput,
+  errors: FieldErrors,
+): PublicationColumns | undefined {
   const zone = ctx.config.siteTimezone;
   const now = DateTime.fromJSDate(ctx.now);
   let moment: DateTime | null | undefined;

@@ -27,8 +27,20 @@ builder.queryFields((t) => ({
     resolve: async (_root, args, ctx) => {
       if (!isStorableId(args.id)) return null;
       const where = { where: { id: args.id }, select: { id: true } };
-      const [event, venue, organizer] = await Promise.all([ctx.db.event.findUnique(where), ctx.db.venue.findUnique(where), ctx.db.organizer.findUnique(where)]);
-      return event ? ((await isSeriesBeingDeleted(ctx.db, args.id)) ? null : 'event') : venue ? 'venue' : organizer ? 'organizer' : null;
+      const [event, venue, organizer] = await Promise.all([
+        ctx.db.event.findUnique(where),
+        ctx.db.venue.findUnique(where),
+        ctx.db.organizer.findUnique(where),
+      ]);
+      return event
+        ? (await isSeriesBeingDeleted(ctx.db, args.id))
+          ? null
+          : 'event'
+        : venue
+          ? 'venue'
+          : organizer
+            ? 'organizer'
+            : null;
     },
   }),
 }));

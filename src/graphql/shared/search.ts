@@ -26,7 +26,8 @@ export async function literalTextSearch(
   candidates: (where: object, select: Record<string, true>) => Promise<Array<Record<string, unknown>>>,
 ): Promise<object> {
   const fold = caseInsensitive(engine);
-  if (!/[%_\\]/.test(text) && text.length <= MAX_PATTERN_CHARACTERS) return { OR: fields.map((field) => ({ [field]: { contains: text, ...fold } })) };
+  if (!/[%_\\]/.test(text) && text.length <= MAX_PATTERN_CHARACTERS)
+    return { OR: fields.map((field) => ({ [field]: { contains: text, ...fold } })) };
   const piece = longestLiteralPiece(text);
   const narrow = piece === '' ? {} : { OR: fields.map((field) => ({ [field]: { contains: piece, ...fold } })) };
   const select: Record<string, true> = { id: true };
@@ -46,7 +47,9 @@ export async function literalTextSearch(
  */
 export function equalTextCandidates(engine: Engine, field: string, text: string): object {
   if (!/[%_\\]/.test(text) && text.length <= MAX_PATTERN_CHARACTERS) {
-    return engine === 'postgres' ? { [field]: { equals: text, mode: 'insensitive' } } : { [field]: { startsWith: text, endsWith: text } };
+    return engine === 'postgres'
+      ? { [field]: { equals: text, mode: 'insensitive' } }
+      : { [field]: { startsWith: text, endsWith: text } };
   }
   const piece = longestLiteralPiece(text);
   return piece === '' ? {} : { [field]: { contains: piece, ...caseInsensitive(engine) } };
@@ -82,7 +85,9 @@ export async function readableTextSearch(
   candidates: (where: object, select: Record<string, true>) => Promise<Array<Record<string, unknown>>>,
 ): Promise<object> {
   const open = await literalTextSearch(engine, text, fields.open, candidates);
-  const withheld = await literalTextSearch(engine, text, fields.withheld, (where, select) => candidates({ AND: [where, unlocked] }, select));
+  const withheld = await literalTextSearch(engine, text, fields.withheld, (where, select) =>
+    candidates({ AND: [where, unlocked] }, select),
+  );
   return { OR: [open, { AND: [withheld, unlocked] }] };
 }
 
@@ -98,7 +103,9 @@ export interface SearchTerm {
 
 /** WordPress's search stopwords (the English list of WP_Query::get_search_stopwords): left out of a search's words. */
 const STOPWORDS = new Set(
-  'about an are as at be by com for from how in is it of on or that the this to was what when where who will with www'.split(' '),
+  'about an are as at be by com for from how in is it of on or that the this to was what when where who will with www'.split(
+    ' ',
+  ),
 );
 
 /** WordPress searches a string of more words than this as one phrase. */

@@ -30,7 +30,13 @@ export function slugClashFilter(base: string) {
 
 /** A unique-index refusal on a slug: SQLite names the columns, PostgreSQL the index (`Event_slug_key`). */
 function isSlugConflict(error: unknown): boolean {
-  const e = error as { code?: string; meta?: { target?: unknown; driverAdapterError?: { cause?: { constraint?: { fields?: string[]; index?: string } } } } };
+  const e = error as {
+    code?: string;
+    meta?: {
+      target?: unknown;
+      driverAdapterError?: { cause?: { constraint?: { fields?: string[]; index?: string } } };
+    };
+  };
   if (e?.code !== 'P2002') return false;
   const constraint = e.meta?.driverAdapterError?.cause?.constraint;
   return JSON.stringify([constraint?.fields, constraint?.index, e.meta?.target]).includes('slug');

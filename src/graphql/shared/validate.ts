@@ -37,11 +37,13 @@ export function checkNonEmpty(errors: FieldErrors, field: string, value: string 
 }
 
 export function checkLatitude(errors: FieldErrors, field: string, value: number | null | undefined): void {
-  if (value !== undefined && value !== null && !(value >= -90 && value <= 90)) errors.add(field, 'must be between -90 and 90');
+  if (value !== undefined && value !== null && !(value >= -90 && value <= 90))
+    errors.add(field, 'must be between -90 and 90');
 }
 
 export function checkLongitude(errors: FieldErrors, field: string, value: number | null | undefined): void {
-  if (value !== undefined && value !== null && !(value >= -180 && value <= 180)) errors.add(field, 'must be between -180 and 180');
+  if (value !== undefined && value !== null && !(value >= -180 && value <= 180))
+    errors.add(field, 'must be between -180 and 180');
 }
 
 /** Drops keys whose value is undefined, so Prisma leaves those columns as they are. */
@@ -51,5 +53,7 @@ export function definedOnly<T extends Record<string, unknown>>(data: T): Partial
 
 /** Turns null values into undefined, for input fields whose column cannot be null (null then leaves it as it is). */
 export function withoutNulls<T extends Record<string, unknown>>(data: T): { [K in keyof T]: Exclude<T[K], null> } {
-  return Object.fromEntries(Object.entries(data).map(([key, value]) => [key, value ?? undefined])) as { [K in keyof T]: Exclude<T[K], null> };
+  return Object.fromEntries(Object.entries(data).map(([key, value]) => [key, value ?? undefined])) as {
+    [K in keyof T]: Exclude<T[K], null>;
+  };
 }

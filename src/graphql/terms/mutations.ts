@@ -14,10 +14,14 @@ const TermInput = builder.inputType('TermInput', {
   fields: (t) => ({
     name: t.field({
       type: 'PlainText',
-      description: 'The name shown to people; required on create. No two categories under one parent (or two tags) may share it, ignoring case.',
+      description:
+        'The name shown to people; required on create. No two categories under one parent (or two tags) may share it, ignoring case.',
     }),
     slug: t.string({ description: 'Generated from the name when absent; `-2`, `-3` … added on clashes.' }),
-    description: t.field({ type: 'HTML', description: 'A longer description (HTML), shown on the term’s archive page.' }),
+    description: t.field({
+      type: 'HTML',
+      description: 'A longer description (HTML), shown on the term’s archive page.',
+    }),
     parentId: t.int({ description: 'Categories only: the parent category, or null for a top-level one.' }),
   }),
 });
@@ -35,7 +39,12 @@ const labels: Record<Taxonomy, string> = { category: 'Category', tag: 'Tag' };
  * Checks a create (`current` null) or an update. The name must be free under the parent the term will have, so a
  * move to another parent is checked against the names there too.
  */
-async function checkTermInput(ctx: Context, taxonomy: Taxonomy, input: TermFields, current: { id: number; name: string } | null): Promise<void> {
+async function checkTermInput(
+  ctx: Context,
+  taxonomy: Taxonomy,
+  input: TermFields,
+  current: { id: number; name: string } | null,
+): Promise<void> {
   const id = current?.id ?? null;
   const errors = new FieldErrors();
   if (id === null && !input.name) errors.add('name', 'is required');
@@ -58,18 +67,33 @@ async function checkTermInput(ctx: Context, taxonomy: Taxonomy, input: TermField
 async function isDescendant(ctx: Context, candidate: number, ancestor: number): Promise<boolean> {
   for (let current: number | null = candidate, depth = 0; current !== null && depth < 100; depth++) {
     if (current === ancestor) return true;
-    const row: { parentId: number | null } | null = await ctx.db.term.findUnique({ where: { id: current }, select: { parentId: true } });
+    const row: { parentId: number | null } | null = await ctx.db.term.findUnique({
+      where: { id: current },
+      select: { parentId: true },
+    });
     current = row?.parentId ?? null;
   }
   return false;
 }
 
 /** WordPress refuses a second term with the same name under the same parent (`term_exists`). */
-async function refuseDuplicateName(ctx: Context, taxonomy: Taxonomy, name: string, parentId: number | null, id: number | null) {
-  const sameName = await ctx.db.term.findMany({ where: { taxonomy, parentId, NOT: id === null ? undefined : { id } }, select: { id: true, name: true } });
+async function refuseDuplicateName(
+  ctx: Context,
+  taxonomy: Taxonomy,
+  name: string,
+  parentId: number | null,
+  id: number | null,
+) {
+  const sameName = await ctx.db.term.findMany({
+    where: { taxonomy, parentId, NOT: id === null ? undefined : { id } },
+    select: { id: true, name: true },
+  });
   const clash = sameName.find((term) => term.name.toLowerCase() === name.trim().toLowerCase());
   if (clash) {
-    throw new InputError({ name: `a ${taxonomy} with this name already exists (ID ${clash.id})` }, { termExists: clash.id });
+    throw new InputError(
+      { name: `a ${taxonomy} with this name already exists (ID ${clash.id})` },
+      { termExists: clash.id },
+    );
   }
 }
 
@@ -79,8 +103,14 @@ export async function createTerm(ctx: Context, taxonomy: Taxonomy, input: TermFi
   const name = input.name!.trim();
   return withFreeSlug(
     slugFromText(input.slug ?? name),
-    async (base) => (await ctx.db.term.findMany({ where: { taxonomy, ...slugClashFilter(base) }, select: { slug: true } })).map((t) => t.slug),
-    (slug) => ctx.db.term.create({ data: { taxonomy, name, slug, description: input.description ?? '', parentId: input.parentId ?? null } }),
+    async (base) =>
+      (await ctx.db.term.findMany({ where: { taxonomy, ...slugClashFilter(base) }, select: { slug: true } })).map(
+        (t) => t.slug,
+      ),
+    (slug) =>
+      ctx.db.term.create({
+        data: { taxonomy, name, slug, description: input.description ?? '', parentId: input.parentId ?? null },
+      }),
   );
 }
 
@@ -97,7 +127,16 @@ async function existingTerm(ctx: Context, taxonomy: Taxonomy, id: number) {
 
 export async function updateTerm(ctx: Context, taxonomy: Taxonomy, id: number, input: TermFields) {
   const current = await existingTerm(ctx, taxonomy, id);
-  await checkTermInput(ctx, taxonomy, { ...input, name: input.name ?? undefined, parentId: input.parentId === undefined ? current.parentId : input.parentId }, current);
+  await checkTermInput(
+    ctx,
+    taxonomy,
+    {
+      ...input,
+      name: input.name ?? undefined,
+      parentId: input.parentId === undefined ? current.parentId : input.parentId,
+    },
+    current,
+  );
   authorizeTermWrite(ctx);
   const data = {
     name: input.name?.trim() ?? undefined,
@@ -108,7 +147,12 @@ export async function updateTerm(ctx: Context, taxonomy: Taxonomy, id: number, i
   return withFreeSlug(
     slugFromText(input.slug),
     async (base) =>
-      (await ctx.db.term.findMany({ where: { taxonomy, id: { not: id }, ...slugClashFilter(base) }, select: { slug: true } })).map((t) => t.slug),
+      (
+        await ctx.db.term.findMany({
+          where: { taxonomy, id: { not: id }, ...slugClashFilter(base) },
+          select: { slug: true },
+        })
+      ).map((t) => t.slug),
     (slug) => ctx.db.term.update({ where: { id }, data: { ...data, slug } }),
   );
 }
@@ -129,13 +173,19 @@ export async function deleteTerm(ctx: Context, taxonomy: Taxonomy, id: number, q
   return term;
 }
 
-function defineTermMutations(taxonomy: Taxonomy, typeName: 'EventCategory' | 'EventTag', type: typeof EventCategoryType) {
+function defineTermMutations(
+  taxonomy: Taxonomy,
+  typeName: 'EventCategory' | 'EventTag',
+  type: typeof EventCategoryType,
+) {
   const idArg = `The ${taxonomy}'s global ID or database ID.`;
   builder.mutationFields((t) => ({
     [`create${typeName}`]: t.field({
       type,
       description: `Creates a ${taxonomy}.`,
-      args: { input: t.arg({ type: TermInput, required: true, description: `The new ${taxonomy}: \`name\` is required.` }) },
+      args: {
+        input: t.arg({ type: TermInput, required: true, description: `The new ${taxonomy}: \`name\` is required.` }),
+      },
       resolve: (_root, args, ctx) => createTerm(ctx, taxonomy, args.input),
     }),
     [`update${typeName}`]: t.field({
@@ -143,13 +193,19 @@ function defineTermMutations(taxonomy: Taxonomy, typeName: 'EventCategory' | 'Ev
       description: `Changes a ${taxonomy}; fields left out keep their value.`,
       args: {
         id: t.arg.id({ required: true, description: idArg }),
-        input: t.arg({ type: TermInput, required: true, description: 'The fields to change; those left out keep their value.' }),
+        input: t.arg({
+          type: TermInput,
+          required: true,
+          description: 'The fields to change; those left out keep their value.',
+        }),
       },
       resolve: (_root, args, ctx) => updateTerm(ctx, taxonomy, databaseIdOf(typeName, args.id, 'id'), args.input),
     }),
     [`delete${typeName}`]: t.prismaField({
       type,
-      description: 'Deletes the term for good and answers it as it was.' + (taxonomy === 'category' ? ' Its children move to its parent.' : ''),
+      description:
+        'Deletes the term for good and answers it as it was.' +
+        (taxonomy === 'category' ? ' Its children move to its parent.' : ''),
       args: { id: t.arg.id({ required: true, description: idArg }) },
       resolve: (query, _root, args, ctx) => deleteTerm(ctx, taxonomy, databaseIdOf(typeName, args.id, 'id'), query),
     }),

@@ -17,7 +17,10 @@ export const TermOrderByEnum = builder.enumType('TermOrderBy', {
     NAME: { value: 'name', description: 'The name, ignoring case and accents, as WordPress sorts it.' },
     SLUG: { value: 'slug', description: 'The slug.' },
     DESCRIPTION: { value: 'description', description: 'The description text (HTML as stored).' },
-    PARENT: { value: 'parentId', description: 'The parent category’s database ID; top-level categories come first in either direction.' },
+    PARENT: {
+      value: 'parentId',
+      description: 'The parent category’s database ID; top-level categories come first in either direction.',
+    },
     COUNT: { value: 'count', description: 'How many published events carry the term (`count`).' },
   } as const,
 });
@@ -34,7 +37,13 @@ export interface TermListFilter {
   slug?: string | null;
 }
 
-async function checkTermIds(ctx: Context, taxonomy: Taxonomy, errors: FieldErrors, field: string, ids: number[] | null | undefined) {
+async function checkTermIds(
+  ctx: Context,
+  taxonomy: Taxonomy,
+  errors: FieldErrors,
+  field: string,
+  ids: number[] | null | undefined,
+) {
   if (!ids?.length) return;
   const found = await ctx.db.term.findMany({ where: { taxonomy, id: { in: ids } }, select: { id: true } });
   const known = new Set(found.map((term) => term.id));
@@ -43,16 +52,23 @@ async function checkTermIds(ctx: Context, taxonomy: Taxonomy, errors: FieldError
 }
 
 /** Checks the filter's references and turns it into a Prisma condition. */
-export async function termListWhere(ctx: Context, taxonomy: Taxonomy, filter: TermListFilter): Promise<Prisma.TermWhereInput> {
+export async function termListWhere(
+  ctx: Context,
+  taxonomy: Taxonomy,
+  filter: TermListFilter,
+): Promise<Prisma.TermWhereInput> {
   const errors = new FieldErrors();
   await checkTermIds(ctx, taxonomy, errors, 'include', filter.include);
   await checkTermIds(ctx, taxonomy, errors, 'exclude', filter.exclude);
-  if (filter.parent != null && filter.parent !== 0) await checkTermIds(ctx, 'category', errors, 'parent', [filter.parent]);
+  if (filter.parent != null && filter.parent !== 0)
+    await checkTermIds(ctx, 'category', errors, 'parent', [filter.parent]);
   if (filter.event != null && !(await ctx.db.event.findUnique({ where: { id: filter.event }, select: { id: true } }))) {
     errors.add('event', `no event with ID ${filter.event}`);
   }
-  if (filter.search !== undefined && filter.search !== null && filter.search.trim() === '') errors.add('search', 'must not be empty');
-  if (filter.slug !== undefined && filter.slug !== null && filter.slug.trim() === '') errors.add('slug', 'must not be empty');
+  if (filter.search !== undefined && filter.search !== null && filter.search.trim() === '')
+    errors.add('search', 'must not be empty');
+  if (filter.slug !== undefined && filter.slug !== null && filter.slug.trim() === '')
+    errors.add('slug', 'must not be empty');
   errors.throwIfAny();
   const conditions: Prisma.TermWhereInput[] = [{ taxonomy }];
   if (filter.search) {
@@ -121,7 +137,13 @@ async function termPageSortedHere(
   return pageIds.flatMap((id) => byId.get(id) ?? []);
 }
 
-function defineTermQueries(taxonomy: Taxonomy, typename: 'EventCategory' | 'EventTag', single: string, plural: string, type: typeof EventCategoryType) {
+function defineTermQueries(
+  taxonomy: Taxonomy,
+  typename: 'EventCategory' | 'EventTag',
+  single: string,
+  plural: string,
+  type: typeof EventCategoryType,
+) {
   registerNodeReader(typename, (ctx, id, query) => ctx.db.term.findFirst({ ...query, where: { id, taxonomy } }));
   builder.queryFields((t) => ({
     [single]: t.prismaField({
@@ -129,38 +151,59 @@ function defineTermQueries(taxonomy: Taxonomy, typename: 'EventCategory' | 'Even
       nullable: true,
       description: `One ${taxonomy} by ID, or null when there is none.`,
       args: { id: t.arg.id({ required: true, description: `The ${taxonomy}'s global ID or database ID.` }) },
-      resolve: (query, _root, args, ctx) => ctx.db.term.findFirst({ ...query, where: { id: databaseIdOf(typename, args.id, 'id'), taxonomy } }),
+      resolve: (query, _root, args, ctx) =>
+        ctx.db.term.findFirst({ ...query, where: { id: databaseIdOf(typename, args.id, 'id'), taxonomy } }),
     }),
-    [plural]: t.connection({
-      type,
-      description: `${taxonomy === 'category' ? 'Event categories' : 'Event tags'}, name ascending unless asked otherwise.`,
-      args: {
-        search: t.arg.string({ description: 'Part of the name or slug (case-insensitive).' }),
-        include: t.arg.intList({ description: 'Only these IDs; each must exist.' }),
-        exclude: t.arg.intList({ description: 'Not these IDs; each must exist.' }),
-        order: t.arg({ type: SortOrderEnum, defaultValue: 'asc', description: 'The direction of `orderBy`; null is refused.' }),
-        orderBy: t.arg({ type: TermOrderByEnum, defaultValue: 'name', description: 'What the list is sorted by; null is refused.' }),
-        hideEmpty: t.arg.boolean({ defaultValue: true, description: 'Leave out terms no published event carries.' }),
-        ...(taxonomy === 'category' ? { parent: t.arg.int({ description: 'Only the children of this category; 0 for top-level categories.' }) } : {}),
-        event: t.arg.int({ description: 'Only the terms of this event.' }),
-        slug: t.arg.string({ description: 'Exactly this slug.' }),
+    [plural]: t.connection(
+      {
+        type,
+        description: `${taxonomy === 'category' ? 'Event categories' : 'Event tags'}, name ascending unless asked otherwise.`,
+        args: {
+          search: t.arg.string({ description: 'Part of the name or slug (case-insensitive).' }),
+          include: t.arg.intList({ description: 'Only these IDs; each must exist.' }),
+          exclude: t.arg.intList({ description: 'Not these IDs; each must exist.' }),
+          order: t.arg({
+            type: SortOrderEnum,
+            defaultValue: 'asc',
+            description: 'The direction of `orderBy`; null is refused.',
+          }),
+          orderBy: t.arg({
+            type: TermOrderByEnum,
+            defaultValue: 'name',
+            description: 'What the list is sorted by; null is refused.',
+          }),
+          hideEmpty: t.arg.boolean({ defaultValue: true, description: 'Leave out terms no published event carries.' }),
+          ...(taxonomy === 'category'
+            ? { parent: t.arg.int({ description: 'Only the children of this category; 0 for top-level categories.' }) }
+            : {}),
+          event: t.arg.int({ description: 'Only the terms of this event.' }),
+          slug: t.arg.string({ description: 'Exactly this slug.' }),
+        },
+        resolve: async (_root, args, ctx, info) => {
+          const { order, orderBy } = termOrdering(args);
+          const where = await termListWhere(ctx, taxonomy, args as TermListFilter);
+          const query = () => queryFromInfo({ context: ctx, info, path: ['edges', 'node'] });
+          return offsetConnection(
+            args,
+            () => ctx.db.term.count({ where }),
+            ({ offset, limit }) =>
+              sortedHere(orderBy)
+                ? termPageSortedHere(ctx, where, order, { offset, limit }, query())
+                : ctx.db.term.findMany({
+                    ...query(),
+                    where,
+                    orderBy: termOrder(orderBy, order),
+                    skip: offset,
+                    take: limit,
+                  }),
+          );
+        },
       },
-      resolve: async (_root, args, ctx, info) => {
-        const { order, orderBy } = termOrdering(args);
-        const where = await termListWhere(ctx, taxonomy, args as TermListFilter);
-        const query = () => queryFromInfo({ context: ctx, info, path: ['edges', 'node'] });
-        return offsetConnection(
-          args,
-          () => ctx.db.term.count({ where }),
-          ({ offset, limit }) =>
-            sortedHere(orderBy)
-              ? termPageSortedHere(ctx, where, order, { offset, limit }, query())
-              : ctx.db.term.findMany({ ...query(), where, orderBy: termOrder(orderBy, order), skip: offset, take: limit }),
-        );
+      {
+        description: `A page of ${taxonomy === 'category' ? 'event categories' : 'event tags'}, with the number of all that match.`,
       },
-    },
-    { description: `A page of ${taxonomy === 'category' ? 'event categories' : 'event tags'}, with the number of all that match.` },
-    { description: `A ${taxonomy} in a page of the list, with its cursor.` }),
+      { description: `A ${taxonomy} in a page of the list, with its cursor.` },
+    ),
   }));
 }
 

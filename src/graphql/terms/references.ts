@@ -13,11 +13,20 @@ const isId = (ref: string) => /^\d+$/.test(ref.trim());
  * Term IDs for a list filter given as IDs or slugs. Every reference must exist; unknown ones are reported on `field`.
  * A slug is matched as given or cleaned as slugs are (`Music` finds `music`), as WordPress sanitizes it.
  */
-export async function termIdsForFilter(ctx: Context, errors: FieldErrors, field: string, taxonomy: Taxonomy, refs: string[]) {
+export async function termIdsForFilter(
+  ctx: Context,
+  errors: FieldErrors,
+  field: string,
+  taxonomy: Taxonomy,
+  refs: string[],
+) {
   const ids = refs.filter(isId).map(Number);
   const slugs = refs.filter((ref) => !isId(ref)).map((ref) => ref.trim());
   const found = await ctx.db.term.findMany({
-    where: { taxonomy, OR: [{ id: { in: ids.filter(isStorableId) } }, { slug: { in: [...slugs, ...slugs.map(slugFromText)] } }] },
+    where: {
+      taxonomy,
+      OR: [{ id: { in: ids.filter(isStorableId) } }, { slug: { in: [...slugs, ...slugs.map(slugFromText)] } }],
+    },
     select: { id: true, slug: true },
   });
   const missing = [
@@ -37,11 +46,20 @@ export interface TermAssignment {
  * Reads term references on an event write: IDs must exist; names (or slugs) are matched case-insensitively and
  * created when missing. Nothing is written here.
  */
-export async function readTermAssignment(ctx: Context, errors: FieldErrors, field: string, taxonomy: Taxonomy, refs: string[]): Promise<TermAssignment> {
+export async function readTermAssignment(
+  ctx: Context,
+  errors: FieldErrors,
+  field: string,
+  taxonomy: Taxonomy,
+  refs: string[],
+): Promise<TermAssignment> {
   const cleaned = refs.map((ref) => ref.trim()).filter((ref) => ref !== '');
   const ids = cleaned.filter(isId).map(Number);
   const names = cleaned.filter((ref) => !isId(ref));
-  const byId = await ctx.db.term.findMany({ where: { taxonomy, id: { in: ids.filter(isStorableId) } }, select: { id: true } });
+  const byId = await ctx.db.term.findMany({
+    where: { taxonomy, id: { in: ids.filter(isStorableId) } },
+    select: { id: true },
+  });
   const unknownIds = ids.filter((id) => !byId.some((term) => term.id === id));
   if (unknownIds.length) errors.add(field, `no ${taxonomy} with ID ${unknownIds.join(', ')}`);
   const slugs = names.map(slugFromText);
@@ -59,7 +77,8 @@ export async function readTermAssignment(ctx: Context, errors: FieldErrors, fiel
   const namesToCreate: string[] = [];
   for (const name of names) {
     const match = candidates.find(
-      (term) => term.slug === name || term.name.toLowerCase() === name.toLowerCase() || term.slug === slugFromText(name),
+      (term) =>
+        term.slug === name || term.name.toLowerCase() === name.toLowerCase() || term.slug === slugFromText(name),
     );
     if (match) assigned.add(match.id);
     else if (!namesToCreate.some((other) => other.toLowerCase() === name.toLowerCase())) namesToCreate.push(name);
@@ -73,9 +92,18 @@ export async function readTermAssignment(ctx: Context, errors: FieldErrors, fiel
  * up), for tags as for categories. WordPress lets anyone who may edit a post create tags by naming them in it, and
  * the original creates any missing term; least privilege keeps one rule: writers assign existing terms only.
  */
-function refuseCreationWithoutManageTerms(ctx: Context, errors: FieldErrors, field: string, taxonomy: Taxonomy, names: string[]): void {
+function refuseCreationWithoutManageTerms(
+  ctx: Context,
+  errors: FieldErrors,
+  field: string,
+  taxonomy: Taxonomy,
+  names: string[],
+): void {
   if (names.length && !canManageTerms(ctx.viewer.user)) {
-    errors.add(field, `no ${taxonomy} ${names.map((name) => JSON.stringify(name)).join(', ')}; creating one needs the manage_terms capability`);
+    errors.add(
+      field,
+      `no ${taxonomy} ${names.map((name) => JSON.stringify(name)).join(', ')}; creating one needs the manage_terms capability`,
+    );
   }
 }
 
@@ -84,16 +112,30 @@ function refuseCreationWithoutManageTerms(ctx: Context, errors: FieldErrors, fie
  * A term of the same name found among the slug's clashes is reused. One created by another writer after that read
  * makes the insert of the same slug fail; the event's transaction is then retried whole and finds it.
  */
-export async function termIdsForWrite(db: DbTransaction, taxonomy: Taxonomy, assignment: TermAssignment): Promise<number[]> {
+export async function termIdsForWrite(
+  db: DbTransaction,
+  taxonomy: Taxonomy,
+  assignment: TermAssignment,
+): Promise<number[]> {
   const ids = [...assignment.ids];
   for (const name of assignment.namesToCreate) {
     const base = slugFromText(name);
-    const clashes = await db.term.findMany({ where: { taxonomy, ...slugClashFilter(base) }, select: { id: true, name: true, slug: true } });
+    const clashes = await db.term.findMany({
+      where: { taxonomy, ...slugClashFilter(base) },
+      select: { id: true, name: true, slug: true },
+    });
     const sameName = clashes.find((term) => term.name.toLowerCase() === name.toLowerCase());
     const term =
       sameName ??
       (await db.term.create({
-        data: { taxonomy, name, slug: firstFreeSlug(base, clashes.map((clash) => clash.slug)) },
+        data: {
+          taxonomy,
+          name,
+          slug: firstFreeSlug(
+            base,
+            clashes.map((clash) => clash.slug),
+          ),
+        },
         select: { id: true },
       }));
     ids.push(term.id);

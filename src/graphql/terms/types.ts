@@ -15,7 +15,10 @@ export const EventCategoryType = builder.prismaObject('Term', {
     slug: t.exposeString('slug', { description: 'The name in URLs; unique among categories.' }),
     description: t.exposeString('description', { description: 'HTML.' }),
     count: t.exposeInt('eventCount', { description: countDescription }),
-    parentId: t.exposeInt('parentId', { nullable: true, description: 'The database ID of the parent category; null at the top.' }),
+    parentId: t.exposeInt('parentId', {
+      nullable: true,
+      description: 'The database ID of the parent category; null at the top.',
+    }),
     parent: t.relation('parent', { nullable: true, description: 'The parent category; null at the top.' }),
   }),
 });
@@ -27,7 +30,9 @@ builder.prismaObjectField(EventCategoryType, 'children', (t) =>
       type: EventCategoryType,
       description: 'The categories directly beneath this one, by name.',
       select: ((args: PageArgs, _ctx: unknown, nested: (selection: true, path: unknown) => unknown) => ({
-        children: plannedRelation(args, nested(true, connectionNodes('EventCategory')), { orderBy: [{ name: 'asc' }, { id: 'asc' }] }),
+        children: plannedRelation(args, nested(true, connectionNodes('EventCategory')), {
+          orderBy: [{ name: 'asc' }, { id: 'asc' }],
+        }),
         _count: { select: { children: true } },
       })) as never,
       resolve: (category, args) => {
@@ -37,7 +42,7 @@ builder.prismaObjectField(EventCategoryType, 'children', (t) =>
     },
     { description: 'A page of the categories directly beneath a category, with their number.' },
     { description: 'A child category in a page, with its cursor.' },
-  )
+  ),
 );
 
 export const EventTagType = builder.prismaObject('Term', {

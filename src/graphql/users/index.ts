@@ -1,6 +1,13 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { CredentialKind, Role } from '../../db/generated/prisma/enums.js';
-import { createUser, issueCredential, LOGIN_PATTERN, LOGIN_RULE, revokeCredential, type IssuedCredential } from '../../auth/credentials.js';
+import {
+  createUser,
+  issueCredential,
+  LOGIN_PATTERN,
+  LOGIN_RULE,
+  revokeCredential,
+  type IssuedCredential,
+} from '../../auth/credentials.js';
 import { roleCan } from '../../auth/capabilities.js';
 import { refuse, requireCapability } from '../access.js';
 import { builder } from '../builder.js';
@@ -43,10 +50,13 @@ export const UserType = builder.prismaObject('User', {
     databaseId: t.exposeInt('id', databaseIdField('User')),
     login: t.string({
       nullable: true,
-      description: 'What the user signs in with (HTTP Basic `login:password`): visible to the user and to administrators; null for others (as WordPress shows readers a display name).',
+      description:
+        'What the user signs in with (HTTP Basic `login:password`): visible to the user and to administrators; null for others (as WordPress shows readers a display name).',
       resolve: (user, _args, ctx) => (mayKnowPrivateDetails(ctx, user.id) ? user.login : null),
     }),
-    displayName: t.exposeString('displayName', { description: 'The name shown to people as the author; the login unless another was given.' }),
+    displayName: t.exposeString('displayName', {
+      description: 'The name shown to people as the author; the login unless another was given.',
+    }),
     role: t.field({
       type: RoleEnum,
       nullable: true,
@@ -63,7 +73,10 @@ export const UserType = builder.prismaObject('User', {
 registerNodeReader('User', async (ctx, id, query) => {
   const viewer = ctx.viewer.user;
   const published = { some: { status: 'publish' as const } };
-  const visible = viewer && (viewer.id === id || roleCan(viewer.role, 'manage_users')) ? {} : { OR: [{ events: published }, { venues: published }, { organizers: published }] };
+  const visible =
+    viewer && (viewer.id === id || roleCan(viewer.role, 'manage_users'))
+      ? {}
+      : { OR: [{ events: published }, { venues: published }, { organizers: published }] };
   return ctx.db.user.findFirst({ ...query, where: { id, ...visible } });
 });
 
@@ -71,11 +84,21 @@ const CredentialType = builder.prismaObject('Credential', {
   description: 'An application password or bearer token (its secret is never shown again).',
   fields: (t) => ({
     id: t.exposeInt('id', { description: 'The credential’s database ID, for `revokeCredential(id:)`.' }),
-    name: t.exposeString('name', { description: 'The label given at creation, to tell credentials apart (`phone app`).' }),
+    name: t.exposeString('name', {
+      description: 'The label given at creation, to tell credentials apart (`phone app`).',
+    }),
     kind: t.expose('kind', { type: CredentialKindEnum, description: 'Application password or bearer token.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
-    lastUsedAt: t.expose('lastUsedAt', { type: 'DateTime', nullable: true, description: 'When a request last signed in with it; null if never.' }),
-    revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true, description: 'When it was revoked (it no longer works); null while it is valid.' }),
+    lastUsedAt: t.expose('lastUsedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When a request last signed in with it; null if never.',
+    }),
+    revokedAt: t.expose('revokedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it was revoked (it no longer works); null while it is valid.',
+    }),
   }),
 });
 
@@ -84,7 +107,10 @@ const IssuedCredentialType = builder.objectRef<IssuedCredential>('IssuedCredenti
   fields: (t) => ({
     id: t.exposeInt('id', { description: 'The credential’s database ID, as `Credential.id` shows it later.' }),
     name: t.exposeString('name', { description: 'The label it was given.' }),
-    kind: t.expose('kind', { type: CredentialKindEnum, description: 'Application password or bearer token: how to send `secret`.' }),
+    kind: t.expose('kind', {
+      type: CredentialKindEnum,
+      description: 'Application password or bearer token: how to send `secret`.',
+    }),
     secret: t.exposeString('secret', { description: 'Application password (HTTP Basic) or bearer token.' }),
   }),
 });
@@ -102,14 +128,16 @@ builder.prismaObjectField(UserType, 'credentials', (t) =>
   t.connection(
     {
       type: CredentialType,
-      description: "The user's application passwords and tokens, oldest first; visible to the user and to administrators.",
+      description:
+        "The user's application passwords and tokens, oldest first; visible to the user and to administrators.",
       resolve: (user, args, ctx) => {
         credentialOwner(ctx, user.id);
         const where = { userId: user.id };
         return offsetConnection(
           args,
           () => ctx.db.credential.count({ where }),
-          ({ offset, limit }) => ctx.db.credential.findMany({ where, orderBy: { id: 'asc' }, skip: offset, take: limit }),
+          ({ offset, limit }) =>
+            ctx.db.credential.findMany({ where, orderBy: { id: 'asc' }, skip: offset, take: limit }),
         );
       },
     },
@@ -123,7 +151,8 @@ builder.queryFields((t) => ({
     type: UserType,
     nullable: true,
     description: 'The signed-in user, or null for an anonymous request.',
-    resolve: (query, _root, _args, ctx) => (ctx.viewer.user ? ctx.db.user.findUnique({ ...query, where: { id: ctx.viewer.user.id } }) : null),
+    resolve: (query, _root, _args, ctx) =>
+      ctx.viewer.user ? ctx.db.user.findUnique({ ...query, where: { id: ctx.viewer.user.id } }) : null,
   }),
   users: t.connection(
     {
@@ -135,7 +164,12 @@ builder.queryFields((t) => ({
           args,
           () => ctx.db.user.count(),
           ({ offset, limit }) =>
-            ctx.db.user.findMany({ ...queryFromInfo({ context: ctx, info, path: ['edges', 'node'] }), orderBy: { id: 'asc' }, skip: offset, take: limit }),
+            ctx.db.user.findMany({
+              ...queryFromInfo({ context: ctx, info, path: ['edges', 'node'] }),
+              orderBy: { id: 'asc' },
+              skip: offset,
+              take: limit,
+            }),
         );
       },
     },
@@ -149,13 +183,16 @@ const UserInput = builder.inputType('UserInput', {
   fields: (t) => ({
     login: t.string({ required: true, description: `The sign-in name, unique: ${LOGIN_RULE}.` }),
     role: t.field({ type: RoleEnum, required: true, description: 'What the user may do.' }),
-    email: t.string({ description: 'The user’s e-mail address (checked as WordPress’s `is_email` checks it); empty when left out.' }),
+    email: t.string({
+      description: 'The user’s e-mail address (checked as WordPress’s `is_email` checks it); empty when left out.',
+    }),
     displayName: t.string({ description: 'The name shown as author; the login when left out.' }),
   }),
 });
 
 const credentialNameArg = 'A label to tell the credential apart later (`phone app`); not empty.';
-const credentialUserArg = 'The database ID of the user it is for; yourself when left out. Others need an administrator.';
+const credentialUserArg =
+  'The database ID of the user it is for; yourself when left out. Others need an administrator.';
 
 builder.mutationFields((t) => ({
   createUser: t.prismaField({
@@ -166,23 +203,36 @@ builder.mutationFields((t) => ({
       const errors = new FieldErrors();
       if (!LOGIN_PATTERN.test(input.login)) errors.add('login', LOGIN_RULE);
       checkEmail(errors, 'email', input.email);
-      if (await ctx.db.user.findUnique({ where: { login: input.login }, select: { id: true } })) errors.add('login', 'is taken');
+      if (await ctx.db.user.findUnique({ where: { login: input.login }, select: { id: true } }))
+        errors.add('login', 'is taken');
       errors.throwIfAny();
       requireCapability(ctx, 'manage_users');
-      const user = await createUser(ctx.db, input.login, input.role, input.email ?? '', input.displayName ?? input.login);
+      const user = await createUser(
+        ctx.db,
+        input.login,
+        input.role,
+        input.email ?? '',
+        input.displayName ?? input.login,
+      );
       return ctx.db.user.findUniqueOrThrow({ ...query, where: { id: user.id } });
     },
   }),
   createApplicationPassword: t.field({
     type: IssuedCredentialType,
     description: 'For yourself, or (administrators) for `userId`. The password is shown once.',
-    args: { name: t.arg.string({ required: true, description: credentialNameArg }), userId: t.arg.int({ description: credentialUserArg }) },
+    args: {
+      name: t.arg.string({ required: true, description: credentialNameArg }),
+      userId: t.arg.int({ description: credentialUserArg }),
+    },
     resolve: async (_root, args, ctx) => issue(ctx, args.userId, 'application_password', args.name),
   }),
   createBearerToken: t.field({
     type: IssuedCredentialType,
     description: 'For yourself, or (administrators) for `userId`. The token is shown once.',
-    args: { name: t.arg.string({ required: true, description: credentialNameArg }), userId: t.arg.int({ description: credentialUserArg }) },
+    args: {
+      name: t.arg.string({ required: true, description: credentialNameArg }),
+      userId: t.arg.int({ description: credentialUserArg }),
+    },
     resolve: async (_root, args, ctx) => issue(ctx, args.userId, 'bearer_token', args.name),
   }),
   revokeCredential: t.prismaField({
@@ -202,11 +252,16 @@ builder.mutationFields((t) => ({
   }),
 }));
 
-async function issue(ctx: Context, userId: number | null | undefined, kind: 'application_password' | 'bearer_token', name: string) {
+async function issue(
+  ctx: Context,
+  userId: number | null | undefined,
+  kind: 'application_password' | 'bearer_token',
+  name: string,
+) {
   const errors = new FieldErrors();
   if (name.trim() === '') errors.add('name', 'must not be empty');
-  if (userId != null && !(await ctx.db.user.findUnique({ where: { id: userId }, select: { id: true } }))) errors.add('userId', `no user with ID ${userId}`);
+  if (userId != null && !(await ctx.db.user.findUnique({ where: { id: userId }, select: { id: true } })))
+    errors.add('userId', `no user with ID ${userId}`);
   errors.throwIfAny();
   return issueCredential(ctx.db, credentialOwner(ctx, userId), kind, name.trim());
 }
-

@@ -3,11 +3,7 @@ import { contentArgs, shownContent } from '../shared/content.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { MediaType } from '../media/index.js';
-import {
-  checkLinkedPostInput,
-  defineLinkedPostApi,
-  type LinkedPostModel,
-} from '../shared/linked-post-api.js';
+import { checkLinkedPostInput, defineLinkedPostApi, type LinkedPostModel } from '../shared/linked-post-api.js';
 import { databaseIdField, globalIdField, NodeInterface } from '../shared/node.js';
 import { SEARCH_WORDS } from '../shared/search.js';
 import { POST_INPUT_DESCRIPTIONS, PostStatusEnum, postFieldDescriptions } from '../shared/posts.js';
@@ -39,26 +35,51 @@ export const VenueType = builder.prismaObject('Venue', {
     authorId: t.exposeInt('authorId', { nullable: true, description: d.authorId }),
     author: t.relation('author', { type: UserType, nullable: true, description: d.author }),
     publishedAt: t.expose('publishedAt', { type: 'DateTime', description: d.publishedAt }),
-    publishedLocal: t.expose('publishedLocal', { type: 'WallClock', description: 'Publication date in the site time zone.' }),
+    publishedLocal: t.expose('publishedLocal', {
+      type: 'WallClock',
+      description: 'Publication date in the site time zone.',
+    }),
     modifiedAt: t.expose('modifiedAt', { type: 'DateTime', description: d.modifiedAt }),
     modifiedLocal: t.expose('modifiedLocal', { type: 'WallClock', description: d.modifiedLocal }),
-    address: t.string({ description: `The street address; ${LOCKED}.`, resolve: (venue, _args, ctx) => (isLocked(ctx, venue) ? '' : venue.address) }),
-    city: t.string({ description: `The city; ${LOCKED}.`, resolve: (venue, _args, ctx) => (isLocked(ctx, venue) ? '' : venue.city) }),
-    country: t.string({ description: `The country, as entered (a name, not a code); ${LOCKED}.`, resolve: (venue, _args, ctx) => (isLocked(ctx, venue) ? '' : venue.country) }),
+    address: t.string({
+      description: `The street address; ${LOCKED}.`,
+      resolve: (venue, _args, ctx) => (isLocked(ctx, venue) ? '' : venue.address),
+    }),
+    city: t.string({
+      description: `The city; ${LOCKED}.`,
+      resolve: (venue, _args, ctx) => (isLocked(ctx, venue) ? '' : venue.city),
+    }),
+    country: t.string({
+      description: `The country, as entered (a name, not a code); ${LOCKED}.`,
+      resolve: (venue, _args, ctx) => (isLocked(ctx, venue) ? '' : venue.country),
+    }),
     province: t.string({
       description: `The province or region outside the United States (TEC’s \`_VenueProvince\`); ${LOCKED}.`,
       resolve: (venue, _args, ctx) => (isLocked(ctx, venue) ? '' : venue.province),
     }),
-    state: t.exposeString('state', { description: 'The US state (TEC’s `_VenueState`, usually its two-letter code), or empty.' }),
-    zip: t.string({ description: `The postal code; ${LOCKED}.`, resolve: (venue, _args, ctx) => (isLocked(ctx, venue) ? '' : venue.zip) }),
-    phone: t.string({ description: d.phone, resolve: (venue, _args, ctx) => (isLocked(ctx, venue) ? '' : venue.phone) }),
+    state: t.exposeString('state', {
+      description: 'The US state (TEC’s `_VenueState`, usually its two-letter code), or empty.',
+    }),
+    zip: t.string({
+      description: `The postal code; ${LOCKED}.`,
+      resolve: (venue, _args, ctx) => (isLocked(ctx, venue) ? '' : venue.zip),
+    }),
+    phone: t.string({
+      description: d.phone,
+      resolve: (venue, _args, ctx) => (isLocked(ctx, venue) ? '' : venue.phone),
+    }),
     stateProvince: t.string({
       description: `The state or province as one value (TEC’s \`_VenueStateProvince\`, REST \`stateprovince\`); ${LOCKED}.`,
       resolve: (venue, _args, ctx) => (isLocked(ctx, venue) ? '' : venue.stateProvince),
     }),
-    website: t.string({ description: d.website, resolve: (venue, _args, ctx) => (isLocked(ctx, venue) ? '' : venue.website) }),
+    website: t.string({
+      description: d.website,
+      resolve: (venue, _args, ctx) => (isLocked(ctx, venue) ? '' : venue.website),
+    }),
     showMap: t.exposeBoolean('showMap', { description: 'Whether events at this venue show a map of it.' }),
-    showMapLink: t.exposeBoolean('showMapLink', { description: 'Whether events at this venue show a link to a map of it.' }),
+    showMapLink: t.exposeBoolean('showMapLink', {
+      description: 'Whether events at this venue show a link to a map of it.',
+    }),
     image: t.field({
       type: MediaType,
       nullable: true,
@@ -68,17 +89,24 @@ export const VenueType = builder.prismaObject('Venue', {
     }),
     latitude: t.float({
       nullable: true,
-      description: 'Latitude in decimal degrees (WGS 84, REST `geo_lat`); null when unknown or while the venue is locked.',
+      description:
+        'Latitude in decimal degrees (WGS 84, REST `geo_lat`); null when unknown or while the venue is locked.',
       resolve: (venue, _args, ctx) => (isLocked(ctx, venue) ? null : venue.latitude),
     }),
     longitude: t.float({
       nullable: true,
-      description: 'Longitude in decimal degrees (WGS 84, REST `geo_lng`); null when unknown or while the venue is locked.',
+      description:
+        'Longitude in decimal degrees (WGS 84, REST `geo_lng`); null when unknown or while the venue is locked.',
       resolve: (venue, _args, ctx) => (isLocked(ctx, venue) ? null : venue.longitude),
     }),
-    hasPassword: t.boolean({ description: d.hasPassword, select: { password: true }, resolve: (venue) => venue.password !== '' }),
+    hasPassword: t.boolean({
+      description: d.hasPassword,
+      select: { password: true },
+      resolve: (venue) => venue.password !== '',
+    }),
     isLocked: t.boolean({
-      description: 'Whether the content is withheld: password-protected, and neither the password was given nor may the viewer edit it.',
+      description:
+        'Whether the content is withheld: password-protected, and neither the password was given nor may the viewer edit it.',
       resolve: (venue, _args, ctx) => isLocked(ctx, venue),
     }),
   }),
@@ -102,13 +130,24 @@ export const VenueInput = builder.inputType('VenueInput', {
     state: t.field({ type: 'PlainText', description: 'The US state (usually its two-letter code).' }),
     zip: t.field({ type: 'PlainText', description: 'The postal code.' }),
     phone: t.field({ type: 'PlainText', description: 'The phone number, as people should read it.' }),
-    stateProvince: t.field({ type: 'PlainText', description: 'The state or province as one value (REST `stateprovince`).' }),
+    stateProvince: t.field({
+      type: 'PlainText',
+      description: 'The state or province as one value (REST `stateprovince`).',
+    }),
     website: t.string({ description: POST_INPUT_DESCRIPTIONS.website }),
     showMap: t.boolean({ description: 'Show a map of the venue with its events; true on create when left out.' }),
-    showMapLink: t.boolean({ description: 'Show a link to a map of the venue with its events; true on create when left out.' }),
+    showMapLink: t.boolean({
+      description: 'Show a link to a map of the venue with its events; true on create when left out.',
+    }),
     image: t.string({ description: 'The ID of a known image or an http(s) URL; empty to remove.' }),
-    latitude: t.float({ description: 'Latitude in decimal degrees, -90 to 90; give it with `longitude`, or both null to remove the point.' }),
-    longitude: t.float({ description: 'Longitude in decimal degrees, -180 to 180; give it with `latitude`, or both null to remove the point.' }),
+    latitude: t.float({
+      description:
+        'Latitude in decimal degrees, -90 to 90; give it with `longitude`, or both null to remove the point.',
+    }),
+    longitude: t.float({
+      description:
+        'Longitude in decimal degrees, -180 to 180; give it with `latitude`, or both null to remove the point.',
+    }),
     password: t.string({ description: POST_INPUT_DESCRIPTIONS.password }),
   }),
 });
@@ -124,17 +163,26 @@ export const venueModel: LinkedPostModel<VenueFields> = {
   delegate: (db) => db.venue as never,
   unlinkEvents: (db, id) => db.eventVenue.deleteMany({ where: { venueId: id } }),
   // `state` stays shown on a locked venue (as in the original's REST shape); the rest is withheld.
-  searchFields: { open: ['name', 'state'], withheld: ['description', 'excerpt', 'address', 'city', 'province', 'stateProvince', 'zip', 'phone'] },
+  searchFields: {
+    open: ['name', 'state'],
+    withheld: ['description', 'excerpt', 'address', 'city', 'province', 'stateProvince', 'zip', 'phone'],
+  },
   searchDescription: `Words, each found in any of the name, description, excerpt, address, city, province, state, stateProvince, zip or phone; ${SEARCH_WORDS}`,
   nullableColumns: ['authorId', 'latitude', 'longitude'],
   // TEC's duplicate fields (Tribe__Events__Venue::get_duplicate_post_fields and _custom_fields).
-  duplicates: { same: ['description', 'excerpt', 'city', 'province', 'state', 'stateProvince', 'zip', 'phone'], words: 'address' },
+  duplicates: {
+    same: ['description', 'excerpt', 'city', 'province', 'state', 'stateProvince', 'zip', 'phone'],
+    words: 'address',
+  },
   checkOwnFields(errors, field, input) {
     checkLatitude(errors, field('latitude'), input.latitude);
     checkLongitude(errors, field('longitude'), input.longitude);
     // Both or neither, and both numbers or both null (cleared): never half a point.
     const latitudeGiven = input.latitude !== undefined;
-    if (latitudeGiven !== (input.longitude !== undefined) || (latitudeGiven && (input.latitude === null) !== (input.longitude === null))) {
+    if (
+      latitudeGiven !== (input.longitude !== undefined) ||
+      (latitudeGiven && (input.latitude === null) !== (input.longitude === null))
+    ) {
       errors.add(field('latitude'), 'latitude and longitude go together');
     }
   },
@@ -145,4 +193,3 @@ defineLinkedPostApi(venueModel);
 /** Checks a venue input (reads only) and returns the columns to write, less slug and image. */
 export const checkVenueInput = (ctx: Context, input: VenueFields, creating: boolean, prefix = '') =>
   checkLinkedPostInput(venueModel, ctx, input, creating, prefix);
-

@@ -1,5 +1,14 @@
 import type { ChangeRecordType as RecordType } from '../../db/change-log.js';
-import { createWebhook, deleteWebhook, enableWebhook, shownNextAttempt, shownStatus, webhookStatus, WebhookInputError, type CreatedWebhook } from '../../webhooks/webhooks.js';
+import {
+  createWebhook,
+  deleteWebhook,
+  enableWebhook,
+  shownNextAttempt,
+  shownStatus,
+  webhookStatus,
+  WebhookInputError,
+  type CreatedWebhook,
+} from '../../webhooks/webhooks.js';
 import { requireCapability } from '../access.js';
 import { builder } from '../builder.js';
 import { FieldErrors, NotFoundError } from '../errors.js';
@@ -13,12 +22,14 @@ const WebhookDeliveryStatusEnum = builder.enumType('WebhookDeliveryStatus', {
   values: {
     PENDING: {
       value: 'pending',
-      description: 'Not sent yet, or failed and to be retried at `nextAttemptAt` (null while an earlier change of the same record is still pending).',
+      description:
+        'Not sent yet, or failed and to be retried at `nextAttemptAt` (null while an earlier change of the same record is still pending).',
     },
     DELIVERED: { value: 'delivered', description: 'The receiver answered 2xx.' },
     FAILED: {
       value: 'failed',
-      description: 'Given up: still failing WEBHOOK_RETRY_FOR_MS after its first attempt, or not sent because the webhook was disabled (see `lastError`).',
+      description:
+        'Given up: still failing WEBHOOK_RETRY_FOR_MS after its first attempt, or not sent because the webhook was disabled (see `lastError`).',
     },
   },
 });
@@ -27,39 +38,65 @@ const WebhookStatusEnum = builder.enumType('WebhookStatus', {
   description: 'Whether changes are sent to a webhook.',
   values: {
     ACTIVE: { value: 'active', description: 'Its last attempt succeeded (or none was made yet).' },
-    FAILING: { value: 'failing', description: 'Every attempt since `failingSince` failed; it is disabled once that lasts WEBHOOK_DISABLE_AFTER_MS.' },
-    DISABLED: { value: 'disabled', description: 'Nothing is queued or sent to it since `disabledAt`, until `enableWebhook`.' },
+    FAILING: {
+      value: 'failing',
+      description:
+        'Every attempt since `failingSince` failed; it is disabled once that lasts WEBHOOK_DISABLE_AFTER_MS.',
+    },
+    DISABLED: {
+      value: 'disabled',
+      description: 'Nothing is queued or sent to it since `disabledAt`, until `enableWebhook`.',
+    },
   },
 });
 
 const WebhookDeliveryType = builder.prismaObject('WebhookDelivery', {
   description: 'One change sent (or to be sent) to a webhook.',
   fields: (t) => ({
-    id: t.exposeString('id', { description: 'The delivery ID: the `id` of the POSTed body and its `X-Calendar-Delivery` header.' }),
-    recordType: t.field({ type: ChangeRecordTypeEnum, description: 'The kind of record that changed.', resolve: (d) => d.recordType as RecordType }),
+    id: t.exposeString('id', {
+      description: 'The delivery ID: the `id` of the POSTed body and its `X-Calendar-Delivery` header.',
+    }),
+    recordType: t.field({
+      type: ChangeRecordTypeEnum,
+      description: 'The kind of record that changed.',
+      resolve: (d) => d.recordType as RecordType,
+    }),
     recordId: t.exposeInt('recordId', { description: 'The database ID of the record that changed.' }),
     action: t.exposeString('action', { description: '`created`, `updated` or `deleted`, as the change was recorded.' }),
-    status: t.field({ type: WebhookDeliveryStatusEnum, description: 'Pending, delivered or failed.', resolve: (d) => shownStatus(d.status) }),
+    status: t.field({
+      type: WebhookDeliveryStatusEnum,
+      description: 'Pending, delivered or failed.',
+      resolve: (d) => shownStatus(d.status),
+    }),
     attempts: t.exposeInt('attempts', { description: 'Attempts made so far.' }),
     lastError: t.exposeString('lastError', {
       nullable: true,
-      description: 'Why the last attempt failed (`answered 500`, a timeout, a network error), or why it was not sent (the webhook disabled); null after a success.',
+      description:
+        'Why the last attempt failed (`answered 500`, a timeout, a network error), or why it was not sent (the webhook disabled); null after a success.',
     }),
     nextAttemptAt: t.field({
       type: 'DateTime',
       nullable: true,
-      description: 'When it is attempted next, while pending; null otherwise, and while an earlier change of the same record is still pending.',
+      description:
+        'When it is attempted next, while pending; null otherwise, and while an earlier change of the same record is still pending.',
       resolve: shownNextAttempt,
     }),
-    deliveredAt: t.expose('deliveredAt', { type: 'DateTime', nullable: true, description: 'When the receiver answered 2xx; null until then.' }),
+    deliveredAt: t.expose('deliveredAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the receiver answered 2xx; null until then.',
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the change was queued for this webhook.' }),
   }),
 });
 
 const WebhookType = builder.prismaObject('Webhook', {
-  description: 'A URL every change of the chosen record types is POSTed to, signed with its secret (README "Webhooks"). The secret is shown only at creation.',
+  description:
+    'A URL every change of the chosen record types is POSTed to, signed with its secret (README "Webhooks"). The secret is shown only at creation.',
   fields: (t) => ({
-    id: t.exposeInt('id', { description: 'The webhook’s database ID, for `enableWebhook(id:)` and `deleteWebhook(id:)`.' }),
+    id: t.exposeInt('id', {
+      description: 'The webhook’s database ID, for `enableWebhook(id:)` and `deleteWebhook(id:)`.',
+    }),
     url: t.exposeString('url', { description: 'Where the changes are POSTed.' }),
     types: t.field({
       type: [ChangeRecordTypeEnum],
@@ -75,19 +112,30 @@ const WebhookType = builder.prismaObject('Webhook', {
     disabledAt: t.expose('disabledAt', {
       type: 'DateTime',
       nullable: true,
-      description: 'When it was disabled, no attempt to it having succeeded for WEBHOOK_DISABLE_AFTER_MS; null while enabled.',
+      description:
+        'When it was disabled, no attempt to it having succeeded for WEBHOOK_DISABLE_AFTER_MS; null while enabled.',
     }),
-    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created: changes committed after this are sent.' }),
+    createdAt: t.expose('createdAt', {
+      type: 'DateTime',
+      description: 'When it was created: changes committed after this are sent.',
+    }),
     deliveries: t.connection(
       {
         type: WebhookDeliveryType,
-        description: 'Its deliveries, newest first: the pending ones, and the delivered or failed ones queued within the last WEBHOOK_DELIVERY_RETENTION_DAYS.',
+        description:
+          'Its deliveries, newest first: the pending ones, and the delivered or failed ones queued within the last WEBHOOK_DELIVERY_RETENTION_DAYS.',
         resolve: (webhook, args, ctx) => {
           const where = { webhookId: webhook.id };
           return offsetConnection(
             args,
             () => ctx.db.webhookDelivery.count({ where }),
-            ({ offset, limit }) => ctx.db.webhookDelivery.findMany({ where, orderBy: [{ changeVersion: 'desc' }, { changeSeq: 'desc' }], skip: offset, take: limit }),
+            ({ offset, limit }) =>
+              ctx.db.webhookDelivery.findMany({
+                where,
+                orderBy: [{ changeVersion: 'desc' }, { changeSeq: 'desc' }],
+                skip: offset,
+                take: limit,
+              }),
           );
         },
       },
@@ -103,16 +151,22 @@ const CreatedWebhookType = builder.objectRef<CreatedWebhook>('CreatedWebhook').i
     webhook: t.prismaField({
       type: WebhookType,
       description: 'The webhook.',
-      resolve: (query, created, _args, ctx) => ctx.db.webhook.findUniqueOrThrow({ ...query, where: { id: created.id } }),
+      resolve: (query, created, _args, ctx) =>
+        ctx.db.webhook.findUniqueOrThrow({ ...query, where: { id: created.id } }),
     }),
-    secret: t.exposeString('secret', { description: 'The key of the `X-Calendar-Signature` HMAC (SHA-256) of each body.' }),
+    secret: t.exposeString('secret', {
+      description: 'The key of the `X-Calendar-Signature` HMAC (SHA-256) of each body.',
+    }),
   }),
 });
 
 const WebhookInput = builder.inputType('WebhookInput', {
   description: 'A new webhook.',
   fields: (t) => ({
-    url: t.string({ required: true, description: 'An http(s) URL on a public address (unless WEBHOOKS_ALLOW_PRIVATE=1).' }),
+    url: t.string({
+      required: true,
+      description: 'An http(s) URL on a public address (unless WEBHOOKS_ALLOW_PRIVATE=1).',
+    }),
     types: t.field({ type: [ChangeRecordTypeEnum], description: 'The record types to send; all when left out.' }),
     secret: t.string({ description: 'The signing secret, at least 16 characters; a random one when left out.' }),
   }),
@@ -167,7 +221,8 @@ builder.mutationFields((t) => ({
     },
   }),
   deleteWebhook: t.boolean({
-    description: 'Administrators only. Stops sending to the webhook and deletes its deliveries; false when there was none.',
+    description:
+      'Administrators only. Stops sending to the webhook and deletes its deliveries; false when there was none.',
     args: { id: t.arg.int({ required: true, description: 'The webhook’s database ID.' }) },
     resolve: (_root, args, ctx) => {
       requireCapability(ctx, 'manage_webhooks');

@@ -1,7 +1,15 @@
 import { requiredText, flag, linkedRecords, text, asRecord, type RemoteRecord } from '../remote.js';
 import type { Input } from '../writer.js';
 import { recurrenceOf } from '../series.js';
-import { expectedSlug, importedImage, locked, postFields, storedName, type LinkResolver, type RecordKind } from './kind.js';
+import {
+  expectedSlug,
+  importedImage,
+  locked,
+  postFields,
+  storedName,
+  type LinkResolver,
+  type RecordKind,
+} from './kind.js';
 
 /** Wide enough for any calendar: TEC lists only upcoming events unless told otherwise. */
 const EVERY_DATE = { start_date: '1970-01-01 00:00:00', end_date: '2100-12-31 23:59:59' };
@@ -25,7 +33,11 @@ function ownWebsite(remote: RemoteRecord): string {
   return website === text(remote, 'url') ? '' : website;
 }
 
-async function localIds(links: LinkResolver, type: 'venue' | 'organizer' | 'category' | 'tag', linked: RemoteRecord[]): Promise<number[]> {
+async function localIds(
+  links: LinkResolver,
+  type: 'venue' | 'organizer' | 'category' | 'tag',
+  linked: RemoteRecord[],
+): Promise<number[]> {
   const ids: number[] = [];
   for (const record of linked) ids.push(await links.localId(type, record));
   return ids;

@@ -68,4 +68,6 @@ export function expectedSlug(input: Input, name: string): string {
  * flags to null. Importing it would keep the blanks, so it is refused; the password itself is never in the API.
  */
 export const locked = () =>
-  new MalformedRecord('password-protected on the source and its content withheld (import with credentials of a user who may edit it)');
+  new MalformedRecord(
+    'password-protected on the source and its content withheld (import with credentials of a user who may edit it)',
+  );

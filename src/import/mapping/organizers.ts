@@ -22,7 +22,10 @@ export const organizerKind: RecordKind = {
 
   async twins(db, input) {
     const name = storedName(input.name);
-    const rows = await db.organizer.findMany({ where: { slug: expectedSlug(input, name), name }, select: { id: true } });
+    const rows = await db.organizer.findMany({
+      where: { slug: expectedSlug(input, name), name },
+      select: { id: true },
+    });
     return rows.map((row) => row.id);
   },
 };

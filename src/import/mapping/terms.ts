@@ -5,7 +5,11 @@ import type { Input } from '../writer.js';
 import { storedName, type LinkResolver, type RecordKind } from './kind.js';
 
 function termFields(remote: RemoteRecord): Input {
-  return { name: requiredText(remote, 'name'), slug: text(remote, 'slug') || undefined, description: text(remote, 'description') };
+  return {
+    name: requiredText(remote, 'name'),
+    slug: text(remote, 'slug') || undefined,
+    description: text(remote, 'description'),
+  };
 }
 
 function parentIdOf(remote: RemoteRecord): number {
@@ -18,7 +22,10 @@ function parentIdOf(remote: RemoteRecord): number {
 /** WordPress allows a name once under each parent, ignoring case; an existing term of that name is this one. */
 async function sameNameTerms(db: Db, taxonomy: Taxonomy, input: Input): Promise<number[]> {
   const name = storedName(input.name).toLowerCase();
-  const rows = await db.term.findMany({ where: { taxonomy, parentId: (input.parentId as number | null | undefined) ?? null }, select: { id: true, name: true } });
+  const rows = await db.term.findMany({
+    where: { taxonomy, parentId: (input.parentId as number | null | undefined) ?? null },
+    select: { id: true, name: true },
+  });
   return rows.filter((row) => row.name.toLowerCase() === name).map((row) => row.id);
 }
 

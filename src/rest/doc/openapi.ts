@@ -30,8 +30,21 @@ interface Resource {
   envelope: 'posts' | 'terms';
 }
 
-const POSTS = { unknownIdIs404: false, pageBeyondLastIs404: true, trash: true, restricted: true, envelope: 'posts' } as const;
-const TERMS = { schema: 'Term', unknownIdIs404: false, pageBeyondLastIs404: false, trash: false, restricted: false, envelope: 'terms' } as const;
+const POSTS = {
+  unknownIdIs404: false,
+  pageBeyondLastIs404: true,
+  trash: true,
+  restricted: true,
+  envelope: 'posts',
+} as const;
+const TERMS = {
+  schema: 'Term',
+  unknownIdIs404: false,
+  pageBeyondLastIs404: false,
+  trash: false,
+  restricted: false,
+  envelope: 'terms',
+} as const;
 
 const RESOURCES: Record<string, Resource> = {
   events: { ...POSTS, schema: 'Event', unknownIdIs404: true },
@@ -79,7 +92,12 @@ const resourceOf = (path: string) => (path.split('/')[1] ?? '').split('.')[0]!;
 const WRITE_METHODS: readonly HttpMethod[] = ['POST', 'PUT', 'PATCH'];
 /** The ways to sign in (src/auth/authenticate.ts): either one. */
 const SIGNED_IN = [{ applicationPassword: [] }, { bearerToken: [] }];
-const pascal = (text: string) => text.split(/[^A-Za-z0-9]+/).filter(Boolean).map((word) => word[0]!.toUpperCase() + word.slice(1)).join('');
+const pascal = (text: string) =>
+  text
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((word) => word[0]!.toUpperCase() + word.slice(1))
+    .join('');
 
 /** `get`, `post` (one entry for POST/PUT/PATCH, as the original documents them) or `delete`. */
 function methodKey(methods: readonly HttpMethod[]): string {
@@ -117,21 +135,42 @@ class DocumentBuilder {
 
   /** The JSON schema of a declared parameter, from the same keywords the namespace index lists. */
   paramSchema(param: Param): Schema {
-    const { required: _required, description: _description, ...schema } = argumentSchema(param, this.options.language) as Schema;
+    const {
+      required: _required,
+      description: _description,
+      ...schema
+    } = argumentSchema(param, this.options.language) as Schema;
     switch (param.type) {
       case 'date':
         // TEC's `Y-m-d H:i:s`, ISO 8601, timestamps and relative forms: not RFC 3339, so no `format: date-time`.
         return { type: 'string', examples: ['2017-01-05 14:23:36', '2017-01-05T14:23:36+01:00', 'tomorrow 9am'] };
       case 'list':
-        return { type: 'array', items: { type: param.items, ...(param.items === 'integer' && param.positive ? { minimum: 1 } : {}) } };
+        return {
+          type: 'array',
+          items: { type: param.items, ...(param.items === 'integer' && param.positive ? { minimum: 1 } : {}) },
+        };
       case 'linked': {
-        const one = [{ type: 'integer', minimum: 1 }, { type: 'object', additionalProperties: true }];
+        const one = [
+          { type: 'integer', minimum: 1 },
+          { type: 'object', additionalProperties: true },
+        ];
         // 0, "0", "", false, JSON null or a list of only those removes the links (PHP's empty(), as in TEC).
-        const none = [{ type: 'integer', enum: [0] }, { type: 'string', enum: ['', '0'] }, { type: 'boolean', enum: [false] }, { type: 'null' }];
+        const none = [
+          { type: 'integer', enum: [0] },
+          { type: 'string', enum: ['', '0'] },
+          { type: 'boolean', enum: [false] },
+          { type: 'null' },
+        ];
         return { oneOf: [...one, { type: 'array', items: { oneOf: [...one, ...none] } }, ...none] };
       }
       case 'cost':
-        return { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'number' }] } }] };
+        return {
+          oneOf: [
+            { type: 'string' },
+            { type: 'number' },
+            { type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'number' }] } },
+          ],
+        };
       default:
         return schema;
     }
@@ -188,9 +227,9 @@ class DocumentBuilder {
           ? this.docResponses()
           : resourceName === 'changes'
             ? this.changesResponses()
-          : endpoint.mediaType
-            ? this.feedResponses(kind, endpoint.mediaType, resourceName, resource)
-            : this.responses(kind, resourceName, resource),
+            : endpoint.mediaType
+              ? this.feedResponses(kind, endpoint.mediaType, resourceName, resource)
+              : this.responses(kind, resourceName, resource),
     };
     return [key, operation];
   }
@@ -208,19 +247,33 @@ class DocumentBuilder {
   }
 
   record(key: DocKey, resource: Resource | undefined): Schema {
-    return { description: this.text(key), content: { 'application/json': { schema: resource ? ref(resource.schema) : { type: 'object' } } } };
+    return {
+      description: this.text(key),
+      content: { 'application/json': { schema: resource ? ref(resource.schema) : { type: 'object' } } },
+    };
   }
 
   envelope(resourceName: string, resource: Resource | undefined): Schema {
     const integer = (key: DocKey) => ({ type: 'integer', minimum: 0, description: this.text(key) });
     const url = (key: DocKey) => ({ type: 'string', format: 'uri', description: this.text(key) });
-    const list = { [resourceName]: { type: 'array', items: resource ? ref(resource.schema) : { type: 'object' }, description: this.text('envelope.list') } };
-    const links = { next_rest_url: url('envelope.next_rest_url'), previous_rest_url: url('envelope.previous_rest_url') };
+    const list = {
+      [resourceName]: {
+        type: 'array',
+        items: resource ? ref(resource.schema) : { type: 'object' },
+        description: this.text('envelope.list'),
+      },
+    };
+    const links = {
+      next_rest_url: url('envelope.next_rest_url'),
+      previous_rest_url: url('envelope.previous_rest_url'),
+    };
     const totals = { total: integer('envelope.total'), total_pages: integer('envelope.total_pages') };
     // Not `format: uri`: like the original, rest_url carries newly added query values unencoded (spaces).
     const restUrl = { rest_url: { type: 'string', description: this.text('envelope.rest_url') } };
     const properties =
-      resource?.envelope === 'terms' ? { ...restUrl, ...totals, ...list, ...links } : { ...list, ...restUrl, ...links, ...totals };
+      resource?.envelope === 'terms'
+        ? { ...restUrl, ...totals, ...list, ...links }
+        : { ...list, ...restUrl, ...links, ...totals };
     return { type: 'object', properties, required: [resourceName, 'rest_url', 'total', 'total_pages'] };
   }
 
@@ -229,11 +282,18 @@ class DocumentBuilder {
     // Events answer an unknown ID with 404; venues, organizers and terms with 400 rest_invalid_param.
     const notFound = byId ? { 404: this.error('resp.notFound') } : {};
     const badAddress = this.error(byId ? 'resp.read.400' : 'resp.unknown.400');
-    const writeErrors = { 400: this.error('resp.write.400'), 401: this.error('resp.write.401'), 403: this.error('resp.write.403') };
+    const writeErrors = {
+      400: this.error('resp.write.400'),
+      401: this.error('resp.write.401'),
+      403: this.error('resp.write.403'),
+    };
     const singleWriteErrors = { ...writeErrors, ...(byId ? {} : { 400: this.error('resp.unknown.400') }) };
     switch (kind) {
       case 'list': {
-        const integer = (key: DocKey) => ({ description: this.text(key), schema: this.finish({ type: 'integer', minimum: 0 }) });
+        const integer = (key: DocKey) => ({
+          description: this.text(key),
+          schema: this.finish({ type: 'integer', minimum: 0 }),
+        });
         return {
           200: {
             description: this.text('resp.list.200'),
@@ -268,7 +328,11 @@ class DocumentBuilder {
   /** A feed's answers: the text with its validators, 304 for a current copy, and the JSON errors of its kind. */
   feedResponses(kind: OperationKind, mediaType: string, resourceName: string, resource: Resource | undefined): Schema {
     const header = (key: DocKey, type: string) => ({ description: this.text(key), schema: this.finish({ type }) });
-    const { 200: _record, 404: notFound, ...errors } = this.responses(kind, resourceName, resource) as Record<string, Schema>;
+    const {
+      200: _record,
+      404: notFound,
+      ...errors
+    } = this.responses(kind, resourceName, resource) as Record<string, Schema>;
     return {
       200: {
         description: this.text('resp.feed.200'),
@@ -304,7 +368,10 @@ class DocumentBuilder {
       required: ['changes', 'next', 'more'],
     };
     return {
-      200: { description: this.text('resp.changes.200'), content: { 'application/json': { schema: this.finish(page) } } },
+      200: {
+        description: this.text('resp.changes.200'),
+        content: { 'application/json': { schema: this.finish(page) } },
+      },
       400: this.error('resp.list.400'),
       410: this.error('resp.changes.410'),
     };
@@ -346,7 +413,11 @@ class DocumentBuilder {
       components: {
         schemas: Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, this.finish(schema)])),
         securitySchemes: {
-          applicationPassword: { type: 'http', scheme: 'basic', description: this.text('security.applicationPassword') },
+          applicationPassword: {
+            type: 'http',
+            scheme: 'basic',
+            description: this.text('security.applicationPassword'),
+          },
           bearerToken: { type: 'http', scheme: 'bearer', description: this.text('security.bearerToken') },
         },
       },

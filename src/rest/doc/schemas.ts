@@ -24,7 +24,11 @@ export function componentSchemas(t: Translate): Record<string, Schema> {
   const uri = (key: DocKey): Schema => str(key, { format: 'uri' });
   const wallClock = (key: DocKey): Schema => str(key, WALL_CLOCK);
   const described = (key: DocKey, schema: Schema): Schema => ({ ...schema, description: t(key) });
-  const object = (key: DocKey, properties: Record<string, Schema>, required: string[] = Object.keys(properties)): Schema => ({
+  const object = (
+    key: DocKey,
+    properties: Record<string, Schema>,
+    required: string[] = Object.keys(properties),
+  ): Schema => ({
     type: 'object',
     description: t(key),
     properties,
@@ -81,7 +85,11 @@ export function componentSchemas(t: Translate): Record<string, Schema> {
         url: uri('prop.term.url'),
         urls: object(
           'prop.term.urls',
-          { self: uri('prop.term.urls.self'), collection: uri('prop.term.urls.collection'), up: uri('prop.term.urls.up') },
+          {
+            self: uri('prop.term.urls.self'),
+            collection: uri('prop.term.urls.collection'),
+            up: uri('prop.term.urls.up'),
+          },
           ['self', 'collection'],
         ),
         meta: { type: 'array', items: {}, maxItems: 0, description: t('prop.term.meta') },
@@ -159,11 +167,48 @@ export function componentSchemas(t: Translate): Record<string, Schema> {
       },
       // Every key is always there, except json_ld (single reads only).
       [
-        'id', 'global_id', 'global_id_lineage', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url',
-        'rest_url', 'title', 'description', 'excerpt', 'slug', 'image', 'all_day', 'start_date', 'start_date_details',
-        'end_date', 'end_date_details', 'utc_start_date', 'utc_start_date_details', 'utc_end_date', 'utc_end_date_details',
-        'timezone', 'timezone_abbr', 'cost', 'cost_details', 'website', 'show_map', 'show_map_link', 'hide_from_listings',
-        'sticky', 'featured', 'categories', 'tags', 'venue', 'organizer', 'custom_fields', 'ticketed', 'recurrence',
+        'id',
+        'global_id',
+        'global_id_lineage',
+        'author',
+        'status',
+        'date',
+        'date_utc',
+        'modified',
+        'modified_utc',
+        'url',
+        'rest_url',
+        'title',
+        'description',
+        'excerpt',
+        'slug',
+        'image',
+        'all_day',
+        'start_date',
+        'start_date_details',
+        'end_date',
+        'end_date_details',
+        'utc_start_date',
+        'utc_start_date_details',
+        'utc_end_date',
+        'utc_end_date_details',
+        'timezone',
+        'timezone_abbr',
+        'cost',
+        'cost_details',
+        'website',
+        'show_map',
+        'show_map_link',
+        'hide_from_listings',
+        'sticky',
+        'featured',
+        'categories',
+        'tags',
+        'venue',
+        'organizer',
+        'custom_fields',
+        'ticketed',
+        'recurrence',
       ],
     ),
     Venue: object(
@@ -189,7 +234,13 @@ export function componentSchemas(t: Translate): Record<string, Schema> {
         website: str('prop.venue.website'),
         stateprovince: str('prop.venue.stateprovince'),
         geo_lat: { type: 'number', format: 'double', minimum: -90, maximum: 90, description: t('prop.venue.geo_lat') },
-        geo_lng: { type: 'number', format: 'double', minimum: -180, maximum: 180, description: t('prop.venue.geo_lng') },
+        geo_lng: {
+          type: 'number',
+          format: 'double',
+          minimum: -180,
+          maximum: 180,
+          description: t('prop.venue.geo_lng'),
+        },
         json_ld: freeObject('prop.post.json_ld'),
         show_map: bool('prop.venue.show_map'),
         show_map_link: bool('prop.venue.show_map_link'),
@@ -229,9 +280,18 @@ export function componentSchemas(t: Translate): Record<string, Schema> {
             status: int('error.status'),
             params: {
               description: t('error.params'),
-              oneOf: [{ type: 'array', items: { type: 'string' } }, { type: 'object', additionalProperties: { type: 'string' } }],
+              oneOf: [
+                { type: 'array', items: { type: 'string' } },
+                { type: 'object', additionalProperties: { type: 'string' } },
+              ],
             },
-            details: { description: t('error.details'), oneOf: [{ type: 'object', additionalProperties: true }, { type: 'array', maxItems: 0, items: {} }] },
+            details: {
+              description: t('error.details'),
+              oneOf: [
+                { type: 'object', additionalProperties: true },
+                { type: 'array', maxItems: 0, items: {} },
+              ],
+            },
           },
           ['status'],
         ),
@@ -262,7 +322,9 @@ export function toOpenApi30(schema: Schema): Schema {
   for (const [keyword, value] of Object.entries(schema)) {
     switch (keyword) {
       case 'properties':
-        out.properties = Object.fromEntries(Object.entries(value as Record<string, Schema>).map(([name, sub]) => [name, toOpenApi30(sub)]));
+        out.properties = Object.fromEntries(
+          Object.entries(value as Record<string, Schema>).map(([name, sub]) => [name, toOpenApi30(sub)]),
+        );
         break;
       case 'items':
       case 'not':

@@ -5,14 +5,16 @@ export const de: Partial<Record<string, string>> = {
   per_page: 'Die Anzahl der Ergebnisse pro Seite (höchstens 50).',
   id: 'Die ID des Datensatzes.',
   slug: 'Der Slug (URL-Kurzname) des Datensatzes.',
-  'events.start_date': 'Nur Veranstaltungen, die an oder nach diesem Datum beginnen (ganzer Tag, außer mit strict_dates).',
+  'events.start_date':
+    'Nur Veranstaltungen, die an oder nach diesem Datum beginnen (ganzer Tag, außer mit strict_dates).',
   'events.end_date': 'Nur Veranstaltungen, die an oder vor diesem Datum enden (ganzer Tag, außer mit strict_dates).',
   'events.starts_before': 'Nur Veranstaltungen, die vor diesem Datum beginnen.',
   'events.starts_after': 'Nur Veranstaltungen, die nach diesem Datum beginnen.',
   'events.ends_before': 'Nur Veranstaltungen, die vor diesem Datum enden.',
   'events.ends_after': 'Nur Veranstaltungen, die nach diesem Datum enden.',
   'events.strict_dates': 'Die Daten als genaue Zeitpunkte statt als ganze Tage verwenden.',
-  'events.search': 'Nur Veranstaltungen, die jedes Wort dieses Textes enthalten, jeweils im Titel, in der Beschreibung oder im Auszug ("Phrase in Anführungszeichen" als ein Wort, -Wort schließt aus).',
+  'events.search':
+    'Nur Veranstaltungen, die jedes Wort dieses Textes enthalten, jeweils im Titel, in der Beschreibung oder im Auszug ("Phrase in Anführungszeichen" als ein Wort, -Wort schließt aus).',
   'events.categories': 'Nur Veranstaltungen in einer dieser Kategorien (IDs oder Slugs).',
   'events.tags': 'Nur Veranstaltungen mit einem dieser Schlagwörter (IDs oder Slugs).',
   'events.venue': 'Nur Veranstaltungen an einem dieser Veranstaltungsorte (IDs).',
@@ -20,8 +22,10 @@ export const de: Partial<Record<string, string>> = {
   'events.featured': 'Nur hervorgehobene (true) oder nur nicht hervorgehobene (false) Veranstaltungen.',
   'events.status': 'Nur Veranstaltungen mit diesen Beitragsstatus.',
   'events.geoloc': 'Nur Veranstaltungen, deren Veranstaltungsort Koordinaten hat (true) oder keine hat (false).',
-  'events.geoloc_lat': 'Breitengrad des Punktes, in dessen Nähe die Veranstaltungen liegen müssen; erfordert geoloc_lng.',
-  'events.geoloc_lng': 'Längengrad des Punktes, in dessen Nähe die Veranstaltungen liegen müssen; erfordert geoloc_lat.',
+  'events.geoloc_lat':
+    'Breitengrad des Punktes, in dessen Nähe die Veranstaltungen liegen müssen; erfordert geoloc_lng.',
+  'events.geoloc_lng':
+    'Längengrad des Punktes, in dessen Nähe die Veranstaltungen liegen müssen; erfordert geoloc_lat.',
   'events.geoloc_radius': 'Umkreis um den Punkt in Kilometern (Standard 25).',
   'events.include': 'Nur diese Veranstaltungs-IDs; der Datumszeitraum wird dann ignoriert.',
   'events.post_parent': 'Nur die Veranstaltungen, deren übergeordnete Veranstaltung diese ist.',
@@ -42,12 +46,16 @@ export const de: Partial<Record<string, string>> = {
   'event.sticky': 'Ob die Veranstaltung oben in Listen angeheftet ist.',
   'event.featured': 'Ob die Veranstaltung hervorgehoben ist.',
   'event.ticketed': 'Ob die Veranstaltung Tickets hat.',
-  'event.recurrence': 'RFC-5545-Zeilen (RRULE, EXDATE, RDATE), die die Veranstaltung zu einer Serie machen; eine leere Liste beendet die Wiederholung.',
-  'event.scope': 'Für einen Termin einer Serie: this (nur er), following (er und die folgenden: die Serie wird dort geteilt) oder all (die Serie).',
+  'event.recurrence':
+    'RFC-5545-Zeilen (RRULE, EXDATE, RDATE), die die Veranstaltung zu einer Serie machen; eine leere Liste beendet die Wiederholung.',
+  'event.scope':
+    'Für einen Termin einer Serie: this (nur er), following (er und die folgenden: die Serie wird dort geteilt) oder all (die Serie).',
   'event.categories': 'Kategorie-IDs oder -Namen; neue Namen werden angelegt.',
   'event.tags': 'Schlagwort-IDs oder -Namen; neue Namen werden angelegt.',
-  'event.venue': 'Eine Veranstaltungsort-ID oder ein Objekt mit Feldern eines neu anzulegenden Veranstaltungsortes (ein gleicher vorhandener wird verwendet); 0 oder ein leerer Wert entfernt ihn.',
-  'event.organizer': 'Veranstalter-IDs oder Objekte mit Veranstalterfeldern, einzeln oder als Liste (gleiche vorhandene werden verwendet); 0 oder ein leerer Wert entfernt sie.',
+  'event.venue':
+    'Eine Veranstaltungsort-ID oder ein Objekt mit Feldern eines neu anzulegenden Veranstaltungsortes (ein gleicher vorhandener wird verwendet); 0 oder ein leerer Wert entfernt ihn.',
+  'event.organizer':
+    'Veranstalter-IDs oder Objekte mit Veranstalterfeldern, einzeln oder als Liste (gleiche vorhandene werden verwendet); 0 oder ein leerer Wert entfernt sie.',
   'event.password': 'Das Passwort einer passwortgeschützten Veranstaltung.',
   'post.author': 'Die Benutzer-ID des Autors.',
   'post.date': 'Das Veröffentlichungsdatum in der Zeitzone der Website.',
@@ -60,7 +68,8 @@ export const de: Partial<Record<string, string>> = {
   'terms.exclude': 'Diese Begriffs-IDs auslassen; jede muss existieren.',
   'terms.include': 'Nur diese Begriffs-IDs; jede muss existieren.',
   'terms.order': 'Aufsteigend (asc) oder absteigend (desc) sortieren.',
-  'terms.orderby': 'Nach diesem Begriffsattribut sortieren: id, name, slug, description, count oder parent (Standard name).',
+  'terms.orderby':
+    'Nach diesem Begriffsattribut sortieren: id, name, slug, description, count oder parent (Standard name).',
   'terms.hide_empty': 'Begriffe auslassen, die keine veröffentlichte Veranstaltung trägt (Standard true).',
   'terms.parent': 'Nur die Unterkategorien dieser Kategorie.',
   'terms.post': 'Nur die Begriffe dieser Veranstaltung (wie event).',
@@ -70,7 +79,8 @@ export const de: Partial<Record<string, string>> = {
   'term.description': 'Die Beschreibung des Begriffs.',
   'term.slug': 'Der Slug des Begriffs; fehlt er, wird er aus dem Namen erzeugt.',
   'term.parent': 'Die ID der übergeordneten Kategorie.',
-  'venues.search': 'Nur Veranstaltungsorte, die jedes Wort dieses Textes enthalten, jeweils in Name, Beschreibung, Auszug, Adresse, Stadt, Provinz, Bundesstaat, Postleitzahl oder Telefonnummer ("Phrase in Anführungszeichen" als ein Wort, -Wort schließt aus).',
+  'venues.search':
+    'Nur Veranstaltungsorte, die jedes Wort dieses Textes enthalten, jeweils in Name, Beschreibung, Auszug, Adresse, Stadt, Provinz, Bundesstaat, Postleitzahl oder Telefonnummer ("Phrase in Anführungszeichen" als ein Wort, -Wort schließt aus).',
   'venues.event': 'Nur der Veranstaltungsort dieser Veranstaltung.',
   'venues.has_events': 'Nur Veranstaltungsorte mit Veranstaltungen (true) oder ohne Veranstaltungen (false).',
   'venues.only_with_upcoming': 'Nur Veranstaltungsorte mit Veranstaltungen, die ab jetzt beginnen.',
@@ -92,7 +102,8 @@ export const de: Partial<Record<string, string>> = {
   'venue.website': 'Die URL der Website des Veranstaltungsortes.',
   'venue.geo_lat': 'Der Breitengrad des Veranstaltungsortes in Grad (zusammen mit geo_lng).',
   'venue.geo_lng': 'Der Längengrad des Veranstaltungsortes in Grad (zusammen mit geo_lat).',
-  'organizers.search': 'Nur Veranstalter, die jedes Wort dieses Textes enthalten, jeweils in Name, Beschreibung, Auszug, Telefonnummer, E-Mail-Adresse oder Website ("Phrase in Anführungszeichen" als ein Wort, -Wort schließt aus).',
+  'organizers.search':
+    'Nur Veranstalter, die jedes Wort dieses Textes enthalten, jeweils in Name, Beschreibung, Auszug, Telefonnummer, E-Mail-Adresse oder Website ("Phrase in Anführungszeichen" als ein Wort, -Wort schließt aus).',
   'organizers.event': 'Nur die Veranstalter dieser Veranstaltung.',
   'organizers.has_events': 'Nur Veranstalter mit Veranstaltungen (true) oder ohne Veranstaltungen (false).',
   'organizers.only_with_upcoming': 'Nur Veranstalter mit Veranstaltungen, die ab jetzt beginnen.',

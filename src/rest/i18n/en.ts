@@ -12,7 +12,8 @@ export const en = {
   'events.ends_before': 'Only events ending before this date.',
   'events.ends_after': 'Only events ending after this date.',
   'events.strict_dates': 'Use the dates as exact times instead of whole days.',
-  'events.search': 'Only events that contain every word of this text, each in the title, description or excerpt ("quoted phrase" as one word, -word excludes).',
+  'events.search':
+    'Only events that contain every word of this text, each in the title, description or excerpt ("quoted phrase" as one word, -word excludes).',
   'events.categories': 'Only events in any of these categories (IDs or slugs).',
   'events.tags': 'Only events with any of these tags (IDs or slugs).',
   'events.venue': 'Only events at any of these venues (IDs).',
@@ -42,12 +43,16 @@ export const en = {
   'event.sticky': 'Whether the event sticks to the top of lists.',
   'event.featured': 'Whether the event is featured.',
   'event.ticketed': 'Whether the event has tickets.',
-  'event.recurrence': 'RFC 5545 lines (RRULE, EXDATE, RDATE) that make the event a recurring series; an empty list ends the recurrence.',
-  'event.scope': 'For an occurrence of a series: this (only it), following (it and those after: the series is split there) or all (the series).',
+  'event.recurrence':
+    'RFC 5545 lines (RRULE, EXDATE, RDATE) that make the event a recurring series; an empty list ends the recurrence.',
+  'event.scope':
+    'For an occurrence of a series: this (only it), following (it and those after: the series is split there) or all (the series).',
   'event.categories': 'Category IDs or names; new names are created.',
   'event.tags': 'Tag IDs or names; new names are created.',
-  'event.venue': 'A venue ID, or an object of venue fields to create one (an existing match is reused); 0 or an empty value removes it.',
-  'event.organizer': 'Organizer IDs or objects of organizer fields, one or a list (existing matches are reused); 0 or an empty value removes them.',
+  'event.venue':
+    'A venue ID, or an object of venue fields to create one (an existing match is reused); 0 or an empty value removes it.',
+  'event.organizer':
+    'Organizer IDs or objects of organizer fields, one or a list (existing matches are reused); 0 or an empty value removes them.',
   'event.password': 'The password of a password-protected event.',
   'post.author': 'The author user ID.',
   'post.date': 'The publication date, in the site time zone.',
@@ -70,7 +75,8 @@ export const en = {
   'term.description': 'The term description.',
   'term.slug': 'The term slug; generated from the name when absent.',
   'term.parent': 'The ID of the parent category.',
-  'venues.search': 'Only venues that contain every word of this text, each in the name, description, excerpt, address, city, province, state, ZIP or phone ("quoted phrase" as one word, -word excludes).',
+  'venues.search':
+    'Only venues that contain every word of this text, each in the name, description, excerpt, address, city, province, state, ZIP or phone ("quoted phrase" as one word, -word excludes).',
   'venues.event': 'Only the venue of this event.',
   'venues.has_events': 'Only venues with events (true) or without events (false).',
   'venues.only_with_upcoming': 'Only venues with events starting from now.',
@@ -92,7 +98,8 @@ export const en = {
   'venue.website': 'The venue website URL.',
   'venue.geo_lat': 'The venue latitude, in degrees (with geo_lng).',
   'venue.geo_lng': 'The venue longitude, in degrees (with geo_lat).',
-  'organizers.search': 'Only organizers that contain every word of this text, each in the name, description, excerpt, phone, e-mail or website ("quoted phrase" as one word, -word excludes).',
+  'organizers.search':
+    'Only organizers that contain every word of this text, each in the name, description, excerpt, phone, e-mail or website ("quoted phrase" as one word, -word excludes).',
   'organizers.event': 'Only the organizers of this event.',
   'organizers.has_events': 'Only organizers with events (true) or without events (false).',
   'organizers.only_with_upcoming': 'Only organizers with events starting from now.',

@@ -12,7 +12,8 @@ export const es: Partial<Record<string, string>> = {
   'events.ends_before': 'Solo eventos que terminan antes de esta fecha.',
   'events.ends_after': 'Solo eventos que terminan después de esta fecha.',
   'events.strict_dates': 'Usar las fechas como momentos exactos en lugar de días enteros.',
-  'events.search': 'Solo eventos que contienen cada palabra de este texto, cada una en el título, la descripción o el extracto ("frase entre comillas" como una palabra, -palabra excluye).',
+  'events.search':
+    'Solo eventos que contienen cada palabra de este texto, cada una en el título, la descripción o el extracto ("frase entre comillas" como una palabra, -palabra excluye).',
   'events.categories': 'Solo eventos de alguna de estas categorías (IDs o slugs).',
   'events.tags': 'Solo eventos con alguna de estas etiquetas (IDs o slugs).',
   'events.venue': 'Solo eventos en alguno de estos lugares (IDs).',
@@ -42,12 +43,16 @@ export const es: Partial<Record<string, string>> = {
   'event.sticky': 'Si el evento queda fijado al principio de las listas.',
   'event.featured': 'Si el evento está destacado.',
   'event.ticketed': 'Si el evento tiene entradas.',
-  'event.recurrence': 'Líneas RFC 5545 (RRULE, EXDATE, RDATE) que convierten el evento en una serie; una lista vacía termina la repetición.',
-  'event.scope': 'Para una ocurrencia de una serie: this (solo ella), following (ella y las siguientes: la serie se divide ahí) o all (la serie).',
+  'event.recurrence':
+    'Líneas RFC 5545 (RRULE, EXDATE, RDATE) que convierten el evento en una serie; una lista vacía termina la repetición.',
+  'event.scope':
+    'Para una ocurrencia de una serie: this (solo ella), following (ella y las siguientes: la serie se divide ahí) o all (la serie).',
   'event.categories': 'IDs o nombres de categorías; los nombres nuevos se crean.',
   'event.tags': 'IDs o nombres de etiquetas; los nombres nuevos se crean.',
-  'event.venue': 'Un ID de lugar, o un objeto con los campos de un lugar que se crea (se reutiliza uno igual existente); 0 o un valor vacío lo quita.',
-  'event.organizer': 'IDs de organizadores u objetos con campos de organizador, uno o una lista (se reutilizan los iguales existentes); 0 o un valor vacío los quita.',
+  'event.venue':
+    'Un ID de lugar, o un objeto con los campos de un lugar que se crea (se reutiliza uno igual existente); 0 o un valor vacío lo quita.',
+  'event.organizer':
+    'IDs de organizadores u objetos con campos de organizador, uno o una lista (se reutilizan los iguales existentes); 0 o un valor vacío los quita.',
   'event.password': 'La contraseña de un evento protegido con contraseña.',
   'post.author': 'El ID de usuario del autor.',
   'post.date': 'La fecha de publicación, en la zona horaria del sitio.',
@@ -60,7 +65,8 @@ export const es: Partial<Record<string, string>> = {
   'terms.exclude': 'Excluir estos IDs de términos; cada uno debe existir.',
   'terms.include': 'Solo estos IDs de términos; cada uno debe existir.',
   'terms.order': 'Ordenar de forma ascendente (asc) o descendente (desc).',
-  'terms.orderby': 'Ordenar por este atributo del término: id, name, slug, description, count o parent (name por defecto).',
+  'terms.orderby':
+    'Ordenar por este atributo del término: id, name, slug, description, count o parent (name por defecto).',
   'terms.hide_empty': 'Excluir los términos que ningún evento publicado lleva (true por defecto).',
   'terms.parent': 'Solo las subcategorías de esta categoría.',
   'terms.post': 'Solo los términos de este evento (igual que event).',
@@ -70,7 +76,8 @@ export const es: Partial<Record<string, string>> = {
   'term.description': 'La descripción del término.',
   'term.slug': 'El slug del término; si falta, se genera a partir del nombre.',
   'term.parent': 'El ID de la categoría padre.',
-  'venues.search': 'Solo lugares que contienen cada palabra de este texto, cada una en el nombre, la descripción, el extracto, la dirección, la ciudad, la provincia, el estado, el código postal o el teléfono ("frase entre comillas" como una palabra, -palabra excluye).',
+  'venues.search':
+    'Solo lugares que contienen cada palabra de este texto, cada una en el nombre, la descripción, el extracto, la dirección, la ciudad, la provincia, el estado, el código postal o el teléfono ("frase entre comillas" como una palabra, -palabra excluye).',
   'venues.event': 'Solo el lugar de este evento.',
   'venues.has_events': 'Solo lugares con eventos (true) o sin eventos (false).',
   'venues.only_with_upcoming': 'Solo lugares con eventos que empiezan a partir de ahora.',
@@ -92,7 +99,8 @@ export const es: Partial<Record<string, string>> = {
   'venue.website': 'La URL del sitio web del lugar.',
   'venue.geo_lat': 'La latitud del lugar, en grados (junto con geo_lng).',
   'venue.geo_lng': 'La longitud del lugar, en grados (junto con geo_lat).',
-  'organizers.search': 'Solo organizadores que contienen cada palabra de este texto, cada una en el nombre, la descripción, el extracto, el teléfono, el correo electrónico o el sitio web ("frase entre comillas" como una palabra, -palabra excluye).',
+  'organizers.search':
+    'Solo organizadores que contienen cada palabra de este texto, cada una en el nombre, la descripción, el extracto, el teléfono, el correo electrónico o el sitio web ("frase entre comillas" como una palabra, -palabra excluye).',
   'organizers.event': 'Solo los organizadores de este evento.',
   'organizers.has_events': 'Solo organizadores con eventos (true) o sin eventos (false).',
   'organizers.only_with_upcoming': 'Solo organizadores con eventos que empiezan a partir de ahora.',

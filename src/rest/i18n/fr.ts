@@ -5,14 +5,17 @@ export const fr: Partial<Record<string, string>> = {
   per_page: 'Le nombre de résultats par page (50 au plus).',
   id: "L'identifiant de l'enregistrement.",
   slug: "Le slug (nom court dans l'URL) de l'enregistrement.",
-  'events.start_date': 'Seulement les événements qui commencent à cette date ou après (journée entière, sauf avec strict_dates).',
-  'events.end_date': 'Seulement les événements qui se terminent à cette date ou avant (journée entière, sauf avec strict_dates).',
+  'events.start_date':
+    'Seulement les événements qui commencent à cette date ou après (journée entière, sauf avec strict_dates).',
+  'events.end_date':
+    'Seulement les événements qui se terminent à cette date ou avant (journée entière, sauf avec strict_dates).',
   'events.starts_before': 'Seulement les événements qui commencent avant cette date.',
   'events.starts_after': 'Seulement les événements qui commencent après cette date.',
   'events.ends_before': 'Seulement les événements qui se terminent avant cette date.',
   'events.ends_after': 'Seulement les événements qui se terminent après cette date.',
   'events.strict_dates': 'Utiliser les dates comme des instants exacts plutôt que comme des journées entières.',
-  'events.search': 'Seulement les événements qui contiennent chaque mot de ce texte, chacun dans le titre, la description ou l’extrait (« phrase entre guillemets » comme un mot, -mot exclut).',
+  'events.search':
+    'Seulement les événements qui contiennent chaque mot de ce texte, chacun dans le titre, la description ou l’extrait (« phrase entre guillemets » comme un mot, -mot exclut).',
   'events.categories': "Seulement les événements de l'une de ces catégories (identifiants ou slugs).",
   'events.tags': "Seulement les événements portant l'une de ces étiquettes (identifiants ou slugs).",
   'events.venue': "Seulement les événements ayant lieu dans l'un de ces lieux (identifiants).",
@@ -42,12 +45,16 @@ export const fr: Partial<Record<string, string>> = {
   'event.sticky': "Si l'événement est épinglé en tête des listes.",
   'event.featured': "Si l'événement est mis en avant.",
   'event.ticketed': "Si l'événement a des billets.",
-  'event.recurrence': "Lignes RFC 5545 (RRULE, EXDATE, RDATE) qui font de l'événement une série ; une liste vide met fin à la répétition.",
-  'event.scope': "Pour une occurrence d'une série : this (elle seule), following (elle et les suivantes : la série est scindée là) ou all (la série).",
+  'event.recurrence':
+    "Lignes RFC 5545 (RRULE, EXDATE, RDATE) qui font de l'événement une série ; une liste vide met fin à la répétition.",
+  'event.scope':
+    "Pour une occurrence d'une série : this (elle seule), following (elle et les suivantes : la série est scindée là) ou all (la série).",
   'event.categories': 'Identifiants ou noms de catégories ; les nouveaux noms sont créés.',
   'event.tags': "Identifiants ou noms d'étiquettes ; les nouveaux noms sont créés.",
-  'event.venue': "Un identifiant de lieu, ou un objet avec les champs d'un lieu à créer (un lieu identique existant est réutilisé) ; 0 ou une valeur vide le retire.",
-  'event.organizer': "Identifiants d'organisateurs ou objets avec des champs d'organisateur, un seul ou une liste (les identiques existants sont réutilisés) ; 0 ou une valeur vide les retire.",
+  'event.venue':
+    "Un identifiant de lieu, ou un objet avec les champs d'un lieu à créer (un lieu identique existant est réutilisé) ; 0 ou une valeur vide le retire.",
+  'event.organizer':
+    "Identifiants d'organisateurs ou objets avec des champs d'organisateur, un seul ou une liste (les identiques existants sont réutilisés) ; 0 ou une valeur vide les retire.",
   'event.password': "Le mot de passe d'un événement protégé par mot de passe.",
   'post.author': "L'identifiant utilisateur de l'auteur.",
   'post.date': 'La date de publication, dans le fuseau horaire du site.',
@@ -60,7 +67,8 @@ export const fr: Partial<Record<string, string>> = {
   'terms.exclude': 'Exclure ces identifiants de termes ; chacun doit exister.',
   'terms.include': 'Seulement ces identifiants de termes ; chacun doit exister.',
   'terms.order': 'Trier par ordre croissant (asc) ou décroissant (desc).',
-  'terms.orderby': 'Trier selon cet attribut du terme : id, name, slug, description, count ou parent (name par défaut).',
+  'terms.orderby':
+    'Trier selon cet attribut du terme : id, name, slug, description, count ou parent (name par défaut).',
   'terms.hide_empty': "Exclure les termes qu'aucun événement publié ne porte (true par défaut).",
   'terms.parent': 'Seulement les sous-catégories de cette catégorie.',
   'terms.post': 'Seulement les termes de cet événement (comme event).',
@@ -70,7 +78,8 @@ export const fr: Partial<Record<string, string>> = {
   'term.description': 'La description du terme.',
   'term.slug': 'Le slug du terme ; généré à partir du nom s’il est absent.',
   'term.parent': "L'identifiant de la catégorie parente.",
-  'venues.search': 'Seulement les lieux qui contiennent chaque mot de ce texte, chacun dans le nom, la description, l’extrait, l’adresse, la ville, la province, l’État, le code postal ou le téléphone (« phrase entre guillemets » comme un mot, -mot exclut).',
+  'venues.search':
+    'Seulement les lieux qui contiennent chaque mot de ce texte, chacun dans le nom, la description, l’extrait, l’adresse, la ville, la province, l’État, le code postal ou le téléphone (« phrase entre guillemets » comme un mot, -mot exclut).',
   'venues.event': 'Seulement le lieu de cet événement.',
   'venues.has_events': 'Seulement les lieux avec des événements (true) ou sans événements (false).',
   'venues.only_with_upcoming': 'Seulement les lieux ayant des événements qui commencent à partir de maintenant.',
@@ -92,10 +101,12 @@ export const fr: Partial<Record<string, string>> = {
   'venue.website': "L'URL du site web du lieu.",
   'venue.geo_lat': 'La latitude du lieu, en degrés (avec geo_lng).',
   'venue.geo_lng': 'La longitude du lieu, en degrés (avec geo_lat).',
-  'organizers.search': 'Seulement les organisateurs qui contiennent chaque mot de ce texte, chacun dans le nom, la description, l’extrait, le téléphone, l’e-mail ou le site web (« phrase entre guillemets » comme un mot, -mot exclut).',
+  'organizers.search':
+    'Seulement les organisateurs qui contiennent chaque mot de ce texte, chacun dans le nom, la description, l’extrait, le téléphone, l’e-mail ou le site web (« phrase entre guillemets » comme un mot, -mot exclut).',
   'organizers.event': 'Seulement les organisateurs de cet événement.',
   'organizers.has_events': 'Seulement les organisateurs avec des événements (true) ou sans événements (false).',
-  'organizers.only_with_upcoming': 'Seulement les organisateurs ayant des événements qui commencent à partir de maintenant.',
+  'organizers.only_with_upcoming':
+    'Seulement les organisateurs ayant des événements qui commencent à partir de maintenant.',
   'organizers.status': 'Seulement les organisateurs ayant ces statuts de publication.',
   'organizer.organizer': "Le nom de l'organisateur.",
   'organizer.description': "La description de l'organisateur (HTML).",
@@ -104,5 +115,6 @@ export const fr: Partial<Record<string, string>> = {
   'organizer.phone': "Le numéro de téléphone de l'organisateur.",
   'organizer.website': "L'URL du site web de l'organisateur.",
   'organizer.email': "L'adresse e-mail de l'organisateur.",
-  'changes.since': 'Le curseur `next` de la réponse précédente ; sans lui : à partir de maintenant (une page vide et un curseur).',
+  'changes.since':
+    'Le curseur `next` de la réponse précédente ; sans lui : à partir de maintenant (une page vide et un curseur).',
 };

@@ -20,7 +20,10 @@ export const changesRoutes: RouteDefinition[] = [
         methods: READABLE,
         params: changesParams,
         async handle(call) {
-          const { changes } = await call.run(RestChangesDocument, { since: call.params.since ?? null, first: call.params.per_page! });
+          const { changes } = await call.run(RestChangesDocument, {
+            since: call.params.since ?? null,
+            first: call.params.per_page!,
+          });
           return {
             body: {
               changes: changes.nodes.map((change) => ({

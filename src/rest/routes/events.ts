@@ -17,14 +17,29 @@ import type { LinkedValue, Param, ParamDeclaration, ParamValues } from '../param
 import { CREATABLE, DELETABLE, EDITABLE, endpoint, READABLE, type RestCall, type RouteDefinition } from '../route.js';
 import { blankProtectedEvent, eventToTec } from '../serialize/event.js';
 import { ORGANIZER_FIELDS, VENUE_FIELDS, linksInput } from './linked-input.js';
-import { FieldMap, idPathParam, listStatuses, pageLinks, pageParam, pageWindow, perPageParam, POST_STATUSES, slugPathParam, totalPages } from './shared.js';
+import {
+  FieldMap,
+  idPathParam,
+  listStatuses,
+  pageLinks,
+  pageParam,
+  pageWindow,
+  perPageParam,
+  POST_STATUSES,
+  slugPathParam,
+  totalPages,
+} from './shared.js';
 
 const date = (description: string): Param => ({ type: 'date', description });
 export const eventPasswordParam = { type: 'string', description: 'event.password' } satisfies Param;
 
 /** What selects the events of a list; the list adds paging, the iCalendar feed takes them as they are. */
 export const eventFilterParams = {
-  start_date: { type: 'date', description: 'events.start_date', default: ({ now, siteTimezone }) => toWallClock(now.setZone(siteTimezone)) },
+  start_date: {
+    type: 'date',
+    description: 'events.start_date',
+    default: ({ now, siteTimezone }) => toWallClock(now.setZone(siteTimezone)),
+  },
   end_date: {
     type: 'date',
     description: 'events.end_date',
@@ -52,7 +67,11 @@ export const eventFilterParams = {
   password: eventPasswordParam,
 } satisfies ParamDeclaration;
 
-export const eventListParams = { page: pageParam, per_page: perPageParam, ...eventFilterParams } satisfies ParamDeclaration;
+export const eventListParams = {
+  page: pageParam,
+  per_page: perPageParam,
+  ...eventFilterParams,
+} satisfies ParamDeclaration;
 
 /** REST event fields → GraphQL EventInput fields (drives input building and error naming). */
 const EVENT_FIELDS = new FieldMap({
@@ -142,7 +161,10 @@ function dateWindow(call: RestCall<typeof eventFilterParams>) {
   const { params, sent } = call;
   const relative = ['starts_before', 'starts_after', 'ends_before', 'ends_after'].some((name) => sent.has(name));
   const keep = (name: 'start_date' | 'end_date') => !sent.has('include') && (sent.has(name) || !relative);
-  return { start: keep('start_date') ? params.start_date : undefined, end: keep('end_date') ? params.end_date : undefined };
+  return {
+    start: keep('start_date') ? params.start_date : undefined,
+    end: keep('end_date') ? params.end_date : undefined,
+  };
 }
 
 /** The window as the client will read it back in `rest_url`: whole days unless strict. */
@@ -179,7 +201,9 @@ export function listFilter(call: RestCall<typeof eventFilterParams>): EventsFilt
     parent: params.post_parent,
     ticketed: params.ticketed,
     hasCoordinates: params.geoloc,
-    near: hasLat ? { latitude: params.geoloc_lat!, longitude: params.geoloc_lng!, radiusKm: params.geoloc_radius } : undefined,
+    near: hasLat
+      ? { latitude: params.geoloc_lat!, longitude: params.geoloc_lng!, radiusKm: params.geoloc_radius }
+      : undefined,
   };
 }
 
@@ -204,7 +228,11 @@ async function listEvents(call: RestCall<typeof eventListParams>) {
   const filter = listFilter(call);
   const page = params.page!;
   const perPage = params.per_page!;
-  const data = await call.run(RestEventListDocument, { filter, ...pageWindow(page, perPage), password: params.password }, listErrors);
+  const data = await call.run(
+    RestEventListDocument,
+    { filter, ...pageWindow(page, perPage), password: params.password },
+    listErrors,
+  );
   const total = data.events.totalCount;
   const pages = totalPages(total, perPage);
   if (page > 1 && page > pages) throw RestError.of('event-archive-page-not-found');
@@ -215,11 +243,23 @@ async function listEvents(call: RestCall<typeof eventListParams>) {
     ...(filter.endDate ? [['end_date', displayedDate(call, filter.endDate, 'end')] as [string, unknown]] : []),
     ...repeated(call, ['search', 'categories', 'tags', 'featured', 'geoloc', 'geoloc_lat', 'geoloc_lng']),
     ['status', statusesFor(call).shown],
-    ...repeated(call, ['post_parent', 'include', 'starts_before', 'starts_after', 'ends_before', 'ends_after', 'ticketed', 'venue', 'organizer']),
+    ...repeated(call, [
+      'post_parent',
+      'include',
+      'starts_before',
+      'starts_after',
+      'ends_before',
+      'ends_after',
+      'ticketed',
+      'venue',
+      'organizer',
+    ]),
   ];
   return {
     body: {
-      events: data.events.edges.map(({ node }) => (node.isLocked ? blankProtectedEvent(eventToTec(call.urls, node)) : eventToTec(call.urls, node))),
+      events: data.events.edges.map(({ node }) =>
+        node.isLocked ? blankProtectedEvent(eventToTec(call.urls, node)) : eventToTec(call.urls, node),
+      ),
       ...pageLinks(`${call.urls.api}/events/`, args, page, pages),
       total,
       total_pages: pages,
@@ -238,12 +278,21 @@ const RELATIVE_DATE_FILTERS = new Set(['starts_before', 'starts_after', 'ends_be
  * The filters a list's links repeat, as the original prints them: date filters as the resolved `Y-m-d H:i:s`,
  * lists comma-joined, anything else as sent (`featured=1` stays `1`, not `true`).
  */
-function repeated(call: RestCall<typeof eventListParams>, names: (keyof typeof eventListParams & string)[]): [string, unknown][] {
+function repeated(
+  call: RestCall<typeof eventListParams>,
+  names: (keyof typeof eventListParams & string)[],
+): [string, unknown][] {
   return names
     .filter((name) => call.sent.has(name))
     .map((name) => {
       const value = call.params[name];
-      if (RELATIVE_DATE_FILTERS.has(name)) return [name, toWallClock(parseDateInput(String(value), call.context.config.siteTimezone, DateTime.fromJSDate(call.context.now))!)];
+      if (RELATIVE_DATE_FILTERS.has(name))
+        return [
+          name,
+          toWallClock(
+            parseDateInput(String(value), call.context.config.siteTimezone, DateTime.fromJSDate(call.context.now))!,
+          ),
+        ];
       if (Array.isArray(value)) return [name, csv(value)];
       return [name, csv(call.sentAs[name])];
     });
@@ -251,13 +300,18 @@ function repeated(call: RestCall<typeof eventListParams>, names: (keyof typeof e
 
 /** An object that carries an `id` links that record (§4.1 "an object with `id`"); its other fields do not make a new one. */
 function idFirst(values: LinkedValue[]): LinkedValue[] {
-  return values.map((value) => (typeof value === 'object' && value.id !== undefined && value.id !== null && value.id !== '' ? { id: value.id } : value));
+  return values.map((value) =>
+    typeof value === 'object' && value.id !== undefined && value.id !== null && value.id !== ''
+      ? { id: value.id }
+      : value,
+  );
 }
 
 function eventInput(values: Record<string, unknown>, sent: ReadonlySet<string>) {
   const input = EVENT_FIELDS.input(values, sent);
   if (input.venues) input.venues = linksInput(idFirst(input.venues as LinkedValue[]), VENUE_FIELDS, 'venue');
-  if (input.organizers) input.organizers = linksInput(idFirst(input.organizers as LinkedValue[]), ORGANIZER_FIELDS, 'organizer');
+  if (input.organizers)
+    input.organizers = linksInput(idFirst(input.organizers as LinkedValue[]), ORGANIZER_FIELDS, 'organizer');
   return input;
 }
 
@@ -266,7 +320,11 @@ type Address = 'id' | 'slug';
 /** A withheld event on a single read: the original's codes for trashed and unpublished events. */
 export const readErrors: ErrorMapping = {
   forbidden: (reason) =>
-    reason === 'NO_LONGER_AVAILABLE' ? RestError.of('event-no-longer-available') : reason === 'NOT_ACCESSIBLE' ? RestError.of('event-not-accessible') : undefined,
+    reason === 'NO_LONGER_AVAILABLE'
+      ? RestError.of('event-no-longer-available')
+      : reason === 'NOT_ACCESSIBLE'
+        ? RestError.of('event-not-accessible')
+        : undefined,
 };
 
 const unknownSlug = () => invalidParams({ slug: 'Invalid parameter.' });
@@ -289,7 +347,11 @@ const refusedWrite = (call: RestCall<ParamDeclaration>): ErrorMapping => ({
 });
 
 /** Reads the event a single route addresses (by ID or slug); an unknown slug is a 400, as in the original. */
-async function addressedEvent(call: RestCall<ParamDeclaration>, by: Address, errors: ErrorMapping): Promise<RestEventFragment> {
+async function addressedEvent(
+  call: RestCall<ParamDeclaration>,
+  by: Address,
+  errors: ErrorMapping,
+): Promise<RestEventFragment> {
   const params = call.params as { id?: number; slug?: string; password?: string };
   if (by === 'slug') {
     const data = await call.run(RestEventBySlugDocument, { slug: params.slug!, password: params.password }, errors);
@@ -340,7 +402,9 @@ function singleEventEndpoints(by: Address, addressParam: ParamDeclaration) {
       params: { ...addressParam, force: { type: 'boolean', default: false, description: 'post.force' } },
       async handle(call) {
         const id = await addressedEventId(call, by);
-        const data = await writeEvent(call, id, () => call.run(RestDeleteEventDocument, { id, force: call.params.force as boolean }, eventErrors(id)));
+        const data = await writeEvent(call, id, () =>
+          call.run(RestDeleteEventDocument, { id, force: call.params.force as boolean }, eventErrors(id)),
+        );
         return { body: eventToTec(call.urls, data.deleteEvent) };
       },
     }),
@@ -350,8 +414,11 @@ function singleEventEndpoints(by: Address, addressParam: ParamDeclaration) {
       async handle(call) {
         const id = await addressedEventId(call, by);
         const input = eventInput(call.params, call.sent);
-        const scope = call.params.scope === undefined ? undefined : (String(call.params.scope).toUpperCase() as EventUpdateScope);
-        const data = await writeEvent(call, id, () => call.run(RestUpdateEventDocument, { id, input, scope }, eventErrors(id)));
+        const scope =
+          call.params.scope === undefined ? undefined : (String(call.params.scope).toUpperCase() as EventUpdateScope);
+        const data = await writeEvent(call, id, () =>
+          call.run(RestUpdateEventDocument, { id, input, scope }, eventErrors(id)),
+        );
         return { body: eventToTec(call.urls, data.updateEvent) };
       },
     }),
@@ -374,8 +441,14 @@ export const eventRoutes: RouteDefinition[] = [
       }),
     ],
   },
-  { pattern: '/events/(?P<id>\\d+)', endpoints: singleEventEndpoints('id', { id: idPathParam, password: eventPasswordParam }) },
-  { pattern: '/events/by-slug/(?P<slug>[^/]+)', endpoints: singleEventEndpoints('slug', { slug: slugPathParam, password: eventPasswordParam }) },
+  {
+    pattern: '/events/(?P<id>\\d+)',
+    endpoints: singleEventEndpoints('id', { id: idPathParam, password: eventPasswordParam }),
+  },
+  {
+    pattern: '/events/by-slug/(?P<slug>[^/]+)',
+    endpoints: singleEventEndpoints('slug', { slug: slugPathParam, password: eventPasswordParam }),
+  },
 ];
 
 export type EventListParams = ParamValues<typeof eventListParams>;

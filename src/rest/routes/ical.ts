@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto';
 import { RestError } from '../errors.js';
-import { RestEventIcalDocument, RestEventsIcalDocument, type RestEventsIcalQuery } from '../operations/generated/graphql.js';
+import {
+  RestEventIcalDocument,
+  RestEventsIcalDocument,
+  type RestEventsIcalQuery,
+} from '../operations/generated/graphql.js';
 import type { ParamDeclaration } from '../params.js';
 import { endpoint, READABLE, type RestCall, type RestReply, type RouteDefinition } from '../route.js';
 import { assertShowable, eventFilterParams, eventPasswordParam, listErrors, listFilter, readErrors } from './events.js';
@@ -19,12 +23,19 @@ type ICalendar = RestEventsIcalQuery['events']['ical'];
  */
 function entityTag(call: RestCall<ParamDeclaration>, text: string): string {
   const params = call.params as Record<string, unknown>;
-  const chosen = [...call.sent].filter((name) => name !== 'password').sort().map((name) => [name, params[name]]);
+  const chosen = [...call.sent]
+    .filter((name) => name !== 'password')
+    .sort()
+    .map((name) => [name, params[name]]);
   return `"${createHash('sha256').update(JSON.stringify(chosen)).update('\n').update(text).digest('base64url')}"`;
 }
 
 /** The feed with its validators; subscribers revalidate every time (Cache-Control no-cache), which a 304 makes cheap. */
-function feedReply<D extends ParamDeclaration>(call: RestCall<D>, ical: ICalendar, headers: Record<string, string> = {}): RestReply {
+function feedReply<D extends ParamDeclaration>(
+  call: RestCall<D>,
+  ical: ICalendar,
+  headers: Record<string, string> = {},
+): RestReply {
   return {
     body: ical.text,
     contentType: ICAL_MEDIA_TYPE,
@@ -56,9 +67,16 @@ async function eventFeed(call: RestCall<typeof eventFeedParams>): Promise<RestRe
 
 // A WordPress route pattern is a regular expression; the unescaped `.` keeps it readable as the documented path.
 export const icalRoutes: RouteDefinition[] = [
-  { pattern: '/events.ics', endpoints: [endpoint({ methods: READABLE, mediaType: ICAL_MEDIA_TYPE, params: eventFilterParams, handle: eventsFeed })] },
+  {
+    pattern: '/events.ics',
+    endpoints: [
+      endpoint({ methods: READABLE, mediaType: ICAL_MEDIA_TYPE, params: eventFilterParams, handle: eventsFeed }),
+    ],
+  },
   {
     pattern: '/events/(?P<id>\\d+).ics',
-    endpoints: [endpoint({ methods: READABLE, mediaType: ICAL_MEDIA_TYPE, params: eventFeedParams, handle: eventFeed })],
+    endpoints: [
+      endpoint({ methods: READABLE, mediaType: ICAL_MEDIA_TYPE, params: eventFeedParams, handle: eventFeed }),
+    ],
   },
 ];

@@ -9,13 +9,29 @@ export function argumentSchema(param: Param, language: Language) {
   const base = { required: param.required ?? false, description: describe(param.description, language) };
   switch (param.type) {
     case 'integer':
-      return { ...base, type: 'integer', ...(typeof param.default === 'number' ? { default: param.default } : {}), ...(param.min !== undefined ? { minimum: param.min } : {}), ...(param.clampTo !== undefined ? { maximum: param.clampTo } : {}) };
+      return {
+        ...base,
+        type: 'integer',
+        ...(typeof param.default === 'number' ? { default: param.default } : {}),
+        ...(param.min !== undefined ? { minimum: param.min } : {}),
+        ...(param.clampTo !== undefined ? { maximum: param.clampTo } : {}),
+      };
     case 'number':
-      return { ...base, type: 'number', ...(param.min !== undefined ? { minimum: param.min } : {}), ...(param.max !== undefined ? { maximum: param.max } : {}) };
+      return {
+        ...base,
+        type: 'number',
+        ...(param.min !== undefined ? { minimum: param.min } : {}),
+        ...(param.max !== undefined ? { maximum: param.max } : {}),
+      };
     case 'boolean':
       return { ...base, type: 'boolean', ...(param.default !== undefined ? { default: param.default } : {}) };
     case 'string':
-      return { ...base, type: 'string', ...(param.enum ? { enum: [...param.enum] } : {}), ...(typeof param.default === 'string' ? { default: param.default } : {}) };
+      return {
+        ...base,
+        type: 'string',
+        ...(param.enum ? { enum: [...param.enum] } : {}),
+        ...(typeof param.default === 'string' ? { default: param.default } : {}),
+      };
     case 'date':
       return { ...base, type: 'string', format: 'date-time' };
     case 'list':
@@ -35,7 +51,9 @@ export function routeEntry(urls: RestUrls, route: RouteDefinition, language: Lan
     methods: route.endpoints.flatMap((e) => [...e.methods]),
     endpoints: route.endpoints.map((e) => ({
       methods: [...e.methods],
-      args: Object.fromEntries(Object.entries(e.params as ParamDeclaration).map(([name, param]) => [name, argumentSchema(param, language)])),
+      args: Object.fromEntries(
+        Object.entries(e.params as ParamDeclaration).map(([name, param]) => [name, argumentSchema(param, language)]),
+      ),
     })),
     ...(hasPathVariables ? {} : { _links: { self: [{ href: `${urls.root}${NAMESPACE}${route.pattern}` }] } }),
   };
@@ -44,11 +62,22 @@ export function routeEntry(urls: RestUrls, route: RouteDefinition, language: Lan
 /** The namespace index WordPress answers at `/wp-json/<namespace>`. */
 export function namespaceIndex(urls: RestUrls, routes: RouteDefinition[], language: Language) {
   const entries = routes.map((route) => [`/${NAMESPACE}${route.pattern}`, routeEntry(urls, route, language)] as const);
-  const indexArgs = { namespace: { default: NAMESPACE, required: false }, context: { default: 'view', required: false } };
+  const indexArgs = {
+    namespace: { default: NAMESPACE, required: false },
+    context: { default: 'view', required: false },
+  };
   return {
     namespace: NAMESPACE,
     routes: Object.fromEntries([
-      [`/${NAMESPACE}`, { namespace: NAMESPACE, methods: ['GET'], endpoints: [{ methods: ['GET'], args: indexArgs }], _links: { self: [{ href: urls.api }] } }],
+      [
+        `/${NAMESPACE}`,
+        {
+          namespace: NAMESPACE,
+          methods: ['GET'],
+          endpoints: [{ methods: ['GET'], args: indexArgs }],
+          _links: { self: [{ href: urls.api }] },
+        },
+      ],
       ...entries,
     ]),
     _links: { up: [{ href: urls.root }] },

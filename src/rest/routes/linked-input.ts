@@ -53,7 +53,11 @@ const NUMBER_FIELDS = new Set(['latitude', 'longitude']);
  * A venue or organizer object as REST clients send it, as GraphQL input. Values are coerced the WordPress way;
  * a value that cannot be makes the whole parameter invalid (`param`).
  */
-export function linkedRecordInput(record: Record<string, unknown>, fields: Record<string, string>, param: string): Record<string, unknown> {
+export function linkedRecordInput(
+  record: Record<string, unknown>,
+  fields: Record<string, string>,
+  param: string,
+): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   for (const [rest, gql] of Object.entries(fields)) {
     const value = record[rest];
@@ -64,7 +68,11 @@ export function linkedRecordInput(record: Record<string, unknown>, fields: Recor
       input[gql] = flag;
     } else if (INTEGER_FIELDS.has(gql) || NUMBER_FIELDS.has(gql)) {
       const n = Number(value);
-      if (value === '' || !Number.isFinite(n) || (INTEGER_FIELDS.has(gql) && !(Number.isInteger(n) && Math.abs(n) <= MAX_INT))) {
+      if (
+        value === '' ||
+        !Number.isFinite(n) ||
+        (INTEGER_FIELDS.has(gql) && !(Number.isInteger(n) && Math.abs(n) <= MAX_INT))
+      ) {
         throw invalidParams({ [param]: 'Invalid parameter.' });
       }
       input[gql] = n;

@@ -4,7 +4,17 @@ import type { ParamDeclaration } from '../params.js';
 import { CREATABLE, DELETABLE, EDITABLE, endpoint, READABLE, type RestCall, type RouteDefinition } from '../route.js';
 import type { SerializeOptions } from '../serialize/linked-posts.js';
 import type { RestUrls } from '../urls.js';
-import { idPathParam, listStatuses, pageLinks, pageParam, pageWindow, perPageParam, slugPathParam, totalPages, type FieldMap } from './shared.js';
+import {
+  idPathParam,
+  listStatuses,
+  pageLinks,
+  pageParam,
+  pageWindow,
+  perPageParam,
+  slugPathParam,
+  totalPages,
+  type FieldMap,
+} from './shared.js';
 
 // Venues and organizers behave alike (TEC's "linked posts"): one set of routes, parameterised by the kind.
 
@@ -161,7 +171,9 @@ export function linkedPostRoutes<R extends LinkedRecord>(kind: LinkedPostKind<R>
   function singleEndpoints(addressParam: ParamDeclaration) {
     const by = 'slug' in addressParam ? 'slug' : 'id';
     // The path names the record: on the by-slug route a different `slug` in the body is refused (src/rest/router.ts).
-    const writeParams = Object.fromEntries(Object.entries(kind.writeParams).filter(([name]) => !(name in addressParam)));
+    const writeParams = Object.fromEntries(
+      Object.entries(kind.writeParams).filter(([name]) => !(name in addressParam)),
+    );
     const writesSent = (sent: ReadonlySet<string>) => new Set([...sent].filter((name) => !(name in addressParam)));
     return [
       endpoint({
@@ -214,6 +226,9 @@ export function linkedPostRoutes<R extends LinkedRecord>(kind: LinkedPostKind<R>
       ],
     },
     { pattern: `/${plural}/(?P<id>\\d+)`, endpoints: singleEndpoints({ id: idPathParam, password: passwordParam }) },
-    { pattern: `/${plural}/by-slug/(?P<slug>[^/]+)`, endpoints: singleEndpoints({ slug: slugPathParam, password: passwordParam }) },
+    {
+      pattern: `/${plural}/by-slug/(?P<slug>[^/]+)`,
+      endpoints: singleEndpoints({ slug: slugPathParam, password: passwordParam }),
+    },
   ];
 }

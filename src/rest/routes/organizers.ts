@@ -48,7 +48,8 @@ const organizerOperations: LinkedOperations<RestOrganizerFragment> = {
     return (await call.run(RestCreateOrganizerDocument, { input: input as OrganizerInput }, errors)).createOrganizer;
   },
   async update(call, id, input, errors) {
-    return (await call.run(RestUpdateOrganizerDocument, { id, input: input as OrganizerInput }, errors)).updateOrganizer;
+    return (await call.run(RestUpdateOrganizerDocument, { id, input: input as OrganizerInput }, errors))
+      .updateOrganizer;
   },
   async remove(call, id, force, errors) {
     return (await call.run(RestDeleteOrganizerDocument, { id, force }, errors)).deleteOrganizer;

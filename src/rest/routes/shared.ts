@@ -9,10 +9,22 @@ import { graphqlStatus, POST_STATUSES } from '../statuses.js';
 /** Parameters several routes share, declared once. */
 export const pageParam = { type: 'integer', min: 1, default: 1, description: 'page' } satisfies Param;
 export const MAX_PER_PAGE = 50;
-export const perPageParam = { type: 'integer', min: 1, clampTo: MAX_PER_PAGE, default: 10, description: 'per_page' } satisfies Param;
+export const perPageParam = {
+  type: 'integer',
+  min: 1,
+  clampTo: MAX_PER_PAGE,
+  default: 10,
+  description: 'per_page',
+} satisfies Param;
 /** A record's ID in a path. WordPress's `\d+` takes 0 too, which names no record: 404, like any unknown ID. */
 export const idPathParam = { type: 'integer', min: 0, required: true, in: 'path', description: 'id' } satisfies Param;
-export const slugPathParam = { type: 'string', nonEmpty: true, required: true, in: 'path', description: 'slug' } satisfies Param;
+export const slugPathParam = {
+  type: 'string',
+  nonEmpty: true,
+  required: true,
+  in: 'path',
+  description: 'slug',
+} satisfies Param;
 
 export { POST_STATUSES, type RestPostStatus } from '../statuses.js';
 
@@ -25,7 +37,10 @@ export { POST_STATUSES, type RestPostStatus } from '../statuses.js';
  * The `status` filter of a list: registered statuses (or `any`), CSV or array. Who may list what is decided by the
  * GraphQL layer; `shown` is the effective value `rest_url` carries (`publish` for readers, `any` for writers).
  */
-export function listStatuses(requested: readonly string[] | undefined, context: Context): { statuses?: PostStatus[]; shown: string } {
+export function listStatuses(
+  requested: readonly string[] | undefined,
+  context: Context,
+): { statuses?: PostStatus[]; shown: string } {
   const asked = (requested ?? []).map((status) => status.trim().toLowerCase()).filter((status) => status !== '');
   if (asked.some((status) => status !== 'any' && !(POST_STATUSES as readonly string[]).includes(status))) {
     throw invalidParams({ status: 'Invalid parameter.' });
@@ -67,7 +82,8 @@ export class FieldMap {
   input(values: Record<string, unknown>, sent: ReadonlySet<string>): Record<string, unknown> {
     const input: Record<string, unknown> = {};
     for (const [rest, gql] of Object.entries(this.toGraphQL)) {
-      if (sent.has(rest) && values[rest] !== undefined) input[gql] = gql === 'status' ? graphqlStatus(String(values[rest])) : values[rest];
+      if (sent.has(rest) && values[rest] !== undefined)
+        input[gql] = gql === 'status' ? graphqlStatus(String(values[rest])) : values[rest];
     }
     return input;
   }

@@ -8,4 +8,12 @@ import { termRoutes } from './terms.js';
 import { venueRoutes } from './venues.js';
 
 /** Every route of the namespace, in the order /doc lists them (the doc route documents the table it is part of). */
-export const ROUTES: RouteDefinition[] = [docRoute(() => ROUTES), ...eventRoutes, ...icalRoutes, ...venueRoutes, ...organizerRoutes, ...termRoutes, ...changesRoutes];
+export const ROUTES: RouteDefinition[] = [
+  docRoute(() => ROUTES),
+  ...eventRoutes,
+  ...icalRoutes,
+  ...venueRoutes,
+  ...organizerRoutes,
+  ...termRoutes,
+  ...changesRoutes,
+];

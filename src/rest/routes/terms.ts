@@ -17,7 +17,16 @@ import {
   type TermOrderBy,
 } from '../operations/generated/graphql.js';
 import type { ParamDeclaration, ParamValues } from '../params.js';
-import { CREATABLE, DELETABLE, EDITABLE, endpoint, READABLE, type RestCall, type RestReply, type RouteDefinition } from '../route.js';
+import {
+  CREATABLE,
+  DELETABLE,
+  EDITABLE,
+  endpoint,
+  READABLE,
+  type RestCall,
+  type RestReply,
+  type RouteDefinition,
+} from '../route.js';
 import { termToTec, type TaxonomyRoute } from '../serialize/terms.js';
 import { FieldMap, idPathParam, pageParam, pageWindow, perPageParam, totalPages } from './shared.js';
 
@@ -94,7 +103,11 @@ interface ListVariables {
 /** What differs between the two taxonomies: their GraphQL documents and their envelope key. */
 interface Taxonomy {
   route: TaxonomyRoute;
-  list(call: RestCall<ParamDeclaration>, variables: ListVariables, errors: ErrorMapping): Promise<{ totalCount: number; terms: Term[] }>;
+  list(
+    call: RestCall<ParamDeclaration>,
+    variables: ListVariables,
+    errors: ErrorMapping,
+  ): Promise<{ totalCount: number; terms: Term[] }>;
   byId(call: RestCall<ParamDeclaration>, id: number): Promise<Term | null>;
   create(call: RestCall<ParamDeclaration>, input: TermInput, errors: ErrorMapping): Promise<Term>;
   update(call: RestCall<ParamDeclaration>, id: number, input: TermInput, errors: ErrorMapping): Promise<Term>;
@@ -108,8 +121,10 @@ const CATEGORIES: Taxonomy = {
     return { totalCount: eventCategories.totalCount, terms: eventCategories.edges.map((edge) => edge.node) };
   },
   byId: async (call, id) => (await call.run(RestCategoryByIdDocument, { id })).eventCategory,
-  create: async (call, input, errors) => (await call.run(RestCreateCategoryDocument, { input }, errors)).createEventCategory,
-  update: async (call, id, input, errors) => (await call.run(RestUpdateCategoryDocument, { id, input }, errors)).updateEventCategory,
+  create: async (call, input, errors) =>
+    (await call.run(RestCreateCategoryDocument, { input }, errors)).createEventCategory,
+  update: async (call, id, input, errors) =>
+    (await call.run(RestUpdateCategoryDocument, { id, input }, errors)).updateEventCategory,
   remove: async (call, id, errors) => (await call.run(RestDeleteCategoryDocument, { id }, errors)).deleteEventCategory,
 };
 
@@ -121,7 +136,8 @@ const TAGS: Taxonomy = {
   },
   byId: async (call, id) => (await call.run(RestTagByIdDocument, { id })).eventTag,
   create: async (call, input, errors) => (await call.run(RestCreateTagDocument, { input }, errors)).createEventTag,
-  update: async (call, id, input, errors) => (await call.run(RestUpdateTagDocument, { id, input }, errors)).updateEventTag,
+  update: async (call, id, input, errors) =>
+    (await call.run(RestUpdateTagDocument, { id, input }, errors)).updateEventTag,
   remove: async (call, id, errors) => (await call.run(RestDeleteTagDocument, { id }, errors)).deleteEventTag,
 };
 

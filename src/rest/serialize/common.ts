@@ -40,11 +40,20 @@ export function imageObject(image: RestImageFragment | null | undefined) {
 
 /** TEC drops every falsy entry from venue and organizer arrays (`""`, `false`, `"0"`, …). */
 export function withoutEmpty<T extends Record<string, unknown>>(record: T): Partial<T> {
-  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== '' && value !== false && value !== '0' && value !== null && value !== undefined)) as Partial<T>;
+  return Object.fromEntries(
+    Object.entries(record).filter(
+      ([, value]) => value !== '' && value !== false && value !== '0' && value !== null && value !== undefined,
+    ),
+  ) as Partial<T>;
 }
 
 /** The post fields every record starts with. */
-export function postDates(record: { publishedLocal: string; publishedAt: string; modifiedLocal: string; modifiedAt: string }) {
+export function postDates(record: {
+  publishedLocal: string;
+  publishedAt: string;
+  modifiedLocal: string;
+  modifiedAt: string;
+}) {
   return {
     date: record.publishedLocal,
     date_utc: utcWallClock(record.publishedAt),

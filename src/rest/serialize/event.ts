@@ -28,7 +28,8 @@ export function formattedCost(event: Pick<RestEventFragment, 'cost' | 'costDetai
   const cost = event.cost.trim();
   if (cost === '') return '';
   const { currencySymbol: symbol, currencyPosition: position, values } = event.costDetails;
-  const withSymbol = (amount: string) => (!symbol ? amount : position === 'postfix' ? `${amount}${symbol}` : `${symbol}${amount}`);
+  const withSymbol = (amount: string) =>
+    !symbol ? amount : position === 'postfix' ? `${amount}${symbol}` : `${symbol}${amount}`;
   const label = (amount: string) => (Number(amount) === 0 ? 'Free' : withSymbol(amount));
   const bare = (symbol ? cost.split(symbol).join('') : cost).trim();
   const amounts = values.filter((value) => /^\d+(\.\d+)?$/.test(value));
@@ -64,10 +65,17 @@ export function eventJsonLd(urls: RestUrls, event: RestEventFragment) {
     eventAttendanceMode: 'https://schema.org/OfflineEventAttendanceMode',
     startDate: isoWithOffset(event.startsAt, event.timezone),
     endDate: isoWithOffset(event.endsAt, event.timezone),
-    ...(venue ? { location: venueJsonLd(urls, venue) } : {}),
+    ...(venue ? { location: venueJsonLd(venue) } : {}),
     ...(organizer ? { organizer: organizerJsonLd(organizer) } : {}),
     ...(event.costDetails.values.length
-      ? { offers: { '@type': 'Offer', price: event.costDetails.values[0], priceCurrency: event.costDetails.currencyCode, url } }
+      ? {
+          offers: {
+            '@type': 'Offer',
+            price: event.costDetails.values[0],
+            priceCurrency: event.costDetails.currencyCode,
+            url,
+          },
+        }
       : {}),
   };
 }
@@ -116,12 +124,16 @@ export function eventToTec(urls: RestUrls, event: RestEventFragment, options: Se
     categories: event.categories.map((term) => embeddedTermToTec(urls, 'categories', term)),
     tags: event.tags.map((term) => embeddedTermToTec(urls, 'tags', term)),
     venue: venues.length === 1 ? venues[0] : venues,
-    organizer: event.organizers.map((organizer) => (organizer.isLocked ? lockedOrganizerToTec : organizerToTec)(urls, organizer, options)),
+    organizer: event.organizers.map((organizer) =>
+      (organizer.isLocked ? lockedOrganizerToTec : organizerToTec)(urls, organizer, options),
+    ),
     custom_fields: [],
     ...(options.single ? { json_ld: eventJsonLd(urls, event) } : {}),
     ticketed: event.ticketed,
     recurrence: event.recurrence,
-    ...(event.recurringEventId == null ? {} : { recurring_event_id: event.recurringEventId, original_start_date: event.originalStartLocal }),
+    ...(event.recurringEventId == null
+      ? {}
+      : { recurring_event_id: event.recurringEventId, original_start_date: event.originalStartLocal }),
   };
 }
 

@@ -9,7 +9,7 @@ export interface SerializeOptions {
   single?: boolean;
 }
 
-export function venueJsonLd(urls: RestUrls, venue: RestVenueFragment) {
+export function venueJsonLd(venue: RestVenueFragment) {
   return {
     '@type': 'Place',
     name: venue.name,
@@ -23,7 +23,9 @@ export function venueJsonLd(urls: RestUrls, venue: RestVenueFragment) {
       postalCode: venue.zip,
       addressCountry: venue.country,
     },
-    ...(venue.latitude != null ? { geo: { '@type': 'GeoCoordinates', latitude: venue.latitude, longitude: venue.longitude } } : {}),
+    ...(venue.latitude != null
+      ? { geo: { '@type': 'GeoCoordinates', latitude: venue.latitude, longitude: venue.longitude } }
+      : {}),
     telephone: venue.phone,
     sameAs: venue.website,
   };
@@ -67,7 +69,7 @@ export function venueToTec(urls: RestUrls, venue: RestVenueFragment, options: Se
       stateprovince: venue.stateProvince,
     }),
     ...(venue.latitude != null && venue.longitude != null ? { geo_lat: venue.latitude, geo_lng: venue.longitude } : {}),
-    ...(options.single ? { json_ld: venueJsonLd(urls, venue) } : {}),
+    ...(options.single ? { json_ld: venueJsonLd(venue) } : {}),
     show_map: venue.showMap,
     show_map_link: venue.showMapLink,
     ...globalIds(urls, venue.id),
@@ -138,7 +140,11 @@ const ORGANIZER_BLANKS: Readonly<Record<string, unknown>> = {
  * further departures: the name is not turned into `[]` (TEC's shared field list catches `venue`/`organizer`), and
  * `json_ld` keeps only `@type` and the name instead of leaking the phone and website.
  */
-function blankProtected(shape: Record<string, unknown>, blanks: Readonly<Record<string, unknown>>, order: readonly string[]) {
+function blankProtected(
+  shape: Record<string, unknown>,
+  blanks: Readonly<Record<string, unknown>>,
+  order: readonly string[],
+) {
   const blanked: Record<string, unknown> = {};
   for (const key of order) {
     if (key in blanks) blanked[key] = blanks[key];
@@ -155,15 +161,58 @@ function blankProtected(shape: Record<string, unknown>, blanks: Readonly<Record<
 
 /** Every key a venue may have, in the emitted order (§2.2). */
 export const VENUE_KEY_ORDER = [
-  'id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'venue', 'description', 'excerpt',
-  'slug', 'image', 'address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'website', 'stateprovince',
-  'geo_lat', 'geo_lng', 'json_ld', 'show_map', 'show_map_link', 'global_id', 'global_id_lineage',
+  'id',
+  'author',
+  'status',
+  'date',
+  'date_utc',
+  'modified',
+  'modified_utc',
+  'url',
+  'venue',
+  'description',
+  'excerpt',
+  'slug',
+  'image',
+  'address',
+  'city',
+  'country',
+  'province',
+  'state',
+  'zip',
+  'phone',
+  'website',
+  'stateprovince',
+  'geo_lat',
+  'geo_lng',
+  'json_ld',
+  'show_map',
+  'show_map_link',
+  'global_id',
+  'global_id_lineage',
 ] as const;
 
 /** Every key an organizer may have, in the emitted order (§2.3). */
 export const ORGANIZER_KEY_ORDER = [
-  'id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'organizer', 'description',
-  'excerpt', 'slug', 'image', 'phone', 'website', 'email', 'json_ld', 'global_id', 'global_id_lineage',
+  'id',
+  'author',
+  'status',
+  'date',
+  'date_utc',
+  'modified',
+  'modified_utc',
+  'url',
+  'organizer',
+  'description',
+  'excerpt',
+  'slug',
+  'image',
+  'phone',
+  'website',
+  'email',
+  'json_ld',
+  'global_id',
+  'global_id_lineage',
 ] as const;
 
 /** A locked password-protected venue (see `blankProtected`): every protected venue key, blanked, in TEC's key order. */

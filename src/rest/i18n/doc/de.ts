@@ -12,7 +12,8 @@ export const docDe: Record<DocKey, string> = {
     'Y-m-d H:i:s, ISO 8601, Unix-Zeitstempel oder relative Formen wie "tomorrow 9am" gelesen, in der Zeitzone der Veranstaltung, ' +
     'sonst in der Zeitzone der Website.',
 
-  'security.applicationPassword': 'HTTP-Basic-Authentifizierung mit dem Login eines Benutzers und einem seiner Anwendungspasswörter, wie in WordPress.',
+  'security.applicationPassword':
+    'HTTP-Basic-Authentifizierung mit dem Login eines Benutzers und einem seiner Anwendungspasswörter, wie in WordPress.',
   'security.bearerToken': 'Ein für einen Benutzer ausgestelltes Bearer-Token.',
 
   'tag.doc': 'Dieses Dokument.',
@@ -55,7 +56,8 @@ export const docDe: Record<DocKey, string> = {
   'op.read': 'Einen Datensatz abrufen',
   'op.update': 'Einen Datensatz ändern',
   'op.delete': 'Einen Datensatz löschen',
-  'op.update.methods': 'Außer POST werden auch PUT und PATCH angenommen. Nicht gesendete Felder behalten ihre gespeicherten Werte.',
+  'op.update.methods':
+    'Außer POST werden auch PUT und PATCH angenommen. Nicht gesendete Felder behalten ihre gespeicherten Werte.',
   'op.delete.force': 'Verschiebt den Datensatz in den Papierkorb; force=true löscht ihn endgültig.',
 
   'resp.doc.200': 'Dieses OpenAPI-Dokument.',
@@ -77,9 +79,11 @@ export const docDe: Record<DocKey, string> = {
   'header.total': 'Die Anzahl der passenden Datensätze.',
   'header.totalPages': 'Die Anzahl der Seiten.',
   'resp.feed.200': 'Das iCalendar-Objekt (RFC 5545).',
-  'resp.feed.304': 'Nicht geändert: Das in If-None-Match gesendete ETag oder das Datum in If-Modified-Since ist noch aktuell.',
+  'resp.feed.304':
+    'Nicht geändert: Das in If-None-Match gesendete ETag oder das Datum in If-Modified-Since ist noch aktuell.',
   'header.etag': 'Ändert sich, sobald sich etwas im Kalender ändert.',
-  'header.lastModified': 'Wann sich eine Veranstaltung des Kalenders, ihr Veranstaltungsort oder ihr Veranstalter zuletzt geändert hat.',
+  'header.lastModified':
+    'Wann sich eine Veranstaltung des Kalenders, ihr Veranstaltungsort oder ihr Veranstalter zuletzt geändert hat.',
 
   'envelope.list': 'Die Datensätze dieser Seite.',
   'envelope.rest_url': 'Die REST-URL dieser Seite.',
@@ -121,7 +125,8 @@ export const docDe: Record<DocKey, string> = {
 
   'prop.cost.currency_symbol': 'Das Währungssymbol.',
   'prop.cost.currency_code': 'Der Währungscode nach ISO 4217, falls bekannt.',
-  'prop.cost.currency_position': 'Wo das Währungssymbol steht: prefix (davor), postfix (dahinter) oder leer, wenn unbekannt.',
+  'prop.cost.currency_position':
+    'Wo das Währungssymbol steht: prefix (davor), postfix (dahinter) oder leer, wenn unbekannt.',
   'prop.cost.values': 'Die Zahlenwerte des Preises als numerische Zeichenketten, aufsteigend sortiert.',
 
   'prop.date.year': 'Das Jahr, vierstellig.',
@@ -150,7 +155,8 @@ export const docDe: Record<DocKey, string> = {
 
   'prop.post.id': 'Die ID des Datensatzes.',
   'prop.post.global_id': 'Eine weltweit eindeutige ID: Host und Pfad der Website, gefolgt von ?id=<ID>.',
-  'prop.post.global_id_lineage': 'Die Herkunft des Datensatzes: seine global_id, gefolgt von den IDs, aus denen er importiert wurde.',
+  'prop.post.global_id_lineage':
+    'Die Herkunft des Datensatzes: seine global_id, gefolgt von den IDs, aus denen er importiert wurde.',
   'prop.post.author': 'Die Benutzer-ID des Autors als Zeichenkette ("0", wenn es keinen gibt).',
   'prop.post.status': 'Der Beitragsstatus.',
   'prop.post.date': 'Das Veröffentlichungsdatum in der Zeitzone der Website (Y-m-d H:i:s).',
@@ -188,7 +194,8 @@ export const docDe: Record<DocKey, string> = {
   'prop.event.ticketed': 'Ob die Veranstaltung Tickets hat.',
   'prop.event.recurrence': 'Die RFC-5545-Wiederholungszeilen der Serie; leer bei Einzelveranstaltungen und Terminen.',
   'prop.event.recurring_event_id': 'Bei einem Termin: die ID seiner Serie.',
-  'prop.event.original_start_date': 'Bei einem Termin: sein Beginn laut Regel der Serie, in der Zeitzone der Veranstaltung.',
+  'prop.event.original_start_date':
+    'Bei einem Termin: sein Beginn laut Regel der Serie, in der Zeitzone der Veranstaltung.',
   'prop.event.categories': 'Die Kategorien der Veranstaltung.',
   'prop.event.tags': 'Die Schlagwörter der Veranstaltung.',
   'prop.event.venue': 'Der Veranstaltungsort; eine Liste, wenn es mehrere gibt, eine leere Liste, wenn es keinen gibt.',
@@ -218,6 +225,8 @@ export const docDe: Record<DocKey, string> = {
   'prop.organizer.email': 'Die E-Mail-Adresse.',
   'tag.changes': 'Was sich seit einem Cursor geändert hat, für inkrementelle Synchronisation.',
   'op.changes.list': 'Die Änderungen seit einem Cursor auflisten',
-  'resp.changes.200': 'Die Änderungen nach dem Cursor in Commit-Reihenfolge (ein Datensatz außerhalb der Sicht des Lesers gilt als gelöscht), der Cursor für die nächste Anfrage und ob sofort weitere folgen.',
-  'resp.changes.410': 'rest_changes_resync_required: Der Cursor ist unbekannt oder älter als die Aufbewahrungsfrist; die Listen vollständig neu lesen, dann den Änderungen ab data.next folgen.',
+  'resp.changes.200':
+    'Die Änderungen nach dem Cursor in Commit-Reihenfolge (ein Datensatz außerhalb der Sicht des Lesers gilt als gelöscht), der Cursor für die nächste Anfrage und ob sofort weitere folgen.',
+  'resp.changes.410':
+    'rest_changes_resync_required: Der Cursor ist unbekannt oder älter als die Aufbewahrungsfrist; die Listen vollständig neu lesen, dann den Änderungen ab data.next folgen.',
 };

@@ -12,7 +12,8 @@ export const docEn = {
     'their totals in the X-TEC-Total and X-TEC-TotalPages headers. Dates are read as Y-m-d H:i:s, ISO 8601, Unix timestamps ' +
     'or relative forms such as "tomorrow 9am", in the event time zone or else the site time zone.',
 
-  'security.applicationPassword': 'HTTP Basic authentication with a user login and one of its application passwords, as in WordPress.',
+  'security.applicationPassword':
+    'HTTP Basic authentication with a user login and one of its application passwords, as in WordPress.',
   'security.bearerToken': 'A bearer token issued to a user.',
 
   'tag.doc': 'This document.',
@@ -188,7 +189,8 @@ export const docEn = {
   'prop.event.ticketed': 'Whether the event has tickets.',
   'prop.event.recurrence': "The series' RFC 5545 recurrence lines; empty for a single event and for an occurrence.",
   'prop.event.recurring_event_id': 'For an occurrence: the ID of its series.',
-  'prop.event.original_start_date': "For an occurrence: its start as the series' rule gave it, in the event's time zone.",
+  'prop.event.original_start_date':
+    "For an occurrence: its start as the series' rule gave it, in the event's time zone.",
   'prop.event.categories': 'The event categories.',
   'prop.event.tags': 'The event tags.',
   'prop.event.venue': 'The venue; a list when there are several, an empty list when there is none.',
@@ -218,8 +220,10 @@ export const docEn = {
   'prop.organizer.email': 'The email address.',
   'tag.changes': 'What changed since a cursor, for incremental sync.',
   'op.changes.list': 'List the changes since a cursor',
-  'resp.changes.200': 'The changes after the cursor in commit order (a record out of the reader’s view is deleted), the cursor to ask with next, and whether more follow at once.',
-  'resp.changes.410': 'rest_changes_resync_required: the cursor is unknown or older than the retention; read the lists in full, then follow the changes from data.next.',
+  'resp.changes.200':
+    'The changes after the cursor in commit order (a record out of the reader’s view is deleted), the cursor to ask with next, and whether more follow at once.',
+  'resp.changes.410':
+    'rest_changes_resync_required: the cursor is unknown or older than the retention; read the lists in full, then follow the changes from data.next.',
 } as const;
 
 export type DocKey = keyof typeof docEn;

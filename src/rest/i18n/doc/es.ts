@@ -12,7 +12,8 @@ export const docEs: Record<DocKey, string> = {
     'leen como Y-m-d H:i:s, ISO 8601, marcas de tiempo Unix o formas relativas como "tomorrow 9am", en la zona horaria del ' +
     'evento o, si no, en la del sitio.',
 
-  'security.applicationPassword': 'Autenticación HTTP Basic con el nombre de usuario y una de sus contraseñas de aplicación, como en WordPress.',
+  'security.applicationPassword':
+    'Autenticación HTTP Basic con el nombre de usuario y una de sus contraseñas de aplicación, como en WordPress.',
   'security.bearerToken': 'Un token Bearer emitido para un usuario.',
 
   'tag.doc': 'Este documento.',
@@ -55,7 +56,8 @@ export const docEs: Record<DocKey, string> = {
   'op.read': 'Obtener un registro',
   'op.update': 'Modificar un registro',
   'op.delete': 'Eliminar un registro',
-  'op.update.methods': 'Además de POST se aceptan PUT y PATCH. Los campos que no se envían conservan sus valores guardados.',
+  'op.update.methods':
+    'Además de POST se aceptan PUT y PATCH. Los campos que no se envían conservan sus valores guardados.',
   'op.delete.force': 'Mueve el registro a la papelera; force=true lo elimina definitivamente.',
 
   'resp.doc.200': 'Este documento OpenAPI.',
@@ -121,7 +123,8 @@ export const docEs: Record<DocKey, string> = {
 
   'prop.cost.currency_symbol': 'El símbolo de la moneda.',
   'prop.cost.currency_code': 'El código de moneda ISO 4217, si se conoce.',
-  'prop.cost.currency_position': 'Dónde va el símbolo de la moneda: prefix (delante), postfix (detrás), o vacío si se desconoce.',
+  'prop.cost.currency_position':
+    'Dónde va el símbolo de la moneda: prefix (delante), postfix (detrás), o vacío si se desconoce.',
   'prop.cost.values': 'Los valores numéricos del precio, como cadenas numéricas, en orden ascendente.',
 
   'prop.date.year': 'El año, con cuatro cifras.',
@@ -150,7 +153,8 @@ export const docEs: Record<DocKey, string> = {
 
   'prop.post.id': 'El ID del registro.',
   'prop.post.global_id': 'Un ID único en todo el mundo: el host y la ruta del sitio seguidos de ?id=<ID>.',
-  'prop.post.global_id_lineage': 'De dónde viene el registro: su global_id seguido de los IDs desde los que se importó.',
+  'prop.post.global_id_lineage':
+    'De dónde viene el registro: su global_id seguido de los IDs desde los que se importó.',
   'prop.post.author': 'El ID de usuario del autor, como cadena ("0" si no lo hay).',
   'prop.post.status': 'El estado de publicación.',
   'prop.post.date': 'La fecha de publicación en la zona horaria del sitio (Y-m-d H:i:s).',
@@ -186,9 +190,11 @@ export const docEs: Record<DocKey, string> = {
   'prop.event.sticky': 'Si el evento queda fijado al principio de las listas.',
   'prop.event.featured': 'Si el evento está destacado.',
   'prop.event.ticketed': 'Si el evento tiene entradas.',
-  'prop.event.recurrence': 'Las líneas de repetición RFC 5545 de la serie; vacío para un evento único y para una ocurrencia.',
+  'prop.event.recurrence':
+    'Las líneas de repetición RFC 5545 de la serie; vacío para un evento único y para una ocurrencia.',
   'prop.event.recurring_event_id': 'Para una ocurrencia: el ID de su serie.',
-  'prop.event.original_start_date': 'Para una ocurrencia: su inicio según la regla de la serie, en la zona horaria del evento.',
+  'prop.event.original_start_date':
+    'Para una ocurrencia: su inicio según la regla de la serie, en la zona horaria del evento.',
   'prop.event.categories': 'Las categorías del evento.',
   'prop.event.tags': 'Las etiquetas del evento.',
   'prop.event.venue': 'El lugar; una lista si hay varios, una lista vacía si no hay ninguno.',
@@ -218,6 +224,8 @@ export const docEs: Record<DocKey, string> = {
   'prop.organizer.email': 'La dirección de correo electrónico.',
   'tag.changes': 'Lo que cambió desde un cursor, para la sincronización incremental.',
   'op.changes.list': 'Listar los cambios desde un cursor',
-  'resp.changes.200': 'Los cambios tras el cursor en orden de confirmación (un registro fuera de la vista del lector figura como borrado), el cursor para la próxima petición y si siguen más de inmediato.',
-  'resp.changes.410': 'rest_changes_resync_required: el cursor es desconocido o más antiguo que la retención; volver a leer las listas completas y seguir los cambios desde data.next.',
+  'resp.changes.200':
+    'Los cambios tras el cursor en orden de confirmación (un registro fuera de la vista del lector figura como borrado), el cursor para la próxima petición y si siguen más de inmediato.',
+  'resp.changes.410':
+    'rest_changes_resync_required: el cursor es desconocido o más antiguo que la retención; volver a leer las listas completas y seguir los cambios desde data.next.',
 };

@@ -12,7 +12,8 @@ export const docFr: Record<DocKey, string> = {
     'dates sont lues au format Y-m-d H:i:s, ISO 8601, en horodatage Unix ou sous des formes relatives comme "tomorrow 9am", ' +
     "dans le fuseau horaire de l'événement, sinon dans celui du site.",
 
-  'security.applicationPassword': "Authentification HTTP Basic avec l'identifiant d'un utilisateur et l'un de ses mots de passe d'application, comme dans WordPress.",
+  'security.applicationPassword':
+    "Authentification HTTP Basic avec l'identifiant d'un utilisateur et l'un de ses mots de passe d'application, comme dans WordPress.",
   'security.bearerToken': 'Un jeton Bearer délivré à un utilisateur.',
 
   'tag.doc': 'Ce document.',
@@ -55,7 +56,8 @@ export const docFr: Record<DocKey, string> = {
   'op.read': 'Obtenir un enregistrement',
   'op.update': 'Modifier un enregistrement',
   'op.delete': 'Supprimer un enregistrement',
-  'op.update.methods': 'PUT et PATCH sont acceptés aussi bien que POST. Les champs non envoyés gardent leurs valeurs enregistrées.',
+  'op.update.methods':
+    'PUT et PATCH sont acceptés aussi bien que POST. Les champs non envoyés gardent leurs valeurs enregistrées.',
   'op.delete.force': "Met l'enregistrement à la corbeille ; force=true le supprime définitivement.",
 
   'resp.doc.200': 'Ce document OpenAPI.',
@@ -77,9 +79,11 @@ export const docFr: Record<DocKey, string> = {
   'header.total': "Le nombre d'enregistrements correspondants.",
   'header.totalPages': 'Le nombre de pages.',
   'resp.feed.200': "L'objet iCalendar (RFC 5545).",
-  'resp.feed.304': "Non modifié : l'ETag envoyé dans If-None-Match, ou la date dans If-Modified-Since, est toujours à jour.",
+  'resp.feed.304':
+    "Non modifié : l'ETag envoyé dans If-None-Match, ou la date dans If-Modified-Since, est toujours à jour.",
   'header.etag': 'Change dès que quelque chose change dans le calendrier.',
-  'header.lastModified': "Date de la dernière modification d'un événement du calendrier, de son lieu ou de son organisateur.",
+  'header.lastModified':
+    "Date de la dernière modification d'un événement du calendrier, de son lieu ou de son organisateur.",
 
   'envelope.list': 'Les enregistrements de cette page.',
   'envelope.rest_url': "L'URL REST de cette page.",
@@ -121,7 +125,8 @@ export const docFr: Record<DocKey, string> = {
 
   'prop.cost.currency_symbol': 'Le symbole de la devise.',
   'prop.cost.currency_code': 'Le code de devise ISO 4217, s’il est connu.',
-  'prop.cost.currency_position': 'La place du symbole de la devise : prefix (avant), postfix (après), ou vide si elle est inconnue.',
+  'prop.cost.currency_position':
+    'La place du symbole de la devise : prefix (avant), postfix (après), ou vide si elle est inconnue.',
   'prop.cost.values': 'Les valeurs numériques du prix, en chaînes numériques, par ordre croissant.',
 
   'prop.date.year': "L'année, sur quatre chiffres.",
@@ -134,7 +139,8 @@ export const docFr: Record<DocKey, string> = {
   'prop.term.id': "L'identifiant du terme.",
   'prop.term.name': 'Le nom du terme.',
   'prop.term.slug': 'Le slug du terme.',
-  'prop.term.taxonomy': "La taxonomie : tribe_events_cat pour les catégories d'événements, post_tag pour les étiquettes.",
+  'prop.term.taxonomy':
+    "La taxonomie : tribe_events_cat pour les catégories d'événements, post_tag pour les étiquettes.",
   'prop.term.description': 'La description du terme.',
   'prop.term.parent': "L'identifiant du terme parent, 0 s'il n'y en a pas (catégories seulement).",
   'prop.term.count': "Le nombre d'événements portant ce terme.",
@@ -150,7 +156,8 @@ export const docFr: Record<DocKey, string> = {
 
   'prop.post.id': "L'identifiant de l'enregistrement.",
   'prop.post.global_id': "Un identifiant unique au monde : l'hôte et le chemin du site suivis de ?id=<ID>.",
-  'prop.post.global_id_lineage': "L'origine de l'enregistrement : son global_id suivi des identifiants dont il a été importé.",
+  'prop.post.global_id_lineage':
+    "L'origine de l'enregistrement : son global_id suivi des identifiants dont il a été importé.",
   'prop.post.author': "L'identifiant utilisateur de l'auteur, en chaîne (\"0\" s'il n'y en a pas).",
   'prop.post.status': 'Le statut de publication.',
   'prop.post.date': 'La date de publication dans le fuseau horaire du site (Y-m-d H:i:s).',
@@ -186,9 +193,11 @@ export const docFr: Record<DocKey, string> = {
   'prop.event.sticky': "Si l'événement est épinglé en tête des listes.",
   'prop.event.featured': "Si l'événement est mis en avant.",
   'prop.event.ticketed': "Si l'événement a des billets.",
-  'prop.event.recurrence': 'Les lignes de répétition RFC 5545 de la série ; vide pour un événement seul et pour une occurrence.',
+  'prop.event.recurrence':
+    'Les lignes de répétition RFC 5545 de la série ; vide pour un événement seul et pour une occurrence.',
   'prop.event.recurring_event_id': "Pour une occurrence : l'ID de sa série.",
-  'prop.event.original_start_date': "Pour une occurrence : son début selon la règle de la série, dans le fuseau de l'événement.",
+  'prop.event.original_start_date':
+    "Pour une occurrence : son début selon la règle de la série, dans le fuseau de l'événement.",
   'prop.event.categories': "Les catégories de l'événement.",
   'prop.event.tags': "Les étiquettes de l'événement.",
   'prop.event.venue': "Le lieu ; une liste s'il y en a plusieurs, une liste vide s'il n'y en a pas.",
@@ -218,6 +227,8 @@ export const docFr: Record<DocKey, string> = {
   'prop.organizer.email': "L'adresse e-mail.",
   'tag.changes': 'Ce qui a changé depuis un curseur, pour la synchronisation incrémentale.',
   'op.changes.list': 'Lister les changements depuis un curseur',
-  'resp.changes.200': "Les changements après le curseur dans l'ordre des validations (un enregistrement hors de la vue du lecteur est supprimé), le curseur de la prochaine demande et s'il en suit d'autres tout de suite.",
-  'resp.changes.410': 'rest_changes_resync_required : le curseur est inconnu ou plus ancien que la rétention ; relire les listes en entier, puis suivre les changements depuis data.next.',
+  'resp.changes.200':
+    "Les changements après le curseur dans l'ordre des validations (un enregistrement hors de la vue du lecteur est supprimé), le curseur de la prochaine demande et s'il en suit d'autres tout de suite.",
+  'resp.changes.410':
+    'rest_changes_resync_required : le curseur est inconnu ou plus ancien que la rétention ; relire les listes en entier, puis suivre les changements depuis data.next.',
 };
