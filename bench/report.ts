@@ -280,7 +280,7 @@ export function machineLine(machine: Machine): string {
   return `${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB.toFixed(1)} GiB RAM, ${machine.os}, Node ${machine.node}`;
 }
 
-/** The tables (targets, then one per data size), without a title: results.md and README quote this. */
+/** The tables (targets, then one per data size), without a title: results.md and docs/performance.md quote this. */
 export function resultTables(results: Results): string {
   const lines: string[] = [];
   const { settings } = results;

@@ -10,7 +10,7 @@
  * there is none); then load each scenario with autocannon over loopback at each concurrency (warm-up, then measured),
  * sampling the server's resident memory from /proc; then the floor and the static floor (bench/static-floor.ts, the
  * service's list bytes from memory) the same way. Every scenario is reported as a ratio to both floors. Results:
- * bench/results.json and bench/results.md, and the README's Performance section (between its bench markers). A
+ * bench/results.json and bench/results.md, and docs/performance.md's latest run (between its bench markers). A
  * scenario with an unexpected status (or one that cannot run) fails the benchmark: exit status 1 once all is written.
  *
  * Settings (environment):
@@ -20,7 +20,7 @@
  *   BENCH_DRAIN        seconds a server may take to finish what a run cut off before it is restarted, default 2
  *   BENCH_CONCURRENCY  connections, default 1,32
  *   BENCH_SCENARIOS    scenario IDs to run and -IDs to leave out (comma-separated), default all
- *   BENCH_OUT          folder for results.json/.md, default bench/ (another folder leaves the README alone)
+ *   BENCH_OUT          folder for results.json/.md, default bench/ (another folder leaves docs/performance.md alone)
  *   BENCH_KEEP=1       keep the generated databases (their folder is printed)
  *   BENCH_WAIT_QUIET   wait up to this many seconds for other processes to leave the CPUs idle first, default 0
  */
@@ -471,16 +471,16 @@ function keptHistory(file: string): string {
   return at < 0 ? '' : previous.slice(at);
 }
 
-/** Replaces the README's text between its bench markers with the latest tables (when it has the markers). */
-function updateReadme(results: Results) {
-  const file = join(PROJECT_ROOT, 'README.md');
-  const readme = readFileSync(file, 'utf8');
+/** Replaces docs/performance.md's text between its bench markers with the latest tables (when it has the markers). */
+function updatePerformancePage(results: Results) {
+  const file = join(PROJECT_ROOT, 'docs', 'performance.md');
+  const page = readFileSync(file, 'utf8');
   const start = '<!-- bench results: written by npm run bench (bench/run.ts) -->';
   const end = '<!-- end of bench results -->';
-  const from = readme.indexOf(start);
-  const to = readme.indexOf(end);
+  const from = page.indexOf(start);
+  const to = page.indexOf(end);
   if (from < 0 || to < from) return false;
-  writeFileSync(file, `${readme.slice(0, from + start.length)}\n${resultTables(results)}\n${readme.slice(to)}`);
+  writeFileSync(file, `${page.slice(0, from + start.length)}\n${resultTables(results)}\n${page.slice(to)}`);
   return true;
 }
 
@@ -522,9 +522,9 @@ async function main() {
   mkdirSync(outDir, { recursive: true });
   writeFileSync(join(outDir, 'results.json'), `${JSON.stringify(all, null, 2)}\n`);
   writeFileSync(join(outDir, 'results.md'), resultsMarkdown(all) + keptHistory(join(outDir, 'results.md')));
-  const readme = defaultOut && updateReadme(all);
+  const pageWritten = defaultOut && updatePerformancePage(all);
   log(
-    `\nWrote ${join(outDir, 'results.md')} and results.json${readme ? ', and the README tables' : ''} (${Math.round(all.totalSeconds)} s).`,
+    `\nWrote ${join(outDir, 'results.md')} and results.json${pageWritten ? ', and the tables of docs/performance.md' : ''} (${Math.round(all.totalSeconds)} s).`,
   );
   const failed = results.flatMap((size) =>
     size.failed.map(
