@@ -1,5 +1,5 @@
 /**
- * The measured comparison behind the choice of rrule for RFC 5545 expansion (README, Recurring events):
+ * The measured comparison behind the choice of rrule for RFC 5545 expansion (docs/recurring-events.md):
  * `npx tsx scripts/compare-recurrence-libraries.ts` (ical.js is a dev dependency, rrule a dependency).
  *
  * Both libraries expand in floating (wall-clock) time; luxon turns each local start into an instant in the zone.

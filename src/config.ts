@@ -27,22 +27,22 @@ export interface Config {
   signInLimits: SignInLimits;
   /** TRUST_PROXY: the client address is the last one in X-Forwarded-For (added by a proxy in front) instead of the socket's. */
   trustProxy: boolean;
-  /** CORS_ORIGINS: the origins whose pages may read REST and GraphQL answers (`any`, or a list; README "CORS"). */
+  /** CORS_ORIGINS: the origins whose pages may read REST and GraphQL answers (`any`, or a list; docs/limits-and-security.md). */
   corsOrigins: CorsOrigins;
   /** RESPONSE_CACHE_MB (0: off) and RESPONSE_CACHE_TTL_MS: anonymous reads answered from memory (src/cache). */
   responseCache: { maxBytes: number; ttlMs: number };
-  /** How a process learns that the data changed in another process (README "What keeps reads fast"; src/db/data-version-watch.ts). */
+  /** How a process learns that the data changed in another process (docs/performance.md; src/db/data-version-watch.ts). */
   dataVersion: {
     /** DATA_VERSION_POLL_MS: PostgreSQL, while no LISTEN connection is up, the version is read this often. */
     pollMs: number;
     /** DATA_VERSION_LISTEN_URL: PostgreSQL, a direct connection for LISTEN when DATABASE_URL goes through a pooler. */
     listenUrl: string | undefined;
   };
-  /** Images given by URL are fetched and checked (README "Images"; src/images). */
+  /** Images given by URL are fetched and checked (docs/stored-content.md, "Images given by URL"; src/images). */
   imageFetch: ImageFetchConfig;
-  /** Webhook deliveries (README "Webhooks"; src/webhooks). */
+  /** Webhook deliveries (docs/sync-and-webhooks.md, "Webhooks"; src/webhooks). */
   webhooks: WebhookConfig;
-  /** The change log behind `changes` and `changed` (README "Incremental sync"; src/db/change-log.ts). */
+  /** The change log behind `changes` and `changed` (docs/sync-and-webhooks.md; src/db/change-log.ts). */
   changes: {
     /** CHANGES_RETENTION_DAYS: changes (and so deletions) are kept this long; older cursors answer 410. */
     retentionDays: number;
@@ -59,7 +59,7 @@ export interface Config {
   };
   /** RECURRENCE_HORIZON_DAYS: how far ahead of now a series' occurrences always exist (lists reaching further add more). */
   recurrenceHorizonDays: number;
-  /** Persisted operations on /graphql (README "Persisted operations"; src/limits/persisted-operations.ts). */
+  /** Persisted operations on /graphql (docs/graphql.md, "Persisted operations"; src/limits/persisted-operations.ts). */
   persistedOperations: {
     /** GRAPHQL_PERSISTED_ONLY: `true` runs registered operations only, sent by hash; any other document is refused. */
     only: boolean;
@@ -70,7 +70,7 @@ export interface Config {
   };
 }
 
-/** What one request may ask of the service (README "Limits"). */
+/** What one request may ask of the service (docs/limits-and-security.md). */
 export interface Limits {
   /** MAX_BODY_BYTES: largest request body, REST and GraphQL (413 beyond). */
   maxBodyBytes: number;
@@ -94,7 +94,7 @@ export interface Limits {
     maxDocumentBytes: number;
     /** GRAPHQL_DOCUMENT_CACHE_KB: memory for parsed documents (and their validation) kept for reuse, in bytes. */
     documentCacheBytes: number;
-    /** GRAPHQL_MAX_COST: the estimated cost, about the fields an answer can hold (src/limits/cost.ts, README "Limits"). */
+    /** GRAPHQL_MAX_COST: the estimated cost, about the fields an answer can hold (src/limits/cost.ts, docs/limits-and-security.md). */
     maxCost: number;
     /** GRAPHQL_MAX_RESPONSE_FIELDS: fields an answer may grow to while it is built (counted at each list). */
     maxResponseFields: number;

@@ -66,7 +66,7 @@ describe('CALENDAR_ADMIN_PASSWORD', () => {
     try {
       expect(first.lines).toEqual([]);
       expect(await viewerLogin(first.server, ADMIN)).toBe('admin');
-      // Rotation as the README describes it: a new password, then the old one revoked.
+      // Rotation as docs/authentication.md describes it: a new password, then the old one revoked.
       const created = await graphql(
         first.server,
         'mutation { p: createApplicationPassword(name: "rotated") { secret } }',

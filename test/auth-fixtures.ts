@@ -5,7 +5,7 @@ import { ADMIN_AUTHORIZATION, basicAuthorization, type TestServer } from './supp
 
 // What the permission matrix tests share: the people (one user per role, plus "other", whose records are everyone's
 // "others' record"), the records they own, and the expected outcome of each cell, derived from ROLE_CAPABILITIES (the
-// one role table the code and the README use) by WordPress's meta-capability rules. The tests assert concrete HTTP
+// one role table the code and docs/authentication.md use) by WordPress's meta-capability rules. The tests assert concrete HTTP
 // statuses and codes for each cell; the rules below only say which cells are allowed.
 
 export const ROLES = Object.keys(ROLE_CAPABILITIES) as Role[];

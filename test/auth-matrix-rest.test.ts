@@ -39,7 +39,7 @@ beforeAll(async () => {
 });
 afterAll(() => images?.close());
 
-// The permission matrix over the REST API (rest-contract §5, §8): every viewer (anonymous and each role) × operation
+// The permission matrix over the REST API (docs/rest-compatibility.md, docs/authentication.md): every viewer (anonymous and each role) × operation
 // × own/others' record × status, for events, venues and organizers, plus categories and tags. Which cells are allowed
 // comes from the role table (auth-fixtures.ts); each cell asserts the concrete HTTP status and WordPress error code.
 // Events take every status; venues and organizers take the statuses of WRITE_STATUSES.rest here and the others in
@@ -94,7 +94,7 @@ function errorOutcome(response: RestResponse): string {
 }
 
 describe('the role table', () => {
-  it("is WordPress's default roles for posts (the README's table is this one)", () => {
+  it("is WordPress's default roles for posts (the table of docs/authentication.md is this one)", () => {
     const author = [
       'read',
       'edit_posts',

@@ -23,7 +23,7 @@ beforeAll(async () => {
 });
 afterAll(() => images?.close());
 
-// Password-protected events (rest-contract §5, reference decision 3): a single read without the right `password` is
+// Password-protected events (docs/rest-compatibility.md: protected records, decision 3): a single read without the right `password` is
 // REST 403 event-password-protected and GraphQL `isLocked` with the content fields blanked; with it, everything. Lists
 // show protected events with their content blanked unless the list's `password` matches. Whoever may edit the event
 // (editors and administrators, its author while the role may edit it) sees the content without a password. The
@@ -101,7 +101,7 @@ async function gql(viewer: ViewerName, query: string, variables: Record<string, 
   return result;
 }
 
-/** The REST event fields a locked event blanks, as they read when blanked (rest-contract §5). */
+/** The REST event fields a locked event blanks, as they read when blanked (docs/rest-compatibility.md). */
 const BLANKED_EVENT = {
   description: '',
   excerpt: '',

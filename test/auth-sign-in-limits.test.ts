@@ -4,7 +4,7 @@ import { unique } from './support/factories.js';
 import { call } from './support/rest.js';
 import { basicAuthorization, startServer, TEST_ADMIN_PASSWORD, type TestServer } from './support/server.js';
 
-// The limits on failed sign-ins (README "Limits on failed sign-ins"). A right issued secret (application password,
+// The limits on failed sign-ins (docs/authentication.md, "Limits on failed sign-ins"). A right issued secret (application password,
 // bearer token) is proven by one HMAC before any limit is looked at, and always signs in. Anything else (a wrong
 // secret, the chosen CALENDAR_ADMIN_PASSWORD) is checked only within the limits: per address, per address and login,
 // and, once a login has had too many failures from everywhere, one failure per address for it. Past them: 429 with

@@ -5,8 +5,8 @@ import { dayAt, restClient, type RestClient, type RestResponse } from './support
 import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
 
 // Issue 14, points 4–7: where the REST answers about venues and organizers differed from The Events Calendar.
-// - inline venue/organizer objects on event writes, and removing the links with TEC's empty values (rest-contract §4.1);
-// - duplicate avoidance (§4.3; TEC's Tribe__Duplicate__Post with the linked posts' duplicate fields);
+// - inline venue/organizer objects on event writes, and removing the links with TEC's empty values;
+// - duplicate avoidance (TEC's Tribe__Duplicate__Post with the linked posts' duplicate fields);
 // - search by words (§6.1 WordPress's `s`, §6.2);
 // - only_with_upcoming counting only the events the viewer may read (§6.2).
 

@@ -10,7 +10,7 @@ import { restClient } from './support/rest.js';
 import { assertSchema } from './support/schemas.js';
 import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
 
-// The limits of README "Limits": each is crossed here over HTTP and answers its documented error. GraphQL's limits
+// The limits of docs/limits-and-security.md: each is crossed here over HTTP and answers its documented error. GraphQL's limits
 // are crossed at their defaults (read from the configuration, not copied), the others on servers configured low.
 
 const DEFAULTS = loadConfig({}).limits;

@@ -16,7 +16,7 @@ import { createEvent, unique } from './support/factories.js';
 import { restClient } from './support/rest.js';
 import { startServer, type TestServer } from './support/server.js';
 
-// Persisted operations on /graphql (README "Persisted operations"): Apollo Client's own link stack against the test
+// Persisted operations on /graphql (docs/graphql.md): Apollo Client's own link stack against the test
 // server, every exchange recorded as it went over HTTP, and raw requests for what a client library would not send.
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

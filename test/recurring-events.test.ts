@@ -437,7 +437,7 @@ describe('REST: filters through the series', () => {
     ]);
     const category = await rest.get(`/categories/${series.categories[0].id}`);
     expect(category.status).toBe(200);
-    // The series master counts with its occurrences (README, Recurring events: term counts).
+    // The series master counts with its occurrences (docs/recurring-events.md, "Counts").
     expect(category.body.count).toBe(6);
   });
 });

@@ -23,8 +23,8 @@ beforeAll(async () => {
 });
 afterAll(() => images?.close());
 
-// The events routes of the REST API (rest-contract §1, §2.1, §3.1, §4.1, §4.2, §4.4, §5, §6.1, §8, §9), over HTTP
-// against a real server and database. Decisions of shared/reference/README.md are cited as "decision N".
+// The events routes of the REST API as The Events Calendar answers them (docs/rest-compatibility.md), over HTTP
+// against a real server and database. The decisions of docs/rest-compatibility.md are cited as "decision N".
 // Writes are made as the test administrator (test/support/rest.ts); reads are anonymous unless a test says otherwise.
 // The permission matrices (roles, 401/403) have their own files; here only what the events contract itself needs.
 

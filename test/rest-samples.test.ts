@@ -14,12 +14,12 @@ import {
 import { assertSchema, schemaErrors } from './support/schemas.js';
 import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
 
-// Our answers next to the original's (test/fixtures/tec-samples, a copy of shared/reference/samples: TEC 6.0.5 on a
-// UTC site at http://127.0.0.1:8080).
+// Our answers next to the original's (test/fixtures/tec-samples: TEC 6.0.5 on a UTC site at
+// http://127.0.0.1:8080).
 // The samples' data is rebuilt here: the same venues, organizers, categories, tags and events (titles, texts, costs,
 // flags, links), with dates at the same distance from "today" as in the samples, created in the samples' ID order.
 // Each events request of tec-samples/INDEX.md is then replayed and compared: status, key order, JSON types, formatting
-// and values. Where the reference README decides otherwise, the exception names its decision; other deliberate
+// and values. Where a decision of docs/rest-compatibility.md says otherwise, the exception names it; other deliberate
 // differences say why.
 
 const SITE = 'http://127.0.0.1:8080';
@@ -428,7 +428,7 @@ function compareHeaders(response: RestResponse, name: string) {
   expect(response.headers.get('link')).toBe(headers.link);
   for (const key of ['x-tec-total', 'x-tec-totalpages'])
     expect(response.headers.get(key), key).toBe(headers[key] ?? null);
-  // Decision 5: the X-TEC headers are exposed as well (and ETag, Allow, Retry-After: README "CORS").
+  // Decision 5: the X-TEC headers are exposed as well (and ETag, Allow, Retry-After: docs/limits-and-security.md, "CORS").
   const exposed = response.headers.get('access-control-expose-headers')!.split(', ');
   expect(exposed).toEqual(
     expect.arrayContaining([

@@ -3,7 +3,7 @@ import { sampleBody, sampleHeaders } from './support/rest.js';
 import { assertSchema } from './support/schemas.js';
 import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
 
-// REST /categories and /tags (rest-contract §2.4b, §3.2, §4.5, §6.3, §8), tested over HTTP against a real server.
+// REST /categories and /tags as The Events Calendar answers them (docs/rest-compatibility.md), tested over HTTP against a real server.
 
 let server: TestServer;
 const API = '/wp-json/calendar/events/v1';
@@ -46,7 +46,7 @@ async function rest(
 const get = (path: string) => rest('GET', path);
 
 /** Key orders of the original's responses (samples 18–21). Single reads there also carry core's `_links`, which TEC
- * removes (rest-contract §9); this service leaves them out. */
+ * removes from term responses; this service leaves them out. */
 const CATEGORY_KEYS = Object.keys(sampleBody('18-categories-list').categories[0]);
 const TAG_KEYS = Object.keys(sampleBody('20-tags-list').tags[0]);
 const ENVELOPE_KEYS = (key: string) => Object.keys(sampleBody(key === 'tags' ? '20-tags-list' : '18-categories-list'));

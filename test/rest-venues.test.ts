@@ -22,7 +22,7 @@ beforeAll(async () => {
 });
 afterAll(() => images?.close());
 
-// REST /venues (rest-contract §1, §2.2, §3.1, §4.3, §4.4, §5, §6.2, §8), over HTTP against a real server and database.
+// REST /venues as The Events Calendar answers them (docs/rest-compatibility.md), over HTTP against a real server and database.
 
 const SITE = 'http://calendar.test';
 const API_URL = `${SITE}/wp-json/calendar/events/v1`;

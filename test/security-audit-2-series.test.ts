@@ -298,7 +298,7 @@ describe('a list far ahead of the materialised occurrences (24.2)', () => {
     expect(changes.body.changes).toEqual([]);
   }, 180_000);
 
-  it('answers the GraphQL list and the feed the same way, and the README sync read up to 2100 with every occurrence', async () => {
+  it('answers the GraphQL list and the feed the same way, and the sync loop of docs/sync-and-webhooks.md read up to 2100 with every occurrence', async () => {
     const query = JSON.stringify({
       query: '{ events(filter: { startDate: "2050-01-01", endDate: "2050-01-31" }) { totalCount } }',
     });
@@ -325,7 +325,7 @@ describe('a list far ahead of the materialised occurrences (24.2)', () => {
 
     const sync = await settled(`${API}/events?start_date=2000-01-01&end_date=2100-12-31&per_page=50`);
     expect(sync.status).toBe(200);
-    // A series has at most 10,000 occurrences (README "Recurring events").
+    // A series has at most 10,000 occurrences (docs/recurring-events.md).
     expect(sync.headers.get('x-tec-total')).toBe(String(SERIES * 10_000));
     expect(await occurrenceRows()).toBe(SERIES * 10_000);
   }, 240_000);

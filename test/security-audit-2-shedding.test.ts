@@ -82,7 +82,7 @@ interface Read {
 /**
  * A GET over `agent`'s one kept-alive connection, as a browser or an API client keeps its own. (A connection opened
  * while a flood opens hundreds waits until Node has accepted those: one per turn of its busy event loop. That is the
- * kernel's and Node's queue, before the service sees any request; see the README, "Limits".)
+ * kernel's and Node's queue, before the service sees any request; see docs/limits-and-security.md.)
  */
 function get(agent: Agent, path: string, headers: Record<string, string>, timeoutMs: number): Promise<Read> {
   const started = performance.now();

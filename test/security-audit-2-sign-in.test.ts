@@ -156,7 +156,7 @@ describe('an attacker at one address (24.5)', () => {
     expect(slowest.health).toBeLessThan(RESPONSIVE_WITHIN_MS);
     expect(slowest.read).toBeLessThan(RESPONSIVE_WITHIN_MS);
     // The chosen password is not checked from the address that failed for it: right or wrong, the same 429, so the
-    // attacker learns nothing from a refused guess (README "Limits on failed sign-ins").
+    // attacker learns nothing from a refused guess (docs/authentication.md, "Limits on failed sign-ins").
     expect(await viewer(server, ADMIN, attacker)).toBe(429);
     expect(await viewer(server, basicAuthorization('admin', WRONG), attacker)).toBe(429);
   });

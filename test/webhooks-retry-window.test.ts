@@ -1,4 +1,4 @@
-// A delivery is retried for WEBHOOK_RETRY_FOR_MS from its own first attempt (README "Webhooks"), not from when it was
+// A delivery is retried for WEBHOOK_RETRY_FOR_MS from its own first attempt (docs/sync-and-webhooks.md), not from when it was
 // queued: the changes of a record that waited behind a failing delivery are still tried for the whole window once
 // their turn comes. A webhook no attempt to which succeeded for WEBHOOK_DISABLE_AFTER_MS is disabled.
 // Before: the window ran from the queuing, so a delivery that had waited behind one failing for the window was marked

@@ -1,4 +1,4 @@
-// Webhooks (README "Webhooks"): changes POSTed signed to a receiver on 127.0.0.1 (allowed by WEBHOOKS_ALLOW_PRIVATE=1),
+// Webhooks (docs/sync-and-webhooks.md): changes POSTed signed to a receiver on 127.0.0.1 (allowed by WEBHOOKS_ALLOW_PRIVATE=1),
 // retried until the receiver recovers, in order per record; the administrator-only GraphQL API; private URLs refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';

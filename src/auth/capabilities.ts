@@ -2,7 +2,7 @@ import type { Role } from '../db/generated/prisma/enums.js';
 
 /**
  * What each WordPress role may do, written once. Posts are events, venues and organizers; terms are categories
- * and tags. The README's role table is this table.
+ * and tags. The role table of docs/authentication.md is this table.
  */
 export const CAPABILITIES = {
   read: 'read published records',

@@ -2,7 +2,7 @@ import { clientKeyOf } from './client-address.js';
 
 /**
  * Limits on the slow check of a sign-in (scrypt, or a failure's decoys), which only what the fast check (one HMAC)
- * did not prove ever reaches, so a right issued secret is never refused (README "Limits on failed sign-ins").
+ * did not prove ever reaches, so a right issued secret is never refused (docs/authentication.md).
  * Failures are counted in fixed windows per client address, per address and login, and per login; a login with too
  * many failures from everywhere is "under attack", and an address that has failed for it even once gets no further
  * check for it until its own window ends.

@@ -1,7 +1,7 @@
 import { finishAnswer, Representation } from '../http/representation.js';
 import type { RequestHead } from '../http/request-head.js';
 
-/** RESPONSE_CACHE_MB / RESPONSE_CACHE_TTL_MS (README "Response cache"). */
+/** RESPONSE_CACHE_MB / RESPONSE_CACHE_TTL_MS (docs/performance.md, "The response cache"). */
 export interface ResponseCacheSettings {
   maxBytes: number;
   ttlMs: number;
@@ -27,7 +27,7 @@ const isRemembered = (name: string) => !PER_RESPONSE.has(name) && !name.startsWi
 /**
  * Answers repeated anonymous reads from memory. An answer is reused only while the database's data version
  * (src/db/data-version.ts) is the one it was computed at, so a write made by any process on the same database is
- * visible within the staleness bound of src/db/data-version-watch.ts (README "What keeps reads fast"); a hit costs no
+ * visible within the staleness bound of src/db/data-version-watch.ts (docs/performance.md); a hit costs no
  * statement. Answers also expire after `ttlMs`, because some depend on the clock (the events list starts today by
  * default). Only GETs without credentials are considered (a conditional one is answered 304 from a remembered
  * answer's ETag), and only 200 answers are kept; the least recently used go first beyond `maxBytes`. Every answer

@@ -9,7 +9,7 @@ export const DATA_VERSION_CHANNEL = 'data_version';
 
 /**
  * Knows the database's data version (src/db/data-version.ts) without a round trip to the database per question, and
- * learns of every change, in whichever process it was made, within a bound stated per engine in the README ("What keeps
+ * learns of every change, in whichever process it was made, within a bound stated per engine in docs/performance.md ("What keeps
  * reads fast", the response cache). The process's own writes are known at once.
  */
 export interface DataVersionWatch {

@@ -115,7 +115,7 @@ function fragmentCost(name: string, page: number | null, walk: Walk): number {
 
 /**
  * The estimated cost of running one operation of a validated document with its coerced variables: roughly the
- * number of fields its answer can hold (README "Limits").
+ * number of fields its answer can hold (docs/limits-and-security.md).
  */
 export function operationCost(
   schema: GraphQLSchema,

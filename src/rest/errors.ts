@@ -7,9 +7,9 @@ export const REST_ERRORS = {
   rest_forbidden: { status: 401, message: 'Sorry, you are not allowed to do that.' },
   // Unknown user and wrong password answer alike, so the answer does not tell which logins exist.
   incorrect_password: { status: 401, message: 'The credentials sent are not valid.' },
-  // Too many failed sign-ins from this address or for this login (README "Authentication"); with Retry-After.
+  // Too many failed sign-ins from this address or for this login (docs/authentication.md); with Retry-After.
   rest_too_many_requests: { status: 429, message: 'Too many failed sign-in attempts. Try again in %d seconds.' },
-  // Too many wrong passwords of protected records from this address (README "Limits on failed sign-ins").
+  // Too many wrong passwords of protected records from this address (docs/authentication.md).
   rest_too_many_password_attempts: {
     status: 429,
     message: 'Too many wrong passwords from this address. Try again in %d seconds.',
@@ -30,23 +30,23 @@ export const REST_ERRORS = {
   'organizer-is-in-trash': { status: 410, message: 'The organizer is already trashed' },
   term_exists: { status: 400, message: 'A term with the name provided already exists with this parent.' },
   rest_internal_error: { status: 500, message: 'The request could not be completed.' },
-  // The service's limits (README "Limits"); WordPress leaves these to PHP and the web server.
+  // The service's limits (docs/limits-and-security.md); WordPress leaves these to PHP and the web server.
   rest_request_too_large: { status: 413, message: 'The request body is larger than the limit of %d bytes.' },
   rest_request_timeout: { status: 503, message: 'The request took longer than %d ms and was stopped.' },
   rest_service_overloaded: { status: 503, message: 'The service is busy; try again shortly.' },
-  // One client past its share of a busy process (README "Limits"): the rest are served; with Retry-After.
+  // One client past its share of a busy process (docs/limits-and-security.md): the rest are served; with Retry-After.
   rest_client_over_share: {
     status: 429,
     message: 'This client is sending more than its share while the service is busy; try again shortly.',
   },
-  // CORS_ORIGINS does not list the page's origin (README "CORS"): the answer to its preflight.
+  // CORS_ORIGINS does not list the page's origin (docs/limits-and-security.md, "CORS"): the answer to its preflight.
   rest_cors_origin_not_allowed: { status: 403, message: 'Requests from the origin %s are not allowed.' },
   // A change cursor (GET /changes `since`) that is unknown here or older than the retention: read everything again.
   rest_changes_resync_required: {
     status: 410,
     message: 'The cursor is unknown or expired: read the lists in full again, then follow the changes from data.next.',
   },
-  // A window beyond the occurrences of recurring series that exist yet (README "Recurring events"); with Retry-After.
+  // A window beyond the occurrences of recurring series that exist yet (docs/recurring-events.md); with Retry-After.
   rest_occurrences_pending: {
     status: 503,
     message: 'The recurring series in this window are still being extended to it; try again in %d seconds.',

@@ -125,8 +125,8 @@ export async function rest(instance: Instance, method: string, route: string, bo
 }
 
 /**
- * How long after a write in one process another process may still answer from what it remembers (README "Response
- * cache"): never on SQLite; on PostgreSQL the delay of the change notification, taken generously on a loaded machine.
+ * How long after a write in one process another process may still answer from what it remembers (the staleness
+ * bound of docs/performance.md): never on SQLite; on PostgreSQL the delay of the change notification, taken generously on a loaded machine.
  */
 export const STALENESS_BOUND_MS = TEST_ENGINE === 'sqlite' ? 0 : 2000;
 

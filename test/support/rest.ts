@@ -5,7 +5,7 @@ import { DateTime } from 'luxon';
 import { ADMIN_AUTHORIZATION, type TestServer } from './server.js';
 
 // HTTP helpers for the REST contract tests: one call shape for query strings, JSON and form bodies, and the key
-// orders of The Events Calendar's records (rest-contract §2) to compare `Object.keys` with.
+// orders of The Events Calendar's records (docs/rest-compatibility.md) to compare `Object.keys` with.
 
 export const NAMESPACE = 'calendar/events/v1';
 
@@ -244,7 +244,7 @@ export function dayAt(days: number, time = '10:00:00', zone = 'utc'): string {
   return `${DateTime.now().setZone(zone).startOf('day').plus({ days }).toFormat('yyyy-MM-dd')} ${time}`;
 }
 
-/** The folder of the original's recorded responses (a copy of shared/reference/samples kept with the tests). */
+/** The folder of the original's recorded responses (TEC 6.0.5, kept with the tests). */
 export function samplesDir(): string {
   const dir = fileURLToPath(new URL('../fixtures/tec-samples/', import.meta.url));
   if (!existsSync(dir)) throw new Error(`reference samples not found at ${dir}`);

@@ -9,7 +9,7 @@
 //
 // Two kinds of work: the sync after an author's write (create, edit), whose changes of occurrences are changes of
 // the calendar and so logged; and the extension of a series further ahead (the horizon moving, a list reaching
-// further), which adds rows the rule already defined: a cache of the rule, so not logged (README "Recurring events").
+// further), which adds rows the rule already defined: a cache of the rule, so not logged (docs/recurring-events.md).
 import { DateTime } from 'luxon';
 import type { Config } from '../../config.js';
 import { postgresSchema, type Db, type DbTransaction } from '../../db/client.js';
@@ -111,7 +111,7 @@ function makePlan(master: Event, work: Work): Plan {
     key,
     starts,
     busyDays: new Set([...perDay].filter(([, n]) => n > 1).map(([day]) => day)),
-    // Past MAX_SERIES_OCCURRENCES rows, or the year 9999, a series grows no further (README, Recurring events).
+    // Past MAX_SERIES_OCCURRENCES rows, or the year 9999, a series grows no further (docs/recurring-events.md).
     complete: expansion.complete || expansion.starts.length >= MAX_SERIES_OCCURRENCES || atYearLimit,
   };
 }

@@ -95,7 +95,7 @@ export function linksInput(values: LinkedValue[], fields: Record<string, string>
       if (!Number.isInteger(n) || n <= 0 || n > MAX_INT) throw invalidParams({ [param]: 'Invalid parameter.' });
       return { id: n };
     }
-    // New records avoid duplicates, as TEC's linked-post endpoints do (rest-contract §4.1, §4.3).
+    // New records avoid duplicates, as TEC's linked-post endpoints do: an existing equal venue or organizer is reused.
     return { newUnlessDuplicate: linkedRecordInput(value, fields, param) };
   });
 }

@@ -61,7 +61,7 @@ export interface LinkedPostKind<R extends LinkedRecord> {
   fields: FieldMap;
   operations: LinkedOperations<R>;
   serialize(urls: RestUrls, record: R, options?: SerializeOptions): unknown;
-  /** The record as readers it is locked for see it: every protected key blanked (rest-contract §5). */
+  /** The record as readers it is locked for see it: every protected key blanked (docs/rest-compatibility.md). */
   serializeLocked(urls: RestUrls, record: R, options?: SerializeOptions): unknown;
 }
 

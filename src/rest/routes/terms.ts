@@ -32,7 +32,7 @@ import { FieldMap, idPathParam, pageParam, pageWindow, perPageParam, totalPages 
 
 // `/categories` and `/tags`: one implementation parametrised by taxonomy. Categories are hierarchical and take a
 // `parent`; tags do not. The envelope, paging and write semantics follow TEC's Term_Archive_Base / Term_Single_Base,
-// which wrap WordPress core's terms controller (rest-contract §2.4b, §3.2, §4.5, §6.3).
+// which wrap WordPress core's terms controller (docs/rest-compatibility.md).
 
 type Term = RestCategoryFragment | RestTagFragment;
 

@@ -140,7 +140,7 @@ export function eventToTec(urls: RestUrls, event: RestEventFragment, options: Se
 type TecEvent = ReturnType<typeof eventToTec>;
 
 /**
- * A password-protected event as lists show it to whoever lacks the password (decision 3, rest-contract §5): listed,
+ * A password-protected event as lists show it to whoever lacks the password (decision 3, docs/rest-compatibility.md): listed,
  * with the protected fields blanked the way TEC blanks them; title, dates, url, slug and status stay visible.
  */
 export function blankProtectedEvent(event: TecEvent) {

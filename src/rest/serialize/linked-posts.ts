@@ -98,7 +98,7 @@ export function organizerToTec(urls: RestUrls, organizer: RestOrganizerFragment,
   });
 }
 
-/** What TEC blanks each protected key of a venue to (rest-contract §5); `state` is not among them, as in TEC. */
+/** What TEC blanks each protected key of a venue to (docs/rest-compatibility.md); `state` is not among them, as in TEC. */
 const VENUE_BLANKS: Readonly<Record<string, unknown>> = {
   description: '',
   excerpt: '',
@@ -117,7 +117,7 @@ const VENUE_BLANKS: Readonly<Record<string, unknown>> = {
   show_map_link: null,
 };
 
-/** What TEC blanks each protected key of an organizer to (rest-contract §5). */
+/** What TEC blanks each protected key of an organizer to (docs/rest-compatibility.md). */
 const ORGANIZER_BLANKS: Readonly<Record<string, unknown>> = {
   description: '',
   excerpt: '',
@@ -128,7 +128,7 @@ const ORGANIZER_BLANKS: Readonly<Record<string, unknown>> = {
 };
 
 /**
- * A password-protected record as readers without the password see it (rest-contract §5). `shape` is the record as
+ * A password-protected record as readers without the password see it (docs/rest-compatibility.md). `shape` is the record as
  * the serializer emits it, `order` every key of its kind in TEC's emitted order: the result has the keys of `shape`
  * plus every protected key of `blanks`, blanked, all in that order. The name, slug, url, dates, status and `state`
  * keep their values.
