@@ -81,6 +81,15 @@ function documentedPackages(): string[] {
   return rows.flatMap((row) => [...row.split('|')[1]!.matchAll(/`([^`]+)`/g)].map((match) => match[1]!));
 }
 
+/** Environment variables the sources read: `env.NAME`, `env['NAME']`, or a reader's `(env, 'NAME'`. */
+function environmentVariablesRead(): string[] {
+  const pattern = /env\.([A-Z][A-Z0-9_]+)|env\[['"]([A-Z][A-Z0-9_]+)|\(env, '([A-Z][A-Z0-9_]+)'/g;
+  const names = filesUnder(join(ROOT, 'src'))
+    .filter((file) => file.endsWith('.ts'))
+    .flatMap((file) => [...read(file).matchAll(pattern)].map((match) => match[1] ?? match[2] ?? match[3]!));
+  return [...new Set(names)].sort();
+}
+
 describe('the README and docs/', () => {
   it(`keeps the README to at most ${MAX_README_LINES} lines`, () => {
     expect(read(README).trimEnd().split('\n').length).toBeLessThanOrEqual(MAX_README_LINES);
@@ -108,6 +117,13 @@ describe('the README and docs/', () => {
       'listed twice',
     ).toEqual([]);
     expect([...documented].sort()).toEqual(installed);
+  });
+
+  it('describes in docs/configuration.md every environment variable the sources read', () => {
+    const page = read(join(DOCS, 'configuration.md'));
+    const variables = environmentVariablesRead();
+    expect(variables.length, 'the sources read variables this way').toBeGreaterThan(50);
+    expect(variables.filter((name) => !page.includes(`\`${name}\``))).toEqual([]);
   });
 
   it('cites no document that is not in the repository from src/, test/, bench/ or scripts/', () => {
