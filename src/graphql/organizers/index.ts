@@ -3,7 +3,18 @@ import { contentArgs, shownContent } from '../shared/content.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { MediaType } from '../media/index.js';
-import { checkLinkedPostInput, defineLinkedPostApi, type LinkedPostModel } from '../shared/linked-post-api.js';
+import {
+  checkLinkedPostInput,
+  createLinkedPostField,
+  deleteLinkedPostField,
+  type LinkedPostModel,
+  linkedPostByIdField,
+  linkedPostBySlugField,
+  linkedPostListField,
+  matchingLinkedPostField,
+  registerLinkedPostNode,
+  updateLinkedPostField,
+} from '../shared/linked-post-api.js';
 import { databaseIdField, globalIdField, NodeInterface } from '../shared/node.js';
 import { SEARCH_WORDS } from '../shared/search.js';
 import { POST_INPUT_DESCRIPTIONS, PostStatusEnum, postFieldDescriptions } from '../shared/posts.js';
@@ -102,8 +113,8 @@ export const organizerModel: LinkedPostModel<OrganizerFields> = {
   typename: 'Organizer',
   type: OrganizerType,
   input: OrganizerInput,
-  single: 'organizer',
-  plural: 'organizers',
+  noun: 'organizer',
+  pluralNoun: 'organizers',
   delegate: (db) => db.organizer as never,
   unlinkEvents: (db, id) => db.eventOrganizer.deleteMany({ where: { organizerId: id } }) as never,
   searchFields: { open: ['name'], withheld: ['description', 'excerpt', 'phone', 'email', 'website'] },
@@ -116,7 +127,20 @@ export const organizerModel: LinkedPostModel<OrganizerFields> = {
   },
 };
 
-defineLinkedPostApi(organizerModel);
+registerLinkedPostNode(organizerModel);
+
+builder.queryFields((t) => ({
+  organizer: linkedPostByIdField(t, organizerModel),
+  organizerBySlug: linkedPostBySlugField(t, organizerModel),
+  organizers: linkedPostListField(t, organizerModel),
+  matchingOrganizer: matchingLinkedPostField(t, organizerModel),
+}));
+
+builder.mutationFields((t) => ({
+  createOrganizer: createLinkedPostField(t, organizerModel),
+  updateOrganizer: updateLinkedPostField(t, organizerModel),
+  deleteOrganizer: deleteLinkedPostField(t, organizerModel),
+}));
 
 /** Checks an organizer input (reads only) and returns the columns to write, less slug and image. */
 export const checkOrganizerInput = (ctx: Context, input: OrganizerFields, creating: boolean, prefix = '') =>

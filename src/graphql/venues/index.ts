@@ -3,7 +3,18 @@ import { contentArgs, shownContent } from '../shared/content.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { MediaType } from '../media/index.js';
-import { checkLinkedPostInput, defineLinkedPostApi, type LinkedPostModel } from '../shared/linked-post-api.js';
+import {
+  checkLinkedPostInput,
+  createLinkedPostField,
+  deleteLinkedPostField,
+  type LinkedPostModel,
+  linkedPostByIdField,
+  linkedPostBySlugField,
+  linkedPostListField,
+  matchingLinkedPostField,
+  registerLinkedPostNode,
+  updateLinkedPostField,
+} from '../shared/linked-post-api.js';
 import { databaseIdField, globalIdField, NodeInterface } from '../shared/node.js';
 import { SEARCH_WORDS } from '../shared/search.js';
 import { POST_INPUT_DESCRIPTIONS, PostStatusEnum, postFieldDescriptions } from '../shared/posts.js';
@@ -158,8 +169,8 @@ export const venueModel: LinkedPostModel<VenueFields> = {
   typename: 'Venue',
   type: VenueType,
   input: VenueInput,
-  single: 'venue',
-  plural: 'venues',
+  noun: 'venue',
+  pluralNoun: 'venues',
   delegate: (db) => db.venue as never,
   unlinkEvents: (db, id) => db.eventVenue.deleteMany({ where: { venueId: id } }),
   // `state` stays shown on a locked venue (as in the original's REST shape); the rest is withheld.
@@ -188,7 +199,20 @@ export const venueModel: LinkedPostModel<VenueFields> = {
   },
 };
 
-defineLinkedPostApi(venueModel);
+registerLinkedPostNode(venueModel);
+
+builder.queryFields((t) => ({
+  venue: linkedPostByIdField(t, venueModel),
+  venueBySlug: linkedPostBySlugField(t, venueModel),
+  venues: linkedPostListField(t, venueModel),
+  matchingVenue: matchingLinkedPostField(t, venueModel),
+}));
+
+builder.mutationFields((t) => ({
+  createVenue: createLinkedPostField(t, venueModel),
+  updateVenue: updateLinkedPostField(t, venueModel),
+  deleteVenue: deleteLinkedPostField(t, venueModel),
+}));
 
 /** Checks a venue input (reads only) and returns the columns to write, less slug and image. */
 export const checkVenueInput = (ctx: Context, input: VenueFields, creating: boolean, prefix = '') =>
