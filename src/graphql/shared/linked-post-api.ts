@@ -2,7 +2,7 @@ import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { Db, DbTransaction } from '../../db/client.js';
 import { lockForWriting } from '../../db/data-version.js';
 import { assertReadable, offerPassword, unlockedWhere } from '../access.js';
-import { builder } from '../builder.js';
+import type { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { FieldErrors, NotFoundError } from '../errors.js';
 import { fetchNewImages, imageIdForWrite, readImageInput, type ImageRef } from '../media/index.js';
@@ -211,11 +211,7 @@ async function readLinkedPostById(model: AnyLinkedPostModel, ctx: Context, query
 }
 
 /** The record a write addresses. Callers who may not write records are refused before they learn whether it exists. */
-async function existingLinkedPost(
-  model: AnyLinkedPostModel,
-  ctx: Context,
-  id: number,
-): Promise<LinkedPostRow> {
+async function existingLinkedPost(model: AnyLinkedPostModel, ctx: Context, id: number): Promise<LinkedPostRow> {
   const record = await model.delegate(ctx.db).findUnique({ where: { id } });
   if (!record) {
     authorizeMissing(ctx);
