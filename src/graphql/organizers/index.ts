@@ -13,7 +13,7 @@ import {
   registerLinkedPostNode,
   updateLinkedPostField,
 } from '../shared/linked-post-api.js';
-import { linkedPostInputFields, linkedPostObjectFields } from '../shared/linked-post-type.js';
+import { linkedPostInputFields, linkedPostObjectFields } from '../shared/post-fields.js';
 import { NodeInterface } from '../shared/node.js';
 import { SEARCH_WORDS } from '../shared/search.js';
 import { checkEmail } from '../shared/validate.js';
@@ -22,7 +22,7 @@ export const OrganizerType = builder.prismaObject('Organizer', {
   description: 'Who runs events.',
   interfaces: [NodeInterface],
   fields: (t) => ({
-    ...linkedPostObjectFields(t, 'organizer'),
+    ...linkedPostObjectFields(t, 'Organizer'),
     email: t.string({
       description:
         'The contact e-mail address; empty when there is none or while the organizer is locked (`isLocked`).',

@@ -13,7 +13,7 @@ import {
   registerLinkedPostNode,
   updateLinkedPostField,
 } from '../shared/linked-post-api.js';
-import { linkedPostInputFields, linkedPostObjectFields } from '../shared/linked-post-type.js';
+import { linkedPostInputFields, linkedPostObjectFields } from '../shared/post-fields.js';
 import { NodeInterface } from '../shared/node.js';
 import { SEARCH_WORDS } from '../shared/search.js';
 import { checkLatitude, checkLongitude } from '../shared/validate.js';
@@ -24,7 +24,7 @@ export const VenueType = builder.prismaObject('Venue', {
   description: 'Where events happen.',
   interfaces: [NodeInterface],
   fields: (t) => ({
-    ...linkedPostObjectFields(t, 'venue'),
+    ...linkedPostObjectFields(t, 'Venue'),
     address: t.string({
       description: `The street address; ${LOCKED}.`,
       resolve: (venue, _args, ctx) => (isLocked(ctx, venue) ? '' : venue.address),

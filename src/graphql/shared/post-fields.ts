@@ -8,8 +8,8 @@ import { contentArgs, shownContent } from './content.js';
 import { databaseIdField, globalIdField } from './node.js';
 import { POST_INPUT_DESCRIPTIONS, PostStatusEnum, postFieldDescriptions } from './posts.js';
 
-// The GraphQL fields venues and organizers both have (the linked posts of linked-post-api.ts): each type module
-// spreads them into its object and input type and adds its own.
+// GraphQL fields that events, venues and organizers (WordPress posts all three) declare alike: each type module spreads
+// them into its object or input type and adds its own.
 
 type SchemaTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer Types> ? Types : never;
 type VenueModel = PrismaModelTypes & PrismaTypes['Venue'];
@@ -23,28 +23,22 @@ type InputFieldBuilder = PothosSchemaTypes.InputFieldBuilder<SchemaTypes, 'Input
 const IS_LOCKED_DESCRIPTION =
   'Whether the content is withheld: password-protected, and neither the password was given nor may the viewer edit it.';
 
-/** The output fields of a venue or organizer that are the same for both. */
-export function linkedPostObjectFields(t: object, noun: 'venue' | 'organizer') {
-  // `t` is the field builder of VenueType or OrganizerType. The two models have these columns and relations alike, so
-  // Venue's builder type describes both (Pothos has no type for either model's builder).
-  const fields = t as VenueFieldBuilder;
-  const typename = noun === 'venue' ? 'Venue' : 'Organizer';
-  const d = postFieldDescriptions(noun);
+type PostTypeName = 'Event' | 'Venue' | 'Organizer';
+
+/**
+ * `t` is the field builder of EventType, VenueType or OrganizerType. The three models have these columns and relations
+ * alike, so Venue's builder type describes each (Pothos gives no type for "any of these models' builders").
+ */
+const asPostFieldBuilder = (t: object) => t as VenueFieldBuilder;
+
+/** The output fields every post type has: IDs, slug, status, author, dates and the password lock. */
+export function postObjectFields(t: object, typename: PostTypeName) {
+  const fields = asPostFieldBuilder(t);
+  const d = postFieldDescriptions(typename.toLowerCase() as Lowercase<PostTypeName>);
   return {
     id: fields.globalID(globalIdField(typename)),
     databaseId: fields.exposeInt('id', databaseIdField(typename)),
-    name: fields.exposeString('name', { description: d.name }),
     slug: fields.exposeString('slug', { description: d.slug }),
-    description: fields.string({
-      description: d.description,
-      args: contentArgs,
-      resolve: (post, { format }, ctx) => (isLocked(ctx, post) ? '' : shownContent(post.description, format)),
-    }),
-    excerpt: fields.string({
-      description: d.excerpt,
-      args: contentArgs,
-      resolve: (post, { format }, ctx) => (isLocked(ctx, post) ? '' : shownContent(post.excerpt, format)),
-    }),
     status: fields.expose('status', { type: PostStatusEnum, description: d.status }),
     authorId: fields.exposeInt('authorId', { nullable: true, description: d.authorId }),
     author: fields.relation('author', { type: UserType, nullable: true, description: d.author }),
@@ -55,6 +49,35 @@ export function linkedPostObjectFields(t: object, noun: 'venue' | 'organizer') {
     }),
     modifiedAt: fields.expose('modifiedAt', { type: 'DateTime', description: d.modifiedAt }),
     modifiedLocal: fields.expose('modifiedLocal', { type: 'WallClock', description: d.modifiedLocal }),
+    hasPassword: fields.boolean({
+      description: d.hasPassword,
+      select: { password: true },
+      resolve: (post) => post.password !== '',
+    }),
+    isLocked: fields.boolean({
+      description: IS_LOCKED_DESCRIPTION,
+      resolve: (post, _args, ctx) => isLocked(ctx, post),
+    }),
+  };
+}
+
+/** The output fields of a venue or organizer: those of every post, and the name, content and contact they share. */
+export function linkedPostObjectFields(t: object, typename: 'Venue' | 'Organizer') {
+  const fields = asPostFieldBuilder(t);
+  const d = postFieldDescriptions(typename === 'Venue' ? 'venue' : 'organizer');
+  return {
+    ...postObjectFields(t, typename),
+    name: fields.exposeString('name', { description: d.name }),
+    description: fields.string({
+      description: d.description,
+      args: contentArgs,
+      resolve: (post, { format }, ctx) => (isLocked(ctx, post) ? '' : shownContent(post.description, format)),
+    }),
+    excerpt: fields.string({
+      description: d.excerpt,
+      args: contentArgs,
+      resolve: (post, { format }, ctx) => (isLocked(ctx, post) ? '' : shownContent(post.excerpt, format)),
+    }),
     phone: fields.string({
       description: d.phone,
       resolve: (post, _args, ctx) => (isLocked(ctx, post) ? '' : post.phone),
@@ -69,15 +92,6 @@ export function linkedPostObjectFields(t: object, noun: 'venue' | 'organizer') {
       description: d.image,
       select: { image: true },
       resolve: (post, _args, ctx) => (isLocked(ctx, post) ? null : post.image),
-    }),
-    hasPassword: fields.boolean({
-      description: d.hasPassword,
-      select: { password: true },
-      resolve: (post) => post.password !== '',
-    }),
-    isLocked: fields.boolean({
-      description: IS_LOCKED_DESCRIPTION,
-      resolve: (post, _args, ctx) => isLocked(ctx, post),
     }),
   };
 }
