@@ -3,10 +3,9 @@ import { isLocked } from '../access.js';
 import { builder } from '../builder.js';
 import { MediaType } from '../media/index.js';
 import { contentArgs, shownContent } from '../shared/content.js';
-import { databaseIdField, globalIdField, NodeInterface } from '../shared/node.js';
-import { PostStatusEnum } from '../shared/posts.js';
+import { NodeInterface } from '../shared/node.js';
+import { postObjectFields } from '../shared/post-fields.js';
 import { EventCategoryType, EventTagType } from '../terms/types.js';
-import { UserType } from '../users/index.js';
 import { costValues, type CostDetails } from './cost.js';
 
 const CostDetailsType = builder.objectRef<CostDetails>('CostDetails').implement({
@@ -29,8 +28,7 @@ export const EventType = builder.prismaObject('Event', {
   description: 'A calendar event.',
   interfaces: [NodeInterface],
   fields: (t) => ({
-    id: t.globalID(globalIdField('Event')),
-    databaseId: t.exposeInt('id', databaseIdField('Event')),
+    ...postObjectFields(t, 'Event'),
     title: t.exposeString('title', {
       description: 'The event title (plain text); shown even while the event is locked.',
     }),
@@ -43,39 +41,6 @@ export const EventType = builder.prismaObject('Event', {
       description: 'The short description (HTML); empty when there is none or while the event is locked.',
       args: contentArgs,
       resolve: (event, { format }, ctx) => (isLocked(ctx, event) ? '' : shownContent(event.excerpt, format)),
-    }),
-    slug: t.exposeString('slug', {
-      description: 'The name in URLs (`/event/<slug>/`), unique among events; see `eventBySlug`.',
-    }),
-    status: t.expose('status', {
-      type: PostStatusEnum,
-      description: 'The WordPress post status: who may see the event.',
-    }),
-    authorId: t.exposeInt('authorId', {
-      nullable: true,
-      description:
-        'The database ID of the user who wrote the event; null when there is none (REST `author`, `"0"` then).',
-    }),
-    author: t.relation('author', {
-      type: UserType,
-      nullable: true,
-      description: 'The user who wrote the event; null when there is none.',
-    }),
-    publishedAt: t.expose('publishedAt', {
-      type: 'DateTime',
-      description: 'The publication date (REST `date_utc`); a `FUTURE` event is published then.',
-    }),
-    publishedLocal: t.expose('publishedLocal', {
-      type: 'WallClock',
-      description: 'Publication date in the site time zone.',
-    }),
-    modifiedAt: t.expose('modifiedAt', {
-      type: 'DateTime',
-      description: 'When the event was last changed (REST `modified_utc`).',
-    }),
-    modifiedLocal: t.expose('modifiedLocal', {
-      type: 'WallClock',
-      description: 'When the event was last changed, in the site time zone (REST `modified`).',
     }),
     timezone: t.exposeString('timezone', { description: 'IANA time zone of the event, e.g. `Europe/Berlin`.' }),
     timezoneAbbreviation: t.string({
@@ -139,16 +104,6 @@ export const EventType = builder.prismaObject('Event', {
     }),
     featured: t.exposeBoolean('featured', {
       description: 'Whether the event is featured (filter lists with `featured: true`).',
-    }),
-    hasPassword: t.boolean({
-      description: 'Whether the event is password-protected (the password itself is never returned).',
-      select: { password: true },
-      resolve: (event) => event.password !== '',
-    }),
-    isLocked: t.boolean({
-      description:
-        'Whether the content is withheld: password-protected, and neither the password was given nor may the viewer edit it.',
-      resolve: (event, _args, ctx) => isLocked(ctx, event),
     }),
     ticketed: t.exposeBoolean('ticketed', {
       description: 'Whether the event has tickets (the flag Event Tickets sets; REST `ticketed`).',

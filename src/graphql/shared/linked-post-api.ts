@@ -2,7 +2,7 @@ import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { Db, DbTransaction } from '../../db/client.js';
 import { lockForWriting } from '../../db/data-version.js';
 import { assertReadable, offerPassword, unlockedWhere } from '../access.js';
-import { builder } from '../builder.js';
+import type { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { FieldErrors, NotFoundError } from '../errors.js';
 import { fetchNewImages, imageIdForWrite, readImageInput, type ImageRef } from '../media/index.js';
@@ -27,7 +27,8 @@ import { checkNonEmpty, checkUrl, definedOnly, withoutNulls } from './validate.j
 
 // Venues and organizers are the "linked posts" of an event (The Events Calendar's term): WordPress posts of their own,
 // with the same statuses, authors, passwords, slugs, images and trash, linked to events through a link table. What
-// they share lives here once; each module declares only its own fields and checks.
+// they share lives here once; each module (venues/, organizers/) declares its own fields and checks, and names its root
+// fields, each built by a helper here.
 
 /** The columns every linked post has, as read from the database. */
 export interface LinkedPostRow {
@@ -76,9 +77,9 @@ export interface LinkedPostModel<Fields extends LinkedPostFields> {
   type: object;
   /** The GraphQL input type (VenueInput). */
   input: object;
-  /** Root field names: `venue`, `venueBySlug`, `venues`, `createVenue` … are derived from them. */
-  single: string;
-  plural: string;
+  /** `venue` or `organizer`, and its plural: the words for it in descriptions, and its record type in renumberings. */
+  noun: string;
+  pluralNoun: string;
   delegate: (db: Db | DbTransaction) => LinkedPostDelegate;
   /** Deletes the record's links to events (when it goes to the trash). */
   unlinkEvents: (db: DbTransaction, id: number) => Promise<unknown>;
@@ -90,8 +91,11 @@ export interface LinkedPostModel<Fields extends LinkedPostFields> {
   /** When a new record duplicates an existing one (The Events Calendar's rule, see duplicates.ts). */
   duplicates: DuplicateRule;
   /** The type's own checks, beyond those every linked post has. */
-  checkOwnFields: (errors: FieldErrors, field: (name: string) => string, input: Fields) => void;
+  checkOwnFields(errors: FieldErrors, field: (name: string) => string, input: Fields): void;
 }
+
+/** A venue or organizer model where its own input type does not matter. */
+export type AnyLinkedPostModel = LinkedPostModel<LinkedPostFields>;
 
 /**
  * Checks a linked post's input (reads only) and returns the columns to write, less slug and image. `prefix` names the
@@ -196,22 +200,18 @@ async function readLinkedPost(delegate: LinkedPostDelegate, ctx: Context, query:
  * A single read by ID. An ID the shared_post_ids migration took from a venue or organizer (because an event, or a
  * venue, had it too) still finds that record: integrations that stored it keep working.
  */
-async function readLinkedPostById(model: LinkedPostModel<LinkedPostFields>, ctx: Context, query: object, id: number) {
+async function readLinkedPostById(model: AnyLinkedPostModel, ctx: Context, query: object, id: number) {
   const record = await readLinkedPost(model.delegate(ctx.db), ctx, query, { id });
   if (record) return record;
   const renumbered = await ctx.db.renumberedRecord.findUnique({
-    where: { recordType_oldId: { recordType: model.single, oldId: id } },
+    where: { recordType_oldId: { recordType: model.noun, oldId: id } },
     select: { newId: true },
   });
   return renumbered ? readLinkedPost(model.delegate(ctx.db), ctx, query, { id: renumbered.newId }) : null;
 }
 
 /** The record a write addresses. Callers who may not write records are refused before they learn whether it exists. */
-async function existingLinkedPost(
-  model: LinkedPostModel<LinkedPostFields>,
-  ctx: Context,
-  id: number,
-): Promise<LinkedPostRow> {
+async function existingLinkedPost(model: AnyLinkedPostModel, ctx: Context, id: number): Promise<LinkedPostRow> {
   const record = await model.delegate(ctx.db).findUnique({ where: { id } });
   if (!record) {
     authorizeMissing(ctx);
@@ -231,206 +231,240 @@ const LinkedPostOrderByEnum = orderArgs(
   },
 );
 
-/** The root query and mutation fields of a linked post type, and its `node` reader. */
-export function defineLinkedPostApi<Fields extends LinkedPostFields>(model: LinkedPostModel<Fields>): void {
-  const { typename, single, plural } = model;
-  const generic = model as unknown as LinkedPostModel<LinkedPostFields>;
-  const type = model.type as never;
-  const passwordArg = `The password of a password-protected ${single}; with it, its content is shown.`;
-  const idArg = `The ${single}'s global ID or database ID.`;
-  const delegate = (ctx: Context) => model.delegate(ctx.db);
+type QueryFieldBuilder = Parameters<Parameters<typeof builder.queryFields>[0]>[0];
+type MutationFieldBuilder = Parameters<Parameters<typeof builder.mutationFields>[0]>[0];
 
-  registerNodeReader(typename, (ctx, id, query) => readLinkedPostById(generic, ctx, query, id));
+const passwordArgDescription = (model: AnyLinkedPostModel) =>
+  `The password of a password-protected ${model.noun}; with it, its content is shown.`;
+const idArgDescription = (model: AnyLinkedPostModel) => `The ${model.noun}'s global ID or database ID.`;
 
-  builder.queryFields((t) => ({
-    [single]: t.prismaField({
-      type,
-      nullable: true,
-      description: `One ${single} by ID, or null when there is none.`,
+/** Lets `node(id:)` and `nodes(ids:)` read records of this type. */
+export function registerLinkedPostNode(model: AnyLinkedPostModel): void {
+  registerNodeReader(model.typename, (ctx, id, query) => readLinkedPostById(model, ctx, query, id));
+}
+
+/** The root query field of one record by ID (`venue`, `organizer`). */
+export function linkedPostByIdField(t: QueryFieldBuilder, model: AnyLinkedPostModel) {
+  return t.prismaField({
+    type: model.type as never,
+    nullable: true,
+    description: `One ${model.noun} by ID, or null when there is none.`,
+    args: {
+      id: t.arg.id({ required: true, description: idArgDescription(model) }),
+      password: t.arg.string({ description: passwordArgDescription(model) }),
+    },
+    resolve: (query, _root, args, ctx) => {
+      offerPassword(ctx, args.password);
+      return readLinkedPostById(model, ctx, query, databaseIdOf(model.typename, args.id, 'id')) as never;
+    },
+  });
+}
+
+/** The root query field of one record by slug (`venueBySlug`, `organizerBySlug`). */
+export function linkedPostBySlugField(t: QueryFieldBuilder, model: AnyLinkedPostModel) {
+  return t.prismaField({
+    type: model.type as never,
+    nullable: true,
+    description: `One ${model.noun} by slug, or null when there is none.`,
+    args: {
+      slug: t.arg.string({
+        required: true,
+        description: `The ${model.noun}’s slug, as in its page URL (\`/${model.noun}/<slug>/\`).`,
+      }),
+      password: t.arg.string({ description: passwordArgDescription(model) }),
+    },
+    resolve: (query, _root, args, ctx) => {
+      offerPassword(ctx, args.password);
+      return readLinkedPost(model.delegate(ctx.db), ctx, query, { slug: args.slug }) as never;
+    },
+  });
+}
+
+/** The root query field of the list (`venues`, `organizers`). */
+export function linkedPostListField(t: QueryFieldBuilder, model: AnyLinkedPostModel) {
+  const { noun, pluralNoun } = model;
+  return t.connection(
+    {
+      type: model.type as never,
+      description: `${model.typename}s, newest publication first.`,
       args: {
-        id: t.arg.id({ required: true, description: idArg }),
-        password: t.arg.string({ description: passwordArg }),
+        search: t.arg.string({ description: model.searchDescription }),
+        event: t.arg.int({ description: `Only the ${pluralNoun} of this event (database ID).` }),
+        hasEvents: t.arg.boolean({ description: `true: only ${pluralNoun} with events; false: only those without.` }),
+        onlyWithUpcoming: t.arg.boolean({
+          description: `Only ${pluralNoun} with events starting from now that the viewer may read (published ones for everyone, private ones for those who may read them).`,
+        }),
+        statuses: t.arg({
+          type: [PostStatusEnum],
+          description: 'Defaults to published only for readers, every status but trash for writers.',
+        }),
+        password: t.arg.string({ description: passwordArgDescription(model) }),
+        orderBy: t.arg({ type: LinkedPostOrderByEnum, description: 'What to sort by; PUBLISHED when left out.' }),
+        order: t.arg({ type: SortOrderEnum, description: 'The direction; DESC when left out.' }),
       },
-      resolve: (query, _root, args, ctx) => {
+      resolve: async (_root, args, ctx, info) => {
         offerPassword(ctx, args.password);
-        return readLinkedPostById(generic, ctx, query, databaseIdOf(typename, args.id, 'id')) as never;
-      },
-    }),
-    [`${single}BySlug`]: t.prismaField({
-      type,
-      nullable: true,
-      description: `One ${single} by slug, or null when there is none.`,
-      args: {
-        slug: t.arg.string({
-          required: true,
-          description: `The ${single}’s slug, as in its page URL (\`/${single}/<slug>/\`).`,
-        }),
-        password: t.arg.string({ description: passwordArg }),
-      },
-      resolve: (query, _root, args, ctx) => {
-        offerPassword(ctx, args.password);
-        return readLinkedPost(delegate(ctx), ctx, query, { slug: args.slug }) as never;
-      },
-    }),
-    [plural]: t.connection(
-      {
-        type,
-        description: `${typename}s, newest publication first.`,
-        args: {
-          search: t.arg.string({ description: model.searchDescription }),
-          event: t.arg.int({ description: `Only the ${plural} of this event (database ID).` }),
-          hasEvents: t.arg.boolean({ description: `true: only ${plural} with events; false: only those without.` }),
-          onlyWithUpcoming: t.arg.boolean({
-            description: `Only ${plural} with events starting from now that the viewer may read (published ones for everyone, private ones for those who may read them).`,
-          }),
-          statuses: t.arg({
-            type: [PostStatusEnum],
-            description: 'Defaults to published only for readers, every status but trash for writers.',
-          }),
-          password: t.arg.string({ description: passwordArg }),
-          orderBy: t.arg({ type: LinkedPostOrderByEnum, description: 'What to sort by; PUBLISHED when left out.' }),
-          order: t.arg({ type: SortOrderEnum, description: 'The direction; DESC when left out.' }),
-        },
-        resolve: async (_root, args, ctx, info) => {
-          offerPassword(ctx, args.password);
-          await checkLinkedPostFilter(ctx, args);
-          const where = await linkedPostListWhere(generic, ctx, args);
-          return offsetConnection(
-            args,
-            () => delegate(ctx).count({ where }),
-            ({ offset, limit }) =>
-              delegate(ctx).findMany({
-                ...queryFromInfo({ context: ctx, info, path: ['edges', 'node'] }),
-                where,
-                orderBy: listOrder(args.orderBy ?? 'publishedAt', args.order ?? 'desc'),
-                skip: offset,
-                take: limit,
-              }),
-          ) as never;
-        },
-      },
-      { description: `A page of ${plural}, with the number of all that match.` },
-      { description: `A ${single} in a page of the list, with its cursor.` },
-    ),
-  }));
-
-  builder.queryFields((t) => ({
-    [`matching${typename}`]: t.prismaField({
-      type,
-      nullable: true,
-      description:
-        `The existing ${single} that creating one from this input would duplicate, or null. The input is checked as ` +
-        `create${typename} checks it. One matches when ${describeDuplicateRule(model.duplicates)}. The oldest match wins.`,
-      args: {
-        input: t.arg({
-          type: model.input as never,
-          required: true,
-          description: `The ${single} you are about to create, as \`create${typename}\` would take it.`,
-        }),
-      },
-      resolve: async (query, _root, args, ctx) => {
-        const input = args.input as Fields;
-        await checkLinkedPostInput(model, ctx, input, true);
-        // Asking what a create would duplicate is part of creating: the same right is needed.
-        authorizeCreate(ctx, input);
-        const id = await findDuplicateId(ctx, delegate(ctx), model.duplicates, input);
-        return (id === null ? null : delegate(ctx).findUnique({ ...query, where: { id } })) as never;
-      },
-    }),
-  }));
-
-  const create = `create${typename}`;
-  builder.mutationFields((t) => ({
-    [create]: t.prismaField({
-      type,
-      description: `Creates a ${single}.`,
-      args: {
-        input: t.arg({
-          type: model.input as never,
-          required: true,
-          description: `The new ${single}: \`name\` is required.`,
-        }),
-        reuseDuplicate: t.arg.boolean({
-          defaultValue: false,
-          description: `Answer the existing ${single} this one would duplicate (see \`matching${typename}\`) instead of creating another, as the REST API does. Atomic: concurrent identical creates make one ${single}.`,
-        }),
-      },
-      resolve: async (query, _root, args, ctx) => {
-        const input = args.input as Fields;
-        const checked = await checkLinkedPostInput(model, ctx, input, true);
-        authorizeCreate(ctx, input);
-        await fetchNewImages(ctx, [checked.image]);
-        const id = args.reuseDuplicate
-          ? await ctx.db.$transaction((tx) => insertUnlessDuplicate(model, ctx, tx, input, checked))
-          : (await insertLinkedPost(model, ctx, ctx.db, input, checked)).id;
-        return delegate(ctx).findUniqueOrThrow({ ...query, where: { id } }) as never;
-      },
-    }),
-    [`update${typename}`]: t.prismaField({
-      type,
-      description: `Changes a ${single}; fields left out keep their value.`,
-      args: {
-        id: t.arg.id({ required: true, description: idArg }),
-        input: t.arg({
-          type: model.input as never,
-          required: true,
-          description: 'The fields to change; those left out keep their value.',
-        }),
-      },
-      resolve: async (query, _root, args, ctx) => {
-        const id = databaseIdOf(typename, args.id, 'id');
-        const input = args.input as Fields;
-        const current = await existingLinkedPost(generic, ctx, id);
-        const checked = await checkLinkedPostInput(model, ctx, input, false);
-        const { status: _requested, ...columns } = checked.columns;
-        const allowed = authorizeUpdate(ctx, current, input);
-        await fetchNewImages(ctx, [checked.image]);
-        const imageId = await imageIdForWrite(ctx.db, checked.image);
-        const data = { ...columns, ...allowed, ...(imageId === undefined ? {} : { imageId }), ...modifiedNow(ctx) };
-        return updateWithSlug(
-          current.slug,
-          input.slug,
-          (base) => takenSlugs(delegate(ctx), base, id),
-          (slug) => delegate(ctx).update({ ...query, where: { id }, data: { ...data, slug } }),
+        await checkLinkedPostFilter(ctx, args);
+        const where = await linkedPostListWhere(model, ctx, args);
+        const delegate = model.delegate(ctx.db);
+        return offsetConnection(
+          args,
+          () => delegate.count({ where }),
+          ({ offset, limit }) =>
+            delegate.findMany({
+              ...queryFromInfo({ context: ctx, info, path: ['edges', 'node'] }),
+              where,
+              orderBy: listOrder(args.orderBy ?? 'publishedAt', args.order ?? 'desc'),
+              skip: offset,
+              take: limit,
+            }),
         ) as never;
       },
-    }),
-    [`delete${typename}`]: t.prismaField({
-      type,
-      description: `Moves the ${single} to the trash (and off its events), or deletes it for good with \`force\`.`,
-      args: {
-        id: t.arg.id({ required: true, description: idArg }),
-        force: t.arg.boolean({ defaultValue: false, description: 'Delete for good instead of moving to the trash.' }),
-      },
-      resolve: async (query, _root, args, ctx) => {
-        const id = databaseIdOf(typename, args.id, 'id');
-        const current = await existingLinkedPost(generic, ctx, id);
-        authorizeDelete(ctx, current);
-        return trashOrDelete({
-          recordType: typename,
-          id,
-          status: current.status,
-          force: args.force ?? false,
-          snapshot: () => delegate(ctx).findUniqueOrThrow({ ...query, where: { id } }),
-          remove: async () => (await delegate(ctx).deleteMany({ where: { id } })).count,
-          trash: () =>
-            ctx.db.$transaction(async (tx) => {
-              const { count } = await model
-                .delegate(tx)
-                .updateMany({ where: notInTrash(id), data: { status: 'trash', ...modifiedNow(ctx) } });
-              if (count === 0) return null;
-              await model.unlinkEvents(tx, id);
-              return model.delegate(tx).findUniqueOrThrow({ ...query, where: { id } });
-            }),
-        }) as never;
-      },
-    }),
-  }));
+    },
+    { description: `A page of ${pluralNoun}, with the number of all that match.` },
+    { description: `A ${noun} in a page of the list, with its cursor.` },
+  );
+}
+
+/** The root query field that finds what a create would duplicate (`matchingVenue`, `matchingOrganizer`). */
+export function matchingLinkedPostField<Fields extends LinkedPostFields>(
+  t: QueryFieldBuilder,
+  model: LinkedPostModel<Fields>,
+) {
+  const { noun, typename } = model;
+  return t.prismaField({
+    type: model.type as never,
+    nullable: true,
+    description:
+      `The existing ${noun} that creating one from this input would duplicate, or null. The input is checked as ` +
+      `create${typename} checks it. One matches when ${describeDuplicateRule(model.duplicates)}. The oldest match wins.`,
+    args: {
+      input: t.arg({
+        type: model.input as never,
+        required: true,
+        description: `The ${noun} you are about to create, as \`create${typename}\` would take it.`,
+      }),
+    },
+    resolve: async (query, _root, args, ctx) => {
+      const input = args.input as Fields;
+      await checkLinkedPostInput(model, ctx, input, true);
+      // Asking what a create would duplicate is part of creating: the same right is needed.
+      authorizeCreate(ctx, input);
+      const delegate = model.delegate(ctx.db);
+      const id = await findDuplicateId(ctx, delegate, model.duplicates, input);
+      return (id === null ? null : delegate.findUnique({ ...query, where: { id } })) as never;
+    },
+  });
+}
+
+/** The create mutation (`createVenue`, `createOrganizer`). */
+export function createLinkedPostField<Fields extends LinkedPostFields>(
+  t: MutationFieldBuilder,
+  model: LinkedPostModel<Fields>,
+) {
+  const { noun, typename } = model;
+  return t.prismaField({
+    type: model.type as never,
+    description: `Creates a ${noun}.`,
+    args: {
+      input: t.arg({
+        type: model.input as never,
+        required: true,
+        description: `The new ${noun}: \`name\` is required.`,
+      }),
+      reuseDuplicate: t.arg.boolean({
+        defaultValue: false,
+        description: `Answer the existing ${noun} this one would duplicate (see \`matching${typename}\`) instead of creating another, as the REST API does. Atomic: concurrent identical creates make one ${noun}.`,
+      }),
+    },
+    resolve: async (query, _root, args, ctx) => {
+      const input = args.input as Fields;
+      const checked = await checkLinkedPostInput(model, ctx, input, true);
+      authorizeCreate(ctx, input);
+      await fetchNewImages(ctx, [checked.image]);
+      const id = args.reuseDuplicate
+        ? await ctx.db.$transaction((tx) => insertUnlessDuplicate(model, ctx, tx, input, checked))
+        : (await insertLinkedPost(model, ctx, ctx.db, input, checked)).id;
+      return model.delegate(ctx.db).findUniqueOrThrow({ ...query, where: { id } }) as never;
+    },
+  });
+}
+
+/** The update mutation (`updateVenue`, `updateOrganizer`). */
+export function updateLinkedPostField<Fields extends LinkedPostFields>(
+  t: MutationFieldBuilder,
+  model: LinkedPostModel<Fields>,
+) {
+  return t.prismaField({
+    type: model.type as never,
+    description: `Changes a ${model.noun}; fields left out keep their value.`,
+    args: {
+      id: t.arg.id({ required: true, description: idArgDescription(model) }),
+      input: t.arg({
+        type: model.input as never,
+        required: true,
+        description: 'The fields to change; those left out keep their value.',
+      }),
+    },
+    resolve: async (query, _root, args, ctx) => {
+      const id = databaseIdOf(model.typename, args.id, 'id');
+      const input = args.input as Fields;
+      const current = await existingLinkedPost(model, ctx, id);
+      const checked = await checkLinkedPostInput(model, ctx, input, false);
+      const { status: _requested, ...columns } = checked.columns;
+      const allowed = authorizeUpdate(ctx, current, input);
+      await fetchNewImages(ctx, [checked.image]);
+      const imageId = await imageIdForWrite(ctx.db, checked.image);
+      const data = { ...columns, ...allowed, ...(imageId === undefined ? {} : { imageId }), ...modifiedNow(ctx) };
+      const delegate = model.delegate(ctx.db);
+      return updateWithSlug(
+        current.slug,
+        input.slug,
+        (base) => takenSlugs(delegate, base, id),
+        (slug) => delegate.update({ ...query, where: { id }, data: { ...data, slug } }),
+      ) as never;
+    },
+  });
+}
+
+/** The delete mutation (`deleteVenue`, `deleteOrganizer`): to the trash, or for good with `force`. */
+export function deleteLinkedPostField(t: MutationFieldBuilder, model: AnyLinkedPostModel) {
+  return t.prismaField({
+    type: model.type as never,
+    description: `Moves the ${model.noun} to the trash (and off its events), or deletes it for good with \`force\`.`,
+    args: {
+      id: t.arg.id({ required: true, description: idArgDescription(model) }),
+      force: t.arg.boolean({ defaultValue: false, description: 'Delete for good instead of moving to the trash.' }),
+    },
+    resolve: async (query, _root, args, ctx) => {
+      const id = databaseIdOf(model.typename, args.id, 'id');
+      const current = await existingLinkedPost(model, ctx, id);
+      authorizeDelete(ctx, current);
+      const delegate = model.delegate(ctx.db);
+      return trashOrDelete({
+        recordType: model.typename,
+        id,
+        status: current.status,
+        force: args.force ?? false,
+        snapshot: () => delegate.findUniqueOrThrow({ ...query, where: { id } }),
+        remove: async () => (await delegate.deleteMany({ where: { id } })).count,
+        trash: () =>
+          ctx.db.$transaction(async (tx) => {
+            const { count } = await model
+              .delegate(tx)
+              .updateMany({ where: notInTrash(id), data: { status: 'trash', ...modifiedNow(ctx) } });
+            if (count === 0) return null;
+            await model.unlinkEvents(tx, id);
+            return model.delegate(tx).findUniqueOrThrow({ ...query, where: { id } });
+          }),
+      }) as never;
+    },
+  });
 }
 
 /** The list's condition: status and link filters, and the search over the type's searched fields. */
 async function linkedPostListWhere(
-  model: LinkedPostModel<LinkedPostFields>,
+  model: AnyLinkedPostModel,
   ctx: Context,
   args: Parameters<typeof linkedPostConditions>[1],
 ) {

@@ -21,8 +21,11 @@ export const PostStatusEnum = builder.enumType('PostStatus', {
 
 export type PostStatusValue = (typeof PostStatus)[keyof typeof PostStatus];
 
-/** Descriptions of the fields venues and organizers share (events describe theirs in events/type.ts). */
-export function postFieldDescriptions(noun: 'venue' | 'organizer') {
+/**
+ * Descriptions of the fields venues and organizers share; events take those of slug, status, author, dates and
+ * password from here too (and describe their title and content in events/type.ts).
+ */
+export function postFieldDescriptions(noun: 'event' | 'venue' | 'organizer') {
   const locked = `while the ${noun} is locked (\`isLocked\`)`;
   return {
     name: `The ${noun} name (plain text; REST \`${noun}\`); shown even ${locked}.`,

@@ -1,46 +1,30 @@
 import { isLocked } from '../access.js';
-import { contentArgs, shownContent } from '../shared/content.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
-import { MediaType } from '../media/index.js';
-import { checkLinkedPostInput, defineLinkedPostApi, type LinkedPostModel } from '../shared/linked-post-api.js';
-import { databaseIdField, globalIdField, NodeInterface } from '../shared/node.js';
+import {
+  checkLinkedPostInput,
+  createLinkedPostField,
+  deleteLinkedPostField,
+  type LinkedPostModel,
+  linkedPostByIdField,
+  linkedPostBySlugField,
+  linkedPostListField,
+  matchingLinkedPostField,
+  registerLinkedPostNode,
+  updateLinkedPostField,
+} from '../shared/linked-post-api.js';
+import { linkedPostInputFields, linkedPostObjectFields } from '../shared/post-fields.js';
+import { NodeInterface } from '../shared/node.js';
 import { SEARCH_WORDS } from '../shared/search.js';
-import { POST_INPUT_DESCRIPTIONS, PostStatusEnum, postFieldDescriptions } from '../shared/posts.js';
 import { checkLatitude, checkLongitude } from '../shared/validate.js';
-import { UserType } from '../users/index.js';
 
-const d = postFieldDescriptions('venue');
 const LOCKED = 'empty when there is none or while the venue is locked (`isLocked`)';
 
 export const VenueType = builder.prismaObject('Venue', {
   description: 'Where events happen.',
   interfaces: [NodeInterface],
   fields: (t) => ({
-    id: t.globalID(globalIdField('Venue')),
-    databaseId: t.exposeInt('id', databaseIdField('Venue')),
-    name: t.exposeString('name', { description: d.name }),
-    slug: t.exposeString('slug', { description: d.slug }),
-    description: t.string({
-      description: d.description,
-      args: contentArgs,
-      resolve: (venue, { format }, ctx) => (isLocked(ctx, venue) ? '' : shownContent(venue.description, format)),
-    }),
-    excerpt: t.string({
-      description: d.excerpt,
-      args: contentArgs,
-      resolve: (venue, { format }, ctx) => (isLocked(ctx, venue) ? '' : shownContent(venue.excerpt, format)),
-    }),
-    status: t.expose('status', { type: PostStatusEnum, description: d.status }),
-    authorId: t.exposeInt('authorId', { nullable: true, description: d.authorId }),
-    author: t.relation('author', { type: UserType, nullable: true, description: d.author }),
-    publishedAt: t.expose('publishedAt', { type: 'DateTime', description: d.publishedAt }),
-    publishedLocal: t.expose('publishedLocal', {
-      type: 'WallClock',
-      description: 'Publication date in the site time zone.',
-    }),
-    modifiedAt: t.expose('modifiedAt', { type: 'DateTime', description: d.modifiedAt }),
-    modifiedLocal: t.expose('modifiedLocal', { type: 'WallClock', description: d.modifiedLocal }),
+    ...linkedPostObjectFields(t, 'Venue'),
     address: t.string({
       description: `The street address; ${LOCKED}.`,
       resolve: (venue, _args, ctx) => (isLocked(ctx, venue) ? '' : venue.address),
@@ -64,28 +48,13 @@ export const VenueType = builder.prismaObject('Venue', {
       description: `The postal code; ${LOCKED}.`,
       resolve: (venue, _args, ctx) => (isLocked(ctx, venue) ? '' : venue.zip),
     }),
-    phone: t.string({
-      description: d.phone,
-      resolve: (venue, _args, ctx) => (isLocked(ctx, venue) ? '' : venue.phone),
-    }),
     stateProvince: t.string({
       description: `The state or province as one value (TEC’s \`_VenueStateProvince\`, REST \`stateprovince\`); ${LOCKED}.`,
       resolve: (venue, _args, ctx) => (isLocked(ctx, venue) ? '' : venue.stateProvince),
     }),
-    website: t.string({
-      description: d.website,
-      resolve: (venue, _args, ctx) => (isLocked(ctx, venue) ? '' : venue.website),
-    }),
     showMap: t.exposeBoolean('showMap', { description: 'Whether events at this venue show a map of it.' }),
     showMapLink: t.exposeBoolean('showMapLink', {
       description: 'Whether events at this venue show a link to a map of it.',
-    }),
-    image: t.field({
-      type: MediaType,
-      nullable: true,
-      description: d.image,
-      select: { image: true },
-      resolve: (venue, _args, ctx) => (isLocked(ctx, venue) ? null : venue.image),
     }),
     latitude: t.float({
       nullable: true,
@@ -99,47 +68,27 @@ export const VenueType = builder.prismaObject('Venue', {
         'Longitude in decimal degrees (WGS 84, REST `geo_lng`); null when unknown or while the venue is locked.',
       resolve: (venue, _args, ctx) => (isLocked(ctx, venue) ? null : venue.longitude),
     }),
-    hasPassword: t.boolean({
-      description: d.hasPassword,
-      select: { password: true },
-      resolve: (venue) => venue.password !== '',
-    }),
-    isLocked: t.boolean({
-      description:
-        'Whether the content is withheld: password-protected, and neither the password was given nor may the viewer edit it.',
-      resolve: (venue, _args, ctx) => isLocked(ctx, venue),
-    }),
   }),
 });
 
 export const VenueInput = builder.inputType('VenueInput', {
   description: 'Fields of a venue. On update, fields left out keep their value.',
   fields: (t) => ({
-    name: t.field({ type: 'PlainText', description: 'The venue name; required on create, and never empty.' }),
-    slug: t.string({ description: 'Generated from the name when absent; `-2`, `-3` … added on clashes.' }),
-    description: t.field({ type: 'HTML', description: POST_INPUT_DESCRIPTIONS.description }),
-    excerpt: t.field({ type: 'HTML', description: POST_INPUT_DESCRIPTIONS.excerpt }),
-    status: t.field({ type: PostStatusEnum, description: POST_INPUT_DESCRIPTIONS.status }),
-    authorId: t.int({ description: POST_INPUT_DESCRIPTIONS.authorId }),
-    date: t.field({ type: 'DateInput', description: 'Publication date in the site time zone.' }),
-    dateUtc: t.field({ type: 'DateInput', description: 'Publication date in UTC.' }),
+    ...linkedPostInputFields(t, 'venue'),
     address: t.field({ type: 'PlainText', description: 'The street address.' }),
     city: t.field({ type: 'PlainText', description: 'The city.' }),
     country: t.field({ type: 'PlainText', description: 'The country, as people should read it.' }),
     province: t.field({ type: 'PlainText', description: 'The province or region, outside the United States.' }),
     state: t.field({ type: 'PlainText', description: 'The US state (usually its two-letter code).' }),
     zip: t.field({ type: 'PlainText', description: 'The postal code.' }),
-    phone: t.field({ type: 'PlainText', description: 'The phone number, as people should read it.' }),
     stateProvince: t.field({
       type: 'PlainText',
       description: 'The state or province as one value (REST `stateprovince`).',
     }),
-    website: t.string({ description: POST_INPUT_DESCRIPTIONS.website }),
     showMap: t.boolean({ description: 'Show a map of the venue with its events; true on create when left out.' }),
     showMapLink: t.boolean({
       description: 'Show a link to a map of the venue with its events; true on create when left out.',
     }),
-    image: t.string({ description: 'The ID of a known image or an http(s) URL; empty to remove.' }),
     latitude: t.float({
       description:
         'Latitude in decimal degrees, -90 to 90; give it with `longitude`, or both null to remove the point.',
@@ -148,7 +97,6 @@ export const VenueInput = builder.inputType('VenueInput', {
       description:
         'Longitude in decimal degrees, -180 to 180; give it with `latitude`, or both null to remove the point.',
     }),
-    password: t.string({ description: POST_INPUT_DESCRIPTIONS.password }),
   }),
 });
 
@@ -158,8 +106,8 @@ export const venueModel: LinkedPostModel<VenueFields> = {
   typename: 'Venue',
   type: VenueType,
   input: VenueInput,
-  single: 'venue',
-  plural: 'venues',
+  noun: 'venue',
+  pluralNoun: 'venues',
   delegate: (db) => db.venue as never,
   unlinkEvents: (db, id) => db.eventVenue.deleteMany({ where: { venueId: id } }),
   // `state` stays shown on a locked venue (as in the original's REST shape); the rest is withheld.
@@ -188,7 +136,20 @@ export const venueModel: LinkedPostModel<VenueFields> = {
   },
 };
 
-defineLinkedPostApi(venueModel);
+registerLinkedPostNode(venueModel);
+
+builder.queryFields((t) => ({
+  venue: linkedPostByIdField(t, venueModel),
+  venueBySlug: linkedPostBySlugField(t, venueModel),
+  venues: linkedPostListField(t, venueModel),
+  matchingVenue: matchingLinkedPostField(t, venueModel),
+}));
+
+builder.mutationFields((t) => ({
+  createVenue: createLinkedPostField(t, venueModel),
+  updateVenue: updateLinkedPostField(t, venueModel),
+  deleteVenue: deleteLinkedPostField(t, venueModel),
+}));
 
 /** Checks a venue input (reads only) and returns the columns to write, less slug and image. */
 export const checkVenueInput = (ctx: Context, input: VenueFields, creating: boolean, prefix = '') =>

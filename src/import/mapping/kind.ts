@@ -64,6 +64,19 @@ export function expectedSlug(input: Input, name: string): string {
 }
 
 /**
+ * The local venues or organizers an import of `input` may be: those with its stored name and the slug it would get.
+ * `find` reads the IDs of the records with this name and slug.
+ */
+export async function sameNameAndSlug(
+  input: Input,
+  find: (where: { name: string; slug: string }) => Promise<Array<{ id: number }>>,
+): Promise<number[]> {
+  const name = storedName(input.name);
+  const rows = await find({ name, slug: expectedSlug(input, name) });
+  return rows.map((row) => row.id);
+}
+
+/**
  * A password-protected record shown to a reader who may not see its content: TEC blanks the content and sets the
  * flags to null. Importing it would keep the blanks, so it is refused; the password itself is never in the API.
  */

@@ -1,5 +1,5 @@
 import { requiredText, text } from '../remote.js';
-import { expectedSlug, importedImage, postFields, storedName, type RecordKind } from './kind.js';
+import { importedImage, postFields, sameNameAndSlug, type RecordKind } from './kind.js';
 
 export const organizerKind: RecordKind = {
   type: 'organizer',
@@ -20,12 +20,5 @@ export const organizerKind: RecordKind = {
     };
   },
 
-  async twins(db, input) {
-    const name = storedName(input.name);
-    const rows = await db.organizer.findMany({
-      where: { slug: expectedSlug(input, name), name },
-      select: { id: true },
-    });
-    return rows.map((row) => row.id);
-  },
+  twins: (db, input) => sameNameAndSlug(input, (where) => db.organizer.findMany({ where, select: { id: true } })),
 };

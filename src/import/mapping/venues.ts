@@ -1,5 +1,5 @@
 import { flag, numberOrNull, requiredText, text } from '../remote.js';
-import { expectedSlug, importedImage, locked, postFields, storedName, type RecordKind } from './kind.js';
+import { importedImage, locked, postFields, sameNameAndSlug, type RecordKind } from './kind.js';
 
 const ADDRESS_FIELDS = ['address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'website'] as const;
 
@@ -27,9 +27,5 @@ export const venueKind: RecordKind = {
     };
   },
 
-  async twins(db, input) {
-    const name = storedName(input.name);
-    const rows = await db.venue.findMany({ where: { slug: expectedSlug(input, name), name }, select: { id: true } });
-    return rows.map((row) => row.id);
-  },
+  twins: (db, input) => sameNameAndSlug(input, (where) => db.venue.findMany({ where, select: { id: true } })),
 };
