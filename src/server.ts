@@ -47,7 +47,7 @@ import { headOf, type RequestHead } from './http/request-head.js';
 import { createCors } from './http/cors.js';
 import { graphiql, GRAPHIQL_ASSETS_PATH } from './http/graphiql.js';
 import { EVERY_ANSWER } from './http/security-headers.js';
-import { restUrls } from './rest/urls.js';
+import { restUrls } from './read/urls.js';
 import { pruneDeliveriesPeriodically } from './webhooks/delivery-retention.js';
 import { WebhookDispatcher, type RenderRecord } from './webhooks/dispatcher.js';
 import { dialectOf, SeriesMaintainer, UNFINISHED_SYNC_POLL_MS } from './graphql/events/series-sync.js';
