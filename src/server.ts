@@ -42,7 +42,7 @@ import { createRestHandler } from './rest/router.js';
 import { PageRefusal } from './pages/data.js';
 import { createPageHandler } from './pages/router.js';
 import { createCachedAnswers } from './http/cached-answers.js';
-import { createRefusals } from './http/refusals.js';
+import { createRefusals } from './limits/refusals.js';
 import { headOf, type RequestHead } from './http/request-head.js';
 import { createCors } from './http/cors.js';
 import { graphiql, GRAPHIQL_ASSETS_PATH } from './http/graphiql.js';
