@@ -1,6 +1,6 @@
 /**
  * What the benchmark asks: REST routes as integrations call them, and the GraphQL queries that answer the same
- * (the fields the REST serializers read, from src/rest/operations/fragments.graphql).
+ * (the fields the REST serializers read, from src/read/operations/fragments.graphql).
  */
 import { readFileSync } from 'node:fs';
 import { Kind, parse, print, visit, type DefinitionNode, type FragmentDefinitionNode } from 'graphql';
@@ -37,7 +37,7 @@ export interface Credentials {
   bearer: string;
 }
 
-const FRAGMENTS_FILE = new URL('../src/rest/operations/fragments.graphql', import.meta.url);
+const FRAGMENTS_FILE = new URL('../src/read/operations/fragments.graphql', import.meta.url);
 
 /** An operation with the fragments it spreads (transitively) from the REST layer's fragment file. */
 function withFragments(operation: string): string {

@@ -1,10 +1,20 @@
 import { availableParallelism } from 'node:os';
-import type { SignInLimits } from './auth/sign-in-limits.js';
-import { parseCorsOrigins, type CorsOrigins } from './http/cors.js';
-import { isAddressRange } from './images/addresses.js';
+import { isAddressRange } from './net/address-ranges.js';
+import { parseCorsOrigins, type CorsOrigins } from './net/origins.js';
 import { canonicalTimeZone } from './time/dates.js';
 
 export type Engine = 'sqlite' | 'postgres';
+
+/**
+ * SIGNIN_FAILURES_PER_ADDRESS, SIGNIN_FAILURES_PER_ADDRESS_AND_LOGIN, SIGNIN_FAILURES_PER_LOGIN (0: no limit) and
+ * SIGNIN_WINDOW_MS.
+ */
+export interface SignInLimits {
+  failuresPerAddress: number;
+  failuresPerAddressAndLogin: number;
+  failuresPerLogin: number;
+  windowMs: number;
+}
 
 export interface Config {
   port: number;

@@ -7,5 +7,5 @@ import { fileURLToPath } from 'node:url';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** A file of src/, e.g. `sourceFile('rest/operations')`, read from the sources even when the code runs from dist/. */
+/** A file of src/, e.g. `sourceFile('read/operations')`, read from the sources even when the code runs from dist/. */
 export const sourceFile = (relative: string) => join(PROJECT_ROOT, 'src', relative);

@@ -125,18 +125,18 @@ describe('npm start runs the compiled server', () => {
     expect(existsSync(join(PROJECT_ROOT, 'dist/http/graphiql-start.js'))).toBe(false);
   });
 
-  it('registers every operation of src/rest/operations when run compiled (node dist/cli.js persisted-operations)', async () => {
+  it('registers every operation of src/read/operations when run compiled (node dist/cli.js persisted-operations)', async () => {
     const { stdout } = await promisify(execFile)(process.execPath, ['dist/cli.js', 'persisted-operations'], {
       cwd: PROJECT_ROOT,
       env: { ...process.env, DATABASE_URL: database.url },
     });
     const registered = Object.values(JSON.parse(stdout) as Record<string, string>);
-    const documents = readdirSync(join(PROJECT_ROOT, 'src/rest/operations')).filter((name) =>
+    const documents = readdirSync(join(PROJECT_ROOT, 'src/read/operations')).filter((name) =>
       name.endsWith('.graphql'),
     );
     const operationNames = documents.flatMap((name) =>
       [
-        ...readFileSync(join(PROJECT_ROOT, 'src/rest/operations', name), 'utf8').matchAll(
+        ...readFileSync(join(PROJECT_ROOT, 'src/read/operations', name), 'utf8').matchAll(
           /^(?:query|mutation)\s+(\w+)/gm,
         ),
       ].map((match) => match[1]!),

@@ -318,7 +318,7 @@ describe('GraphQL document limits, at their defaults', () => {
   });
 
   it("admits every document the REST layer runs, sent to /graphql (as the benchmark does), and GraphiQL's introspection", async () => {
-    const dir = new URL('../src/rest/operations/', import.meta.url);
+    const dir = new URL('../src/read/operations/', import.meta.url);
     const definitions = readdirSync(dir)
       .filter((file) => file.endsWith('.graphql'))
       .flatMap((file) => parse(readFileSync(new URL(file, dir), 'utf8')).definitions);

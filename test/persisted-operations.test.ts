@@ -253,9 +253,9 @@ describe('GRAPHQL_PERSISTED_ONLY=true: registered operations only', () => {
   });
 
   it("lists every REST operation and the operator's, each under the SHA-256 of its text, with npm run cli -- persisted-operations", () => {
-    const restSource = readdirSync(join(ROOT, 'src/rest/operations'))
+    const restSource = readdirSync(join(ROOT, 'src/read/operations'))
       .filter((name) => name.endsWith('.graphql'))
-      .map((name) => readFileSync(join(ROOT, 'src/rest/operations', name), 'utf8'));
+      .map((name) => readFileSync(join(ROOT, 'src/read/operations', name), 'utf8'));
     const restOperations = parse(restSource.join('\n')).definitions.filter(
       (definition) => definition.kind === Kind.OPERATION_DEFINITION,
     );

@@ -1,3 +1,4 @@
+import type { SignInLimits } from '../config.js';
 import { clientKeyOf } from './client-address.js';
 
 /**
@@ -9,17 +10,6 @@ import { clientKeyOf } from './client-address.js';
  * Kept in this process's memory (each server process counts on its own), in at most MAX_TRACKED windows: the least
  * recently failing are forgotten first.
  */
-
-/**
- * SIGNIN_FAILURES_PER_ADDRESS, SIGNIN_FAILURES_PER_ADDRESS_AND_LOGIN, SIGNIN_FAILURES_PER_LOGIN (0: no limit) and
- * SIGNIN_WINDOW_MS.
- */
-export interface SignInLimits {
-  failuresPerAddress: number;
-  failuresPerAddressAndLogin: number;
-  failuresPerLogin: number;
-  windowMs: number;
-}
 
 /** Who is trying: the client's address and the login a Basic header names (null for a bearer token or a malformed header). */
 export interface SignInAttempt {

@@ -3,8 +3,8 @@ import type { ViewerUser } from '../auth/permissions.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { readDataVersion } from '../db/data-version.js';
-import type { ChangeStreams } from './changes/live.js';
-import type { SeriesMaintainer } from './events/series-sync.js';
+import type { ChangeRecordType } from '../db/change-log.js';
+import type { SeenChange } from './changes/seen-change.js';
 
 /** Who is asking: a signed-in user, or an anonymous reader (user null). */
 export interface Viewer {
@@ -14,6 +14,22 @@ export interface Viewer {
 }
 
 export const ANONYMOUS: Viewer = { user: null };
+
+/** What one request may open: one `changed` stream (src/graphql/changes/index.ts). */
+export interface ChangeStreams {
+  /** The changes of these kinds (every kind when empty) committed from now on (or after the cursor `after`), as `reader` sees them. */
+  open(reader: Context, types: readonly ChangeRecordType[], after?: string): Promise<AsyncIterableIterator<SeenChange>>;
+}
+
+/** This process's extender of recurring series, as a request uses it (SeriesMaintainer, src/graphql/events/series-sync.ts). */
+export interface SeriesExtender {
+  /** Asks for the series to have rows up to `reach`; answers whether they got there while waiting up to `waitRows` rows. */
+  extend(ids: number[], reach: Date, waitRows: number): Promise<boolean>;
+  /** Takes over the sync of a write of `masterId` that a request began. */
+  take(masterId: number): void;
+  /** Takes over the series tasks a request queued. */
+  takeTasks(): void;
+}
 
 /** Everything one request owns. Nothing request-scoped lives at module level. */
 export interface Context {
@@ -31,7 +47,7 @@ export interface Context {
   /** The `changed` streams this request may open (absent outside /graphql). */
   changes?: ChangeStreams;
   /** This process's extender of recurring series (absent outside the server: lists then extend them themselves). */
-  series?: SeriesMaintainer;
+  series?: SeriesExtender;
 }
 
 export function createContext(
@@ -40,7 +56,7 @@ export function createContext(
   viewer: Viewer = ANONYMOUS,
   dataVersion: () => Promise<bigint> = () => readDataVersion(db),
   changes?: ChangeStreams,
-  series?: SeriesMaintainer,
+  series?: SeriesExtender,
   passwordGuesses?: PasswordGuesses,
 ): Context {
   return { db, config, viewer, now: new Date(), offeredPasswords: [], passwordGuesses, dataVersion, changes, series };

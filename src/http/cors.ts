@@ -1,12 +1,10 @@
+import { wellFormedOrigin, type CorsOrigins } from '../net/origins.js';
 import type { PlainAnswer, RequestHead } from './request-head.js';
 import { addVary, withMutableHeaders } from './vary.js';
 
 // Cross-origin access to the REST and GraphQL APIs, as WordPress answers it for its REST API: the request's origin is
 // reflected with credentials allowed, unless CORS_ORIGINS lists the origins allowed. One module decides, for both
 // APIs and every answer (errors and 304s included), after the response cache, which never sees these headers.
-
-/** CORS_ORIGINS: `any`, or the exact origins (`scheme://host[:port]`) whose pages may read the APIs' answers. */
-export type CorsOrigins = 'any' | readonly string[];
 
 const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
 /** Always allowed: what WordPress allows, what browsers' API clients send, and revalidation. */
@@ -31,28 +29,6 @@ const NEVER_ALLOWED =
   /^(forwarded|x-forwarded-.*|x-real-ip|x-client-ip|true-client-ip|cf-connecting-ip|cookie|cookie2|host|proxy-.*|sec-.*)$/i;
 /** An HTTP field name (RFC 9110 §5.1). */
 const FIELD_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-
-/** `scheme://host[:port]` as a browser serializes an origin: no path, query, user information or trailing slash. */
-const ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/(?:\[[0-9a-f:.]+\]|[a-z0-9-]+(?:\.[a-z0-9-]+)*)(?::(\d{1,5}))?$/i;
-
-/** The Origin header's value when it is a well-formed origin (`null` and anything else are not). */
-export function wellFormedOrigin(value: string | null): string | null {
-  if (value === null || value.length > 512) return null;
-  const match = ORIGIN.exec(value);
-  if (!match || (match[1] !== undefined && Number(match[1]) > 65535)) return null;
-  return value;
-}
-
-/** Reads CORS_ORIGINS: `any` (the default) or a comma-separated list of origins; `invalid` names an entry that is not one. */
-export function parseCorsOrigins(raw: string): CorsOrigins | { invalid: string } {
-  if (raw.trim() === 'any') return 'any';
-  const origins = raw
-    .split(',')
-    .map((origin) => origin.trim())
-    .filter(Boolean);
-  const invalid = origins.find((origin) => wellFormedOrigin(origin) === null);
-  return invalid === undefined && origins.length ? origins : { invalid: invalid ?? raw };
-}
 
 export interface Cors {
   /** Whether `request` is a CORS preflight (OPTIONS with Origin and Access-Control-Request-Method). */

@@ -5,15 +5,6 @@ import { isPublicAddress } from '../net/public-address.js';
 // Which network addresses an image may be fetched from: public ones (src/net/public-address.ts), and the private
 // ones IMAGE_FETCH_ALLOW_PRIVATE lists.
 
-/** An address or CIDR range as IMAGE_FETCH_ALLOW_PRIVATE lists them (`10.1.0.0/16`, `127.0.0.1`, `fd00::/8`). */
-export function isAddressRange(text: string): boolean {
-  // Written out in full only: ipaddr.js would also read `1` or `10.1` as IPv4 addresses (as inet_aton does).
-  const [address = '', bits] = text.split('/');
-  const written =
-    ipaddr.IPv4.isValidFourPartDecimal(address) || (address.includes(':') && ipaddr.IPv6.isValid(address));
-  return written && (bits === undefined ? true : ipaddr.isValidCIDR(text));
-}
-
 function parseRange(text: string): [ipaddr.IPv4 | ipaddr.IPv6, number] {
   if (ipaddr.isValidCIDR(text)) return ipaddr.parseCIDR(text);
   const address = ipaddr.process(text);

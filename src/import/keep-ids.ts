@@ -8,20 +8,8 @@ import type { Db } from '../db/client.js';
 import { EVERY_STATUS, type SourceClient } from './client.js';
 import type { RecordKind } from './mapping/kind.js';
 import type { OriginStore } from './origins.js';
-import { asRecord, remoteIdOf, type RecordType } from './remote.js';
-
-export type PostType = Extract<RecordType, 'event' | 'venue' | 'organizer'>;
-
-export const isPostType = (type: RecordType): type is PostType =>
-  type === 'event' || type === 'venue' || type === 'organizer';
-
-/** Changes a record's ID; its links follow (ON UPDATE CASCADE), the database refuses an ID another post has. */
-export function rekeyStatement(db: Db, type: PostType, from: number, to: number) {
-  const change = { where: { id: from }, data: { id: to }, select: { id: true } };
-  if (type === 'event') return db.event.update(change);
-  if (type === 'venue') return db.venue.update(change);
-  return db.organizer.update(change);
-}
+import type { PostType } from './post-ids.js';
+import { asRecord, remoteIdOf } from './remote.js';
 
 /** Which local post has each of these IDs. */
 async function localOwners(db: Db, ids: number[]): Promise<Map<number, PostType>> {

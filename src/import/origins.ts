@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/client.js';
-import { rekeyStatement, type PostType } from './keep-ids.js';
+import { rekeyStatement, type PostType } from './post-ids.js';
 import type { RecordType } from './remote.js';
 
 export interface KnownOrigin {

@@ -17,7 +17,8 @@ import type { LinkResolver, RecordKind } from './mapping/kind.js';
 import { organizerKind } from './mapping/organizers.js';
 import { categoryKind, tagKind } from './mapping/terms.js';
 import { venueKind } from './mapping/venues.js';
-import { isPostType, keepIdConflicts } from './keep-ids.js';
+import { keepIdConflicts } from './keep-ids.js';
+import { isPostType } from './post-ids.js';
 import { contentHash, OriginStore } from './origins.js';
 import { emptyCounts, PLURAL, type Counts, type ImportProgress, type Outcome, type TypeProgress } from './progress.js';
 import {

@@ -24,7 +24,7 @@ export type Manifest = Record<string, string>;
 
 type Settings = Config['persistedOperations'];
 
-const REST_OPERATIONS = sourceFile('rest/operations');
+const REST_OPERATIONS = sourceFile('read/operations');
 
 /** Persisted operations answer these errors; Apollo's link retries with the full text on PERSISTED_QUERY_NOT_FOUND. */
 const NOT_FOUND = {
@@ -55,7 +55,7 @@ function canonicalText(document: DocumentNode): string {
 }
 
 /**
- * The REST layer's operations (src/rest/operations/*.graphql), each printed with the fragments it uses and keyed by
+ * The REST layer's operations (src/read/operations/*.graphql), each printed with the fragments it uses and keyed by
  * the SHA-256 of that text: derived from the documents at start, so it follows any change to them.
  */
 export function restOperationsManifest(): Manifest {

@@ -3,8 +3,8 @@ import {
   RestEventListDocument,
   type EventsFilter,
   type RestEventFragment,
-} from '../rest/operations/generated/graphql.js';
-import { pageWindow } from '../rest/routes/shared.js';
+} from '../read/operations/generated/graphql.js';
+import { pageWindow } from '../read/paging.js';
 import { runPageQuery } from './data.js';
 import { eventWhen } from './dates.js';
 import { html, type Html } from './html.js';

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import type { Context } from '../graphql/context.js';
-import type { EventsFilter, RestEventFragment } from '../rest/operations/generated/graphql.js';
+import type { EventsFilter, RestEventFragment } from '../read/operations/generated/graphql.js';
 import { PageRefusal } from './data.js';
 import { dayHeading } from './dates.js';
 import { EVENTS_PER_PAGE, eventList, eventListItem, eventsPage, upcoming } from './event-list.js';

@@ -1,4 +1,4 @@
-import type { RestOrganizerFragment, RestVenueFragment } from '../rest/operations/generated/graphql.js';
+import type { RestOrganizerFragment, RestVenueFragment } from '../read/operations/generated/graphql.js';
 import { html, type Html } from './html.js';
 import type { SitePaths } from './paths.js';
 

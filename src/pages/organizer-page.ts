@@ -1,6 +1,6 @@
 import type { Context } from '../graphql/context.js';
-import { RestOrganizerBySlugDocument } from '../rest/operations/generated/graphql.js';
-import { organizerJsonLd } from '../rest/serialize/linked-posts.js';
+import { RestOrganizerBySlugDocument } from '../read/operations/generated/graphql.js';
+import { organizerJsonLd } from '../read/serialize/linked-posts.js';
 import { assertPublic, runPageQuery } from './data.js';
 import { eventList, eventsPage, upcoming } from './event-list.js';
 import { html, trustedHtml } from './html.js';

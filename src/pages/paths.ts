@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { NAMESPACE } from '../rest/request.js';
+import { NAMESPACE } from '../read/urls.js';
 import { pageUrl } from '../site-pages.js';
 
 export type PostType = 'event' | 'venue' | 'organizer';

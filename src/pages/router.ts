@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import type { Context } from '../graphql/context.js';
 import type { RequestLog } from '../logging/request-log.js';
-import { restUrls } from '../rest/urls.js';
+import { restUrls } from '../read/urls.js';
 import { PageRefusal } from './data.js';
 import { eventPage } from './event-page.js';
 import { eventsListPage } from './events-list-page.js';

@@ -1,6 +1,6 @@
 import type { Context } from '../graphql/context.js';
-import { RestVenueBySlugDocument } from '../rest/operations/generated/graphql.js';
-import { venueJsonLd } from '../rest/serialize/linked-posts.js';
+import { RestVenueBySlugDocument } from '../read/operations/generated/graphql.js';
+import { venueJsonLd } from '../read/serialize/linked-posts.js';
 import { assertPublic, runPageQuery } from './data.js';
 import { eventList, eventsPage, upcoming } from './event-list.js';
 import { html, trustedHtml } from './html.js';

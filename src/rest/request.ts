@@ -1,8 +1,8 @@
 import qs from 'qs';
 import { MAX_INPUT_DEPTH, nestedTooDeep } from '../limits/input.js';
+import { NAMESPACE } from '../read/urls.js';
 import { RestError } from './errors.js';
 
-export const NAMESPACE = 'calendar/events/v1';
 /** The original product's namespace, answered as an alias so its integrations work unchanged. */
 export const ALIAS_NAMESPACES = ['tribe/events/v1'];
 export const LANGUAGES = ['en', 'de', 'fr', 'es'] as const;

@@ -1,6 +1,6 @@
 import { htmlSafeJson } from '../content/safe-json.js';
 import type { RestReply } from './route.js';
-import type { RestUrls } from './urls.js';
+import type { RestUrls } from '../read/urls.js';
 
 /** `a,b.c,b.d` → `{a: true, b: {c: true, d: true}}`; a sub-field of a field already kept whole is ignored. */
 type FieldTree = { [key: string]: true | FieldTree };

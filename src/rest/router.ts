@@ -12,7 +12,7 @@ import { finishResponse } from './respond.js';
 import type { Endpoint, HttpMethod, RestCall, RestReply, RouteDefinition } from './route.js';
 import { namespaceIndex, routeEntry, siteIndex } from './routes/index-route.js';
 import { ROUTES } from './routes/table.js';
-import { restUrls } from './urls.js';
+import { restUrls } from '../read/urls.js';
 
 interface CompiledRoute {
   definition: RouteDefinition;

@@ -11,7 +11,8 @@ import { invalidField } from '../errors.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../shared/page-size.js';
 import { encodeCursor, positionOf, ResyncRequiredError } from './cursor.js';
 import { ChangeRecordTypeEnum } from './record-type.js';
-import { asSeenBy, type SeenChange } from './visibility.js';
+import type { SeenChange } from './seen-change.js';
+import { asSeenBy } from './visibility.js';
 
 // Incremental sync: the change feed (`changes`) and its live form (`changed`, over Server-Sent Events), both read
 // from the change log the database triggers write (src/db/change-log.ts), each reader seeing only what they may read.

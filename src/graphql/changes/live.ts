@@ -2,18 +2,12 @@ import { clientKeyOf } from '../../auth/client-address.js';
 import { GraphQLError } from 'graphql';
 import type { ChangeEntry, ChangeRecordType } from '../../db/change-log.js';
 import type { ChangeBatch, ChangeNotifier } from '../../db/change-notifier.js';
-import type { Context, Viewer } from '../context.js';
+import type { ChangeStreams, Context, Viewer } from '../context.js';
 import { ErrorCode } from '../errors.js';
 import { StreamCredentials, type CredentialVerdict, type StreamViewer } from './credentials.js';
 import { encodeCursor, positionOf } from './cursor.js';
-import {
-  eachAsSeen,
-  readerViewOf,
-  recordsInView,
-  visibilityClassOf,
-  type ReaderView,
-  type SeenChange,
-} from './visibility.js';
+import { eachAsSeen, readerViewOf, recordsInView, visibilityClassOf, type ReaderView } from './visibility.js';
+import type { SeenChange } from './seen-change.js';
 
 /** The most `changed` streams a process holds, per client address and in all (0: no limit). */
 export interface StreamLimits {
@@ -84,12 +78,6 @@ export interface StreamRequest {
   signal: AbortSignal;
   /** The `Last-Event-ID` header (EventSource resuming): the cursor to resume after, in place of `after`. */
   lastEventId?: string | null;
-}
-
-/** What one request may open: one `changed` stream (src/graphql/changes/index.ts). */
-export interface ChangeStreams {
-  /** The changes of these kinds (every kind when empty) committed from now on (or after the cursor `after`), as `reader` sees them. */
-  open(reader: Context, types: readonly ChangeRecordType[], after?: string): Promise<AsyncIterableIterator<SeenChange>>;
 }
 
 /**

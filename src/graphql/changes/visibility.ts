@@ -4,6 +4,7 @@ import { listVisibility, unlockedWhere } from '../access.js';
 import type { Context } from '../context.js';
 import type { PostStatusValue } from '../shared/posts.js';
 import { encodeCursor } from './cursor.js';
+import type { SeenChange } from './seen-change.js';
 
 /** `<type>:<id>`: one record of the change log. */
 export const recordKey = (type: ChangeRecordType, id: number) => `${type}:${id}`;
@@ -57,16 +58,6 @@ export async function recordsInView(db: Db, view: ReaderView, entries: readonly 
     ),
   );
   return new Set(found.flat());
-}
-
-/** A change as one reader is told of it. */
-export interface SeenChange {
-  type: ChangeRecordType;
-  databaseId: number;
-  action: 'created' | 'updated' | 'deleted';
-  modifiedAt: Date;
-  /** The cursor just after this change: following (or resuming `changed`) from it tells of what came after. */
-  cursor: string;
 }
 
 /** The cursor of an entry (cursors are signed: src/graphql/changes/cursor.ts). */

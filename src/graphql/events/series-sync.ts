@@ -18,7 +18,7 @@ import type { Event, Prisma } from '../../db/generated/prisma/client.js';
 import type { Logger } from '../../logging/logger.js';
 import { LAST_INSTANT } from '../../time/dates.js';
 import { expandRecurrence, MAX_SERIES_OCCURRENCES, parseRecurrence, RecurrenceError } from '../../time/recurrence.js';
-import type { Context } from '../context.js';
+import type { Context, SeriesExtender } from '../context.js';
 import { invalidField, OccurrencesPendingError } from '../errors.js';
 import { recurrenceLines } from './recurrence-columns.js';
 import { instantOf, occurrenceTimes } from '../../time/occurrence-times.js';
@@ -366,7 +366,7 @@ export async function markSeriesWritten(tx: DbTransaction, masterId: number, hor
  * Per process: extends series as lists ask (one step at a time, paced, whoever asked), and takes up the syncs of
  * writes left unfinished (by a crash, or a request stopped at its deadline) in any process.
  */
-export class SeriesMaintainer {
+export class SeriesMaintainer implements SeriesExtender {
   private readonly demands = new Map<number, number>();
   /** Syncs of writes handed over by this process's requests. */
   private readonly taken = new Set<number>();

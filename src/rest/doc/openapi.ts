@@ -4,7 +4,7 @@ import type { Param, ParamDeclaration } from '../params.js';
 import type { Language } from '../request.js';
 import type { Endpoint, HttpMethod, RouteDefinition } from '../route.js';
 import { argumentSchema } from '../routes/index-route.js';
-import type { RestUrls } from '../urls.js';
+import type { RestUrls } from '../../read/urls.js';
 import { componentSchemas, ref, toOpenApi30, type Schema } from './schemas.js';
 
 export type OpenApiVersion = '3.0' | '3.1';

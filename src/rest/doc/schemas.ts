@@ -13,7 +13,7 @@ export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${na
 const WALL_CLOCK = { pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$', examples: ['2017-01-05 14:23:36'] };
 
 /**
- * The record shapes the REST routes answer with (src/rest/serialize), property by property in the emitted order, with
+ * The record shapes the REST routes answer with (src/read/serialize), property by property in the emitted order, with
  * the types actually returned: `author` is a string, date details are zero-padded strings, `cost_details` and the
  * `*_date_details` are objects, an event's `image` is an Image or `false`, its `venue` one venue or a list.
  */

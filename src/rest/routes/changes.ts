@@ -1,7 +1,7 @@
-import { RestChangesDocument } from '../operations/generated/graphql.js';
+import { RestChangesDocument } from '../../read/operations/generated/graphql.js';
 import type { ParamDeclaration } from '../params.js';
 import { endpoint, READABLE, type RouteDefinition } from '../route.js';
-import { utcWallClock } from '../serialize/common.js';
+import { utcWallClock } from '../../read/serialize/common.js';
 import { perPageParam } from './shared.js';
 
 // GET /changes: the change feed for incremental sync (GraphQL `changes`). An unknown or expired cursor answers 410

@@ -12,10 +12,11 @@ import {
   type EventsFilter,
   type EventUpdateScope,
   type RestEventFragment,
-} from '../operations/generated/graphql.js';
+} from '../../read/operations/generated/graphql.js';
 import type { LinkedValue, Param, ParamDeclaration, ParamValues } from '../params.js';
 import { CREATABLE, DELETABLE, EDITABLE, endpoint, READABLE, type RestCall, type RouteDefinition } from '../route.js';
-import { blankProtectedEvent, eventToTec } from '../serialize/event.js';
+import { blankProtectedEvent, eventToTec } from '../../read/serialize/event.js';
+import { pageWindow } from '../../read/paging.js';
 import { ORGANIZER_FIELDS, VENUE_FIELDS, linksInput } from './linked-input.js';
 import {
   FieldMap,
@@ -23,7 +24,6 @@ import {
   listStatuses,
   pageLinks,
   pageParam,
-  pageWindow,
   perPageParam,
   POST_STATUSES,
   slugPathParam,

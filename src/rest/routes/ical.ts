@@ -4,7 +4,7 @@ import {
   RestEventIcalDocument,
   RestEventsIcalDocument,
   type RestEventsIcalQuery,
-} from '../operations/generated/graphql.js';
+} from '../../read/operations/generated/graphql.js';
 import type { ParamDeclaration } from '../params.js';
 import { endpoint, READABLE, type RestCall, type RestReply, type RouteDefinition } from '../route.js';
 import { assertShowable, eventFilterParams, eventPasswordParam, listErrors, listFilter, readErrors } from './events.js';

@@ -1,8 +1,9 @@
 import { describe } from '../i18n/index.js';
 import type { Param, ParamDeclaration } from '../params.js';
-import { NAMESPACE, type Language } from '../request.js';
+import { NAMESPACE } from '../../read/urls.js';
+import type { Language } from '../request.js';
 import type { RouteDefinition } from '../route.js';
-import type { RestUrls } from '../urls.js';
+import type { RestUrls } from '../../read/urls.js';
 
 /** A parameter as the WordPress index lists it: JSON-schema keywords, no callbacks. */
 export function argumentSchema(param: Param, language: Language) {

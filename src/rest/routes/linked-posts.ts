@@ -1,15 +1,15 @@
 import { invalidParams, RestError, type ErrorMapping } from '../errors.js';
-import type { PostStatus } from '../operations/generated/graphql.js';
+import type { PostStatus } from '../../read/operations/generated/graphql.js';
 import type { ParamDeclaration } from '../params.js';
 import { CREATABLE, DELETABLE, EDITABLE, endpoint, READABLE, type RestCall, type RouteDefinition } from '../route.js';
-import type { SerializeOptions } from '../serialize/linked-posts.js';
-import type { RestUrls } from '../urls.js';
+import type { SerializeOptions } from '../../read/serialize/linked-posts.js';
+import type { RestUrls } from '../../read/urls.js';
+import { pageWindow } from '../../read/paging.js';
 import {
   idPathParam,
   listStatuses,
   pageLinks,
   pageParam,
-  pageWindow,
   perPageParam,
   slugPathParam,
   totalPages,

@@ -1,10 +1,9 @@
 import { roleCan } from '../../auth/capabilities.js';
 import type { Context } from '../../graphql/context.js';
-import { offsetToCursor } from '@pothos/plugin-relay';
 import { invalidParams } from '../errors.js';
 import type { Param } from '../params.js';
-import type { PostStatus } from '../operations/generated/graphql.js';
-import { graphqlStatus, POST_STATUSES } from '../statuses.js';
+import type { PostStatus } from '../../read/operations/generated/graphql.js';
+import { graphqlStatus, POST_STATUSES } from '../../read/statuses.js';
 
 /** Parameters several routes share, declared once. */
 export const pageParam = { type: 'integer', min: 1, default: 1, description: 'page' } satisfies Param;
@@ -26,7 +25,7 @@ export const slugPathParam = {
   description: 'slug',
 } satisfies Param;
 
-export { POST_STATUSES, type RestPostStatus } from '../statuses.js';
+export { POST_STATUSES, type RestPostStatus } from '../../read/statuses.js';
 
 /**
  * The statuses a list shows for its `status` parameter. Anonymous readers see published records only: the
@@ -51,15 +50,6 @@ export function listStatuses(
     return { shown: writer ? 'any' : 'publish' };
   }
   return { statuses: asked.map(graphqlStatus), shown: asked.join(',') };
-}
-
-/** The `after` cursor that starts a page at `offset`. */
-export function cursorBefore(offset: number): string | null {
-  return offset > 0 ? offsetToCursor(offset - 1) : null;
-}
-
-export function pageWindow(page: number, perPage: number) {
-  return { first: perPage, after: cursorBefore((page - 1) * perPage) };
 }
 
 export function totalPages(total: number, perPage: number): number {

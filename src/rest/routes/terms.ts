@@ -15,7 +15,7 @@ import {
   type SortOrder,
   type TermInput,
   type TermOrderBy,
-} from '../operations/generated/graphql.js';
+} from '../../read/operations/generated/graphql.js';
 import type { ParamDeclaration, ParamValues } from '../params.js';
 import {
   CREATABLE,
@@ -27,8 +27,9 @@ import {
   type RestReply,
   type RouteDefinition,
 } from '../route.js';
-import { termToTec, type TaxonomyRoute } from '../serialize/terms.js';
-import { FieldMap, idPathParam, pageParam, pageWindow, perPageParam, totalPages } from './shared.js';
+import { termToTec, type TaxonomyRoute } from '../../read/serialize/terms.js';
+import { pageWindow } from '../../read/paging.js';
+import { FieldMap, idPathParam, pageParam, perPageParam, totalPages } from './shared.js';
 
 // `/categories` and `/tags`: one implementation parametrised by taxonomy. Categories are hierarchical and take a
 // `parent`; tags do not. The envelope, paging and write semantics follow TEC's Term_Archive_Base / Term_Single_Base,

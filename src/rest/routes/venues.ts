@@ -7,10 +7,10 @@ import {
   RestVenueListDocument,
   type RestVenueFragment,
   type VenueInput,
-} from '../operations/generated/graphql.js';
+} from '../../read/operations/generated/graphql.js';
 import type { ParamDeclaration } from '../params.js';
 import type { RouteDefinition } from '../route.js';
-import { lockedVenueToTec, venueToTec } from '../serialize/linked-posts.js';
+import { lockedVenueToTec, venueToTec } from '../../read/serialize/linked-posts.js';
 import { VENUE_FIELDS } from './linked-input.js';
 import { linkedListParams, linkedPostRoutes, type LinkedOperations } from './linked-posts.js';
 import { FieldMap, POST_STATUSES } from './shared.js';

@@ -1,5 +1,7 @@
 import type { Config } from '../config.js';
-import { NAMESPACE } from './request.js';
+
+/** The REST API's namespace below the REST root (TEC's own is `tribe/events/v1`, answered as an alias). */
+export const NAMESPACE = 'calendar/events/v1';
 
 /** Links in responses point at SITE_URL: permalinks for `url`, our canonical REST routes for `rest_url`. */
 export interface RestUrls {
