@@ -7,9 +7,8 @@ import { eventPage } from './event-page.js';
 import { eventsListPage } from './events-list-page.js';
 import { html } from './html.js';
 import { htmlResponse, pageDocument } from './layout.js';
-import { organizerPage } from './organizer-page.js';
 import { EVENTS_LIST, pagePathOf, sitePaths, type PostType, type SitePaths } from './paths.js';
-import { venuePage } from './venue-page.js';
+import { organizerPage, venuePage } from './linked-post-page.js';
 
 // The public pages the API's `url` fields point at, rendered on the server as plain HTML.
 
