@@ -165,7 +165,33 @@ describe('venue and organizer pages', () => {
     expect(answer.text).toContain('Phone: 555-0100');
     expect(answer.text).toContain('href="https://org.example/"');
     expect(answer.text).toContain(`<a href="/event/${event.slug}/">${event.title}</a>`);
+    expect(jsonLdOf(answer.text)).toMatchObject({ '@type': 'Person', name: organizer.name, telephone: '555-0100' });
   });
+
+  it('gives a venue page the page’s own URL in its JSON-LD, and the venue’s address', async () => {
+    const venue = await createVenue(server, { city: 'Lyon', country: 'France' }, 'name');
+    const data = jsonLdOf((await page(`/venue/${venue.slug}/`)).text);
+    expect(data).toMatchObject({ '@context': 'http://schema.org', '@type': 'Place', name: venue.name });
+    expect(data.url).toBe(`${SITE}/venue/${venue.slug}/`);
+    expect(JSON.stringify(data.address)).toContain('Lyon');
+  });
+
+  it.each(['venue', 'organizer'] as const)(
+    'shows a password-protected %s’s name with a notice, never its description, contact or events',
+    async (kind) => {
+      const secret = unique('secret-description');
+      const fields = { password: 'open-sesame', description: secret, phone: '555-0199' };
+      const post =
+        kind === 'venue' ? await createVenue(server, fields, 'name') : await createOrganizer(server, fields, 'name');
+      const answer = await page(`/${kind}/${post.slug}/`);
+      expect(answer.status).toBe(200);
+      expect(answer.text).toContain(`<h1>${post.name}</h1>`);
+      expect(answer.text).toContain(`This ${kind} is password-protected`);
+      expect(answer.text).not.toContain(secret);
+      expect(answer.text).not.toContain('555-0199');
+      expect(answer.text).not.toContain('Upcoming events');
+    },
+  );
 });
 
 describe('the events list', () => {
