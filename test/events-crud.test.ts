@@ -776,6 +776,25 @@ describe('relations of an event', () => {
     expect(event.categories.map((c: { id: number }) => c.id)).toEqual([category.id]);
   });
 
+  // Found by the GraphQL fuzzer: a name past SQLite's LIKE pattern limit (50,000 bytes) was a 500, and `%` or `_`
+  // in a name are LIKE's wildcards.
+  it('matches known names that are very long or hold LIKE wildcards, and creates the unknown ones', async () => {
+    const long = (mark: string, unit: string) => `${unique(mark)} ${unit.repeat(30_000)}`;
+    const names = [long('Percent', '%'), long('Letters', 'x'), long('Accents', 'é')];
+    const wild = await createTag(server, { name: unique('100%_sure') }, 'name');
+    const event = await createEvent(
+      server,
+      baseInput({ categories: names, tags: [...names, wild.name.toUpperCase(), `${unique('50')}%`] }),
+      RELATIONS,
+    );
+    expect(event.categories.map((c: { name: string }) => c.name).sort()).toEqual([...names].sort());
+    expect(event.tags.map((t: { id: number }) => t.id)).toContain(wild.id);
+    expect(event.tags).toHaveLength(5);
+    const again = await createEvent(server, baseInput({ tags: names.map((name) => name.toUpperCase()) }), RELATIONS);
+    const tagIds = (e: { tags: { id: number }[] }) => e.tags.map((t) => t.id).sort();
+    expect(tagIds(again)).toEqual(tagIds({ tags: event.tags.filter((t: { name: string }) => names.includes(t.name)) }));
+  });
+
   it('answers the image and the parent event', async () => {
     const parent = await createEvent(server, baseInput());
     const child = await createEvent(

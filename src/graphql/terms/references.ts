@@ -4,7 +4,7 @@ import type { Taxonomy } from '../../db/generated/prisma/enums.js';
 import type { Context } from '../context.js';
 import type { FieldErrors } from '../errors.js';
 import { isStorableId } from '../shared/ids.js';
-import { caseInsensitive } from '../shared/search.js';
+import { equalTextCandidates } from '../shared/search.js';
 import { firstFreeSlug, slugClashFilter, slugFromText } from '../shared/slugs.js';
 
 const isId = (ref: string) => /^\d+$/.test(ref.trim());
@@ -63,10 +63,9 @@ export async function readTermAssignment(
   const unknownIds = ids.filter((id) => !byId.some((term) => term.id === id));
   if (unknownIds.length) errors.add(field, `no ${taxonomy} with ID ${unknownIds.join(', ')}`);
   const slugs = names.map(slugFromText);
-  // SQL `=` is case-sensitive; LIKE (startsWith + endsWith) folds ASCII case and narrows to a few rows, and the exact
-  // case-insensitive comparison below decides.
-  const fold = caseInsensitive(ctx.config.engine);
-  const sameName = names.map((name) => ({ name: { startsWith: name, endsWith: name, ...fold } }));
+  // Narrows to a few rows (long names and LIKE's special characters included); the exact case-insensitive
+  // comparison below decides.
+  const sameName = names.map((name) => equalTextCandidates(ctx.config.engine, 'name', name));
   const candidates = names.length
     ? await ctx.db.term.findMany({
         where: { taxonomy, OR: [{ slug: { in: [...names, ...slugs] } }, ...sameName] },
