@@ -14,10 +14,11 @@ import {
   type GraphQLInputType,
   type GraphQLOutputType,
 } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { schema } from '../src/graphql/schema.js';
 import { createCategory, createEvent, createOrganizer, createTag, createVenue } from './support/factories.js';
 import {
+  FUZZ_TEST_TIMEOUT_MS,
   anyValue,
   databaseSnapshot,
   fuzzRuns,
@@ -29,6 +30,8 @@ import {
   valueFor,
 } from './support/fuzz.js';
 import { ADMIN_AUTHORIZATION, startServer, type As, type TestServer } from './support/server.js';
+
+vi.setConfig({ testTimeout: FUZZ_TEST_TIMEOUT_MS });
 
 reportRequestsSent('fuzz-graphql');
 

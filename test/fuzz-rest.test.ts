@@ -1,10 +1,11 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ParamDeclaration } from '../src/rest/params.js';
 import type { HttpMethod } from '../src/rest/route.js';
 import { ROUTES } from '../src/rest/routes/table.js';
 import { createCategory, createEvent, createOrganizer, createTag, createVenue } from './support/factories.js';
 import {
+  FUZZ_TEST_TIMEOUT_MS,
   anyValue,
   databaseSnapshot,
   fuzzRuns,
@@ -20,6 +21,8 @@ import {
 import { call, type RestResponse } from './support/rest.js';
 import { schemaErrors } from './support/schemas.js';
 import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
+
+vi.setConfig({ testTimeout: FUZZ_TEST_TIMEOUT_MS });
 
 reportRequestsSent('fuzz-rest');
 

@@ -9,11 +9,13 @@ import { ADMIN_AUTHORIZATION, type TestServer } from './server.js';
 /** The fixed seed of every property (FUZZ_SEED overrides it, to reproduce a run fast-check reported). */
 export const FUZZ_SEED = Number(process.env.FUZZ_SEED ?? 20_261_121);
 
+const FUZZ_RUNS_FACTOR = Number(process.env.FUZZ_RUNS_FACTOR ?? 1);
+
 /** fast-check's parameters for one property: the fixed seed and a bounded number of runs (FUZZ_RUNS_FACTOR=10: ten times as many). */
-export const fuzzRuns = (numRuns: number) => ({
-  seed: FUZZ_SEED,
-  numRuns: numRuns * Number(process.env.FUZZ_RUNS_FACTOR ?? 1),
-});
+export const fuzzRuns = (numRuns: number) => ({ seed: FUZZ_SEED, numRuns: numRuns * FUZZ_RUNS_FACTOR });
+
+/** A fuzz file's time per test: the suite's 30 s for its runs, as many times over as FUZZ_RUNS_FACTOR asks for. */
+export const FUZZ_TEST_TIMEOUT_MS = 30_000 * Math.max(1, FUZZ_RUNS_FACTOR);
 
 /** Values that have broken parsers somewhere: numbers at the edges, malformed dates, injections, odd characters. */
 const NASTY_STRINGS = [
