@@ -1,8 +1,14 @@
+import { DateTime } from 'luxon';
+import { authenticate, parseAuthorization } from '../auth/authenticate.js';
 import type { PasswordGuesses } from '../auth/password-guesses.js';
 import type { ViewerUser } from '../auth/permissions.js';
+import type { SignInLimiter } from '../auth/sign-in-limits.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { readDataVersion } from '../db/data-version.js';
+import { type Deadline, guardedDb } from '../limits/deadline.js';
+import type { RefusalReason } from '../logging/request-log.js';
+import { parseDateInput } from '../time/dates.js';
 import type { ChangeStreams } from './changes/live.js';
 import type { SeriesMaintainer } from './events/series-sync.js';
 
@@ -22,6 +28,8 @@ export interface Context {
   viewer: Viewer;
   /** The request's time: every "now" in one request is the same instant. */
   now: Date;
+  /** A date the request sent, read in the site time zone at `now` (null when it is none); each text read once. */
+  readDate(text: string): DateTime | null;
   /** Passwords the request offered for password-protected records (the `password` arguments). */
   offeredPasswords: string[];
   /** Counts those passwords as guesses of the client's (absent outside the server: seeding, importing). */
@@ -43,5 +51,107 @@ export function createContext(
   series?: SeriesMaintainer,
   passwordGuesses?: PasswordGuesses,
 ): Context {
-  return { db, config, viewer, now: new Date(), offeredPasswords: [], passwordGuesses, dataVersion, changes, series };
+  const now = new Date();
+  return {
+    db,
+    config,
+    viewer,
+    now,
+    readDate: datesReadOnce(config.siteTimezone, DateTime.fromJSDate(now)),
+    offeredPasswords: [],
+    passwordGuesses,
+    dataVersion,
+    changes,
+    series,
+  };
 }
+
+/**
+ * The request's reading of the dates it sent (`start_date`, a filter's `startDate`), in the site time zone at the
+ * request's time. A text is parsed once per request: REST reads it where its parameter is declared, and GraphQL's
+ * filter, given the same text in the same request, gets that reading back.
+ */
+function datesReadOnce(zone: string, now: DateTime): (text: string) => DateTime | null {
+  const read = new Map<string, DateTime | null>();
+  return (text) => {
+    let moment = read.get(text);
+    if (moment === undefined) {
+      moment = parseDateInput(text, zone, now);
+      read.set(text, moment);
+    }
+    return moment;
+  };
+}
+
+/** What the server hands each request besides itself. */
+export interface RequestScope {
+  deadline: Deadline;
+  clientAddress: string;
+  /** Cuts the request's connection, for an event stream whose client does not read its end. */
+  hangUp?: () => void;
+  /** Its guesses at protected records' passwords (none for the webhooks' own reads). */
+  passwordGuesses?: PasswordGuesses;
+  /** Set when the request is refused for too many failed sign-ins, for its log line. */
+  refusal?: RefusalReason;
+}
+
+/** Why a request's credentials were refused; each face answers it in its own shape. */
+export type SignInRefusal = { refused: 'invalid' } | { refused: 'rate_limited'; retryAfter: number };
+
+/** What the request contexts are made of: the process's own parts, shared by its requests. */
+export interface ContextParts {
+  db: Db;
+  config: Config;
+  signInLimiter: SignInLimiter;
+  dataVersion: () => Promise<bigint>;
+  series?: SeriesMaintainer;
+}
+
+/**
+ * Makes each request's context: signs the request in, within the limits on failed sign-ins
+ * (src/auth/sign-in-limits.ts), and gives it its viewer, its deadline-guarded database and its password guesses. The
+ * server makes one and hands it to every face (GraphQL, REST, pages), which ask it rather than the server.
+ */
+export class RequestContexts {
+  constructor(private readonly parts: ContextParts) {}
+
+  /** The request's viewer, or why its credentials were refused. */
+  async signIn(request: Request, scope: RequestScope): Promise<{ viewer: Viewer } | SignInRefusal> {
+    const result = await authenticate(
+      this.parts.db,
+      parseAuthorization(request.headers.get('authorization')),
+      this.parts.signInLimiter,
+      scope.clientAddress,
+    );
+    if (result.kind === 'anonymous') return { viewer: { user: null } };
+    if (result.kind === 'user') return { viewer: { user: result.user, credentialId: result.credentialId } };
+    if (result.kind === 'throttled') {
+      scope.refusal = 'sign_in_failures';
+      return { refused: 'rate_limited', retryAfter: result.retryAfter };
+    }
+    return { refused: 'invalid' };
+  }
+
+  /** The context of a request made by `viewer`. */
+  contextOf(viewer: Viewer, scope: Pick<RequestScope, 'deadline' | 'passwordGuesses'>, changes?: ChangeStreams) {
+    const { db, config, dataVersion, series } = this.parts;
+    return createContext(
+      guardedDb(db, scope.deadline),
+      config,
+      viewer,
+      dataVersion,
+      changes,
+      series,
+      scope.passwordGuesses,
+    );
+  }
+
+  /** Signs the request in and gives its context, or why its credentials were refused. */
+  async contextFor(request: Request, scope: RequestScope): Promise<Context | SignInRefusal> {
+    const outcome = await this.signIn(request, scope);
+    return 'viewer' in outcome ? this.contextOf(outcome.viewer, scope) : outcome;
+  }
+}
+
+/** Whether contextFor refused the request's credentials. */
+export const isRefusal = (outcome: Context | SignInRefusal): outcome is SignInRefusal => 'refused' in outcome;

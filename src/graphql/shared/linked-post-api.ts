@@ -291,7 +291,7 @@ export function defineLinkedPostApi<Fields extends LinkedPostFields>(model: Link
           orderBy: t.arg({ type: LinkedPostOrderByEnum, description: 'What to sort by; PUBLISHED when left out.' }),
           order: t.arg({ type: SortOrderEnum, description: 'The direction; DESC when left out.' }),
         },
-        resolve: async (_root, args, ctx, info) => {
+        resolve: async (root, args, ctx, info) => {
           offerPassword(ctx, args.password);
           await checkLinkedPostFilter(ctx, args);
           const where = await linkedPostListWhere(generic, ctx, args);
@@ -306,6 +306,7 @@ export function defineLinkedPostApi<Fields extends LinkedPostFields>(model: Link
                 skip: offset,
                 take: limit,
               }),
+            root,
           ) as never;
         },
       },

@@ -1,6 +1,6 @@
-import { roleCan } from '../../auth/capabilities.js';
+import { mayListOtherStatuses } from '../../graphql/access.js';
+import { pageVariables } from '../../graphql/shared/connections.js';
 import type { Context } from '../../graphql/context.js';
-import { offsetToCursor } from '@pothos/plugin-relay';
 import { invalidParams } from '../errors.js';
 import type { Param } from '../params.js';
 import type { PostStatus } from '../operations/generated/graphql.js';
@@ -29,13 +29,9 @@ export const slugPathParam = {
 export { POST_STATUSES, type RestPostStatus } from '../statuses.js';
 
 /**
- * The statuses a list shows for its `status` parameter. Anonymous readers see published records only: the
- * parameter may be left out or be exactly `publish`; anything else is a 400 naming `status` (authentication widens
- * this later, here only).
- */
-/**
- * The `status` filter of a list: registered statuses (or `any`), CSV or array. Who may list what is decided by the
- * GraphQL layer; `shown` is the effective value `rest_url` carries (`publish` for readers, `any` for writers).
+ * The `status` filter of a list: registered statuses (or `any`), CSV or array. Who may list what is the GraphQL
+ * layer's rule (mayListOtherStatuses), asked here only for `any`, which GraphQL has no word for; `shown` is the
+ * effective value `rest_url` carries (`publish` for readers, `any` for writers).
  */
 export function listStatuses(
   requested: readonly string[] | undefined,
@@ -45,7 +41,7 @@ export function listStatuses(
   if (asked.some((status) => status !== 'any' && !(POST_STATUSES as readonly string[]).includes(status))) {
     throw invalidParams({ status: 'Invalid parameter.' });
   }
-  const writer = !!context.viewer.user && roleCan(context.viewer.user.role, 'edit_posts');
+  const writer = mayListOtherStatuses(context.viewer.user);
   if (asked.length === 0 || asked.includes('any')) {
     if (asked.includes('any') && !writer) throw invalidParams({ status: 'Invalid parameter.' });
     return { shown: writer ? 'any' : 'publish' };
@@ -53,14 +49,8 @@ export function listStatuses(
   return { statuses: asked.map(graphqlStatus), shown: asked.join(',') };
 }
 
-/** The `after` cursor that starts a page at `offset`. */
-export function cursorBefore(offset: number): string | null {
-  return offset > 0 ? offsetToCursor(offset - 1) : null;
-}
-
-export function pageWindow(page: number, perPage: number) {
-  return { first: perPage, after: cursorBefore((page - 1) * perPage) };
-}
+/** A list's page by number, handed to GraphQL as `first` and an in-process offset (no cursor: pageVariables). */
+export const pageWindow = pageVariables;
 
 export function totalPages(total: number, perPage: number): number {
   return total === 0 ? 0 : Math.ceil(total / perPage);
