@@ -27,6 +27,7 @@ import {
   RequestContexts,
   type RequestScope,
   type SignInRefusal,
+  signInRefusalMessage,
   type Viewer,
 } from './graphql/context.js';
 import { ErrorCode } from './graphql/errors.js';
@@ -102,7 +103,11 @@ export interface AppOptions {
   logger?: Logger;
 }
 
-const INVALID_CREDENTIALS = 'The credentials sent are not valid.';
+const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json; charset=UTF-8', ...headers },
+  });
 
 const noRoute = () =>
   json(
@@ -114,16 +119,10 @@ const noRoute = () =>
     404,
   );
 
-const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), {
-    status,
-    headers: { 'content-type': 'application/json; charset=UTF-8', ...headers },
-  });
-
 function graphqlRefusal(refusal: SignInRefusal): Response {
+  const message = signInRefusalMessage(refusal);
   if (refusal.refused === 'invalid')
-    return json({ errors: [{ message: INVALID_CREDENTIALS, extensions: { code: 'UNAUTHENTICATED' } }] }, 401);
-  const message = `Too many failed sign-in attempts. Try again in ${refusal.retryAfter} seconds.`;
+    return json({ errors: [{ message, extensions: { code: 'UNAUTHENTICATED' } }] }, 401);
   return json(
     { errors: [{ message, extensions: { code: ErrorCode.rateLimited, retryAfter: refusal.retryAfter } }] },
     429,
@@ -317,6 +316,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       if (asset) return asset;
     }
     if (path === HEALTH_PATH && request.method === 'GET') return health();
+    // REST before the pages: their paths never overlap, and a REST request then never looks at the pages' paths.
     const target = rest.targetOf(url);
     if (target) return cached(() => rest.answer(request, url, target, log, scope));
     const page = pages.routeOf(url);

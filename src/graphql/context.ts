@@ -98,6 +98,12 @@ export interface RequestScope {
 /** Why a request's credentials were refused; each face answers it in its own shape. */
 export type SignInRefusal = { refused: 'invalid' } | { refused: 'rate_limited'; retryAfter: number };
 
+/** What a refusal of credentials says, where a face words it itself (GraphQL, the pages; REST has WordPress's codes). */
+export function signInRefusalMessage(refusal: SignInRefusal): string {
+  if (refusal.refused === 'invalid') return 'The credentials sent are not valid.';
+  return `Too many failed sign-in attempts. Try again in ${refusal.retryAfter} seconds.`;
+}
+
 /** What the request contexts are made of: the process's own parts, shared by its requests. */
 export interface ContextParts {
   db: Db;

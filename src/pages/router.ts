@@ -5,6 +5,7 @@ import {
   type RequestContexts,
   type RequestScope,
   type SignInRefusal,
+  signInRefusalMessage,
 } from '../graphql/context.js';
 import type { RequestLog } from '../logging/request-log.js';
 import { restUrls } from '../rest/urls.js';
@@ -41,12 +42,10 @@ function routeOf(path: string): PageRoute | null {
   return match ? { kind: match[1] as PostType, slug: decodedSlug(match[2]!) } : null;
 }
 
-const INVALID_CREDENTIALS = 'The credentials sent are not valid.';
-
 /** Refused credentials, as a page. */
 function refusedCredentials(refusal: SignInRefusal): PageRefusal {
-  if (refusal.refused === 'invalid') return new PageRefusal(401, 'Not signed in', INVALID_CREDENTIALS);
-  const message = `Too many failed sign-in attempts. Try again in ${refusal.retryAfter} seconds.`;
+  const message = signInRefusalMessage(refusal);
+  if (refusal.refused === 'invalid') return new PageRefusal(401, 'Not signed in', message);
   return new PageRefusal(429, 'Too many attempts', message, { 'retry-after': String(refusal.retryAfter) });
 }
 
