@@ -15,8 +15,8 @@ export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE };
  * A page asked for by number in this process (REST's and the public pages' `page`/`per_page`): its size is the
  * operation's `first`, its offset is given to the list field as the operation's root value, so that no cursor is
  * written and read back within one process. Clients over HTTP page with Relay cursors (`first`/`after`), unchanged:
- * they cannot set a root value. The variables of such an operation carry the offset under PAGE_OFFSET (see
- * inProcessRoot), beside `first`.
+ * they cannot set a root value. The variables of such an operation (one with a single root list field) carry the
+ * offset under PAGE_OFFSET, beside `first`; the in-process executors pass it on as the root value (inProcessRoot).
  */
 export const PAGE_OFFSET = Symbol('page offset');
 
