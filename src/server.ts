@@ -1,9 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServerAdapter } from '@whatwg-node/server';
 import { createYoga } from 'graphql-yoga';
-import { Router } from 'itty-router';
 import type { Config } from './config.js';
-import { ResponseCache } from './cache/response-cache.js';
+import { type CacheLookup, ResponseCache } from './cache/response-cache.js';
 import { ChangeNotifier } from './db/change-notifier.js';
 import { prepareChangeCursors } from './graphql/changes/cursor.js';
 import {
@@ -17,17 +16,22 @@ import { createDb, rawTableName, type Db, type QueryCounter } from './db/client.
 import { readDataVersion } from './db/data-version.js';
 import { watchDataVersion, type DataVersionWatch } from './db/data-version-watch.js';
 import { migrate } from './db/migrate.js';
-import { authenticate, parseAuthorization } from './auth/authenticate.js';
 import { clientAddressOf, clientKeyOf } from './auth/client-address.js';
 import { bootstrapAdmin } from './auth/credentials.js';
 import { credentialKey } from './auth/credential-key.js';
 import { icalUidSuffix } from './ical/uid-suffix.js';
 import { SignInLimiter } from './auth/sign-in-limits.js';
 import { PasswordGuesses } from './auth/password-guesses.js';
-import { createContext, type Context, type Viewer } from './graphql/context.js';
+import type { Context, Viewer } from './graphql/context.js';
+import {
+  RequestContexts,
+  type RequestScope,
+  type SignInRefusal,
+  signInRefusalMessage,
+} from './read/request-contexts.js';
 import { ErrorCode } from './graphql/errors.js';
 import { schema } from './graphql/schema.js';
-import { Deadline, DeadlineExceededError, guardedDb, TIMEOUT_CODE } from './limits/deadline.js';
+import { Deadline, DeadlineExceededError, TIMEOUT_CODE } from './limits/deadline.js';
 import { documentCaches } from './limits/document-cache.js';
 import { documentBytesLimit, graphqlLimitPlugins } from './limits/graphql.js';
 import { HEALTH_PATH, LoadShedder, type Refusal, type Ticket } from './limits/load-shedding.js';
@@ -36,10 +40,9 @@ import { persistedOperationsPlugin } from './limits/persisted-operations.js';
 import { requestParamChecks } from './limits/request-params.js';
 import { logErrorCodes, reportUnexpectedErrors, yogaLogger } from './logging/graphql-errors.js';
 import { createLogger, requestLineLogger, type Logger } from './logging/logger.js';
-import { withRequestLog, type RefusalReason, type RequestLog } from './logging/request-log.js';
+import { withRequestLog, type RequestLog } from './logging/request-log.js';
 import { RestError } from './rest/errors.js';
-import { createRestHandler } from './rest/router.js';
-import { PageRefusal } from './pages/data.js';
+import { createRestHandler, type RestHandler } from './rest/router.js';
 import { createPageHandler } from './pages/router.js';
 import { createCachedAnswers } from './http/cached-answers.js';
 import { createRefusals } from './limits/refusals.js';
@@ -75,11 +78,21 @@ export interface App {
   /**
    * `socketAddress`: the peer's address, for the sign-in limits and fairness (see clientAddressOf); `ticket`: the
    * request's admission (`admit`), or none for a caller in this process, whose requests are taken as they come;
-   * `hangUp` cuts the request's connection, for an event stream whose client does not read its end.
+   * `hangUp` cuts the request's connection, for an event stream whose client does not read its end; `lookup` is the
+   * request's look into the response cache when it was made on node:http (`answerFromCache`), else it is made here.
    */
-  fetch(request: Request, socketAddress?: string, ticket?: Ticket, hangUp?: () => void): Promise<Response>;
-  /** Answers `req` from the response cache, before any Fetch Request is built; resolves false when it did not. */
-  answerFromCache(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
+  fetch(
+    request: Request,
+    socketAddress?: string,
+    ticket?: Ticket,
+    hangUp?: () => void,
+    lookup?: CacheLookup,
+  ): Promise<Response>;
+  /**
+   * Answers `req` from the response cache, before any Fetch Request is built; resolves null when it did, else the
+   * request's lookup, for `fetch`.
+   */
+  answerFromCache(req: IncomingMessage, res: ServerResponse): Promise<CacheLookup | null>;
   close(): Promise<void>;
 }
 
@@ -89,50 +102,31 @@ export interface AppOptions {
   logger?: Logger;
 }
 
-const INVALID_CREDENTIALS = 'The credentials sent are not valid.';
-
-/** What a request brings besides itself, handed down the router. */
-interface RequestScope {
-  deadline: Deadline;
-  clientAddress: string;
-  hangUp?: () => void;
-  /** Its guesses at protected records' passwords (none for the webhooks' own reads). */
-  passwordGuesses?: PasswordGuesses;
-  /** Set when the request is refused for too many failed sign-ins, for its log line. */
-  refusal?: RefusalReason;
-}
-
-/** A request's viewer, or why its credentials were refused. */
-type SignIn = { viewer: Viewer } | { refused: 'invalid' } | { refused: 'rate_limited'; retryAfter: number };
-
 const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), {
     status,
     headers: { 'content-type': 'application/json; charset=UTF-8', ...headers },
   });
 
-function graphqlRefusal(refusal: Exclude<SignIn, { viewer: Viewer }>): Response {
+const noRoute = () =>
+  json(
+    {
+      code: 'rest_no_route',
+      message: 'No route was found matching the URL and request method.',
+      data: { status: 404 },
+    },
+    404,
+  );
+
+function graphqlRefusal(refusal: SignInRefusal): Response {
+  const message = signInRefusalMessage(refusal);
   if (refusal.refused === 'invalid')
-    return json({ errors: [{ message: INVALID_CREDENTIALS, extensions: { code: 'UNAUTHENTICATED' } }] }, 401);
-  const message = `Too many failed sign-in attempts. Try again in ${refusal.retryAfter} seconds.`;
+    return json({ errors: [{ message, extensions: { code: 'UNAUTHENTICATED' } }] }, 401);
   return json(
     { errors: [{ message, extensions: { code: ErrorCode.rateLimited, retryAfter: refusal.retryAfter } }] },
     429,
     { 'retry-after': String(refusal.retryAfter) },
   );
-}
-
-function restRefusal(refusal: Exclude<SignIn, { viewer: Viewer }>): RestError {
-  if (refusal.refused === 'invalid') return RestError.of('incorrect_password');
-  return RestError.of('rest_too_many_requests', {}, refusal.retryAfter).withHeaders({
-    'Retry-After': String(refusal.retryAfter),
-  });
-}
-
-function pageRefusal(refusal: Exclude<SignIn, { viewer: Viewer }>): PageRefusal {
-  if (refusal.refused === 'invalid') return new PageRefusal(401, 'Not signed in', INVALID_CREDENTIALS);
-  const message = `Too many failed sign-in attempts. Try again in ${refusal.retryAfter} seconds.`;
-  return new PageRefusal(429, 'Too many attempts', message, { 'retry-after': String(refusal.retryAfter) });
 }
 
 /** The answer to a request past its deadline: 503, shaped as the API it was for (GraphQL or REST). */
@@ -147,7 +141,11 @@ function timeoutResponse(request: Request, deadline: Deadline): Response {
   return json(body, 503, { 'cache-control': 'no-store' });
 }
 
-const isGraphQL = (request: Request) => new URL(request.url).pathname === '/graphql';
+const isGraphQL = (request: Request) => new URL(request.url).pathname === GRAPHQL_PATH;
+
+const GRAPHQL_PATH = '/graphql';
+/** A path as the routes name it: trailing slashes are the same path. */
+const routePath = (pathname: string) => pathname.replace(/\/+$/, '');
 
 /** A preflight refused by CORS_ORIGINS, shaped as the API it was for. */
 function corsRefusal(request: Request, origin: string): Response {
@@ -229,22 +227,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   await prepareChangeCursors(db);
 
   const signInLimiter = new SignInLimiter(config.signInLimits);
-  /** Checks the request's credentials, within the limits on failed sign-ins (src/auth/sign-in-limits.ts). */
-  const signIn = async (request: Request, scope: RequestScope): Promise<SignIn> => {
-    const result = await authenticate(
-      db,
-      parseAuthorization(request.headers.get('authorization')),
-      signInLimiter,
-      scope.clientAddress,
-    );
-    if (result.kind === 'anonymous') return { viewer: { user: null } };
-    if (result.kind === 'user') return { viewer: { user: result.user, credentialId: result.credentialId } };
-    if (result.kind === 'throttled') {
-      scope.refusal = 'sign_in_failures';
-      return { refused: 'rate_limited', retryAfter: result.retryAfter };
-    }
-    return { refused: 'invalid' };
-  };
+  const contexts = new RequestContexts({ db, config, signInLimiter, dataVersion, series });
 
   // Errors already on their request's log line, so that GraphQL Yoga's own error logging skips them.
   const reported = new WeakSet<object>();
@@ -274,7 +257,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     maxRequestBodySize: config.limits.maxBodyBytes,
     parserAndValidationCache: documentCaches(config.limits.graphql.documentCacheBytes),
     context: ({ viewer, deadline, changes: stream, passwordGuesses }) =>
-      createContext(guardedDb(db, deadline), config, viewer, dataVersion, stream, series, passwordGuesses),
+      contexts.contextOf(viewer, { deadline, passwordGuesses }, stream),
   });
 
   const responseCache = new ResponseCache(dataVersion, config.responseCache);
@@ -285,64 +268,63 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const pacing = config.engine === 'sqlite' ? new StartPacing() : new FairRunningLimit(config.databasePoolSize);
   // PostgreSQL: the health check has a connection of its own, so that it never waits behind requests for the pool.
   const healthDb = config.engine === 'postgres' ? createDb({ ...config, databasePoolSize: 1 }) : db;
-  const router = Router();
   const browserIde = graphiql({ title: 'Calendar events service' });
-  router.get('/graphql', browserIde.page);
-  router.all(`${GRAPHIQL_ASSETS_PATH}*`, browserIde.assets);
-  router.put('/graphql', singleConnectionModeRefusal);
-  router.all('/graphql', (request: Request, requestLog: RequestLog, scope: RequestScope) =>
-    responseCache.answer(request, async () => {
-      const outcome = await signIn(request, scope);
-      if (!('viewer' in outcome)) return graphqlRefusal(outcome);
-      const stream = changes.forRequest({
-        clientAddress: scope.clientAddress,
-        signal: request.signal,
-        lastEventId: request.headers.get('last-event-id'),
-      });
-      const { deadline, hangUp, passwordGuesses } = scope;
-      return yoga.fetch(request, {
-        viewer: outcome.viewer,
-        requestLog,
-        deadline,
-        changes: stream,
-        hangUp,
-        passwordGuesses,
-      });
-    }),
-  );
-  router.get(HEALTH_PATH, async () => {
+  const graphqlAnswer = async (request: Request, requestLog: RequestLog, scope: RequestScope) => {
+    const outcome = await contexts.signIn(request, scope);
+    if (!('viewer' in outcome)) return graphqlRefusal(outcome);
+    const stream = changes.forRequest({
+      clientAddress: scope.clientAddress,
+      signal: request.signal,
+      lastEventId: request.headers.get('last-event-id'),
+    });
+    const { deadline, hangUp, passwordGuesses } = scope;
+    return yoga.fetch(request, {
+      viewer: outcome.viewer,
+      requestLog,
+      deadline,
+      changes: stream,
+      hangUp,
+      passwordGuesses,
+    });
+  };
+  const health = async () => {
     await healthDb.$queryRawUnsafe('SELECT 1');
     return json({ status: 'ok' });
-  });
-  const handleRest = createRestHandler(config, async (request, scope: RequestScope) => {
-    const outcome = await signIn(request, scope);
-    if (!('viewer' in outcome)) throw restRefusal(outcome);
-    return createContext(
-      guardedDb(db, scope.deadline),
-      config,
-      outcome.viewer,
-      dataVersion,
-      undefined,
-      series,
-      scope.passwordGuesses,
-    );
-  });
-  const handlePage = createPageHandler(config, async (request, scope: RequestScope) => {
-    const outcome = await signIn(request, scope);
-    if (!('viewer' in outcome)) throw pageRefusal(outcome);
-    return createContext(
-      guardedDb(db, scope.deadline),
-      config,
-      outcome.viewer,
-      dataVersion,
-      undefined,
-      series,
-      scope.passwordGuesses,
-    );
-  });
+  };
+  const rest = createRestHandler(config, contexts);
+  const pages = createPageHandler(config, contexts);
+  /**
+   * The one dispatch: each request's path is looked at once, in this order, and handed to its face with what was
+   * found in it (the REST target, the page route). The APIs' and pages' answers go through `cached`: the request's
+   * one look into the response cache.
+   */
+  type Cached = (compute: () => Promise<Response>) => Promise<Response>;
+  const dispatch = async (request: Request, log: RequestLog, scope: RequestScope, cached: Cached) => {
+    const url = new URL(request.url);
+    const path = routePath(url.pathname);
+    if (path === GRAPHQL_PATH) {
+      if (request.method === 'GET') {
+        const page = await browserIde.page(request);
+        if (page) return page;
+      }
+      if (request.method === 'PUT') return singleConnectionModeRefusal();
+      return cached(() => graphqlAnswer(request, log, scope));
+    }
+    if (url.pathname.startsWith(GRAPHIQL_ASSETS_PATH)) {
+      const asset = await browserIde.assets(request);
+      if (asset) return asset;
+    }
+    if (path === HEALTH_PATH && request.method === 'GET') return health();
+    // REST before the pages: their paths never overlap, and a REST request then never looks at the pages' paths.
+    const target = rest.targetOf(url);
+    if (target) return cached(() => rest.answer(request, url, target, log, scope));
+    const page = pages.routeOf(url);
+    if (page) return cached(() => pages.answer(request, url, page, log, scope));
+    return cached(async () => noRoute());
+  };
   // A client of its own: the dispatcher's statements are not the requests' (nor counted with them).
   const webhooksDb = createDb({ ...config, databasePoolSize: 2 });
-  const render = publicRecordRenderer(config, handleRest, logger);
+  const render = publicRecordRenderer(config, rest, logger);
   const dispatcher = new WebhookDispatcher(
     webhooksDb,
     config.webhooks,
@@ -358,23 +340,6 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     config.changes.pruneIntervalMs,
     logger,
   );
-  const noRoute = () =>
-    json(
-      {
-        code: 'rest_no_route',
-        message: 'No route was found matching the URL and request method.',
-        data: { status: 404 },
-      },
-      404,
-    );
-  router.all('*', (request: Request, requestLog: RequestLog, scope: RequestScope) =>
-    responseCache.answer(
-      request,
-      async () =>
-        (await handlePage(request, requestLog, scope)) ?? (await handleRest(request, requestLog, scope)) ?? noRoute(),
-    ),
-  );
-
   return {
     config,
     db,
@@ -386,7 +351,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     answerFromCache: createCachedAnswers(responseCache, cors, requestLineLogger(logger)),
     fetch: withRequestLog(
       logger,
-      (request, requestLog, socketAddress?: string, admitted?: Ticket, hangUp?: () => void) => {
+      (request, requestLog, socketAddress?: string, admitted?: Ticket, hangUp?: () => void, lookedUp?: CacheLookup) => {
         const { pathname } = new URL(request.url);
         const route = () => {
           const clientAddress = clientAddressOf(request, socketAddress, config.trustProxy);
@@ -397,7 +362,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
             hangUp,
             passwordGuesses,
           };
-          const routed = router.fetch(asGet(request), requestLog, scope).finally(() => {
+          const routable = asGet(request);
+          const cached = async (compute: () => Promise<Response>) =>
+            (lookedUp ?? (await responseCache.lookUp(routable))).answer(routable, compute);
+          const routed = dispatch(routable, requestLog, scope, cached).finally(() => {
             passwordGuesses.settle();
             const refusal = scope.refusal ?? (passwordGuesses.refusedFor > 0 ? 'password_guesses' : undefined);
             if (refusal) requestLog.refused(refusal);
@@ -451,11 +419,7 @@ const NOT_PUBLIC = new Set([401, 403, 404, 410]);
  * A webhook's `data`: the record as the REST API answers an anonymous GET of it, through the same handler (no second
  * serializer), or null when the record is gone or not public. Any other answer is an error, and the attempt is retried.
  */
-function publicRecordRenderer(
-  config: Config,
-  handleRest: (request: Request, log: RequestLog, scope: RequestScope) => Promise<Response | null>,
-  logger: Logger,
-): RenderRecord {
+function publicRecordRenderer(config: Config, rest: RestHandler, logger: Logger): RenderRecord {
   const api = restUrls(config).api;
   const log: RequestLog = {
     id: 'webhooks',
@@ -465,10 +429,14 @@ function publicRecordRenderer(
   };
   return async (recordType, recordId) => {
     const scope: RequestScope = { deadline: new Deadline(config.limits.requestTimeoutMs), clientAddress: '127.0.0.1' };
-    const response = await handleRest(new Request(`${api}/${REST_COLLECTIONS[recordType]}/${recordId}`), log, scope);
-    if (response?.status === 200) return response.json();
-    if (response && NOT_PUBLIC.has(response.status)) return null;
-    throw new Error(`the REST read of ${recordType} ${recordId} answered ${response?.status ?? 'nothing'}`);
+    const request = new Request(`${api}/${REST_COLLECTIONS[recordType]}/${recordId}`);
+    const url = new URL(request.url);
+    const target = rest.targetOf(url);
+    if (!target) throw new Error(`${url.pathname} is not a REST path (REST_ROOT?)`);
+    const response = await rest.answer(request, url, target, log, scope);
+    if (response.status === 200) return response.json();
+    if (NOT_PUBLIC.has(response.status)) return null;
+    throw new Error(`the REST read of ${recordType} ${recordId} answered ${response.status}`);
   };
 }
 
@@ -477,15 +445,19 @@ const refusalBody = (status: 429 | 503) =>
 
 /** Serves the app on node:http. Resolves once listening. */
 export function listen(app: App, port = app.config.port, host = app.config.host): Promise<Server> {
-  const adapter = createServerAdapter<{ req: IncomingMessage; res: ServerResponse; ticket?: Ticket }>(
-    (request, { req, res, ticket }) =>
-      app.fetch(request, req.socket.remoteAddress, ticket, () => void (res.writableFinished || res.destroy())),
+  const adapter = createServerAdapter<{
+    req: IncomingMessage;
+    res: ServerResponse;
+    ticket?: Ticket;
+    lookup?: CacheLookup;
+  }>((request, { req, res, ticket, lookup }) =>
+    app.fetch(request, req.socket.remoteAddress, ticket, () => void (res.writableFinished || res.destroy()), lookup),
   );
   // A request that is shed is answered here, before a Fetch Request is built for it: shedding must cost next to
   // nothing, or a flood of shed requests keeps the process as far behind as the flood it sheds. So is a response-cache
   // hit, for the same reason: the Fetch objects would cost more than the hit.
-  const serve = (req: IncomingMessage, res: ServerResponse, ticket: Ticket | null) =>
-    void Promise.resolve(adapter(req, res, ticket ? { ticket } : {})).finally(() => ticket?.finish());
+  const serve = (req: IncomingMessage, res: ServerResponse, ticket: Ticket | null, lookup?: CacheLookup) =>
+    void Promise.resolve(adapter(req, res, { ...(ticket ? { ticket } : {}), lookup })).finally(() => ticket?.finish());
   const server = createServer((req, res) => {
     for (const [name, value] of Object.entries(EVERY_ANSWER)) res.setHeader(name, value);
     const ticket = app.admit(req);
@@ -495,7 +467,7 @@ export function listen(app: App, port = app.config.port, host = app.config.host)
       return;
     }
     app.answerFromCache(req, res).then(
-      (answered) => (answered ? ticket?.finish() : serve(req, res, ticket)),
+      (lookup) => (lookup ? serve(req, res, ticket, lookup) : ticket?.finish()),
       () => serve(req, res, ticket),
     );
   });

@@ -14,6 +14,17 @@ interface Entry {
   representation: Representation;
 }
 
+/** What one look into the cache found (ResponseCache.lookUp). */
+export interface CacheLookup {
+  /** The remembered answer that is still current, or null. */
+  readonly hit: Representation | null;
+  /** The answer to the request: the hit, or `compute`'s, finished (src/http/representation.ts) and kept when it may be. */
+  answer(request: Request, compute: () => Promise<Response>): Promise<Response>;
+}
+
+/** The lookup of a request the cache does not consider (credentials, writes): every answer is computed and finished. */
+const UNCACHED: CacheLookup = { hit: null, answer: async (request, compute) => finishAnswer(request, await compute()) };
+
 /**
  * Request headers that change an answer for the same URL: GraphiQL's HTML or JSON. (Accept-Encoding chooses among a
  * representation's codings; CORS headers are added to every answer after the cache, src/http/cors.ts.)
@@ -42,29 +53,32 @@ export class ResponseCache {
     private readonly settings: ResponseCacheSettings,
   ) {}
 
-  async answer(request: Request, compute: () => Promise<Response>): Promise<Response> {
-    if (!this.considers(request)) return finishAnswer(request, await compute());
+  /**
+   * A request's one look into the cache, made before it is routed: the remembered answer that is still current, or
+   * how to answer it once computed (kept when it may be). The server looks on node:http, before any Fetch Request is
+   * built (src/http/cached-answers.ts), and hands a miss down with the request; a caller in this process looks when
+   * it fetches. Either way a request enters the cache once.
+   */
+  async lookUp(request: RequestHead): Promise<CacheLookup> {
+    if (!this.considers(request)) return UNCACHED;
     const version = await this.dataVersion();
-    const current = this.current(request, version);
-    if (current) return current.respond(request);
+    const key = cacheKey(request);
+    const hit = this.current(key, version);
+    return {
+      hit,
+      answer: async (fetched, compute) => (hit ? hit.respond(fetched) : this.remember(key, version, fetched, compute)),
+    };
+  }
+
+  private async remember(key: string, version: bigint, request: Request, compute: () => Promise<Response>) {
     const response = await compute();
     const representation = await Representation.of(response, isRemembered);
     if (!representation) return finishAnswer(request, response);
-    this.store(cacheKey(request), { version, storedAt: Date.now(), representation });
+    this.store(key, { version, storedAt: Date.now(), representation });
     return representation.respond(request);
   }
 
-  /**
-   * The remembered answer to a GET (or HEAD) that is still current, or null. The server asks it before building a
-   * Fetch Request (src/http/cached-answers.ts); a miss goes the whole way, through `answer`.
-   */
-  async hit(request: RequestHead): Promise<Representation | null> {
-    if (!this.considers(request)) return null;
-    return this.current(request, await this.dataVersion());
-  }
-
-  private current(request: RequestHead, version: bigint): Representation | null {
-    const key = cacheKey(request);
+  private current(key: string, version: bigint): Representation | null {
     const entry = this.entries.get(key);
     if (!entry || entry.version !== version || Date.now() - entry.storedAt >= this.settings.ttlMs) return null;
     this.touch(key, entry);

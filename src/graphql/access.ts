@@ -131,13 +131,22 @@ const ALL_STATUSES: PostStatusValue[] = ['publish', 'future', 'draft', 'pending'
 const ANY_STATUS: PostStatusValue[] = ['publish', 'future', 'draft', 'pending', 'private'];
 
 /**
+ * Whether the viewer may list records in statuses other than published (drafts, pending, private, trash; REST's
+ * `any`): users who write records. The one statement of the rule: GraphQL's `statuses` filters (listVisibility) and
+ * REST's `status` parameter (src/rest/routes/shared.ts) both ask it.
+ */
+export function mayListOtherStatuses(user: ViewerUser | null): boolean {
+  return !!user && roleCan(user.role, 'edit_posts');
+}
+
+/**
  * Which statuses a list may show this viewer, and the condition that keeps others' unpublished records out for
  * users who may not read them. Anonymous readers and subscribers see published records only and may not ask for
  * others (refused naming `field`); users who write records default to every status but trash (WordPress's `any`).
  */
 export function listVisibility(ctx: Context, requested: readonly PostStatusValue[] | null | undefined, field: string) {
   const user = ctx.viewer.user;
-  const writer = !!user && roleCan(user.role, 'edit_posts');
+  const writer = mayListOtherStatuses(user);
   const allowed = writer ? ALL_STATUSES : ['publish'];
   const refused = (requested ?? []).filter((status) => !allowed.includes(status));
   if (refused.length) throw invalidField(field, `not allowed to list ${refused.join(', ')} records`);

@@ -1,3 +1,4 @@
+import { DateTime } from 'luxon';
 import type { PasswordGuesses } from '../auth/password-guesses.js';
 import type { ViewerUser } from '../auth/permissions.js';
 import type { Config } from '../config.js';
@@ -5,6 +6,7 @@ import type { Db } from '../db/client.js';
 import { readDataVersion } from '../db/data-version.js';
 import type { ChangeRecordType } from '../db/change-log.js';
 import type { SeenChange } from './changes/seen-change.js';
+import { parseDateInput } from '../time/dates.js';
 
 /** Who is asking: a signed-in user, or an anonymous reader (user null). */
 export interface Viewer {
@@ -38,6 +40,8 @@ export interface Context {
   viewer: Viewer;
   /** The request's time: every "now" in one request is the same instant. */
   now: Date;
+  /** A date the request sent, read in the site time zone at `now` (null when it is none); each text read once. */
+  readDate(text: string): DateTime | null;
   /** Passwords the request offered for password-protected records (the `password` arguments). */
   offeredPasswords: string[];
   /** Counts those passwords as guesses of the client's (absent outside the server: seeding, importing). */
@@ -59,5 +63,34 @@ export function createContext(
   series?: SeriesExtender,
   passwordGuesses?: PasswordGuesses,
 ): Context {
-  return { db, config, viewer, now: new Date(), offeredPasswords: [], passwordGuesses, dataVersion, changes, series };
+  const now = new Date();
+  return {
+    db,
+    config,
+    viewer,
+    now,
+    readDate: datesReadOnce(config.siteTimezone, DateTime.fromJSDate(now)),
+    offeredPasswords: [],
+    passwordGuesses,
+    dataVersion,
+    changes,
+    series,
+  };
+}
+
+/**
+ * The request's reading of the dates it sent (`start_date`, a filter's `startDate`), in the site time zone at the
+ * request's time. A text is parsed once per request: REST reads it where its parameter is declared, and GraphQL's
+ * filter, given the same text in the same request, gets that reading back.
+ */
+function datesReadOnce(zone: string, now: DateTime): (text: string) => DateTime | null {
+  const read = new Map<string, DateTime | null>();
+  return (text) => {
+    let moment = read.get(text);
+    if (moment === undefined) {
+      moment = parseDateInput(text, zone, now);
+      read.set(text, moment);
+    }
+    return moment;
+  };
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import type { ResponseCache } from '../cache/response-cache.js';
+import type { CacheLookup, ResponseCache } from '../cache/response-cache.js';
 import type { Logger } from '../logging/logger.js';
 import { loggedPath, REQUEST_ID_HEADER, requestIdOf } from '../logging/request-log.js';
 import type { Cors } from './cors.js';
@@ -9,16 +9,17 @@ import { headOf } from './request-head.js';
 /**
  * Answers a response-cache hit straight on node:http, without a Fetch Request and Response: building those (and their
  * streams) cost more than the hit itself (profile in bench/results.md, History 8). The answer is the one the whole
- * way would give (same representation, CORS headers, request ID and log line); a miss, or any request the cache does
- * not consider (credentials, writes), is left to the whole way. Resolves whether it answered.
+ * way would give (same representation, CORS headers, request ID and log line). Resolves null when it answered, else
+ * the request's lookup (a miss, or a request the cache does not consider), which goes the whole way with it so that
+ * the cache is not entered again.
  */
 export function createCachedAnswers(cache: ResponseCache, cors: Cors, logger: Logger) {
-  return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+  return async (req: IncomingMessage, res: ServerResponse): Promise<CacheLookup | null> => {
     const started = performance.now();
     const request = headOf(req);
-    const representation = await cache.hit(request);
-    if (!representation) return false;
+    const lookup = await cache.lookUp(request);
+    const representation = lookup.hit;
+    if (!representation) return lookup;
     const answer = await representation.answer(request);
     cors.decorateAnswer(request, answer);
     const requestId = requestIdOf(request);
@@ -35,6 +36,6 @@ export function createCachedAnswers(cache: ResponseCache, cors: Cors, logger: Lo
       },
       'request',
     );
-    return true;
+    return null;
   };
 }

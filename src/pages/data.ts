@@ -2,6 +2,7 @@ import { execute, type GraphQLError } from 'graphql';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { Context } from '../graphql/context.js';
 import { schema } from '../graphql/schema.js';
+import { inProcessRoot } from '../graphql/shared/connections.js';
 import { unexpectedCause } from '../logging/graphql-errors.js';
 
 /** A page that cannot be shown: answered as an HTML page with this status. */
@@ -38,6 +39,7 @@ export async function runPageQuery<Result, Variables>(
     document,
     variableValues: variables as Record<string, unknown>,
     contextValue: context,
+    rootValue: inProcessRoot(variables),
   });
   if (!result.errors?.length) return result.data as Result;
   const unexpected = result.errors.find(

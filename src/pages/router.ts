@@ -1,5 +1,12 @@
 import type { Config } from '../config.js';
 import type { Context } from '../graphql/context.js';
+import {
+  isRefusal,
+  type RequestContexts,
+  type RequestScope,
+  type SignInRefusal,
+  signInRefusalMessage,
+} from '../read/request-contexts.js';
 import type { RequestLog } from '../logging/request-log.js';
 import { restUrls } from '../read/urls.js';
 import { PageRefusal } from './data.js';
@@ -34,6 +41,13 @@ function routeOf(path: string): PageRoute | null {
   return match ? { kind: match[1] as PostType, slug: decodedSlug(match[2]!) } : null;
 }
 
+/** Refused credentials, as a page. */
+function refusedCredentials(refusal: SignInRefusal): PageRefusal {
+  const message = signInRefusalMessage(refusal);
+  if (refusal.refused === 'invalid') return new PageRefusal(401, 'Not signed in', message);
+  return new PageRefusal(429, 'Too many attempts', message, { 'retry-after': String(refusal.retryAfter) });
+}
+
 function refusalPage(paths: SitePaths, refusal: PageRefusal): Response {
   const document = pageDocument(paths, {
     title: refusal.heading,
@@ -43,14 +57,10 @@ function refusalPage(paths: SitePaths, refusal: PageRefusal): Response {
 }
 
 /**
- * The public pages' handler: answers a request for a page path, or null when the path is not one. `makeContext`
- * signs the request in (it throws a PageRefusal for credentials that are refused) and gives its GraphQL context, so
- * a page shows what the API would show the same viewer.
+ * The public pages' handler. `contexts` signs the request in (credentials that are refused are answered with a
+ * refusal page) and gives its GraphQL context, so a page shows what the API would show the same viewer.
  */
-export function createPageHandler<Scope>(
-  config: Config,
-  makeContext: (request: Request, scope: Scope) => Promise<Context>,
-) {
+export function createPageHandler(config: Config, contexts: RequestContexts) {
   const paths = sitePaths(config);
   const urls = restUrls(config);
 
@@ -62,21 +72,26 @@ export function createPageHandler<Scope>(
     return organizerPage(route.slug, context, paths);
   }
 
-  return async function handlePage(request: Request, log: RequestLog, scope: Scope): Promise<Response | null> {
-    const url = new URL(request.url);
-    const route = routeOf(pagePathOf(url.pathname, paths.base));
-    if (!route) return null;
-    try {
-      if (request.method !== 'GET')
-        throw new PageRefusal(405, 'Method not allowed', 'Pages are only read.', { Allow: ALLOWED });
-      return htmlResponse(await render(route, url, await makeContext(request, scope)));
-    } catch (error) {
-      if (error instanceof PageRefusal) return refusalPage(paths, error);
-      log.unexpected(error);
-      return refusalPage(
-        paths,
-        new PageRefusal(500, 'Something went wrong', 'The page could not be shown. Try again later.'),
-      );
-    }
+  return {
+    /** What a URL asks of the pages, or null when its path is not a page's. */
+    routeOf: (url: URL): PageRoute | null => routeOf(pagePathOf(url.pathname, paths.base)),
+
+    /** Answers a request for a page, at the `route` routeOf found in its `url`. */
+    async answer(request: Request, url: URL, route: PageRoute, log: RequestLog, scope: RequestScope) {
+      try {
+        if (request.method !== 'GET')
+          throw new PageRefusal(405, 'Method not allowed', 'Pages are only read.', { Allow: ALLOWED });
+        const context = await contexts.contextFor(request, scope);
+        if (isRefusal(context)) throw refusedCredentials(context);
+        return htmlResponse(await render(route, url, context));
+      } catch (error) {
+        if (error instanceof PageRefusal) return refusalPage(paths, error);
+        log.unexpected(error);
+        return refusalPage(
+          paths,
+          new PageRefusal(500, 'Something went wrong', 'The page could not be shown. Try again later.'),
+        );
+      }
+    },
   };
 }

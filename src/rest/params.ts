@@ -1,7 +1,6 @@
 import type { DateTime } from 'luxon';
 import { MAX_INT } from '../graphql/shared/ids.js';
 import { MAX_LIST_ITEMS, unsafeInput } from '../limits/input.js';
-import { parseDateInput } from '../time/dates.js';
 
 /**
  * One declaration per REST parameter: its type drives coercion (WordPress style), validation, the default and the
@@ -35,6 +34,8 @@ export type DefaultFn<T> = (context: DefaultContext) => T;
 export interface DefaultContext {
   now: DateTime;
   siteTimezone: string;
+  /** Reads a date the request sent, once per request (the GraphQL context's `readDate`, which a filter asks again). */
+  readDate(text: string): DateTime | null;
 }
 
 export type ParamDeclaration = Record<string, Param>;
@@ -175,7 +176,7 @@ export function coerceParam(param: Param, raw: unknown, context: DefaultContext)
     }
     case 'date': {
       if (typeof raw === 'number') raw = String(raw);
-      if (typeof raw !== 'string' || !parseDateInput(raw, context.siteTimezone, context.now)) return invalid();
+      if (typeof raw !== 'string' || !context.readDate(raw)) return invalid();
       return ok(raw);
     }
     case 'list':

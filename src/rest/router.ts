@@ -2,7 +2,9 @@ import { execute, type GraphQLFormattedError } from 'graphql';
 import { DateTime } from 'luxon';
 import type { Config } from '../config.js';
 import type { Context } from '../graphql/context.js';
+import { isRefusal, type RequestContexts, type RequestScope, type SignInRefusal } from '../read/request-contexts.js';
 import { schema } from '../graphql/schema.js';
+import { inProcessRoot } from '../graphql/shared/connections.js';
 import { unexpectedCause } from '../logging/graphql-errors.js';
 import type { RequestLog } from '../logging/request-log.js';
 import { invalidParams, missingParams, RestError, restErrorFromGraphQL } from './errors.js';
@@ -64,21 +66,34 @@ function effectiveMethod(request: Request, query: Record<string, unknown>): stri
   return request.method === 'HEAD' ? 'GET' : request.method;
 }
 
-/** The REST face: finds the route, parses its parameters, runs its GraphQL operation, renders the original's JSON. */
-/** `Scope`: what the server hands each request besides itself (its deadline, client address), passed to makeContext. */
-export function createRestHandler<Scope>(
-  config: Config,
-  makeContext: (request: Request, scope: Scope) => Promise<Context>,
-) {
+/** Refused credentials, as WordPress answers them. */
+function refusedCredentials(refusal: SignInRefusal): RestError {
+  if (refusal.refused === 'invalid') return RestError.of('incorrect_password');
+  return RestError.of('rest_too_many_requests', {}, refusal.retryAfter).withHeaders({
+    'Retry-After': String(refusal.retryAfter),
+  });
+}
+
+/**
+ * The REST face: finds the route, parses its parameters, runs its GraphQL operation, renders the original's JSON.
+ * `contexts` signs each request in and makes its GraphQL context.
+ */
+export function createRestHandler(config: Config, contexts: RequestContexts) {
   const routes = ROUTES.map(compile);
   const urls = restUrls(config);
+
+  async function contextFor(request: Request, scope: RequestScope): Promise<Context> {
+    const outcome = await contexts.contextFor(request, scope);
+    if (isRefusal(outcome)) throw refusedCredentials(outcome);
+    return outcome;
+  }
 
   async function dispatch(
     request: Request,
     target: RestTarget,
     query: Record<string, unknown>,
     log: RequestLog,
-    scope: Scope,
+    scope: RequestScope,
   ): Promise<RestReply> {
     const method = effectiveMethod(request, query);
     if (target.siteIndex) return { body: siteIndex(urls, ROUTES) };
@@ -100,7 +115,7 @@ export function createRestHandler<Scope>(
         const path = match.groups ?? {};
         refuseConflictsWithPath(path, [query, body]);
         const raw = { ...query, ...body, ...path };
-        const reply = await runEndpoint(found, raw, await makeContext(request, scope), target, log);
+        const reply = await runEndpoint(found, raw, await contextFor(request, scope), target, log);
         return { ...reply, headers: { ...allow, ...reply.headers } };
       } catch (error) {
         // WordPress sends `Allow` on every response of a matched route, errors included.
@@ -119,7 +134,11 @@ export function createRestHandler<Scope>(
     target: RestTarget,
     log: RequestLog,
   ): Promise<RestReply> {
-    const defaults: DefaultContext = { now: DateTime.fromJSDate(context.now), siteTimezone: config.siteTimezone };
+    const defaults: DefaultContext = {
+      now: DateTime.fromJSDate(context.now),
+      siteTimezone: config.siteTimezone,
+      readDate: context.readDate,
+    };
     const outcome = parseParams(found.params, raw, defaults);
     if (outcome.missing.length) throw missingParams(outcome.missing);
     if (Object.keys(outcome.invalid).length) throw invalidParams(outcome.invalid);
@@ -136,6 +155,7 @@ export function createRestHandler<Scope>(
           document,
           variableValues: variables as Record<string, unknown>,
           contextValue: context,
+          rootValue: inProcessRoot(variables),
         });
         if (result.errors?.length) {
           const formatted = result.errors.map((e) => e.toJSON() as GraphQLFormattedError);
@@ -152,20 +172,24 @@ export function createRestHandler<Scope>(
     return found.handle(call);
   }
 
-  /** Answers the request if it is for the REST API; null otherwise. */
-  return async function handleRest(request: Request, log: RequestLog, scope: Scope): Promise<Response | null> {
-    const url = new URL(request.url);
-    const target = restTarget(url, config.restRoot);
-    if (!target) return null;
-    const query = queryParams(url);
-    let reply: RestReply;
-    try {
-      reply = await dispatch(request, target, query, log, scope);
-    } catch (error) {
-      if (!(error instanceof RestError)) log.unexpected(error);
-      const restError = error instanceof RestError ? error : RestError.of('rest_internal_error');
-      reply = { status: restError.status, body: restError.body(), headers: restError.headers };
-    }
-    return finishResponse(query, reply, urls);
+  return {
+    /** Where a URL points in the REST API, or null when it is not for the REST API. */
+    targetOf: (url: URL): RestTarget | null => restTarget(url, config.restRoot),
+
+    /** Answers a request for the REST API, at the `target` targetOf found in its `url`. */
+    async answer(request: Request, url: URL, target: RestTarget, log: RequestLog, scope: RequestScope) {
+      const query = queryParams(url);
+      let reply: RestReply;
+      try {
+        reply = await dispatch(request, target, query, log, scope);
+      } catch (error) {
+        if (!(error instanceof RestError)) log.unexpected(error);
+        const restError = error instanceof RestError ? error : RestError.of('rest_internal_error');
+        reply = { status: restError.status, body: restError.body(), headers: restError.headers };
+      }
+      return finishResponse(query, reply, urls);
+    },
   };
 }
+
+export type RestHandler = ReturnType<typeof createRestHandler>;

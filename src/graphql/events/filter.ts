@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import type { Prisma } from '../../db/generated/prisma/client.js';
-import { endOfDayWallClock, LAST_INSTANT, NOT_A_DATE, parseDateInput, startOfDayWallClock } from '../../time/dates.js';
+import { endOfDayWallClock, LAST_INSTANT, NOT_A_DATE, startOfDayWallClock } from '../../time/dates.js';
 import { listVisibility, unlockedWhere } from '../access.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
@@ -117,12 +117,11 @@ const DATE_CONDITIONS: DateCondition[] = [
 ];
 
 function dateConditions(ctx: Context, filter: EventsFilter, errors: FieldErrors): Prisma.EventWhereInput[] {
-  const now = DateTime.fromJSDate(ctx.now);
   const conditions: Prisma.EventWhereInput[] = [];
   for (const { field, column, strict, wholeDay } of DATE_CONDITIONS) {
     const raw = filter[field] as string | null | undefined;
     if (raw == null) continue;
-    const moment = parseDateInput(raw, ctx.config.siteTimezone, now);
+    const moment = ctx.readDate(raw);
     if (!moment) {
       errors.add(field, NOT_A_DATE);
       continue;
@@ -181,11 +180,8 @@ function statusConditions(ctx: Context, filter: EventsFilter): Prisma.EventWhere
  * of the year 9999), or null when it has no end: series are materialised that far before the list runs.
  */
 export function windowReach(ctx: Context, filter: EventsFilter): Date | null {
-  const now = DateTime.fromJSDate(ctx.now);
   const ends = (['endDate', 'startsBefore', 'endsBefore'] as const)
-    .map((field) =>
-      filter[field] == null ? null : parseDateInput(filter[field] as string, ctx.config.siteTimezone, now),
-    )
+    .map((field) => (filter[field] == null ? null : ctx.readDate(filter[field] as string)))
     .filter((moment) => moment !== null)
     .map((moment) => Math.min(moment.plus({ days: 2 }).toMillis(), LAST_INSTANT.toMillis()));
   return ends.length ? new Date(Math.min(...ends)) : null;

@@ -101,7 +101,7 @@ builder.queryFields((t) => ({
         }),
         password: t.arg.string({ description: passwordArg }),
       },
-      resolve: async (_root, args, ctx, info) => {
+      resolve: async (root, args, ctx, info) => {
         offerPassword(ctx, args.password);
         await materialiseForList(ctx, args.filter ?? {});
         const where = await eventsWhere(ctx, args.filter ?? {});
@@ -118,6 +118,7 @@ builder.queryFields((t) => ({
               skip: offset,
               take: limit,
             }),
+          root,
         );
         return { ...connection, list: { where, orderBy } };
       },

@@ -1,4 +1,4 @@
-import { offsetForArgs, offsetToCursor, resolveOffsetConnection } from '@pothos/plugin-relay';
+import { offsetForArgs, offsetToCursor } from '@pothos/plugin-relay';
 import { FieldErrors, invalidField } from '../errors.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './page-size.js';
 
@@ -10,6 +10,33 @@ export interface PageArgs {
 }
 
 export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE };
+
+/**
+ * A page asked for by number in this process (REST's and the public pages' `page`/`per_page`): its size is the
+ * operation's `first`, its offset is given to the list field as the operation's root value, so that no cursor is
+ * written and read back within one process. Clients over HTTP page with Relay cursors (`first`/`after`), unchanged:
+ * they cannot set a root value. The variables of such an operation (one with a single root list field) carry the
+ * offset under PAGE_OFFSET, beside `first`; the in-process executors pass it on as the root value (inProcessRoot).
+ */
+export const PAGE_OFFSET = Symbol('page offset');
+
+export interface InProcessRoot {
+  pageOffset: number;
+}
+
+/** The variables of a page by number: `first`, and the offset for inProcessRoot. */
+export function pageVariables(page: number, perPage: number): { first: number; [PAGE_OFFSET]: number } {
+  return { first: perPage, [PAGE_OFFSET]: (page - 1) * perPage };
+}
+
+/** The root value an in-process operation is executed with: the page offset its variables carry, if any. */
+export function inProcessRoot(variables: unknown): InProcessRoot | undefined {
+  const offset = (variables as { [PAGE_OFFSET]?: number } | null)?.[PAGE_OFFSET];
+  return offset === undefined ? undefined : { pageOffset: offset };
+}
+
+/** The page offset a list field is given by an in-process caller (0 for clients over HTTP). */
+const pageOffsetOf = (root: unknown) => (root as Partial<InProcessRoot> | null | undefined)?.pageOffset ?? 0;
 
 /** An offset cursor as plugin-relay writes it (`OffsetConnection:<n>`, base64), read back strictly. */
 const OFFSET_CURSOR = /^OffsetConnection:(\d{1,9})$/;
@@ -38,22 +65,32 @@ export function checkPageArgs(args: PageArgs): void {
 
 /**
  * A Relay connection over an offset query. `count` runs only when the client asks for `totalCount`, and at most once.
+ * `root` is the field's root value: a root field's page starts at the offset an in-process caller gives there.
  */
 export async function offsetConnection<T>(
   args: PageArgs,
   count: () => Promise<number>,
   load: (page: { offset: number; limit: number }) => Promise<T[]>,
+  root?: unknown,
 ) {
   checkPageArgs(args);
   let counted: Promise<number> | undefined;
   const totalCount = () => (counted ??= count());
   // With `last` and no `before`, the page ends at the end of the list: its length must be known first.
   const total = args.last != null && args.before == null ? await totalCount() : undefined;
-  const connection = await resolveOffsetConnection(
-    { args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE, totalCount: total },
-    load,
-  );
-  return { ...connection, totalCount };
+  const window = offsetForArgs({ args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE, totalCount: total });
+  const offset = window.offset + pageOffsetOf(root);
+  const nodes = await load({ offset, limit: window.limit });
+  const edges = nodes
+    .slice(0, window.expectedSize)
+    .map((node, index) => ({ cursor: offsetToCursor(offset + index), node }));
+  const pageInfo = {
+    startCursor: offsetToCursor(offset),
+    endCursor: offsetToCursor(offset + edges.length - 1),
+    hasPreviousPage: offset > 0,
+    hasNextPage: window.hasNextPage(nodes.length),
+  };
+  return { edges, pageInfo, totalCount };
 }
 
 /**

@@ -302,7 +302,7 @@ export function linkedPostListField(t: QueryFieldBuilder, model: AnyLinkedPostMo
         orderBy: t.arg({ type: LinkedPostOrderByEnum, description: 'What to sort by; PUBLISHED when left out.' }),
         order: t.arg({ type: SortOrderEnum, description: 'The direction; DESC when left out.' }),
       },
-      resolve: async (_root, args, ctx, info) => {
+      resolve: async (root, args, ctx, info) => {
         offerPassword(ctx, args.password);
         await checkLinkedPostFilter(ctx, args);
         const where = await linkedPostListWhere(model, ctx, args);
@@ -318,6 +318,7 @@ export function linkedPostListField(t: QueryFieldBuilder, model: AnyLinkedPostMo
               skip: offset,
               take: limit,
             }),
+          root,
         ) as never;
       },
     },

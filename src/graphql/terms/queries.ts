@@ -179,7 +179,7 @@ function defineTermQueries(
           event: t.arg.int({ description: 'Only the terms of this event.' }),
           slug: t.arg.string({ description: 'Exactly this slug.' }),
         },
-        resolve: async (_root, args, ctx, info) => {
+        resolve: async (root, args, ctx, info) => {
           const { order, orderBy } = termOrdering(args);
           const where = await termListWhere(ctx, taxonomy, args as TermListFilter);
           const query = () => queryFromInfo({ context: ctx, info, path: ['edges', 'node'] });
@@ -196,6 +196,7 @@ function defineTermQueries(
                     skip: offset,
                     take: limit,
                   }),
+            root,
           );
         },
       },

@@ -1,5 +1,4 @@
-import { DateTime } from 'luxon';
-import { endOfDayWallClock, parseDateInput, startOfDayWallClock, toWallClock } from '../../time/dates.js';
+import { endOfDayWallClock, startOfDayWallClock, toWallClock } from '../../time/dates.js';
 import { invalidParams, RestError, type ErrorMapping } from '../errors.js';
 import {
   RestCreateEventDocument,
@@ -167,9 +166,9 @@ function dateWindow(call: RestCall<typeof eventFilterParams>) {
   };
 }
 
-/** The window as the client will read it back in `rest_url`: whole days unless strict. */
+/** The window as the client will read it back in `rest_url`: whole days unless strict (the date as read when declared). */
 function displayedDate(call: RestCall<typeof eventListParams>, value: string, edge: 'start' | 'end'): string {
-  const moment = parseDateInput(value, call.context.config.siteTimezone, DateTime.fromJSDate(call.context.now))!;
+  const moment = call.context.readDate(value)!;
   if (call.params.strict_dates) return toWallClock(moment);
   return edge === 'start' ? startOfDayWallClock(moment) : endOfDayWallClock(moment);
 }
@@ -286,13 +285,7 @@ function repeated(
     .filter((name) => call.sent.has(name))
     .map((name) => {
       const value = call.params[name];
-      if (RELATIVE_DATE_FILTERS.has(name))
-        return [
-          name,
-          toWallClock(
-            parseDateInput(String(value), call.context.config.siteTimezone, DateTime.fromJSDate(call.context.now))!,
-          ),
-        ];
+      if (RELATIVE_DATE_FILTERS.has(name)) return [name, toWallClock(call.context.readDate(String(value))!)];
       if (Array.isArray(value)) return [name, csv(value)];
       return [name, csv(call.sentAs[name])];
     });

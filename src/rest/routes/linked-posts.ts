@@ -1,3 +1,4 @@
+import { PAGE_OFFSET } from '../../graphql/shared/connections.js';
 import { invalidParams, RestError, type ErrorMapping } from '../errors.js';
 import type { PostStatus } from '../../read/operations/generated/graphql.js';
 import type { ParamDeclaration } from '../params.js';
@@ -29,7 +30,8 @@ export interface LinkedListVariables {
   statuses?: PostStatus[];
   password?: string;
   first: number;
-  after: string | null;
+  /** The page's offset, for the operation's root value (pageVariables). */
+  [PAGE_OFFSET]: number;
 }
 
 /** The GraphQL operations of one kind, each with the error mapping the route hands it. */

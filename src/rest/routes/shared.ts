@@ -1,4 +1,4 @@
-import { roleCan } from '../../auth/capabilities.js';
+import { mayListOtherStatuses } from '../../graphql/access.js';
 import type { Context } from '../../graphql/context.js';
 import { invalidParams } from '../errors.js';
 import type { Param } from '../params.js';
@@ -28,13 +28,9 @@ export const slugPathParam = {
 export { POST_STATUSES, type RestPostStatus } from '../../read/statuses.js';
 
 /**
- * The statuses a list shows for its `status` parameter. Anonymous readers see published records only: the
- * parameter may be left out or be exactly `publish`; anything else is a 400 naming `status` (authentication widens
- * this later, here only).
- */
-/**
- * The `status` filter of a list: registered statuses (or `any`), CSV or array. Who may list what is decided by the
- * GraphQL layer; `shown` is the effective value `rest_url` carries (`publish` for readers, `any` for writers).
+ * The `status` filter of a list: registered statuses (or `any`), CSV or array. Who may list what is the GraphQL
+ * layer's rule (mayListOtherStatuses), asked here only for `any`, which GraphQL has no word for; `shown` is the
+ * effective value `rest_url` carries (`publish` for readers, `any` for writers).
  */
 export function listStatuses(
   requested: readonly string[] | undefined,
@@ -44,7 +40,7 @@ export function listStatuses(
   if (asked.some((status) => status !== 'any' && !(POST_STATUSES as readonly string[]).includes(status))) {
     throw invalidParams({ status: 'Invalid parameter.' });
   }
-  const writer = !!context.viewer.user && roleCan(context.viewer.user.role, 'edit_posts');
+  const writer = mayListOtherStatuses(context.viewer.user);
   if (asked.length === 0 || asked.includes('any')) {
     if (asked.includes('any') && !writer) throw invalidParams({ status: 'Invalid parameter.' });
     return { shown: writer ? 'any' : 'publish' };

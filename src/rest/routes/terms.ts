@@ -1,3 +1,4 @@
+import { PAGE_OFFSET } from '../../graphql/shared/connections.js';
 import { invalidParams, type ErrorMapping } from '../errors.js';
 import {
   RestCategoryByIdDocument,
@@ -98,7 +99,8 @@ interface ListVariables {
   event?: number;
   slug?: string;
   first: number;
-  after?: string | null;
+  /** A page's offset, for the operation's root value (pageVariables). */
+  [PAGE_OFFSET]?: number;
 }
 
 /** What differs between the two taxonomies: their GraphQL documents and their envelope key. */
@@ -158,18 +160,21 @@ async function listTerms(taxonomy: Taxonomy, call: RestCall<ParamDeclaration>): 
   const perPage = params.per_page!;
   // `event` is an alias of `post` and wins when both are sent.
   const eventParam = call.sent.has('event') ? 'event' : 'post';
-  const variables = defined<ListVariables>({
-    search: params.search,
-    include: params.include,
-    exclude: params.exclude,
-    order: params.order ? (params.order.toUpperCase() as SortOrder) : undefined,
-    orderBy: params.orderby ? ORDER_BY[params.orderby] : undefined,
-    hideEmpty: params.hide_empty,
-    parent: params.parent,
-    event: params.event ?? params.post,
-    slug: params.slug,
+  // The page stays out of `defined`, which keeps string keys only (pageVariables' offset is under a symbol).
+  const variables: ListVariables = {
+    ...defined<Omit<ListVariables, 'first' | typeof PAGE_OFFSET>>({
+      search: params.search,
+      include: params.include,
+      exclude: params.exclude,
+      order: params.order ? (params.order.toUpperCase() as SortOrder) : undefined,
+      orderBy: params.orderby ? ORDER_BY[params.orderby] : undefined,
+      hideEmpty: params.hide_empty,
+      parent: params.parent,
+      event: params.event ?? params.post,
+      slug: params.slug,
+    }),
     ...pageWindow(page, perPage),
-  });
+  };
   if (params.event !== undefined && params.post !== undefined && params.post !== params.event) {
     // Both are validated as in TEC (each must be an event) although only `event` filters.
     await taxonomy.list(call, { event: params.post, hideEmpty: false, first: 1 }, { fields: { event: 'post' } });
