@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServerAdapter } from '@whatwg-node/server';
 import { createYoga } from 'graphql-yoga';
+import { type IRequest, Router } from 'itty-router';
 import type { Config } from './config.js';
 import { type CacheLookup, ResponseCache } from './cache/response-cache.js';
 import { ChangeNotifier } from './db/change-notifier.js';
@@ -145,7 +146,6 @@ const isGraphQL = (request: Request) => new URL(request.url).pathname === GRAPHQ
 
 const GRAPHQL_PATH = '/graphql';
 /** A path as the routes name it: trailing slashes are the same path. */
-const routePath = (pathname: string) => pathname.replace(/\/+$/, '');
 
 /** A preflight refused by CORS_ORIGINS, shaped as the API it was for. */
 function corsRefusal(request: Request, origin: string): Response {
@@ -294,34 +294,28 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const rest = createRestHandler(config, contexts);
   const pages = createPageHandler(config, contexts);
   /**
-   * The one dispatch: each request's path is looked at once, in this order, and handed to its face with what was
-   * found in it (the REST target, the page route). The APIs' and pages' answers go through `cached`: the request's
-   * one look into the response cache.
+   * The one dispatch: itty-router's table, matched once per request in this order. REST and the pages share the last
+   * route, which hands the face what it found in the path (the REST target, the page route). The APIs' and pages'
+   * answers go through `cached`: the request's one look into the response cache.
    */
   type Cached = (compute: () => Promise<Response>) => Promise<Response>;
-  const dispatch = async (request: Request, log: RequestLog, scope: RequestScope, cached: Cached) => {
+  const router = Router<IRequest, [log: RequestLog, scope: RequestScope, cached: Cached]>();
+  router.get(GRAPHQL_PATH, (request) => browserIde.page(request));
+  router.put(GRAPHQL_PATH, () => singleConnectionModeRefusal());
+  router.all(GRAPHQL_PATH, (request, log, scope, cached) => cached(() => graphqlAnswer(request, log, scope)));
+  router.all(`${GRAPHIQL_ASSETS_PATH}*`, (request) => browserIde.assets(request));
+  router.get(HEALTH_PATH, health);
+  router.all('*', (request, log, scope, cached) => {
     const url = new URL(request.url);
-    const path = routePath(url.pathname);
-    if (path === GRAPHQL_PATH) {
-      if (request.method === 'GET') {
-        const page = await browserIde.page(request);
-        if (page) return page;
-      }
-      if (request.method === 'PUT') return singleConnectionModeRefusal();
-      return cached(() => graphqlAnswer(request, log, scope));
-    }
-    if (url.pathname.startsWith(GRAPHIQL_ASSETS_PATH)) {
-      const asset = await browserIde.assets(request);
-      if (asset) return asset;
-    }
-    if (path === HEALTH_PATH && request.method === 'GET') return health();
     // REST before the pages: their paths never overlap, and a REST request then never looks at the pages' paths.
     const target = rest.targetOf(url);
     if (target) return cached(() => rest.answer(request, url, target, log, scope));
     const page = pages.routeOf(url);
     if (page) return cached(() => pages.answer(request, url, page, log, scope));
     return cached(async () => noRoute());
-  };
+  });
+  const dispatch = (request: Request, log: RequestLog, scope: RequestScope, cached: Cached): Promise<Response> =>
+    router.fetch(request, log, scope, cached);
   // A client of its own: the dispatcher's statements are not the requests' (nor counted with them).
   const webhooksDb = createDb({ ...config, databasePoolSize: 2 });
   const render = publicRecordRenderer(config, rest, logger);
