@@ -1,8 +1,7 @@
-import { execute, type GraphQLError } from 'graphql';
+import type { GraphQLError } from 'graphql';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { Context } from '../graphql/context.js';
-import { schema } from '../graphql/schema.js';
-import { inProcessRoot } from '../graphql/shared/connections.js';
+import { executeInProcess } from '../read/execute.js';
 import { unexpectedCause } from '../logging/graphql-errors.js';
 
 /** A page that cannot be shown: answered as an HTML page with this status. */
@@ -34,13 +33,7 @@ export async function runPageQuery<Result, Variables>(
   variables: Variables,
   context: Context,
 ): Promise<Result> {
-  const result = await execute({
-    schema,
-    document,
-    variableValues: variables as Record<string, unknown>,
-    contextValue: context,
-    rootValue: inProcessRoot(variables),
-  });
+  const result = await executeInProcess(document, variables, context);
   if (!result.errors?.length) return result.data as Result;
   const unexpected = result.errors.find(
     (error: GraphQLError) => unexpectedCause(error) !== undefined || !WITHHELD.has(String(error.extensions?.code)),

@@ -1,10 +1,9 @@
-import { execute, type GraphQLFormattedError } from 'graphql';
+import type { GraphQLFormattedError } from 'graphql';
 import { DateTime } from 'luxon';
 import type { Config } from '../config.js';
 import type { Context } from '../graphql/context.js';
 import { isRefusal, type RequestContexts, type RequestScope, type SignInRefusal } from '../read/request-contexts.js';
-import { schema } from '../graphql/schema.js';
-import { inProcessRoot } from '../graphql/shared/connections.js';
+import { executeInProcess } from '../read/execute.js';
 import { unexpectedCause } from '../logging/graphql-errors.js';
 import type { RequestLog } from '../logging/request-log.js';
 import { invalidParams, missingParams, RestError, restErrorFromGraphQL } from './errors.js';
@@ -150,13 +149,7 @@ export function createRestHandler(config: Config, contexts: RequestContexts) {
       urls,
       language: target.language,
       async run(document, variables, errors = {}) {
-        const result = await execute({
-          schema,
-          document,
-          variableValues: variables as Record<string, unknown>,
-          contextValue: context,
-          rootValue: inProcessRoot(variables),
-        });
+        const result = await executeInProcess(document, variables, context);
         if (result.errors?.length) {
           const formatted = result.errors.map((e) => e.toJSON() as GraphQLFormattedError);
           const mapped = restErrorFromGraphQL(formatted, errors);
