@@ -762,6 +762,9 @@ describe('POST/PUT/PATCH /venues/{id} and /venues/by-slug/{slug}', () => {
     expectInvalidParam(await write('PATCH', `/venues/${created.id}`, { venue: '' }), 'venue');
     expectInvalidParam(await write('PATCH', `/venues/${created.id}`, { website: 'nope' }), 'website');
     expectInvalidParam(await write('PATCH', `/venues/${created.id}`, { geo_lat: 95, geo_lng: 0 }), 'geo_lat');
+    // Found by the REST fuzzer: a longitude alone was refused as geo_lat, a parameter the client had not sent.
+    expectInvalidParam(await write('PATCH', `/venues/${created.id}`, { geo_lng: 0 }), 'geo_lng');
+    expectInvalidParam(await write('PATCH', `/venues/${created.id}`, { geo_lat: 0 }), 'geo_lat');
     expectInvalidParam(await write('PATCH', `/venues/${created.id}`, { show_map: 'perhaps' }), 'show_map');
     expectInvalidParam(await write('PATCH', `/venues/${created.id}`, { author: 424242 }), 'author');
     expect((await rest.get(`/venues/${created.id}`)).body.venue).toBe(created.venue);

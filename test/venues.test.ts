@@ -259,7 +259,11 @@ describe('createVenue', () => {
 
     it('a latitude without a longitude, and a longitude without a latitude', async () => {
       expectInputError(await server.gql(CREATE, { input: { name: unique('V'), latitude: 10 } }), 'latitude');
-      expectInputError(await server.gql(CREATE, { input: { name: unique('V'), longitude: 10 } }), 'latitude');
+      expectInputError(await server.gql(CREATE, { input: { name: unique('V'), longitude: 10 } }), 'longitude');
+      expectInputError(
+        await server.gql(CREATE, { input: { name: unique('V'), latitude: null, longitude: 10 } }),
+        'longitude',
+      );
       expectInputError(
         await server.gql(CREATE, { input: { name: unique('V'), latitude: 10, longitude: null } }),
         'latitude',
@@ -473,7 +477,7 @@ describe('updateVenue', () => {
     expectInputError(await server.gql(UPDATE, { id: venue.id, input: { name: '' } }), 'name');
     expectInputError(await server.gql(UPDATE, { id: venue.id, input: { website: 'javascript:alert(1)' } }), 'website');
     expectInputError(await server.gql(UPDATE, { id: venue.id, input: { latitude: 10 } }), 'latitude');
-    expectInputError(await server.gql(UPDATE, { id: venue.id, input: { longitude: null } }), 'latitude');
+    expectInputError(await server.gql(UPDATE, { id: venue.id, input: { longitude: null } }), 'longitude');
     expectInputError(await server.gql(UPDATE, { id: venue.id, input: { latitude: 1, longitude: null } }), 'latitude');
     expectInputError(await server.gql(UPDATE, { id: venue.id, input: { latitude: -91, longitude: 0 } }), 'latitude');
     expectInputError(await server.gql(UPDATE, { id: venue.id, input: { authorId: 424242 } }), 'authorId');

@@ -126,15 +126,22 @@ export const venueModel: LinkedPostModel<VenueFields> = {
     checkLatitude(errors, field('latitude'), input.latitude);
     checkLongitude(errors, field('longitude'), input.longitude);
     // Both or neither, and both numbers or both null (cleared): never half a point.
-    const latitudeGiven = input.latitude !== undefined;
-    if (
-      latitudeGiven !== (input.longitude !== undefined) ||
-      (latitudeGiven && (input.latitude === null) !== (input.longitude === null))
-    ) {
-      errors.add(field('latitude'), 'latitude and longitude go together');
-    }
+    const half = halfOfPoint(input.latitude, input.longitude);
+    if (half) errors.add(field(half), 'latitude and longitude go together');
   },
 };
+
+/**
+ * The coordinate given without the other, or as a number where the other is cleared; null for a whole point or none.
+ * The error names it, so that a REST client is told of a parameter it sent.
+ */
+function halfOfPoint(latitude: number | null | undefined, longitude: number | null | undefined) {
+  if ((latitude === undefined) !== (longitude === undefined)) return latitude === undefined ? 'longitude' : 'latitude';
+  if (latitude !== undefined && (latitude === null) !== (longitude === null)) {
+    return latitude === null ? 'longitude' : 'latitude';
+  }
+  return null;
+}
 
 registerLinkedPostNode(venueModel);
 
