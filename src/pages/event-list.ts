@@ -4,7 +4,7 @@ import {
   type EventsFilter,
   type RestEventFragment,
 } from '../read/operations/generated/graphql.js';
-import { pageWindow } from '../read/paging.js';
+import { pageVariables } from '../graphql/shared/connections.js';
 import { runPageQuery } from './data.js';
 import { eventWhen } from './dates.js';
 import { html, type Html } from './html.js';
@@ -25,7 +25,7 @@ export async function eventsPage(
   context: Context,
   perPage = EVENTS_PER_PAGE,
 ): Promise<EventsPage> {
-  const data = await runPageQuery(RestEventListDocument, { filter, ...pageWindow(page, perPage) }, context);
+  const data = await runPageQuery(RestEventListDocument, { filter, ...pageVariables(page, perPage) }, context);
   return { events: data.events.edges.map((edge) => edge.node), total: data.events.totalCount };
 }
 

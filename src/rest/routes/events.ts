@@ -15,7 +15,7 @@ import {
 import type { LinkedValue, Param, ParamDeclaration, ParamValues } from '../params.js';
 import { CREATABLE, DELETABLE, EDITABLE, endpoint, READABLE, type RestCall, type RouteDefinition } from '../route.js';
 import { blankProtectedEvent, eventToTec } from '../../read/serialize/event.js';
-import { pageWindow } from '../../read/paging.js';
+import { pageVariables } from '../../graphql/shared/connections.js';
 import { ORGANIZER_FIELDS, VENUE_FIELDS, linksInput } from './linked-input.js';
 import {
   FieldMap,
@@ -229,7 +229,7 @@ async function listEvents(call: RestCall<typeof eventListParams>) {
   const perPage = params.per_page!;
   const data = await call.run(
     RestEventListDocument,
-    { filter, ...pageWindow(page, perPage), password: params.password },
+    { filter, ...pageVariables(page, perPage), password: params.password },
     listErrors,
   );
   const total = data.events.totalCount;

@@ -5,7 +5,7 @@ import type { ParamDeclaration } from '../params.js';
 import { CREATABLE, DELETABLE, EDITABLE, endpoint, READABLE, type RestCall, type RouteDefinition } from '../route.js';
 import type { SerializeOptions } from '../../read/serialize/linked-posts.js';
 import type { RestUrls } from '../../read/urls.js';
-import { pageWindow } from '../../read/paging.js';
+import { pageVariables } from '../../graphql/shared/connections.js';
 import {
   idPathParam,
   listStatuses,
@@ -130,7 +130,7 @@ export function linkedPostRoutes<R extends LinkedRecord>(kind: LinkedPostKind<R>
         onlyWithUpcoming: params.only_with_upcoming,
         statuses,
         password,
-        ...pageWindow(page, perPage),
+        ...pageVariables(page, perPage),
       },
       { fields: LIST_ERROR_FIELDS },
     );

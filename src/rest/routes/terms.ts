@@ -29,7 +29,7 @@ import {
   type RouteDefinition,
 } from '../route.js';
 import { termToTec, type TaxonomyRoute } from '../../read/serialize/terms.js';
-import { pageWindow } from '../../read/paging.js';
+import { pageVariables } from '../../graphql/shared/connections.js';
 import { FieldMap, idPathParam, pageParam, perPageParam, totalPages } from './shared.js';
 
 // `/categories` and `/tags`: one implementation parametrised by taxonomy. Categories are hierarchical and take a
@@ -173,7 +173,7 @@ async function listTerms(taxonomy: Taxonomy, call: RestCall<ParamDeclaration>): 
       event: params.event ?? params.post,
       slug: params.slug,
     }),
-    ...pageWindow(page, perPage),
+    ...pageVariables(page, perPage),
   };
   if (params.event !== undefined && params.post !== undefined && params.post !== params.event) {
     // Both are validated as in TEC (each must be an event) although only `event` filters.
