@@ -39,8 +39,11 @@ export interface Config {
   trustProxy: boolean;
   /** CORS_ORIGINS: the origins whose pages may read REST and GraphQL answers (`any`, or a list; docs/limits-and-security.md). */
   corsOrigins: CorsOrigins;
-  /** RESPONSE_CACHE_MB (0: off) and RESPONSE_CACHE_TTL_MS: anonymous reads answered from memory (src/cache). */
-  responseCache: { maxBytes: number; ttlMs: number };
+  /**
+   * RESPONSE_CACHE_MB (0: off): anonymous reads answered from memory (src/cache); RESPONSE_CACHE_TTL_MS: how long an
+   * answer that read the clock, without saying when the clock changes it, is kept (docs/caching.md).
+   */
+  responseCache: { maxBytes: number; clockBoundMs: number };
   /** How a process learns that the data changed in another process (docs/performance.md; src/db/data-version-watch.ts). */
   dataVersion: {
     /** DATA_VERSION_POLL_MS: PostgreSQL, while no LISTEN connection is up, the version is read this often. */
@@ -318,7 +321,7 @@ export function loadConfig(env: Env = process.env): Config {
     corsOrigins: readCorsOrigins(env),
     responseCache: {
       maxBytes: readWholeNumber(env, 'RESPONSE_CACHE_MB', 32, 0) * 1024 * 1024,
-      ttlMs: readWholeNumber(env, 'RESPONSE_CACHE_TTL_MS', 1000, 1),
+      clockBoundMs: readWholeNumber(env, 'RESPONSE_CACHE_TTL_MS', 1000, 1),
     },
     changes: {
       retentionDays: readWholeNumber(env, 'CHANGES_RETENTION_DAYS', 30, 1),

@@ -4,6 +4,9 @@ import { createYoga } from 'graphql-yoga';
 import { type IRequest, Router } from 'itty-router';
 import type { Config } from './config.js';
 import { type CacheLookup, ResponseCache } from './cache/response-cache.js';
+import type { AnswerFacts } from './cache/answer-facts.js';
+import { StaleTags } from './cache/stale-tags.js';
+import { changeLogReader } from './db/change-log.js';
 import { ChangeNotifier } from './db/change-notifier.js';
 import { prepareChangeCursors } from './graphql/changes/cursor.js';
 import {
@@ -236,6 +239,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     requestLog: RequestLog;
     deadline: Deadline;
     passwordGuesses?: PasswordGuesses;
+    facts?: AnswerFacts;
   } & Required<Pick<EventStreamContext, 'changes'>> &
     EventStreamContext;
   const yoga = createYoga<YogaServerContext, Context>({
@@ -256,11 +260,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ],
     maxRequestBodySize: config.limits.maxBodyBytes,
     parserAndValidationCache: documentCaches(config.limits.graphql.documentCacheBytes),
-    context: ({ viewer, deadline, changes: stream, passwordGuesses }) =>
-      contexts.contextOf(viewer, { deadline, passwordGuesses }, stream),
+    context: ({ viewer, deadline, changes: stream, passwordGuesses, facts }) =>
+      contexts.contextOf(viewer, { deadline, passwordGuesses, facts }, stream),
   });
 
-  const responseCache = new ResponseCache(dataVersion, config.responseCache);
+  const responseCache = new ResponseCache(
+    dataVersion,
+    new StaleTags(changeLogReader(db, config.engine)),
+    config.responseCache,
+  );
   const cors = createCors(config.corsOrigins);
   const shedder = new LoadShedder(config.limits.maxInFlight, config.limits.maxEventLoopLagMs);
   const clientOf = (request: RequestHead, socketAddress: string | undefined) =>
@@ -277,7 +285,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       signal: request.signal,
       lastEventId: request.headers.get('last-event-id'),
     });
-    const { deadline, hangUp, passwordGuesses } = scope;
+    const { deadline, hangUp, passwordGuesses, facts } = scope;
     return yoga.fetch(request, {
       viewer: outcome.viewer,
       requestLog,
@@ -285,6 +293,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       changes: stream,
       hangUp,
       passwordGuesses,
+      facts,
     });
   };
   const health = async () => {
@@ -358,7 +367,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
           };
           const routable = asGet(request);
           const cached = async (compute: () => Promise<Response>) =>
-            (lookedUp ?? (await responseCache.lookUp(routable))).answer(routable, compute);
+            (lookedUp ?? (await responseCache.lookUp(routable))).answer(routable, (facts) => {
+              scope.facts = facts;
+              return compute();
+            });
           const routed = dispatch(routable, requestLog, scope, cached).finally(() => {
             passwordGuesses.settle();
             const refusal = scope.refusal ?? (passwordGuesses.refusedFor > 0 ? 'password_guesses' : undefined);

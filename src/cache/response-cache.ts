@@ -1,25 +1,38 @@
 import { finishAnswer, Representation } from '../http/representation.js';
 import type { RequestHead } from '../http/request-head.js';
+import { AnswerFacts } from './answer-facts.js';
+import type { StaleTags } from './stale-tags.js';
 
-/** RESPONSE_CACHE_MB / RESPONSE_CACHE_TTL_MS (docs/performance.md, "The response cache"). */
+/** RESPONSE_CACHE_MB (docs/caching.md). */
 export interface ResponseCacheSettings {
   maxBytes: number;
-  ttlMs: number;
 }
 
 interface Entry {
+  /** The data version and the StaleTags generation it was looked up at. */
   version: bigint;
-  storedAt: number;
+  generation: number;
+  /** What it shows (AnswerFacts), and whether it read what the change log does not report. */
+  tags: string[];
+  readsUnlogged: boolean;
+  /** When the clock changes it (ms since the epoch). */
+  validUntil: number;
   /** The answer's bytes, ETag and compressed copies (one per coding, made on first use). */
   representation: Representation;
 }
+
+/**
+ * How a computed answer is made: `facts` (absent when the answer is not kept) gathers what it depends on while it
+ * is computed (the request's context reads through it: src/read/request-contexts.ts).
+ */
+export type Compute = (facts?: AnswerFacts) => Promise<Response>;
 
 /** What one look into the cache found (ResponseCache.lookUp). */
 export interface CacheLookup {
   /** The remembered answer that is still current, or null. */
   readonly hit: Representation | null;
   /** The answer to the request: the hit, or `compute`'s, finished (src/http/representation.ts) and kept when it may be. */
-  answer(request: Request, compute: () => Promise<Response>): Promise<Response>;
+  answer(request: Request, compute: Compute): Promise<Response>;
 }
 
 /** The lookup of a request the cache does not consider (credentials, writes): every answer is computed and finished. */
@@ -36,13 +49,14 @@ const PER_RESPONSE = new Set(['x-request-id', 'date', 'set-cookie']);
 const isRemembered = (name: string) => !PER_RESPONSE.has(name) && !name.startsWith('access-control-');
 
 /**
- * Answers repeated anonymous reads from memory. An answer is reused only while the database's data version
- * (src/db/data-version.ts) is the one it was computed at, so a write made by any process on the same database is
- * visible within the staleness bound of src/db/data-version-watch.ts (docs/performance.md); a hit costs no
- * statement. Answers also expire after `ttlMs`, because some depend on the clock (the events list starts today by
- * default). Only GETs without credentials are considered (a conditional one is answered 304 from a remembered
- * answer's ETag), and only 200 answers are kept; the least recently used go first beyond `maxBytes`. Every answer
- * leaves finished (src/http/representation.ts).
+ * Answers repeated anonymous reads from memory, each kept until what it shows changes (docs/caching.md). While it is
+ * computed, an answer notes the records and tables it reads and the moment the clock changes it (AnswerFacts); a
+ * write, in whichever process, is learnt from the change log once the data version moves (StaleTags, within the
+ * staleness bound of src/db/data-version-watch.ts), and makes stale only the answers tagged with what it changed.
+ * An answer that read what the log does not report is kept only at the data version it was computed at. A hit
+ * costs no statement. Only GETs without credentials are considered (a conditional one is answered 304 from a
+ * remembered answer's ETag), and only 200 answers are kept; the least recently used go first beyond `maxBytes`.
+ * Every answer leaves finished (src/http/representation.ts).
  */
 export class ResponseCache {
   private readonly entries = new Map<string, Entry>();
@@ -50,6 +64,7 @@ export class ResponseCache {
 
   constructor(
     private readonly dataVersion: () => Promise<bigint>,
+    private readonly staleTags: StaleTags,
     private readonly settings: ResponseCacheSettings,
   ) {}
 
@@ -62,27 +77,44 @@ export class ResponseCache {
   async lookUp(request: RequestHead): Promise<CacheLookup> {
     if (!this.considers(request)) return UNCACHED;
     const version = await this.dataVersion();
+    await this.staleTags.catchUp(version);
+    const generation = this.staleTags.current;
     const key = cacheKey(request);
     const hit = this.current(key, version);
     return {
       hit,
-      answer: async (fetched, compute) => (hit ? hit.respond(fetched) : this.remember(key, version, fetched, compute)),
+      answer: async (fetched, compute) =>
+        hit ? hit.respond(fetched) : this.remember(key, version, generation, fetched, compute),
     };
   }
 
-  private async remember(key: string, version: bigint, request: Request, compute: () => Promise<Response>) {
-    const response = await compute();
+  private async remember(key: string, version: bigint, generation: number, request: Request, compute: Compute) {
+    const facts = new AnswerFacts();
+    const response = await compute(facts);
     const representation = await Representation.of(response, isRemembered);
     if (!representation) return finishAnswer(request, response);
-    this.store(key, { version, storedAt: Date.now(), representation });
+    if (facts.validUntil > Date.now()) {
+      const { readsUnlogged, validUntil } = facts;
+      this.store(key, { version, generation, tags: [...facts.tags], readsUnlogged, validUntil, representation });
+    }
     return representation.respond(request);
   }
 
   private current(key: string, version: bigint): Representation | null {
     const entry = this.entries.get(key);
-    if (!entry || entry.version !== version || Date.now() - entry.storedAt >= this.settings.ttlMs) return null;
+    if (!entry) return null;
+    if (!this.fresh(entry, version)) {
+      this.remove(key);
+      return null;
+    }
     this.touch(key, entry);
     return entry.representation;
+  }
+
+  private fresh(entry: Entry, version: bigint): boolean {
+    if (Date.now() >= entry.validUntil) return false;
+    if (!entry.readsUnlogged) return this.staleTags.fresh(entry.version, entry.generation, entry.tags);
+    return entry.version === version && entry.generation === this.staleTags.current;
   }
 
   private considers(request: RequestHead): boolean {
@@ -96,7 +128,7 @@ export class ResponseCache {
   }
 
   private store(key: string, entry: Entry) {
-    const size = entry.representation.size + key.length;
+    const size = entrySize(key, entry);
     if (size > this.settings.maxBytes / 8) return;
     this.remove(key);
     this.entries.set(key, entry);
@@ -111,9 +143,13 @@ export class ResponseCache {
     const entry = this.entries.get(key);
     if (!entry) return;
     this.entries.delete(key);
-    this.bytes -= entry.representation.size + key.length;
+    this.bytes -= entrySize(key, entry);
   }
 }
+
+/** The bytes an entry holds, roughly: its representation, its key and its tags. */
+const entrySize = (key: string, entry: Entry) =>
+  entry.representation.size + key.length + entry.tags.reduce((sum, tag) => sum + tag.length + 16, 0);
 
 function cacheKey(request: RequestHead): string {
   return [request.url, ...VARY.map((name) => request.headers.get(name) ?? '')].join('\n');

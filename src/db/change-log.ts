@@ -1,3 +1,4 @@
+import type { ChangeLogReader } from '../cache/stale-tags.js';
 import type { Db, DbTransaction } from './client.js';
 import { lockForWriting, readDataVersion } from './data-version.js';
 
@@ -112,4 +113,26 @@ export function decodePosition(text: string): ChangePosition | undefined {
   const seq = Number(match[2]);
   if (seq > 2 ** 31 - 1) return undefined;
   return { version: BigInt(match[1]!), seq };
+}
+
+/**
+ * The log as the response cache follows it (src/cache/stale-tags.ts): entries name the table whose record changed,
+ * categories and tags both being terms, and the first data version that sees the change. PostgreSQL logs the
+ * version the writing statement made (seen from it on); SQLite's row triggers log the version before the row's own
+ * increase (seen from the next one).
+ */
+export function changeLogReader(db: Db, engine: 'sqlite' | 'postgres'): ChangeLogReader {
+  const seenAfter = engine === 'sqlite' ? 1n : 0n;
+  return {
+    end: () => currentChangePosition(db),
+    prunedThrough: () => prunedThrough(db),
+    after: async (position, limit) =>
+      (await readChangesAfter(db, position, limit)).map(({ version, seq, recordType, recordId }) => ({
+        version,
+        seq,
+        table: recordType === 'category' || recordType === 'tag' ? 'term' : recordType,
+        id: recordId,
+        seenFrom: version + seenAfter,
+      })),
+  };
 }

@@ -1,12 +1,13 @@
 import { DateTime } from 'luxon';
 import type { PasswordGuesses } from '../auth/password-guesses.js';
+import { AnswerFacts } from '../cache/answer-facts.js';
 import type { ViewerUser } from '../auth/permissions.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { readDataVersion } from '../db/data-version.js';
 import type { ChangeRecordType } from '../db/change-log.js';
 import type { SeenChange } from './changes/seen-change.js';
-import { parseDateInput } from '../time/dates.js';
+import { parseDateInput, readsTheClock } from '../time/dates.js';
 
 /** Who is asking: a signed-in user, or an anonymous reader (user null). */
 export interface Viewer {
@@ -38,8 +39,16 @@ export interface Context {
   db: Db;
   config: Config;
   viewer: Viewer;
-  /** The request's time: every "now" in one request is the same instant. */
-  now: Date;
+  /**
+   * The request's time: every "now" in one request is the same instant. Reading it makes the answer depend on the
+   * clock (kept RESPONSE_CACHE_TTL_MS at most); a reader that knows when its answer changes reads `requestTime` and
+   * says so to `facts`.
+   */
+  readonly now: Date;
+  /** The same instant, for a write, or for a reader that tells `facts` when its answer changes with the clock. */
+  requestTime: Date;
+  /** What the answer depends on, for the response cache (src/cache/answer-facts.ts). */
+  facts: AnswerFacts;
   /** A date the request sent, read in the site time zone at `now` (null when it is none); each text read once. */
   readDate(text: string): DateTime | null;
   /** Passwords the request offered for password-protected records (the `password` arguments). */
@@ -62,14 +71,21 @@ export function createContext(
   changes?: ChangeStreams,
   series?: SeriesExtender,
   passwordGuesses?: PasswordGuesses,
+  facts: AnswerFacts = new AnswerFacts(),
 ): Context {
   const now = new Date();
+  const readClock = () => facts.changesAt(now.getTime() + config.responseCache.clockBoundMs);
   return {
     db,
     config,
     viewer,
-    now,
-    readDate: datesReadOnce(config.siteTimezone, DateTime.fromJSDate(now)),
+    get now() {
+      readClock();
+      return now;
+    },
+    requestTime: now,
+    facts,
+    readDate: datesReadOnce(config.siteTimezone, DateTime.fromJSDate(now), readClock),
     offeredPasswords: [],
     passwordGuesses,
     dataVersion,
@@ -83,13 +99,14 @@ export function createContext(
  * request's time. A text is parsed once per request: REST reads it where its parameter is declared, and GraphQL's
  * filter, given the same text in the same request, gets that reading back.
  */
-function datesReadOnce(zone: string, now: DateTime): (text: string) => DateTime | null {
+function datesReadOnce(zone: string, now: DateTime, readClock: () => void): (text: string) => DateTime | null {
   const read = new Map<string, DateTime | null>();
   return (text) => {
     let moment = read.get(text);
     if (moment === undefined) {
       moment = parseDateInput(text, zone, now);
       read.set(text, moment);
+      if (readsTheClock(text)) readClock();
     }
     return moment;
   };

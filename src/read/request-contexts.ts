@@ -2,7 +2,9 @@ import { authenticate, parseAuthorization } from '../auth/authenticate.js';
 import type { PasswordGuesses } from '../auth/password-guesses.js';
 import type { SignInLimiter } from '../auth/sign-in-limits.js';
 import type { Config } from '../config.js';
+import type { AnswerFacts } from '../cache/answer-facts.js';
 import type { Db } from '../db/client.js';
+import { readsRecorded } from '../db/reads-recorded.js';
 import {
   type ChangeStreams,
   type Context,
@@ -26,6 +28,8 @@ export interface RequestScope {
   passwordGuesses?: PasswordGuesses;
   /** Set when the request is refused for too many failed sign-ins, for its log line. */
   refusal?: RefusalReason;
+  /** What its answer depends on, when the response cache may keep it (src/cache/answer-facts.ts). */
+  facts?: AnswerFacts;
 }
 
 /** Why a request's credentials were refused; each face answers it in its own shape. */
@@ -72,16 +76,22 @@ export class RequestContexts {
   }
 
   /** The context of a request made by `viewer`. */
-  contextOf(viewer: Viewer, scope: Pick<RequestScope, 'deadline' | 'passwordGuesses'>, changes?: ChangeStreams) {
+  contextOf(
+    viewer: Viewer,
+    scope: Pick<RequestScope, 'deadline' | 'passwordGuesses' | 'facts'>,
+    changes?: ChangeStreams,
+  ) {
     const { db, config, dataVersion, series } = this.parts;
+    const guarded = guardedDb(db, scope.deadline);
     return createContext(
-      guardedDb(db, scope.deadline),
+      scope.facts ? readsRecorded(guarded, scope.facts) : guarded,
       config,
       viewer,
       dataVersion,
       changes,
       series,
       scope.passwordGuesses,
+      scope.facts,
     );
   }
 

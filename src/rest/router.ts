@@ -134,7 +134,8 @@ export function createRestHandler(config: Config, contexts: RequestContexts) {
     log: RequestLog,
   ): Promise<RestReply> {
     const defaults: DefaultContext = {
-      now: DateTime.fromJSDate(context.now),
+      // Untracked: a declaration whose default reads the clock says when that changes its answer (routes/events.ts).
+      now: DateTime.fromJSDate(context.requestTime),
       siteTimezone: config.siteTimezone,
       readDate: context.readDate,
     };

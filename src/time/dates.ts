@@ -149,6 +149,17 @@ function readWallClock(localMillis: number, zone: string, resolvedZone: Zone): R
   return { moment, movedForward: instant + moment.offset * MINUTE - localMillis };
 }
 
+/**
+ * Whether a date text names a moment relative to when it is read (`now`, `tomorrow 9am`, `next wednesday`, a month and
+ * day without a year), rather than the same moment whenever it is read: an answer that read one changes with the clock.
+ */
+export function readsTheClock(text: string): boolean {
+  const value = text.trim();
+  if (UNIX_TIMESTAMP.test(value) || DATE_ONLY.test(value) || WALL_CLOCK.test(value)) return false;
+  if (isRelativeDate(value)) return true;
+  return !DateTime.fromISO(value.replace(/^(\d{4}-\d{2}-\d{2}) (?=\d)/, '$1T')).isValid;
+}
+
 function readAnyYear(value: string, zone: string, now: DateTime): ReadDate | null {
   if (value === '') return null;
   if (UNIX_TIMESTAMP.test(value)) return exact(DateTime.fromSeconds(Number(value), { zone }));

@@ -42,7 +42,8 @@ export function readRecurrence(lines: string[], zone: string, field = 'recurrenc
 
 /** The reach every series is materialised to without being asked: now plus the configured horizon. */
 export function defaultReach(ctx: Context): Date {
-  return DateTime.fromJSDate(ctx.now).plus({ days: ctx.config.recurrenceHorizonDays }).toJSDate();
+  // Untracked: the horizon decides which occurrences are written (the change log reports them), not what is shown.
+  return DateTime.fromJSDate(ctx.requestTime).plus({ days: ctx.config.recurrenceHorizonDays }).toJSDate();
 }
 
 /** The master's columns an occurrence copies (everything but identity, schedule and series bookkeeping). */

@@ -1,3 +1,4 @@
+import { DateTime } from 'luxon';
 import { endOfDayWallClock, startOfDayWallClock, toWallClock } from '../../time/dates.js';
 import { invalidParams, RestError, type ErrorMapping } from '../errors.js';
 import {
@@ -160,10 +161,24 @@ function dateWindow(call: RestCall<typeof eventFilterParams>) {
   const { params, sent } = call;
   const relative = ['starts_before', 'starts_after', 'ends_before', 'ends_after'].some((name) => sent.has(name));
   const keep = (name: 'start_date' | 'end_date') => !sent.has('include') && (sent.has(name) || !relative);
-  return {
+  const window = {
     start: keep('start_date') ? params.start_date : undefined,
     end: keep('end_date') ? params.end_date : undefined,
   };
+  if ((window.start && !sent.has('start_date')) || (window.end && !sent.has('end_date'))) defaultWindowRead(call);
+  return window;
+}
+
+/**
+ * A window that defaults to now (the declarations above read the clock) is whole days, so it moves at the site's
+ * next midnight; with strict dates its edges are the very second (and `rest_url` shows it), so it moves with it.
+ */
+function defaultWindowRead(call: RestCall<typeof eventFilterParams>) {
+  const now = DateTime.fromJSDate(call.context.requestTime).setZone(call.context.config.siteTimezone);
+  const next = call.params.strict_dates
+    ? now.startOf('second').plus({ seconds: 1 })
+    : now.startOf('day').plus({ days: 1 });
+  call.context.facts.changesAt(next.toMillis());
 }
 
 /** The window as the client will read it back in `rest_url`: whole days unless strict (the date as read when declared). */

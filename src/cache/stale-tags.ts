@@ -1,0 +1,123 @@
+import { tagsOfChange } from './answer-facts.js';
+
+/** A place in the change log (src/db/change-log.ts): the data version of the writing transaction, then the order. */
+export interface LogPosition {
+  version: bigint;
+  seq: number;
+}
+
+/** One entry of the log, as the cache needs it. */
+export interface LoggedChange extends LogPosition {
+  table: string;
+  id: number;
+  seenFrom: bigint;
+}
+
+/** The change log as the cache reads it (src/db/change-log.ts, wired in src/server.ts). */
+export interface ChangeLogReader {
+  /** Where the log ends now. */
+  end(): Promise<LogPosition>;
+  /**
+   * Up to `limit` entries after `position`, in commit order; `table` is `event`, `venue`, `organizer` or `term`, and
+   * `seenFrom` the first data version whose readers see the change.
+   */
+  after(position: LogPosition, limit: number): Promise<LoggedChange[]>;
+  /** The last position pruned (entries up to it are gone), or none. */
+  prunedThrough(): Promise<LogPosition | undefined>;
+}
+
+/** Entries read per statement while catching up; beyond MAX_CATCH_UP entries everything is forgotten instead. */
+const PAGE = 2000;
+const MAX_CATCH_UP = 20_000;
+/** Tags remembered at most; beyond it everything is forgotten (an import touching every record, say). */
+const MAX_TAGS = 200_000;
+/** A pause longer than this between catch-ups checks whether pruning removed entries not yet read. */
+const PRUNE_CHECK_AFTER_MS = 60 * 60 * 1000;
+
+/**
+ * Which tags changes have made stale, learnt from the change log. For each tag, the first data version that sees its
+ * latest change: an answer computed at an earlier version is stale for it. (An answer's version is read before it
+ * is computed, so it may see more than its version says, never less.)
+ */
+export class StaleTags {
+  private readonly staleAt = new Map<string, bigint>();
+  /** Grows when the log could not tell what changed: answers looked up before then are all stale. */
+  private generation = 0;
+  private position: LogPosition | undefined;
+  private seenVersion: bigint | undefined;
+  private caughtUpAt = 0;
+  private catchingUp: Promise<void> | undefined;
+
+  constructor(private readonly log: ChangeLogReader) {}
+
+  /** What an answer looked up now is computed in: pass it to `fresh` with the answer. */
+  get current(): number {
+    return this.generation;
+  }
+
+  /**
+   * Reads the log up to data version `version` (a statement only when the version moved since the last time). An
+   * answer computed after it reflects every entry read.
+   */
+  async catchUp(version: bigint): Promise<void> {
+    while (this.seenVersion === undefined || version > this.seenVersion) {
+      this.catchingUp ??= this.read(version).finally(() => (this.catchingUp = undefined));
+      await this.catchingUp;
+    }
+  }
+
+  /** Whether an answer computed at data version `version` in `generation`, showing `tags`, is still right. */
+  fresh(version: bigint, generation: number, tags: readonly string[]): boolean {
+    if (generation !== this.generation) return false;
+    for (const tag of tags) {
+      const stale = this.staleAt.get(tag);
+      if (stale !== undefined && stale > version) return false;
+    }
+    return true;
+  }
+
+  private async read(version: bigint): Promise<void> {
+    // The first time, the log is followed from its end: nothing was remembered before.
+    if (this.position === undefined) {
+      this.position = await this.log.end();
+      return this.seen(version);
+    }
+    if (Date.now() - this.caughtUpAt > PRUNE_CHECK_AFTER_MS && (await this.prunedPast(this.position)))
+      return this.forget(version);
+    let read = 0;
+    for (;;) {
+      const entries = await this.log.after(this.position, PAGE);
+      for (const entry of entries) {
+        for (const tag of tagsOfChange(entry.table, entry.id)) {
+          const known = this.staleAt.get(tag);
+          if (known === undefined || entry.seenFrom > known) this.staleAt.set(tag, entry.seenFrom);
+        }
+        this.position = { version: entry.version, seq: entry.seq };
+      }
+      read += entries.length;
+      if (entries.length < PAGE) break;
+      if (read >= MAX_CATCH_UP) return this.forget(version);
+    }
+    if (this.staleAt.size > MAX_TAGS) return this.forget(version);
+    this.seen(version);
+  }
+
+  private async prunedPast(position: LogPosition): Promise<boolean> {
+    const pruned = await this.log.prunedThrough();
+    if (pruned === undefined) return false;
+    return pruned.version > position.version || (pruned.version === position.version && pruned.seq > position.seq);
+  }
+
+  /** Everything looked up so far is stale; the log is followed from its end. */
+  private async forget(version: bigint): Promise<void> {
+    this.position = await this.log.end();
+    this.staleAt.clear();
+    this.generation++;
+    this.seen(version);
+  }
+
+  private seen(version: bigint) {
+    if (this.seenVersion === undefined || version > this.seenVersion) this.seenVersion = version;
+    this.caughtUpAt = Date.now();
+  }
+}

@@ -1,0 +1,140 @@
+import type { AnswerFacts } from '../cache/answer-facts.js';
+import type { Db } from './client.js';
+import { getDatamodel } from './generated/pothos-types.js';
+
+// The tables the change log reports, by the table its entries name (the change_log migration's triggers). A link
+// row's change is logged as an update of its event.
+const LOGGED_AS: Record<string, string> = {
+  Event: 'event',
+  Venue: 'venue',
+  Organizer: 'organizer',
+  Term: 'term',
+  EventVenue: 'event',
+  EventOrganizer: 'event',
+  EventTerm: 'event',
+};
+
+/** Never changed once written (an image's facts are kept by URL, src/graphql/media): reading them adds no tag. */
+const UNCHANGING = new Set(['Media']);
+
+const READS = new Set([
+  'findUnique',
+  'findUniqueOrThrow',
+  'findFirst',
+  'findFirstOrThrow',
+  'findMany',
+  'count',
+  'aggregate',
+  'groupBy',
+]);
+const ONE_BY_KEY = new Set(['findUnique', 'findUniqueOrThrow']);
+
+interface Relation {
+  model: string;
+}
+
+/** Each model's relation fields and the model they lead to, from Prisma's data model. */
+const relations = new Map<string, Map<string, Relation>>(
+  Object.entries(getDatamodel().datamodel.models).map(([model, { fields }]) => [
+    model,
+    new Map(fields.filter((field) => field.kind === 'object').map((field) => [field.name, { model: field.type }])),
+  ]),
+);
+
+/** Model names by the client's property for them (`event` → Event). */
+const modelsByDelegate = new Map(
+  [...relations.keys()].map((model) => [model[0]!.toLowerCase() + model.slice(1), model]),
+);
+
+/**
+ * The database client as one cacheable request sees it: every read it makes is noted in `facts` (what the answer
+ * will depend on) before it runs. A read of one record by its ID notes that record; any other read of a table (a
+ * list, a count, a record by another key, a relation or a filter through one) notes the whole table. A read the
+ * change log cannot vouch for (an unlogged table, raw SQL, an interactive transaction) makes the answer depend on
+ * the data version itself.
+ */
+export function readsRecorded(db: Db, facts: AnswerFacts): Db {
+  return new Proxy(db, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      const model = typeof property === 'string' ? modelsByDelegate.get(property) : undefined;
+      if (model) return delegateRecorded(model, value as object, facts);
+      if (typeof value !== 'function') return value;
+      if (property === '$queryRaw' || property === '$queryRawUnsafe' || property === '$transaction') {
+        // A batch `$transaction([...])` holds queries already noted when they were made; the rest is unknown.
+        return (...args: unknown[]) => {
+          if (!Array.isArray(args[0])) facts.readsUnloggedData();
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      }
+      return value.bind(target);
+    },
+  });
+}
+
+function delegateRecorded(model: string, delegate: object, facts: AnswerFacts): object {
+  return new Proxy(delegate, {
+    get(target, operation) {
+      const value: unknown = Reflect.get(target, operation, target);
+      if (typeof value !== 'function' || typeof operation !== 'string') return value;
+      return (args?: Record<string, unknown>) => {
+        if (READS.has(operation)) noteRead(model, operation, args ?? {}, facts);
+        else noteTable(model, facts);
+        const result = (value as (a?: unknown) => object).call(target, args);
+        return operation in FLUENT_FROM ? result : fluentRecorded(model, result, facts);
+      };
+    },
+  });
+}
+
+/** Operations whose promise is a plain one (no relation to follow from it). */
+const FLUENT_FROM = { findMany: true, count: true, aggregate: true, groupBy: true };
+
+/** `findUnique(...).venues()`: following a relation from the found record reads the related table. */
+function fluentRecorded(model: string, promise: object, facts: AnswerFacts): object {
+  return new Proxy(promise, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      const related = typeof property === 'string' ? relations.get(model)?.get(property) : undefined;
+      if (related) noteTable(related.model, facts);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+function noteRead(model: string, operation: string, args: Record<string, unknown>, facts: AnswerFacts) {
+  const where = args.where as Record<string, unknown> | undefined;
+  const table = LOGGED_AS[model];
+  const byId = ONE_BY_KEY.has(operation) && typeof where?.id === 'number' && Object.keys(where).length === 1;
+  // A link table's rows have no ID of their own: only a record table is noted record by record.
+  if (byId && table === model.toLowerCase()) facts.showsRecord(table, where.id as number);
+  else noteTable(model, facts);
+  for (const key of ['where', 'select', 'include', 'orderBy', 'distinct', 'cursor'])
+    noteRelations(model, args[key], facts);
+}
+
+function noteTable(model: string, facts: AnswerFacts) {
+  const table = LOGGED_AS[model];
+  if (table) facts.readsTable(table);
+  else if (!UNCHANGING.has(model)) facts.readsUnloggedData();
+}
+
+/** Notes every relation an argument tree goes through (`include: { venues: { include: { venue: true } } }`). */
+function noteRelations(model: string, tree: unknown, facts: AnswerFacts) {
+  if (Array.isArray(tree)) return tree.forEach((item) => noteRelations(model, item, facts));
+  if (tree === null || typeof tree !== 'object') return;
+  const fields = relations.get(model);
+  for (const [key, value] of Object.entries(tree)) {
+    if (value === undefined || value === false) continue;
+    const related = fields?.get(key);
+    if (related) {
+      // The links of one event are logged as changes of that event: its own tag already covers them.
+      if (!(model === 'Event' && LOGGED_AS[related.model] === 'event' && related.model !== 'Event'))
+        noteTable(related.model, facts);
+      noteRelations(related.model, value, facts);
+    } else {
+      // `select`, `include`, `where`, `_count`, `some`, `AND`…: the same model's fields below.
+      noteRelations(model, value, facts);
+    }
+  }
+}

@@ -1,0 +1,265 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_ENGINE } from './support/database.js';
+import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
+
+// The response cache keeps each answer until what it shows changes (docs/caching.md): a write makes stale only the
+// answers tagged with the records and tables it changed. Two servers on one database: `cached` with a clock bound of
+// ten minutes (so only a change can make an answer stale), and `reference` with the cache off. After every write
+// (made through `cached`, which sees its own writes at once) each of the reads below must answer the same in both.
+
+const API = '/wp-json/calendar/events/v1';
+const SITE_URL = 'http://calendar.test';
+const SEED = Number(process.env.CACHE_TAGS_SEED ?? 20261127);
+const ROUNDS = Number(process.env.CACHE_TAGS_ROUNDS ?? 60);
+
+let cached: TestServer;
+let reference: TestServer;
+
+beforeAll(async () => {
+  // One site URL, so that the answers' links do not name the servers' ports.
+  cached = await startServer({ SITE_URL, RESPONSE_CACHE_TTL_MS: '600000' });
+  reference = await startServer({ SITE_URL, RESPONSE_CACHE_MB: '0' }, { databaseOf: cached });
+}, 60_000);
+
+afterAll(async () => {
+  await reference?.close();
+  await cached?.close();
+});
+
+async function write(method: string, route: string, body?: unknown) {
+  const response = await fetch(`${cached.url}${API}${route}`, {
+    method,
+    headers: { authorization: ADMIN_AUTHORIZATION, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+/** The status, body and the headers that carry data (totals, page links). */
+async function read(server: TestServer, path: string) {
+  const response = await fetch(`${server.url}${path}`);
+  const headers = ['x-wp-total', 'x-wp-totalpages', 'link'].map((name) => response.headers.get(name));
+  return { status: response.status, headers, body: await response.text() };
+}
+
+/** A small calendar in 2027 (inside the default window of two years from today). */
+interface Calendar {
+  events: number[];
+  venues: number[];
+  organizers: number[];
+  categories: { id: number; slug: string }[];
+  tags: { id: number; slug: string }[];
+}
+
+async function seedCalendar(): Promise<Calendar> {
+  const made = async (route: string, body: unknown) => {
+    const reply = await write('POST', route, body);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+    return reply.body;
+  };
+  const venues = [];
+  for (const name of ['Harbour hall', 'Quay shed', 'Old mill'])
+    venues.push((await made('/venues', { venue: name })).id);
+  const organizers = [];
+  for (const name of ['Tide club', 'Mill society'])
+    organizers.push((await made('/organizers', { organizer: name })).id);
+  const categories = [];
+  for (const name of ['Music', 'Talks', 'Walks']) {
+    const term = await made('/categories', { name });
+    categories.push({ id: term.id, slug: term.slug });
+  }
+  const tags = [];
+  for (const name of ['free', 'family']) {
+    const term = await made('/tags', { name });
+    tags.push({ id: term.id, slug: term.slug });
+  }
+  const events = [];
+  for (let index = 0; index < 8; index++) {
+    const day = String(index + 3).padStart(2, '0');
+    const event = await made('/events', {
+      title: `Evening ${index}`,
+      start_date: `2027-03-${day} 19:00:00`,
+      end_date: `2027-03-${day} 21:00:00`,
+      venue: venues[index % venues.length],
+      organizer: [organizers[index % organizers.length]],
+      categories: [categories[index % categories.length]!.id],
+      tags: index % 2 ? [tags[0]!.id] : [],
+      featured: index % 3 === 0,
+    });
+    events.push(event.id);
+  }
+  return { events, venues, organizers, categories, tags };
+}
+
+/** Every read compared: lists with each kind of filter, single records, and a GraphQL GET. */
+function readsOf(calendar: Calendar): string[] {
+  const window = 'start_date=2027-01-01&end_date=2027-12-31';
+  const graphql = encodeURIComponent(
+    '{ events(first: 20, filter: { startDate: "2027-01-01", endDate: "2027-12-31" }) { totalCount edges { node { title venues { name } categories { name } } } } }',
+  );
+  return [
+    `${API}/events`,
+    `${API}/events?${window}`,
+    `${API}/events?${window}&per_page=3&page=2`,
+    `${API}/events?${window}&venue=${calendar.venues[0]}`,
+    `${API}/events?${window}&organizer=${calendar.organizers[1]}`,
+    `${API}/events?${window}&categories=${calendar.categories[0]!.slug}`,
+    `${API}/events?${window}&tags=${calendar.tags[0]!.slug}`,
+    `${API}/events?${window}&search=Evening`,
+    `${API}/events?${window}&featured=true`,
+    ...calendar.events.map((id) => `${API}/events/${id}`),
+    `${API}/venues`,
+    ...calendar.venues.map((id) => `${API}/venues/${id}`),
+    `${API}/organizers`,
+    ...calendar.organizers.map((id) => `${API}/organizers/${id}`),
+    `${API}/categories`,
+    ...calendar.categories.map(({ id }) => `${API}/categories/${id}`),
+    `${API}/tags`,
+    `${API}/tags/${calendar.tags[1]!.id}`,
+    `/graphql?query=${graphql}`,
+  ];
+}
+
+/** mulberry32: the same writes for the same seed. */
+function randomOf(seed: number) {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return {
+    pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!,
+    chance: (p: number) => next() < p,
+  };
+}
+
+type Write = (calendar: Calendar, random: ReturnType<typeof randomOf>) => Promise<string>;
+
+const WRITES: Write[] = [
+  async (c, r) => {
+    const id = r.pick(c.events);
+    await write('POST', `/events/${id}`, { title: `Retitled ${id} ${r.pick(['a', 'b', 'c'])}` });
+    return `event ${id} retitled`;
+  },
+  async (c, r) => {
+    const id = r.pick(c.events);
+    await write('POST', `/events/${id}`, { venue: r.pick(c.venues) });
+    return `event ${id} moved venue`;
+  },
+  async (c, r) => {
+    const id = r.pick(c.events);
+    await write('POST', `/events/${id}`, {
+      categories: [r.pick(c.categories).id],
+      tags: r.chance(0.5) ? [r.pick(c.tags).id] : [],
+    });
+    return `event ${id} re-categorised`;
+  },
+  async (c, r) => {
+    const id = r.pick(c.events);
+    await write('POST', `/events/${id}`, { status: r.pick(['draft', 'publish', 'private']) });
+    return `event ${id} status`;
+  },
+  async (c, r) => {
+    const id = r.pick(c.events);
+    await write('POST', `/events/${id}`, { featured: r.chance(0.5), organizer: [r.pick(c.organizers)] });
+    return `event ${id} featured/organizer`;
+  },
+  async (c, r) => {
+    const id = r.pick(c.events);
+    const day = String(1 + Math.floor(r.chance(0.5) ? 5 : 20)).padStart(2, '0');
+    await write('POST', `/events/${id}`, {
+      start_date: `2027-04-${day} 10:00:00`,
+      end_date: `2027-04-${day} 12:00:00`,
+    });
+    return `event ${id} rescheduled`;
+  },
+  async (c, r) => {
+    const id = r.pick(c.events);
+    await write('DELETE', `/events/${id}`);
+    return `event ${id} trashed`;
+  },
+  async (c, r) => {
+    const reply = await write('POST', '/events', {
+      title: `New evening ${c.events.length}`,
+      start_date: '2027-05-02 18:00:00',
+      end_date: '2027-05-02 20:00:00',
+      venue: r.pick(c.venues),
+      categories: [r.pick(c.categories).id],
+    });
+    if (reply.status === 201) c.events.push(reply.body.id);
+    return 'event created';
+  },
+  async (c, r) => {
+    const id = r.pick(c.venues);
+    await write('POST', `/venues/${id}`, {
+      venue: `Venue ${id} ${r.pick(['north', 'south'])}`,
+      city: r.pick(['Bergen', 'Oslo']),
+    });
+    return `venue ${id} renamed`;
+  },
+  async (c, r) => {
+    const id = r.pick(c.venues);
+    await write('POST', `/venues/${id}`, { status: r.pick(['draft', 'publish']) });
+    return `venue ${id} status`;
+  },
+  async (c, r) => {
+    const id = r.pick(c.organizers);
+    await write('POST', `/organizers/${id}`, { organizer: `Organizer ${id} ${r.pick(['x', 'y'])}` });
+    return `organizer ${id} renamed`;
+  },
+  async (c, r) => {
+    const term = r.pick(c.categories);
+    const slug = `${term.slug.replace(/-\d+$/, '')}-${r.pick([1, 2, 3])}`;
+    const reply = await write('POST', `/categories/${term.id}`, { name: `Category ${slug}`, slug });
+    if (reply.status === 200) term.slug = reply.body.slug;
+    return `category ${term.id} renamed`;
+  },
+  async (c, r) => {
+    const term = r.pick(c.tags);
+    await write('POST', `/tags/${term.id}`, { description: `About ${r.pick(['one', 'two'])}` });
+    return `tag ${term.id} described`;
+  },
+];
+
+describe(`response cache tags (${TEST_ENGINE})`, () => {
+  let calendar: Calendar;
+
+  it('makes stale what a write changed, and nothing else', async () => {
+    calendar = await seedCalendar();
+    const [edited, other] = calendar.events;
+    const venuePage = `${API}/venues/${calendar.venues[1]}`;
+    const otherEvent = `${API}/events/${other}`;
+    const list = `${API}/events?start_date=2027-01-01&end_date=2027-12-31`;
+    for (const path of [venuePage, otherEvent, list, `${API}/events/${edited}`]) await read(cached, path);
+
+    expect((await write('POST', `/events/${edited}`, { title: 'Edited evening' })).status).toBe(200);
+    // Its own page and the lists are computed again and show the edit…
+    let editedPage: Awaited<ReturnType<typeof read>> | undefined;
+    expect(
+      await cached.countQueries(async () => (editedPage = await read(cached, `${API}/events/${edited}`))),
+    ).toBeGreaterThan(0);
+    expect(JSON.parse(editedPage!.body).title).toBe('Edited evening');
+    let listed: Awaited<ReturnType<typeof read>> | undefined;
+    expect(await cached.countQueries(async () => (listed = await read(cached, list)))).toBeGreaterThan(0);
+    expect(JSON.parse(listed!.body).events.map((event: { title: string }) => event.title)).toContain('Edited evening');
+    // …another event's page and a venue's page are still answered from memory: no statement.
+    expect(await cached.countQueries(() => read(cached, otherEvent))).toBe(0);
+    expect(await cached.countQueries(() => read(cached, venuePage))).toBe(0);
+  });
+
+  it(`answers exactly as the uncached server after each of ${ROUNDS} random writes (seed ${SEED})`, async () => {
+    const random = randomOf(SEED);
+    const reads = readsOf(calendar);
+    for (const path of reads) await read(cached, path);
+    for (let round = 0; round < ROUNDS; round++) {
+      const what = await random.pick(WRITES)(calendar, random);
+      for (const path of readsOf(calendar)) {
+        const [fromCache, fromDatabase] = [await read(cached, path), await read(reference, path)];
+        expect(fromCache, `round ${round} (${what}): ${decodeURIComponent(path)}`).toEqual(fromDatabase);
+      }
+    }
+  }, 240_000);
+});
