@@ -78,39 +78,60 @@ function delegateRecorded(model: string, delegate: object, facts: AnswerFacts): 
       const value: unknown = Reflect.get(target, operation, target);
       if (typeof value !== 'function' || typeof operation !== 'string') return value;
       return (args?: Record<string, unknown>) => {
-        if (READS.has(operation)) noteRead(model, operation, args ?? {}, facts);
-        else noteTable(model, facts);
+        const byResult = READS.has(operation) ? noteRead(model, operation, args ?? {}, facts) : noteTable(model, facts);
         const result = (value as (a?: unknown) => object).call(target, args);
-        return operation in FLUENT_FROM ? result : fluentRecorded(model, result, facts);
+        return operation in PLAIN_PROMISE ? result : fluentRecorded(model, result, facts, byResult === FOUND_BY_KEY);
       };
     },
   });
 }
 
 /** Operations whose promise is a plain one (no relation to follow from it). */
-const FLUENT_FROM = { findMany: true, count: true, aggregate: true, groupBy: true };
+const PLAIN_PROMISE = { findMany: true, count: true, aggregate: true, groupBy: true };
 
-/** `findUnique(...).venues()`: following a relation from the found record reads the related table. */
-function fluentRecorded(model: string, promise: object, facts: AnswerFacts): object {
+/** A record read by another unique key (a slug): which record it is shows once it is read. */
+const FOUND_BY_KEY = Symbol('found by key');
+
+/**
+ * `findUnique(...).venues()`: following a relation from the found record reads the related table. A record found by
+ * another unique key is noted by the ID it turns out to have (its table, when there is none or it is not read).
+ */
+function fluentRecorded(model: string, promise: object, facts: AnswerFacts, foundByKey: boolean): object {
+  const table = LOGGED_AS[model]!;
   return new Proxy(promise, {
     get(target, property) {
       const value: unknown = Reflect.get(target, property, target);
+      if (foundByKey && property === 'then') {
+        return (onFulfilled?: (record: unknown) => unknown, onRejected?: (error: unknown) => unknown) =>
+          (target as Promise<unknown>)
+            .then((record) => {
+              const id = (record as { id?: unknown } | null)?.id;
+              if (typeof id === 'number') facts.showsRecord(table, id);
+              else facts.readsTable(table);
+              return record;
+            })
+            .then(onFulfilled, onRejected);
+      }
       const related = typeof property === 'string' ? relations.get(model)?.get(property) : undefined;
-      if (related) noteTable(related.model, facts);
+      if (related) {
+        if (foundByKey) facts.readsTable(table);
+        noteTable(related.model, facts);
+      }
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
 }
 
+/** Notes a read before it runs; answers FOUND_BY_KEY when the record it reads is known only once read. */
 function noteRead(model: string, operation: string, args: Record<string, unknown>, facts: AnswerFacts) {
-  const where = args.where as Record<string, unknown> | undefined;
-  const table = LOGGED_AS[model];
-  const byId = ONE_BY_KEY.has(operation) && typeof where?.id === 'number' && Object.keys(where).length === 1;
-  // A link table's rows have no ID of their own: only a record table is noted record by record.
-  if (byId && table === model.toLowerCase()) facts.showsRecord(table, where.id as number);
-  else noteTable(model, facts);
   for (const key of ['where', 'select', 'include', 'orderBy', 'distinct', 'cursor'])
     noteRelations(model, args[key], facts);
+  const where = args.where as Record<string, unknown> | undefined;
+  const table = LOGGED_AS[model];
+  // A link table's rows have no ID of their own: only a record table is noted record by record.
+  if (!ONE_BY_KEY.has(operation) || table !== model.toLowerCase()) return noteTable(model, facts);
+  if (typeof where?.id === 'number' && Object.keys(where).length === 1) return facts.showsRecord(table, where.id);
+  return FOUND_BY_KEY;
 }
 
 function noteTable(model: string, facts: AnswerFacts) {
