@@ -1,13 +1,12 @@
 /**
  * The floor's serializer: TEC's event JSON (the shape of src/read/serialize/event.ts, byte for byte as the service
- * writes it through src/content/safe-json.ts) written by hand from the stored rows. Dates come from the stored
+ * writes it through src/content/html.ts) written by hand from the stored rows. Dates come from the stored
  * wall-clock columns and UTC instants by string slicing, with no date library per field; the zone abbreviation is
  * computed once per zone and offset. Descriptions and excerpts go through the service's own paragraph formatter
- * (src/content/paragraphs.ts, wpautop with its cache of formatted texts): the same bytes need the same work there. Password-protected venues and organizers (rare) go through the service's own
+ * (src/content/html.ts, wpautop with its cache of formatted texts): the same bytes need the same work there. Password-protected venues and organizers (rare) go through the service's own
  * serializers.
  */
-import { formattedContent } from '../src/content/paragraphs.js';
-import { htmlSafeJson } from '../src/content/safe-json.js';
+import { formattedContent, htmlSafeJson } from '../src/content/html.js';
 import { costValues } from '../src/graphql/events/cost.js';
 import { extensionOf } from '../src/images/facts.js';
 import type { RestOrganizerFragment, RestVenueFragment, PostStatus } from '../src/read/operations/generated/graphql.js';

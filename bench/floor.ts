@@ -19,7 +19,7 @@ import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { DateTime } from 'luxon';
 import { loadConfig } from '../src/config.js';
-import { htmlSafeJson } from '../src/content/safe-json.js';
+import { htmlSafeJson } from '../src/content/html.js';
 import { MAX_PER_PAGE, pageLinks, totalPages } from '../src/rest/routes/shared.js';
 import { restUrls } from '../src/read/urls.js';
 import { endOfDayWallClock, startOfDayWallClock } from '../src/time/dates.js';

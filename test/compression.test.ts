@@ -4,8 +4,8 @@ import { createVenue } from './support/factories.js';
 import { rawRequest, type RawResponse } from './support/raw-http.js';
 import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
 
-// Compression of the API's answers (src/http/representation.ts, src/http/content-coding.ts): br or gzip as
-// Accept-Encoding allows, for bodies of 1 KB and more, with one ETag per coding; the identity tag revalidates too.
+// Compression of the API's answers (src/http/representation.ts): br or gzip as Accept-Encoding allows, for bodies of
+// 1 KB and more, with one ETag per coding; the identity tag revalidates too.
 
 const REST = '/wp-json/calendar/events/v1';
 const LARGE = `${REST}/venues?per_page=20`;

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { reusingStatements, type StatementSource } from '../src/db/statement-cache.js';
+import { reusingStatements, type StatementSource } from '../src/db/sqlite-adapter.js';
 
 // The adapter's way of running a query (@prisma/adapter-better-sqlite3 7.10, performIO/executeIO), on a real database.
 function query(db: StatementSource, sql: string, args: unknown[]) {

@@ -1,6 +1,6 @@
 import { wellFormedOrigin, type CorsOrigins } from '../net/origins.js';
 import type { PlainAnswer, RequestHead } from './request-head.js';
-import { addVary, withMutableHeaders } from './vary.js';
+import { addVary, withMutableHeaders } from './representation.js';
 
 // Cross-origin access to the REST and GraphQL APIs, as WordPress answers it for its REST API: the request's origin is
 // reflected with credentials allowed, unless CORS_ORIGINS lists the origins allowed. One module decides, for both

@@ -1,5 +1,12 @@
-import { encode, negotiateCoding, type Bytes, type Coding } from './content-coding.js';
-import { codedEntityTag, matchedEntityTag, tagsOfEveryCoding } from './entity-tag.js';
+import {
+  codedEntityTag,
+  encode,
+  matchedEntityTag,
+  negotiateCoding,
+  tagsOfEveryCoding,
+  type Bytes,
+  type Coding,
+} from './representation.js';
 
 export interface StaticFileOptions {
   contentType: string;

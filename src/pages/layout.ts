@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { htmlSafeJson } from '../content/safe-json.js';
+import { htmlSafeJson } from '../content/html.js';
 import { REFERRER_POLICY } from '../http/security-headers.js';
 import { html, trustedHtml, type Html } from './html.js';
 import type { SitePaths } from './paths.js';

@@ -1,4 +1,4 @@
-import { htmlSafeJson } from '../content/safe-json.js';
+import { htmlSafeJson } from '../content/html.js';
 import type { RestReply } from './route.js';
 import type { RestUrls } from '../read/urls.js';
 

@@ -2,9 +2,8 @@ import { abbreviationAt } from '../../time/dates.js';
 import { isLocked } from '../access.js';
 import { builder } from '../builder.js';
 import { MediaType } from '../media/index.js';
-import { contentArgs, shownContent } from '../shared/content.js';
 import { NodeInterface } from '../shared/node.js';
-import { postObjectFields } from '../shared/post-fields.js';
+import { contentArgs, postObjectFields, shownContent } from '../shared/post-fields.js';
 import { EventCategoryType, EventTagType } from '../terms/types.js';
 import { costValues, type CostDetails } from './cost.js';
 

@@ -1,10 +1,10 @@
 import type { PrismaModelTypes, prismaModelName } from '@pothos/plugin-prisma';
+import { formattedContent } from '../../content/html.js';
 import type PrismaTypes from '../../db/generated/pothos-types.js';
 import { isLocked } from '../access.js';
-import type { builder } from '../builder.js';
+import { builder } from '../builder.js';
 import { MediaType } from '../media/index.js';
 import { UserType } from '../users/index.js';
-import { contentArgs, shownContent } from './content.js';
 import { databaseIdField, globalIdField } from './node.js';
 import { POST_INPUT_DESCRIPTIONS, PostStatusEnum, postFieldDescriptions } from './posts.js';
 
@@ -24,6 +24,33 @@ const IS_LOCKED_DESCRIPTION =
   'Whether the content is withheld: password-protected, and neither the password was given nor may the viewer edit it.';
 
 type PostTypeName = 'Event' | 'Venue' | 'Organizer';
+
+// Descriptions and excerpts: HTML, returned as WordPress shows it or as stored.
+
+export const ContentFormatEnum = builder.enumType('ContentFormat', {
+  description: 'How a description or excerpt is returned.',
+  values: {
+    RENDERED: {
+      description:
+        'Formatted as WordPress shows it (`wpautop`: paragraphs in `<p>`, single newlines as `<br />`), as REST returns it.',
+    },
+    RAW: { description: 'As stored: the HTML the writer sent, after the sanitizer.' },
+  } as const,
+});
+
+/** The `format` argument of description and excerpt fields. */
+export const contentArgs = builder.args((t) => ({
+  format: t.field({
+    type: ContentFormatEnum,
+    defaultValue: 'RENDERED',
+    required: true,
+    description: 'RENDERED (the default) or RAW.',
+  }),
+}));
+
+export function shownContent(stored: string, format: 'RENDERED' | 'RAW'): string {
+  return format === 'RAW' ? stored : formattedContent(stored);
+}
 
 /**
  * `t` is the field builder of EventType, VenueType or OrganizerType. The three models have these columns and relations

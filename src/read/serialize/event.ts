@@ -2,7 +2,15 @@ import { restStatus } from '../statuses.js';
 import { DateTime } from 'luxon';
 import type { RestEventFragment } from '../operations/generated/graphql.js';
 import type { RestUrls } from '../urls.js';
-import { authorString, dateDetails, globalIds, imageObject, postDates, utcWallClock } from './common.js';
+import {
+  authorString,
+  dateDetails,
+  embeddedTermToTec,
+  globalIds,
+  imageObject,
+  postDates,
+  utcWallClock,
+} from './common.js';
 import {
   lockedOrganizerToTec,
   lockedVenueToTec,
@@ -12,7 +20,6 @@ import {
   venueToTec,
   type SerializeOptions,
 } from './linked-posts.js';
-import { embeddedTermToTec } from './terms.js';
 import { pageUrl } from '../../site-pages.js';
 
 const AMOUNT = String.raw`\d+(?:[.,]\d+)?`;

@@ -28,7 +28,7 @@ import {
   type RestReply,
   type RouteDefinition,
 } from '../route.js';
-import { termToTec, type TaxonomyRoute } from '../../read/serialize/terms.js';
+import { termToTec, type TaxonomyRoute } from '../../read/serialize/common.js';
 import { pageVariables } from '../../graphql/shared/connections.js';
 import { FieldMap, idPathParam, pageParam, perPageParam, totalPages } from './shared.js';
 
