@@ -5,6 +5,7 @@ import { type IRequest, Router } from 'itty-router';
 import type { Config } from './config.js';
 import { type CacheLookup, ResponseCache } from './cache/response-cache.js';
 import type { AnswerFacts } from './cache/answer-facts.js';
+import { graphqlPostKey } from './cache/graphql-post-key.js';
 import { StaleTags } from './cache/stale-tags.js';
 import { changeLogReader } from './db/change-log.js';
 import { ChangeNotifier } from './db/change-notifier.js';
@@ -268,6 +269,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     dataVersion,
     new StaleTags(changeLogReader(db, config.engine)),
     config.responseCache,
+    graphqlPostKey(GRAPHQL_PATH),
   );
   const cors = createCors(config.corsOrigins);
   const shedder = new LoadShedder(config.limits.maxInFlight, config.limits.maxEventLoopLagMs);

@@ -120,6 +120,21 @@ function readsOf(calendar: Calendar): string[] {
   ];
 }
 
+/** A GraphQL query by POST, as front ends send them: venues with their upcoming events' titles. */
+async function postQuery(server: TestServer) {
+  const response = await fetch(`${server.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      query: `query Venues($first: Int) {
+        venues(first: $first) { edges { node { name city events(first: 5) { edges { node { title } } } } } }
+      }`,
+      variables: { first: 10 },
+    }),
+  });
+  return { status: response.status, body: await response.text() };
+}
+
 /** mulberry32: the same writes for the same seed. */
 function randomOf(seed: number) {
   let state = seed >>> 0;
@@ -260,6 +275,62 @@ describe(`response cache tags (${TEST_ENGINE})`, () => {
         const [fromCache, fromDatabase] = [await read(cached, path), await read(reference, path)];
         expect(fromCache, `round ${round} (${what}): ${decodeURIComponent(path)}`).toEqual(fromDatabase);
       }
+      const [postedToCache, postedToDatabase] = [await postQuery(cached), await postQuery(reference)];
+      expect(postedToCache, `round ${round} (${what}): GraphQL POST`).toEqual(postedToDatabase);
     }
   }, 240_000);
+
+  it('keeps GraphQL queries sent by POST for anonymous readers, never mutations nor a signed-in reader’s answers', async () => {
+    const query = `query Drafts($window: EventsFilter) {
+      events(first: 50, filter: $window) { totalCount edges { node { title status } } }
+    }`;
+    const variables = { window: { startDate: '2027-01-01', endDate: '2027-12-31' } };
+    const post = (as?: string) =>
+      fetch(`${cached.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(as ? { authorization: as } : {}) },
+        body: JSON.stringify({ query, variables, operationName: 'Drafts' }),
+      }).then(async (response) => ({ etag: response.headers.get('etag'), body: (await response.json()) as any }));
+    const draft = await write('POST', '/events', {
+      title: 'Draft rehearsal',
+      status: 'draft',
+      start_date: '2027-06-01 10:00:00',
+      end_date: '2027-06-01 11:00:00',
+    });
+    expect(draft.status).toBe(201);
+    const titles = (answer: { body: any }) => answer.body.data.events.edges.map((edge: any) => edge.node.title);
+
+    const first = await post();
+    expect(titles(first)).not.toContain('Draft rehearsal');
+    let again: Awaited<ReturnType<typeof post>> | undefined;
+    expect(await cached.countQueries(async () => (again = await post()))).toBe(0);
+    expect(again).toEqual(first);
+    expect(again!.etag).toBeNull();
+
+    // The administrator sees the draft, from the database, and the anonymous answer stays the anonymous one.
+    let admin: Awaited<ReturnType<typeof post>> | undefined;
+    expect(await cached.countQueries(async () => (admin = await post(ADMIN_AUTHORIZATION)))).toBeGreaterThan(0);
+    expect(titles(admin!)).toContain('Draft rehearsal');
+    expect(titles(await post())).not.toContain('Draft rehearsal');
+
+    // Published, it shows in the anonymous answer at the next request.
+    expect((await write('POST', `/events/${draft.body.id}`, { status: 'publish' })).status).toBe(200);
+    expect(titles(await post())).toContain('Draft rehearsal');
+
+    // A mutation sent the same way runs every time.
+    const mutation = JSON.stringify({
+      query: 'mutation($input: VenueInput!) { createVenue(input: $input) { id } }',
+      variables: { input: { name: 'Twice hall' } },
+    });
+    const ids = [];
+    for (let time = 0; time < 2; time++) {
+      const response = await fetch(`${cached.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: ADMIN_AUTHORIZATION },
+        body: mutation,
+      });
+      ids.push(((await response.json()) as any).data.createVenue.id);
+    }
+    expect(new Set(ids).size).toBe(2);
+  });
 });

@@ -27,6 +27,9 @@ interface Entry {
  */
 export type Compute = (facts?: AnswerFacts) => Promise<Response>;
 
+/** The key of a POST whose answer may be kept (read from its body), or null. */
+export type PostKey = (request: Request) => Promise<string | null>;
+
 /** What one look into the cache found (ResponseCache.lookUp). */
 export interface CacheLookup {
   /** The remembered answer that is still current, or null. */
@@ -66,6 +69,8 @@ export class ResponseCache {
     private readonly dataVersion: () => Promise<bigint>,
     private readonly staleTags: StaleTags,
     private readonly settings: ResponseCacheSettings,
+    /** What identifies a POST that only reads (a GraphQL query), or null for one the cache leaves alone. */
+    private readonly postKey?: PostKey,
   ) {}
 
   /**
@@ -75,20 +80,49 @@ export class ResponseCache {
    * it fetches. Either way a request enters the cache once.
    */
   async lookUp(request: RequestHead): Promise<CacheLookup> {
-    if (!this.considers(request)) return UNCACHED;
+    if (this.settings.maxBytes === 0 || request.headers.has('authorization')) return UNCACHED;
+    if (request.method === 'GET' || request.method === 'HEAD') return this.lookUpKey(cacheKey(request, request.url));
+    if (request.method === 'POST' && this.postKey) return this.byBody(this.postKey);
+    return UNCACHED;
+  }
+
+  private async lookUpKey(key: string, validators = true): Promise<CacheLookup> {
     const version = await this.dataVersion();
     await this.staleTags.catchUp(version);
     const generation = this.staleTags.current;
-    const key = cacheKey(request);
     const hit = this.current(key, version);
     return {
       hit,
       answer: async (fetched, compute) =>
-        hit ? hit.respond(fetched) : this.remember(key, version, generation, fetched, compute),
+        hit
+          ? hit.respond(fetched, { validators })
+          : this.remember(key, version, generation, fetched, compute, validators),
     };
   }
 
-  private async remember(key: string, version: bigint, generation: number, request: Request, compute: Compute) {
+  /**
+   * A POST whose body decides whether it is a read (a GraphQL query, not a mutation): looked up once the body is
+   * read, when it is answered. Its answer carries no validators (no HTTP cache holds a POST's answer).
+   */
+  private byBody(postKey: PostKey): CacheLookup {
+    return {
+      hit: null,
+      answer: async (request, compute) => {
+        const key = await postKey(request);
+        const lookup = key === null ? UNCACHED : await this.lookUpKey(cacheKey(request, key), false);
+        return lookup.answer(request, compute);
+      },
+    };
+  }
+
+  private async remember(
+    key: string,
+    version: bigint,
+    generation: number,
+    request: Request,
+    compute: Compute,
+    validators: boolean,
+  ) {
     const facts = new AnswerFacts();
     const response = await compute(facts);
     const representation = await Representation.of(response, isRemembered);
@@ -97,7 +131,7 @@ export class ResponseCache {
       const { readsUnlogged, validUntil } = facts;
       this.store(key, { version, generation, tags: [...facts.tags], readsUnlogged, validUntil, representation });
     }
-    return representation.respond(request);
+    return representation.respond(request, { validators });
   }
 
   private current(key: string, version: bigint): Representation | null {
@@ -115,11 +149,6 @@ export class ResponseCache {
     if (Date.now() >= entry.validUntil) return false;
     if (!entry.readsUnlogged) return this.staleTags.fresh(entry.version, entry.generation, entry.tags);
     return entry.version === version && entry.generation === this.staleTags.current;
-  }
-
-  private considers(request: RequestHead): boolean {
-    if (this.settings.maxBytes === 0 || (request.method !== 'GET' && request.method !== 'HEAD')) return false;
-    return !request.headers.has('authorization');
   }
 
   private touch(key: string, entry: Entry) {
@@ -151,6 +180,7 @@ export class ResponseCache {
 const entrySize = (key: string, entry: Entry) =>
   entry.representation.size + key.length + entry.tags.reduce((sum, tag) => sum + tag.length + 16, 0);
 
-function cacheKey(request: RequestHead): string {
-  return [request.url, ...VARY.map((name) => request.headers.get(name) ?? '')].join('\n');
+/** What tells one remembered answer from another: the URL (or a POST's key) and the headers in VARY. */
+function cacheKey(request: RequestHead, identity: string): string {
+  return [identity, ...VARY.map((name) => request.headers.get(name) ?? '')].join('\n');
 }
