@@ -72,10 +72,19 @@ export function seedDatabase(path: string): GeneratedData {
   }
 }
 
-/** Creates the reader (a subscriber: it sees what an anonymous reader sees) and its credentials. */
+/** The editor whose writes the realistic scenario with writes makes. */
+const EDITOR = 'bench-editor';
+
+/** Creates the reader (a subscriber: it sees what an anonymous reader sees) and its credentials, and an editor. */
 export function createReader(databaseUrl: string): Credentials {
   cli(databaseUrl, 'users', 'create', READER, '--role', 'subscriber');
   const password = cli(databaseUrl, 'passwords', 'create', READER, '--name', 'bench');
   const token = cli(databaseUrl, 'tokens', 'create', READER, '--name', 'bench');
-  return { basic: `Basic ${Buffer.from(`${READER}:${password}`).toString('base64')}`, bearer: `Bearer ${token}` };
+  cli(databaseUrl, 'users', 'create', EDITOR, '--role', 'editor');
+  const editorPassword = cli(databaseUrl, 'passwords', 'create', EDITOR, '--name', 'bench');
+  return {
+    basic: `Basic ${Buffer.from(`${READER}:${password}`).toString('base64')}`,
+    bearer: `Bearer ${token}`,
+    editor: `Basic ${Buffer.from(`${EDITOR}:${editorPassword}`).toString('base64')}`,
+  };
 }

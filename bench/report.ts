@@ -112,6 +112,50 @@ const sizeName = (size: SizeResult) =>
       ? `recurring series (${int(size.events)} events, occurrences included)`
       : `${int(size.events)} events`;
 
+/**
+ * Issue 27: realistic traffic (bench/realistic.ts) against the single-URL cached list of the same run, read-only and
+ * with 1 write/s, and GraphQL POST reads against REST's.
+ */
+function realisticTargets(size: SizeResult, name: string, high: number, single: RunResult | undefined): Target[] {
+  const ratio = (run: RunResult | undefined) => (run && single ? run.rps / single.rps : null);
+  const versus = (run: RunResult | undefined) =>
+    run && single ? `${pct(ratio(run))} (${rps(run.rps)} vs ${rps(single.rps)} req/s), p99 ${ms(run.p99)} ms` : '–';
+  const read = find(size, 'realistic-read', high);
+  const write = find(size, 'realistic-write', high);
+  const graphqlPost = find(size, 'gql-list-10-cached', high);
+  const judged = (run: RunResult | undefined, goal: number) => (ratio(run) === null ? null : ratio(run)! >= goal);
+  return [
+    {
+      id: 'realistic-read',
+      description: `Realistic traffic (Zipf over ≥ 500 distinct REST URLs and GraphQL POSTs), read-only, ${name}, c${high}: throughput vs the single-URL cached list`,
+      measured: versus(read),
+      goal: '≥ 50%',
+      pass: judged(read, 0.5),
+    },
+    {
+      id: 'realistic-read-p99',
+      description: `Realistic traffic, read-only, ${name}, c${high}: p99`,
+      measured: read ? `${ms(read.p99)} ms` : '–',
+      goal: '< 25 ms',
+      pass: read ? read.p99 < 25 : null,
+    },
+    {
+      id: 'realistic-write',
+      description: `Realistic traffic with 1 write/s, ${name}, c${high}: throughput vs the single-URL cached list`,
+      measured: versus(write),
+      goal: '≥ 30%',
+      pass: judged(write, 0.3),
+    },
+    {
+      id: 'graphql-post-cached',
+      description: `Cached GraphQL POST (events, first 10), ${name}, c${high}: throughput vs the cached REST list`,
+      measured: versus(graphqlPost),
+      goal: '≥ 90%',
+      pass: judged(graphqlPost, 0.9),
+    },
+  ];
+}
+
 /** The scenario listing a two-year window: on the `series` data it holds 100,000 occurrences. */
 export const WINDOW_SCENARIO = 'rest-list-window';
 
@@ -197,6 +241,7 @@ export function judge(sizes: SizeResult[], concurrency: number[]): Target[] {
       goal: '< 25 ms',
       pass: cached ? cached.p99 < 25 : null,
     });
+    targets.push(...realisticTargets(size, name, high, cached));
     for (const id of ['rest-list-10-basic', 'rest-list-10-bearer']) {
       const signed = find(size, id, high);
       const anonymous = find(size, 'rest-list-10', high);

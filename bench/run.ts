@@ -32,7 +32,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { createReader, seedDatabase } from './datasets.js';
 import { FLOOR_STATEMENTS } from './floor.js';
 import { generateDatabase, type GeneratedData } from './generate.js';
-import { runLoad, type LoadResult } from './load.js';
+import { runLoad, type LoadRequest, type LoadResult } from './load.js';
+import { prepareRealistic } from './realistic.js';
 import {
   buildServer,
   PROJECT_ROOT,
@@ -204,6 +205,33 @@ async function checkScenarios(server: { url: string }, scenarios: Scenario[]) {
   }
 }
 
+/** Asks each request once, four at a time: the answers a long-running site has computed before. */
+async function askEachOnce(url: string, requests: LoadRequest[]) {
+  const queue = [...requests];
+  const asker = async () => {
+    for (let request = queue.shift(); request; request = queue.shift()) await fetchBody(url, request);
+  };
+  await Promise.all([asker(), asker(), asker(), asker()]);
+}
+
+/** Makes a scenario's writes at its rate while a measurement runs, one after another; counts those that failed. */
+function startWrites(url: string, scenario: Scenario) {
+  const writes = scenario.writes!;
+  let made = 0;
+  const state = { failures: 0, stop: () => clearInterval(timer) };
+  const timer = setInterval(() => {
+    const write = writes[made++ % writes.length]!;
+    fetchBody(url, write).then(
+      ({ status }) => void (status >= 300 && state.failures++),
+      () => void state.failures++,
+    );
+  }, 1000 / scenario.writesPerSecond!);
+  return state;
+}
+
+/** Today in UTC, as the scenarios' dates are written. */
+const todayText = () => new Date().toISOString().slice(0, 10);
+
 /**
  * A server under test that can be replaced: when a run ends, the requests it cut off are still being answered, and
  * the next run must not share the CPU with them. A server that is not idle again within BENCH_DRAIN seconds
@@ -234,6 +262,8 @@ class ManagedServer {
   async measure(scenario: Scenario, connections: number): Promise<LoadResult & { peakRssMb: number }> {
     await this.current.waitIdle(5_000);
     this.current.resetWindow();
+    if (scenario.distinct) await askEachOnce(this.current.url, scenario.distinct);
+    const writer = scenario.writes?.length ? startWrites(this.current.url, scenario) : undefined;
     const result = await runLoad({
       url: this.current.url,
       connections,
@@ -241,7 +271,8 @@ class ManagedServer {
       warmup,
       requests: scenario.requests,
       expectStatus: scenario.expectStatus,
-    });
+    }).finally(() => writer?.stop());
+    if (writer && writer.failures > 0) throw new Error(`${scenario.id}: ${writer.failures} of its writes failed`);
     const peakRssMb = this.current.windowPeakMb();
     if (!(await this.current.waitIdle(drainSeconds * 1000))) {
       this.peaks.push(this.current.peakMb());
@@ -326,7 +357,11 @@ async function benchSize(size: Size, dir: string): Promise<SizeResult> {
     const ready: Scenario[] = [];
     for (const scenario of scenarios) {
       try {
-        const prepared = scenario.conditional ? await withEntityTags(server, scenario) : scenario;
+        const prepared = scenario.conditional
+          ? await withEntityTags(server, scenario)
+          : scenario.realistic
+            ? await prepareRealistic(server.url, scenario, data.sampleEventIds, credentials.editor, todayText())
+            : scenario;
         await checkScenarios(server, [prepared]);
         ready.push(prepared);
       } catch (error) {

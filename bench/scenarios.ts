@@ -7,6 +7,7 @@ import { Kind, parse, print, visit, type DefinitionNode, type FragmentDefinition
 import { DateTime } from 'luxon';
 import type { GeneratedData } from './generate.js';
 import type { LoadRequest } from './load.js';
+import { REALISTIC_SCENARIOS } from './realistic.js';
 
 export const REST = '/wp-json/calendar/events/v1';
 
@@ -29,12 +30,21 @@ export interface Scenario {
   conditional?: boolean;
   /** The anonymous scenario reading the same URL (authenticated scenarios are judged against it). */
   anonymousOf?: string;
+  /** Realistic traffic (bench/realistic.ts): its requests are sampled from the running server's records. */
+  realistic?: boolean;
+  /** A realistic scenario's distinct requests, each asked once before it is measured. */
+  distinct?: LoadRequest[];
+  /** Writes made during the measurement at `writesPerSecond`, in turn (an editor retitling sample events). */
+  writesPerSecond?: number;
+  writes?: LoadRequest[];
 }
 
 /** Authorization header values of a reader (a subscriber) the harness creates in each database. */
 export interface Credentials {
   basic: string;
   bearer: string;
+  /** An editor's HTTP Basic authorization, for the writes of the realistic scenario with writes. */
+  editor: string;
 }
 
 const FRAGMENTS_FILE = new URL('../src/read/operations/fragments.graphql', import.meta.url);
@@ -85,6 +95,14 @@ export function scenariosFor(
   data: Pick<GeneratedData, 'sampleEventIds' | 'sampleEventSlugs' | 'filterCategory' | 'filterSearch'>,
   credentials: Credentials,
   today = DateTime.utc(),
+): Scenario[] {
+  return [...listedScenarios(data, credentials, today), ...REALISTIC_SCENARIOS];
+}
+
+function listedScenarios(
+  data: Pick<GeneratedData, 'sampleEventIds' | 'sampleEventSlugs' | 'filterCategory' | 'filterSearch'>,
+  credentials: Credentials,
+  today: DateTime,
 ): Scenario[] {
   const day = (offset: { days?: number; years?: number }) => today.plus(offset).toFormat('yyyy-MM-dd');
   const from = day({});
@@ -161,6 +179,13 @@ export function scenariosFor(
       requests: data.sampleEventSlugs.map((slug) => ({ path: `${REST}/events/by-slug/${encodeURIComponent(slug)}` })),
     },
     { id: 'rest-venues', title: 'REST venues list', api: 'REST', requests: [{ path: `${REST}/venues` }] },
+    {
+      id: 'gql-list-10-cached',
+      title: 'GraphQL events, first 10, by POST, response cache on',
+      api: 'GraphQL',
+      cached: true,
+      requests: [graphql(EVENT_LIST, { filter: { startDate: from, endDate: defaultTo }, first: 10 })],
+    },
     {
       id: 'gql-list-10',
       title: 'GraphQL events, first 10',

@@ -125,7 +125,7 @@ describe('benchmark floor', () => {
 });
 
 /** Stand-ins for the parts of a data set and credentials that do not change which scenarios exist. */
-const credentials = { basic: 'Basic x', bearer: 'Bearer y' };
+const credentials = { basic: 'Basic x', bearer: 'Bearer y', editor: 'Basic z' };
 const data = { sampleEventIds: [1], sampleEventSlugs: ['a'], filterCategory: 'music', filterSearch: 'night' };
 
 describe('benchmark scenarios', () => {

@@ -63,6 +63,11 @@ const isRemembered = (name: string) => !PER_RESPONSE.has(name) && !name.startsWi
  */
 export class ResponseCache {
   private readonly entries = new Map<string, Entry>();
+  /** Answers being computed, by key, with the data version and generation they were looked up at. */
+  private readonly computing = new Map<
+    string,
+    { version: bigint; generation: number; representation: Promise<Representation | null> }
+  >();
   private bytes = 0;
 
   constructor(
@@ -115,6 +120,10 @@ export class ResponseCache {
     };
   }
 
+  /**
+   * Computes the answer and keeps it when it may be. Requests for the same key at the same data version that arrive
+   * while it is computed wait for it and get the same answer, rather than computing it again each.
+   */
   private async remember(
     key: string,
     version: bigint,
@@ -123,15 +132,32 @@ export class ResponseCache {
     compute: Compute,
     validators: boolean,
   ) {
-    const facts = new AnswerFacts();
-    const response = await compute(facts);
-    const representation = await Representation.of(response, isRemembered);
-    if (!representation) return finishAnswer(request, response);
-    if (facts.validUntil > Date.now()) {
-      const { readsUnlogged, validUntil } = facts;
-      this.store(key, { version, generation, tags: [...facts.tags], readsUnlogged, validUntil, representation });
+    const pending = this.computing.get(key);
+    if (pending && pending.version === version && pending.generation === generation) {
+      const shared = await pending.representation;
+      if (shared) return shared.respond(request, { validators });
     }
-    return representation.respond(request, { validators });
+    let share!: (representation: Representation | null) => void;
+    const mine = { version, generation, representation: new Promise<Representation | null>((r) => (share = r)) };
+    this.computing.set(key, mine);
+    try {
+      const facts = new AnswerFacts();
+      const response = await compute(facts);
+      const representation = await Representation.of(response, isRemembered);
+      const kept = representation && facts.validUntil > Date.now() ? representation : null;
+      share(kept);
+      if (!representation) return finishAnswer(request, response);
+      if (kept) {
+        const { readsUnlogged, validUntil } = facts;
+        this.store(key, { version, generation, tags: [...facts.tags], readsUnlogged, validUntil, representation });
+      }
+      return representation.respond(request, { validators });
+    } catch (error) {
+      share(null);
+      throw error;
+    } finally {
+      if (this.computing.get(key) === mine) this.computing.delete(key);
+    }
   }
 
   private current(key: string, version: bigint): Representation | null {
