@@ -43,7 +43,18 @@ export interface Config {
    * RESPONSE_CACHE_MB (0: off): anonymous reads answered from memory (src/cache); RESPONSE_CACHE_TTL_MS: how long an
    * answer that read the clock, without saying when the clock changes it, is kept (docs/caching.md).
    */
-  responseCache: { maxBytes: number; clockBoundMs: number };
+  responseCache: {
+    maxBytes: number;
+    clockBoundMs: number;
+    /**
+     * CDN_MAX_AGE_SECONDS (0: none) and CDN_STALE_WHILE_REVALIDATE_SECONDS: Cache-Control's s-maxage and
+     * stale-while-revalidate on the anonymous answers the response cache keeps, for a shared cache in front
+     * (docs/caching.md, "A CDN or reverse proxy in front").
+     */
+    sharedCaches: { maxAgeSeconds: number; staleWhileRevalidateSeconds: number };
+  };
+  /** CDN_PURGE_URL and the rest: every change purges the tags it made stale from a shared cache in front (src/webhooks/cdn-purge.ts). */
+  cdnPurge: CdnPurgeConfig | undefined;
   /** How a process learns that the data changed in another process (docs/performance.md; src/db/data-version-watch.ts). */
   dataVersion: {
     /** DATA_VERSION_POLL_MS: PostgreSQL, while no LISTEN connection is up, the version is read this often. */
@@ -148,6 +159,28 @@ export interface WebhookConfig {
   concurrencyPerWebhook: number;
   /** WEBHOOK_DELIVERY_RETENTION_DAYS: delivered and failed deliveries are deleted this long after they were queued. */
   deliveryRetentionDays: number;
+}
+
+/** How a shared cache in front is purged (docs/caching.md, "A CDN or reverse proxy in front"). */
+export interface CdnPurgeConfig {
+  /** CDN_PURGE_URL: where purge requests go. */
+  url: string;
+  /**
+   * CDN_PURGE_STYLE: `ban` sends `BAN` with the tags in a space-separated Surrogate-Key header (the Varnish
+   * configuration in deploy/varnish/); `json` POSTs `{"tags": [...]}` (Cloudflare's purge by tag, or a relay).
+   */
+  style: 'ban' | 'json';
+  /** CDN_PURGE_HEADER: one `Name: value` header sent with every purge request (a token the CDN asks for). */
+  header: [string, string] | undefined;
+  /** CDN_PURGE_TIMEOUT_MS: a purge request that has no answer by then failed (and is retried). */
+  timeoutMs: number;
+  /** CDN_PURGE_RETRY_MAX_MS: failed purges are retried after 1 s, doubling up to this delay, until one succeeds. */
+  retryMaxMs: number;
+  /**
+   * CDN_PURGE_REPEAT_MS (0: never): each purge is sent again this long after it succeeded, for answers computed before
+   * the write and stored by the shared cache after the first purge (processes that learnt of the write late).
+   */
+  repeatAfterMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -268,6 +301,30 @@ function readRestRoot(env: Env): string {
   return trimmed;
 }
 
+const PURGE_STYLES = ['ban', 'json'] as const;
+
+function readCdnPurge(env: Env): CdnPurgeConfig | undefined {
+  const url = env.CDN_PURGE_URL?.trim();
+  if (!url) return undefined;
+  if (!/^https?:\/\/[^/\s]+/.test(url)) throw new ConfigError(`CDN_PURGE_URL must be an http(s) URL, got "${url}"`);
+  const style = env.CDN_PURGE_STYLE ?? 'ban';
+  if (!(PURGE_STYLES as readonly string[]).includes(style))
+    throw new ConfigError(`CDN_PURGE_STYLE must be one of ${PURGE_STYLES.join(', ')}, got "${style}"`);
+  const rawHeader = env.CDN_PURGE_HEADER?.trim();
+  const header = rawHeader ? /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):\s*(.*)$/.exec(rawHeader) : null;
+  // The value may be a secret: never repeated in the error.
+  if (rawHeader && !header) throw new ConfigError('CDN_PURGE_HEADER must be one header, as "Name: value"');
+  const retryMaxMs = readWholeNumber(env, 'CDN_PURGE_RETRY_MAX_MS', 60_000, 1000);
+  return {
+    url,
+    style: style as CdnPurgeConfig['style'],
+    header: header ? [header[1]!, header[2]!] : undefined,
+    timeoutMs: readWholeNumber(env, 'CDN_PURGE_TIMEOUT_MS', 10_000, 1),
+    retryMaxMs,
+    repeatAfterMs: readWholeNumber(env, 'CDN_PURGE_REPEAT_MS', 2000, 0),
+  };
+}
+
 function readWebhookConfig(env: Env): WebhookConfig {
   const allow = env.WEBHOOKS_ALLOW_PRIVATE ?? '0';
   if (!['0', '1', 'true', 'false'].includes(allow))
@@ -322,7 +379,12 @@ export function loadConfig(env: Env = process.env): Config {
     responseCache: {
       maxBytes: readWholeNumber(env, 'RESPONSE_CACHE_MB', 32, 0) * 1024 * 1024,
       clockBoundMs: readWholeNumber(env, 'RESPONSE_CACHE_TTL_MS', 1000, 1),
+      sharedCaches: {
+        maxAgeSeconds: readWholeNumber(env, 'CDN_MAX_AGE_SECONDS', 3600, 0),
+        staleWhileRevalidateSeconds: readWholeNumber(env, 'CDN_STALE_WHILE_REVALIDATE_SECONDS', 30, 0),
+      },
     },
+    cdnPurge: readCdnPurge(env),
     changes: {
       retentionDays: readWholeNumber(env, 'CHANGES_RETENTION_DAYS', 30, 1),
       pruneIntervalMs: readWholeNumber(env, 'CHANGES_PRUNE_INTERVAL_MS', 3_600_000, 1000),

@@ -56,6 +56,7 @@ import { createCors } from './http/cors.js';
 import { graphiql, GRAPHIQL_ASSETS_PATH } from './http/graphiql.js';
 import { EVERY_ANSWER } from './http/security-headers.js';
 import { restUrls } from './read/urls.js';
+import { CdnPurger } from './webhooks/cdn-purge.js';
 import { pruneDeliveriesPeriodically } from './webhooks/delivery-retention.js';
 import { WebhookDispatcher, type RenderRecord } from './webhooks/dispatcher.js';
 import { dialectOf, SeriesMaintainer, UNFINISHED_SYNC_POLL_MS } from './graphql/events/series-sync.js';
@@ -339,6 +340,17 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     rawTableName(config, 'WebhookDelivery'),
   );
   dispatcher.start();
+  const purger = config.cdnPurge
+    ? new CdnPurger(
+        webhooksDb,
+        changeLogReader(webhooksDb, config.engine),
+        config.cdnPurge,
+        config.webhooks,
+        dataVersion,
+        logger,
+      )
+    : undefined;
+  purger?.start();
   const stopPruningDeliveries = pruneDeliveriesPeriodically(
     webhooksDb,
     config.webhooks.deliveryRetentionDays,
@@ -402,7 +414,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       stopPruning();
       await series.close();
       await seriesDb.$disconnect();
-      await Promise.all([dispatcher.close(), stopPruningDeliveries()]);
+      await Promise.all([dispatcher.close(), purger?.close(), stopPruningDeliveries()]);
       await webhooksDb.$disconnect();
       shedder.close();
       await watch.close();

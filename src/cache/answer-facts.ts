@@ -33,3 +33,18 @@ export class AnswerFacts {
 
 /** The tags a change of `table` record `id` makes stale. */
 export const tagsOfChange = (table: string, id: number): [string, string] => [`${table}:${id}`, table];
+
+/** Longest Surrogate-Key header sent (Varnish's default limit on a header is 8 KB, Fastly's and Cloudflare's 16 KB). */
+const MAX_KEYS_LENGTH = 4000;
+
+/**
+ * The tags an answer is purged by, as shared caches are told them (Surrogate-Key, Cache-Tag): `event:12` is left
+ * out when `event` is there (every change of event 12 makes `event` stale too). When they would be too long for a
+ * header, each table's records are named by their table instead: purged more often, never less.
+ */
+export function surrogateKeys(tags: Iterable<string>): string[] {
+  const all = new Set(tags);
+  const keys = [...all].filter((tag) => !all.has(tag.split(':')[0]!) || !tag.includes(':'));
+  if (keys.join(' ').length <= MAX_KEYS_LENGTH) return keys.sort();
+  return [...new Set(keys.map((tag) => tag.split(':')[0]!))].sort();
+}

@@ -1,4 +1,4 @@
-import { finishAnswer, Representation } from '../http/representation.js';
+import { finishAnswer, Representation, type SharedCacheSettings } from '../http/representation.js';
 import type { RequestHead } from '../http/request-head.js';
 import { AnswerFacts } from './answer-facts.js';
 import type { StaleTags } from './stale-tags.js';
@@ -6,6 +6,8 @@ import type { StaleTags } from './stale-tags.js';
 /** RESPONSE_CACHE_MB (docs/caching.md). */
 export interface ResponseCacheSettings {
   maxBytes: number;
+  /** What shared caches in front are told about the answers kept (docs/caching.md, "A CDN or reverse proxy in front"). */
+  sharedCaches?: SharedCacheSettings;
 }
 
 interface Entry {
@@ -144,6 +146,7 @@ export class ResponseCache {
       const facts = new AnswerFacts();
       const response = await compute(facts);
       const representation = await Representation.of(response, isRemembered);
+      if (representation && this.settings.sharedCaches) representation.shareWith(facts, this.settings.sharedCaches);
       const kept = representation && facts.validUntil > Date.now() ? representation : null;
       share(kept);
       if (!representation) return finishAnswer(request, response);

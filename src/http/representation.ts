@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlibConstants, gzip } from 'node:zlib';
 import Negotiator from 'negotiator';
+import { surrogateKeys, type AnswerFacts } from '../cache/answer-facts.js';
 import { toResponse, type PlainAnswer, type RequestHead } from './request-head.js';
 
 // Finishing an answer: its content coding (negotiated, then compressed), its entity tag, its Vary header, and the
@@ -125,7 +126,15 @@ export function withMutableHeaders(response: Response): Response {
 export const COMPRESSION_THRESHOLD_BYTES = 1024;
 
 /** Headers a representation decides itself, whatever the answer it was made from carried. */
-const DECIDED_HERE = new Set(['etag', 'cache-control', 'content-length', 'content-encoding', 'vary']);
+const DECIDED_HERE = new Set([
+  'etag',
+  'cache-control',
+  'content-length',
+  'content-encoding',
+  'vary',
+  'surrogate-key',
+  'cache-tag',
+]);
 
 /** Answers that are not one finished body: event streams and incremental (multipart) delivery are passed through. */
 const STREAMED = /^(text\/event-stream|multipart\/)/i;
@@ -134,8 +143,41 @@ const STREAMED = /^(text\/event-stream|multipart\/)/i;
 export const isCredentialed = (request: RequestHead) =>
   request.headers.has('authorization') || request.headers.has('cookie');
 
-/** Anyone's cache may keep an anonymous answer, a client's own cache a credentialed one; both ask again (by ETag) before reuse. */
-const cacheControlFor = (request: RequestHead) => (isCredentialed(request) ? 'private, no-cache' : 'public, no-cache');
+/**
+ * CDN_MAX_AGE_SECONDS and CDN_STALE_WHILE_REVALIDATE_SECONDS (docs/caching.md, "A CDN or reverse proxy in front"): how
+ * long a shared cache that is purged on writes may keep an anonymous answer the response cache keeps.
+ */
+export interface SharedCacheSettings {
+  maxAgeSeconds: number;
+  staleWhileRevalidateSeconds: number;
+}
+
+/** What a shared cache is told about an answer: its lifetime there, and the tags it is purged by. */
+interface Shared {
+  facts: Pick<AnswerFacts, 'readsUnlogged' | 'validUntil'>;
+  settings: SharedCacheSettings;
+  keys: string[];
+}
+
+const ANYONE_REVALIDATING = 'public, no-cache';
+
+/**
+ * Anyone's cache may keep an anonymous answer, a client's own cache a credentialed one; both ask again (by ETag)
+ * before reuse. An anonymous answer whose dependencies are known (`shared`) may be reused by a shared cache without
+ * asking, for as long as it is right unless purged: at most CDN_MAX_AGE_SECONDS, never past the moment the clock
+ * changes it, and not at all when it read what the change log does not report (no purge would say it changed).
+ * Browsers still ask again (max-age=0).
+ */
+function cacheControlFor(request: RequestHead, shared: Shared | undefined, now = Date.now()): string {
+  if (isCredentialed(request)) return 'private, no-cache';
+  if (!shared || shared.facts.readsUnlogged) return ANYONE_REVALIDATING;
+  const { maxAgeSeconds, staleWhileRevalidateSeconds } = shared.settings;
+  const rightFor = Math.floor((shared.facts.validUntil - now) / 1000);
+  const maxAge = Math.min(maxAgeSeconds, rightFor);
+  if (maxAge <= 0) return ANYONE_REVALIDATING;
+  const stale = Math.min(staleWhileRevalidateSeconds, rightFor - maxAge);
+  return `public, max-age=0, s-maxage=${maxAge}${stale > 0 ? `, stale-while-revalidate=${stale}` : ''}`;
+}
 
 /**
  * A successful answer as bytes (a GET's, or a POST's to be compressed): its strong ETag (a hash of the body unless the route chose one), its Cache-Control,
@@ -144,6 +186,7 @@ const cacheControlFor = (request: RequestHead) => (isCredentialed(request) ? 'pr
  */
 export class Representation {
   private readonly encoded = new Map<ContentCoding, Promise<Bytes>>();
+  private shared: Shared | undefined;
 
   private constructor(
     private readonly headers: readonly [string, string][],
@@ -166,6 +209,15 @@ export class Representation {
     return new Representation(vary ? [...headers, ['vary', vary]] : headers, body, etag);
   }
 
+  /**
+   * Lets shared caches (a CDN, a reverse proxy) keep it for anonymous readers (Cache-Control's s-maxage), tagged with
+   * what it shows (Surrogate-Key, Cache-Tag) so that a write purges it: for an answer the response cache keeps, whose
+   * dependencies `facts` gathered.
+   */
+  shareWith(facts: AnswerFacts, settings: SharedCacheSettings): void {
+    this.shared = { facts, settings, keys: surrogateKeys(facts.tags) };
+  }
+
   /** Bytes held, with room for the compressed copies (JSON compresses to well under half). */
   get size(): number {
     return this.body.byteLength * (this.body.byteLength >= COMPRESSION_THRESHOLD_BYTES ? 2 : 1);
@@ -186,7 +238,11 @@ export class Representation {
     const headers = new Map(this.headers);
     if (validators) {
       headers.set('etag', etag);
-      headers.set('cache-control', cacheControlFor(request));
+      headers.set('cache-control', cacheControlFor(request, this.shared));
+      if (this.shared?.keys.length && !isCredentialed(request)) {
+        headers.set('surrogate-key', this.shared.keys.join(' '));
+        headers.set('cache-tag', this.shared.keys.join(','));
+      }
     }
     addVary(headers, 'Accept-Encoding');
     const held = validators ? this.heldBy(request, etag) : null;

@@ -40,7 +40,7 @@ const AFTER_FAILURE_MS = 1000;
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 /** The delay before attempt `attempts + 1`: doubling from the base up to the maximum, each with ±25% jitter. */
-export function retryDelay(config: WebhookConfig, attempts: number): number {
+export function retryDelay(config: Pick<WebhookConfig, 'retryBaseMs' | 'retryMaxMs'>, attempts: number): number {
   const exponential = Math.min(config.retryMaxMs, config.retryBaseMs * 2 ** Math.min(attempts - 1, 40));
   return Math.round(exponential * (0.75 + Math.random() * 0.5));
 }
