@@ -218,12 +218,16 @@ async function askEachOnce(url: string, requests: LoadRequest[]) {
 function startWrites(url: string, scenario: Scenario) {
   const writes = scenario.writes!;
   let made = 0;
-  const state = { failures: 0, stop: () => clearInterval(timer) };
+  const state = { failures: 0, lastFailure: '', stop: () => clearInterval(timer) };
+  const failed = (reason: string) => {
+    state.failures++;
+    state.lastFailure = reason;
+  };
   const timer = setInterval(() => {
     const write = writes[made++ % writes.length]!;
     fetchBody(url, write).then(
-      ({ status }) => void (status >= 300 && state.failures++),
-      () => void state.failures++,
+      ({ status, body }) => void (status >= 300 && failed(`${write.path}: ${status} ${body.toString().slice(0, 300)}`)),
+      (error: unknown) => failed(`${write.path}: ${String(error)}`),
     );
   }, 1000 / scenario.writesPerSecond!);
   return state;
@@ -272,7 +276,8 @@ class ManagedServer {
       requests: scenario.requests,
       expectStatus: scenario.expectStatus,
     }).finally(() => writer?.stop());
-    if (writer && writer.failures > 0) throw new Error(`${scenario.id}: ${writer.failures} of its writes failed`);
+    if (writer && writer.failures > 0)
+      throw new Error(`${scenario.id}: ${writer.failures} of its writes failed, the last: ${writer.lastFailure}`);
     const peakRssMb = this.current.windowPeakMb();
     if (!(await this.current.waitIdle(drainSeconds * 1000))) {
       this.peaks.push(this.current.peakMb());

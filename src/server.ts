@@ -368,7 +368,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     answerFromCache: createCachedAnswers(responseCache, cors, requestLineLogger(logger)),
     fetch: withRequestLog(
       logger,
-      (request, requestLog, socketAddress?: string, admitted?: Ticket, hangUp?: () => void, lookedUp?: CacheLookup) => {
+      async (
+        request,
+        requestLog,
+        socketAddress?: string,
+        admitted?: Ticket,
+        hangUp?: () => void,
+        lookedUp?: CacheLookup,
+      ) => {
         const { pathname } = new URL(request.url);
         const route = () => {
           const clientAddress = clientAddressOf(request, socketAddress, config.trustProxy);
@@ -404,6 +411,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         // The health check is never shed: it must tell a load balancer the process is alive while it sheds.
         if (pathname === HEALTH_PATH) return headless();
         const ticket = admitted ?? shedder.enter(clientOf(request, socketAddress));
+        // A GraphQL query by POST is looked up once its body is read; a hit needs no database and skips pacing.
+        if (lookedUp?.withBody) lookedUp = await lookedUp.withBody(request).catch(() => undefined);
+        if (lookedUp?.hit) return headless().finally(() => ticket.finish());
         return pacing.run(headless, ticket.rank).finally(() => ticket.finish());
       },
     ),

@@ -38,6 +38,8 @@ export interface CacheLookup {
   readonly hit: Representation | null;
   /** The answer to the request: the hit, or `compute`'s, finished (src/http/representation.ts) and kept when it may be. */
   answer(request: Request, compute: Compute): Promise<Response>;
+  /** A POST's lookup is made once its body is read: the lookup then (a hit, or how to answer it). */
+  withBody?(request: Request): Promise<CacheLookup>;
 }
 
 /** The lookup of a request the cache does not consider (credentials, writes): every answer is computed and finished. */
@@ -112,13 +114,14 @@ export class ResponseCache {
    * read, when it is answered. Its answer carries no validators (no HTTP cache holds a POST's answer).
    */
   private byBody(postKey: PostKey): CacheLookup {
+    const withBody = async (request: Request) => {
+      const key = await postKey(request);
+      return key === null ? UNCACHED : this.lookUpKey(cacheKey(request, key), false);
+    };
     return {
       hit: null,
-      answer: async (request, compute) => {
-        const key = await postKey(request);
-        const lookup = key === null ? UNCACHED : await this.lookUpKey(cacheKey(request, key), false);
-        return lookup.answer(request, compute);
-      },
+      withBody,
+      answer: async (request, compute) => (await withBody(request)).answer(request, compute),
     };
   }
 

@@ -40,11 +40,11 @@ export interface Context {
   config: Config;
   viewer: Viewer;
   /**
-   * The request's time: every "now" in one request is the same instant. Reading it makes the answer depend on the
+   * The request's time: every "now" in one request is the same instant. Asking for it makes the answer depend on the
    * clock (kept RESPONSE_CACHE_TTL_MS at most); a reader that knows when its answer changes reads `requestTime` and
-   * says so to `facts`.
+   * says so to `facts`. (A method, not a getter: GraphQL Yoga copies the context's properties, reading getters once.)
    */
-  readonly now: Date;
+  now(): Date;
   /** The same instant, for a write, or for a reader that tells `facts` when its answer changes with the clock. */
   requestTime: Date;
   /** What the answer depends on, for the response cache (src/cache/answer-facts.ts). */
@@ -79,7 +79,7 @@ export function createContext(
     db,
     config,
     viewer,
-    get now() {
+    now: () => {
       readClock();
       return now;
     },

@@ -31,7 +31,7 @@ export async function eventsPage(
 
 /** Events that have not ended yet at the request's time. */
 export const upcoming = (context: Context): EventsFilter => ({
-  endsAfter: context.now.toISOString(),
+  endsAfter: context.now().toISOString(),
   strictDates: true,
 });
 

@@ -42,7 +42,7 @@ function pager(paths: SitePaths, query: ListQuery, pages: number, labels: [strin
 
 async function upcomingPage(paths: SitePaths, query: ListQuery, context: Context): Promise<string> {
   const { events, total } = await eventsPage(upcoming(context), query.page, context);
-  const thisMonth = DateTime.fromJSDate(context.now, { zone: context.config.siteTimezone }).toFormat('yyyy-MM');
+  const thisMonth = DateTime.fromJSDate(context.now(), { zone: context.config.siteTimezone }).toFormat('yyyy-MM');
   return pageDocument(paths, {
     title: 'Upcoming events',
     body: html`<h1>Upcoming events</h1>

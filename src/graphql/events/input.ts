@@ -201,7 +201,7 @@ function schedule(ctx: Context, input: EventFields, current: Event | null, error
   if (!zone) errors.add('timezone', 'must be an IANA time zone such as "Europe/Berlin" or an offset such as "UTC+2"');
   // An invalid zone still lets the dates be read in UTC, to tell which of them cannot be read at all.
   const timezone = zone ?? 'UTC';
-  const now = DateTime.fromJSDate(ctx.now);
+  const now = DateTime.fromJSDate(ctx.now());
   // A date not sent keeps its instant while the zone stays (a repeated hour's second instant included); in a new
   // zone the event keeps its wall clock, read there.
   const keptZone = current?.timezone === timezone;

@@ -37,7 +37,7 @@ export function linkedPostConditions(ctx: Context, filter: LinkedPostFilter) {
   if (filter.onlyWithUpcoming) {
     // The statuses asked for are those of the venue or organizer; its events count as for hasEvents, and only those the
     // viewer may read: an upcoming private event must not tell a reader who may not see it that the venue is busy.
-    const upcoming = { startsAt: { gte: ctx.now }, status: { in: LIVE_EVENT_STATUSES } };
+    const upcoming = { startsAt: { gte: ctx.now() }, status: { in: LIVE_EVENT_STATUSES } };
     conditions.push({ events: { some: { event: { AND: [upcoming, readableWhere(ctx)] } } } });
   }
   return conditions;

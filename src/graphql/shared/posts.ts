@@ -76,7 +76,7 @@ export function publicationFromInput(
   errors: FieldErrors,
 ): PublicationColumns | undefined {
   const zone = ctx.config.siteTimezone;
-  const now = DateTime.fromJSDate(ctx.now);
+  const now = DateTime.fromJSDate(ctx.now());
   let moment: DateTime | null | undefined;
   if (input.dateUtc) {
     // Written in the site's zone too (`date`), where it must not leave the years either.
@@ -92,7 +92,7 @@ export function publicationFromInput(
 }
 
 export function nowColumns(ctx: Context) {
-  const now = DateTime.fromJSDate(ctx.now).setZone(ctx.config.siteTimezone).set({ millisecond: 0 });
+  const now = DateTime.fromJSDate(ctx.now()).setZone(ctx.config.siteTimezone).set({ millisecond: 0 });
   return { at: now.toJSDate(), local: toWallClock(now) };
 }
 
