@@ -218,17 +218,32 @@ async function askEachOnce(url: string, requests: LoadRequest[]) {
 function startWrites(url: string, scenario: Scenario) {
   const writes = scenario.writes!;
   let made = 0;
-  const state = { failures: 0, lastFailure: '', stop: () => clearInterval(timer) };
+  const inFlight = new Set<Promise<void>>();
+  const state = {
+    failures: 0,
+    lastFailure: '',
+    /** Stops writing and waits for the writes still under way. */
+    stop: async () => {
+      clearInterval(timer);
+      await Promise.all(inFlight);
+    },
+  };
   const failed = (reason: string) => {
     state.failures++;
     state.lastFailure = reason;
   };
   const timer = setInterval(() => {
     const write = writes[made++ % writes.length]!;
-    fetchBody(url, write).then(
-      ({ status, body }) => void (status >= 300 && failed(`${write.path}: ${status} ${body.toString().slice(0, 300)}`)),
-      (error: unknown) => failed(`${write.path}: ${String(error)}`),
-    );
+    // A keep-alive connection the server closed meanwhile fails the fetch; a retitle can be sent again.
+    const writing = fetchBody(url, write)
+      .catch(() => fetchBody(url, write))
+      .then(
+        ({ status, body }) =>
+          void (status >= 300 && failed(`${write.path}: ${status} ${body.toString().slice(0, 300)}`)),
+        (error: unknown) => failed(`${write.path}: ${String(error)}`),
+      );
+    inFlight.add(writing);
+    void writing.finally(() => inFlight.delete(writing));
   }, 1000 / scenario.writesPerSecond!);
   return state;
 }
