@@ -5,6 +5,7 @@
  *
  * The catalogue is built from the running server (its venues, organizers and terms) and the data set's sample events.
  */
+import { randomSequence } from '../src/random.js';
 import type { LoadRequest } from './load.js';
 import { REST, type Scenario } from './scenarios.js';
 
@@ -96,18 +97,6 @@ function monthsAfter(day: string, months: number): string {
   return date.toISOString().slice(0, 10);
 }
 
-/** mulberry32: the same sequence on every run. */
-function random(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** A sequence of `length` requests drawn with Zipf-like popularity (weight 1/rank) from `distinct`. */
 export function zipfSequence(distinct: LoadRequest[], length = SEQUENCE_LENGTH): LoadRequest[] {
   const cumulative: number[] = [];
@@ -116,7 +105,7 @@ export function zipfSequence(distinct: LoadRequest[], length = SEQUENCE_LENGTH):
     total += 1 / (rank + 1);
     cumulative.push(total);
   });
-  const next = random(20261127);
+  const { next } = randomSequence(20261127);
   return Array.from({ length }, () => {
     const target = next() * total;
     let low = 0;

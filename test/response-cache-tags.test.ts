@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomSequence } from '../src/random.js';
 import { TEST_ENGINE } from './support/database.js';
 import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
 
@@ -135,23 +136,7 @@ async function postQuery(server: TestServer) {
   return { status: response.status, body: await response.text() };
 }
 
-/** mulberry32: the same writes for the same seed. */
-function randomOf(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return {
-    pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!,
-    chance: (p: number) => next() < p,
-  };
-}
-
-type Write = (calendar: Calendar, random: ReturnType<typeof randomOf>) => Promise<string>;
+type Write = (calendar: Calendar, random: ReturnType<typeof randomSequence>) => Promise<string>;
 
 const WRITES: Write[] = [
   async (c, r) => {
@@ -266,7 +251,7 @@ describe(`response cache tags (${TEST_ENGINE})`, () => {
   });
 
   it(`answers exactly as the uncached server after each of ${ROUNDS} random writes (seed ${SEED})`, async () => {
-    const random = randomOf(SEED);
+    const random = randomSequence(SEED);
     const reads = readsOf(calendar);
     for (const path of reads) await read(cached, path);
     for (let round = 0; round < ROUNDS; round++) {
