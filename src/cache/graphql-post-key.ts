@@ -6,6 +6,8 @@ const MAX_BODY_BYTES = 16 * 1024;
 /** Documents whose operation type was read, by text and operation name; emptied when full. */
 const MAX_DOCUMENTS = 1000;
 const isQueryByDocument = new Map<string, boolean>();
+/** A document with more tokens is not kept (Yoga applies its own limits when it runs it). */
+const MAX_TOKENS = 5000;
 
 /**
  * The response cache's key of a GraphQL POST to `path` that only reads: a `query` operation (the operation, not the
@@ -20,11 +22,13 @@ export function graphqlPostKey(path: string): PostKey {
     if (request.headers.get('accept')?.includes('text/event-stream')) return null;
     const length = Number(request.headers.get('content-length') ?? Number.NaN);
     if (!(length <= MAX_BODY_BYTES)) return null;
-    const body = readJson(await request.clone().text());
+    const text = await request.clone().text();
+    const body = readJson(text);
     if (!body || typeof body.query !== 'string' || body.extensions !== undefined) return null;
     const operationName = typeof body.operationName === 'string' ? body.operationName : null;
-    if (!isQuery(body.query, operationName)) return null;
-    return `POST ${request.url}\n${JSON.stringify([body.query, operationName, body.variables ?? null])}`;
+    // The body's own text is the key: writing the variables out again would recurse as deep as a hostile client
+    // nested them (Yoga refuses those with its own limits).
+    return isQuery(body.query, operationName) ? `POST ${request.url}\n${text}` : null;
   };
 }
 
@@ -42,7 +46,7 @@ function isQuery(document: string, operationName: string | null): boolean {
   let query = isQueryByDocument.get(key);
   if (query === undefined) {
     try {
-      query = getOperationAST(parse(document), operationName)?.operation === 'query';
+      query = getOperationAST(parse(document, { maxTokens: MAX_TOKENS }), operationName)?.operation === 'query';
     } catch {
       query = false;
     }
