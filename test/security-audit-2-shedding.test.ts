@@ -220,8 +220,10 @@ function expectFairness(outcome: Awaited<ReturnType<typeof underFlood>>) {
     reads.filter((read) => read.status !== 200),
     summary,
   ).toEqual([]);
+  // Not waiting for the flood (15 s) means well under a second; on CI's two busy cores a polite read under the flood
+  // took up to 600 ms (median), so the bound is one second.
   expect(median(reads.map((read) => read.ms)), summary).toBeLessThan(
-    Math.max(10 * median(baseline.map((read) => read.ms)), 500),
+    Math.max(10 * median(baseline.map((read) => read.ms)), 1000),
   );
   // /healthz keeps answering at once.
   expect(health.length, summary).toBeGreaterThanOrEqual(5);

@@ -10,6 +10,8 @@ export class AnswerFacts {
   readonly tags = new Set<string>();
   /** It read what no change-log entry reports: it is right only at the data version it was computed at. */
   readsUnlogged = false;
+  /** It read what changes without moving the data version (the change log itself, settings): it is not kept. */
+  readsUnversioned = false;
   /** When the clock changes the answer (ms since the epoch); never, unless a reading of the clock said so. */
   validUntil = Number.POSITIVE_INFINITY;
 
@@ -23,6 +25,10 @@ export class AnswerFacts {
 
   readsUnloggedData(): void {
     this.readsUnlogged = true;
+  }
+
+  readsUnversionedData(): void {
+    this.readsUnversioned = true;
   }
 
   /** The answer is different from `moment` on (a window that starts today changes at midnight). */

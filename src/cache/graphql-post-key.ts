@@ -22,14 +22,23 @@ export function graphqlPostKey(path: string): PostKey {
     if (request.headers.get('accept')?.includes('text/event-stream')) return null;
     const length = Number(request.headers.get('content-length') ?? Number.NaN);
     if (!(length <= MAX_BODY_BYTES)) return null;
-    const text = await request.clone().text();
-    const body = readJson(text);
+    const text = await bodyText(request);
+    const body = text === null ? null : readJson(text);
     if (!body || typeof body.query !== 'string' || body.extensions !== undefined) return null;
     const operationName = typeof body.operationName === 'string' ? body.operationName : null;
     // The body's own text is the key: writing the variables out again would recurse as deep as a hostile client
     // nested them (Yoga refuses those with its own limits).
     return isQuery(body.query, operationName) ? `POST ${request.url}\n${text}` : null;
   };
+}
+
+/** The body, or null when it cannot be read (the client hung up): GraphQL Yoga then answers as it always did. */
+async function bodyText(request: Request): Promise<string | null> {
+  try {
+    return await request.clone().text();
+  } catch {
+    return null;
+  }
 }
 
 function readJson(text: string): Record<string, unknown> | null {

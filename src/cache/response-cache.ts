@@ -149,8 +149,8 @@ export class ResponseCache {
       const facts = new AnswerFacts();
       const response = await compute(facts);
       const representation = await Representation.of(response, isRemembered);
-      if (representation && this.settings.sharedCaches) representation.shareWith(facts, this.settings.sharedCaches);
-      const kept = representation && facts.validUntil > Date.now() ? representation : null;
+      const kept = representation && !facts.readsUnversioned && facts.validUntil > Date.now() ? representation : null;
+      if (kept && this.settings.sharedCaches) kept.shareWith(facts, this.settings.sharedCaches);
       share(kept);
       if (!representation) return finishAnswer(request, response);
       if (kept) {

@@ -26,9 +26,11 @@ export interface ChangeLogReader {
   prunedThrough(): Promise<LogPosition | undefined>;
 }
 
-/** Entries read per statement while catching up; beyond MAX_CATCH_UP entries everything is forgotten instead. */
-const PAGE = 2000;
-const MAX_CATCH_UP = 20_000;
+/**
+ * Entries read at most per catch-up; more (a series deleted, an import) and everything is forgotten instead: one
+ * page of the log costs the event loop a few milliseconds, ten thousand entries would hold every request behind it.
+ */
+const PAGE = 1000;
 /** Tags remembered at most; beyond it everything is forgotten (an import touching every record, say). */
 const MAX_TAGS = 200_000;
 /** A pause longer than this between catch-ups checks whether pruning removed entries not yet read. */
@@ -84,19 +86,14 @@ export class StaleTags {
     }
     if (Date.now() - this.caughtUpAt > PRUNE_CHECK_AFTER_MS && (await this.prunedPast(this.position)))
       return this.forget(version);
-    let read = 0;
-    for (;;) {
-      const entries = await this.log.after(this.position, PAGE);
-      for (const entry of entries) {
-        for (const tag of tagsOfChange(entry.table, entry.id)) {
-          const known = this.staleAt.get(tag);
-          if (known === undefined || entry.seenFrom > known) this.staleAt.set(tag, entry.seenFrom);
-        }
-        this.position = { version: entry.version, seq: entry.seq };
+    const entries = await this.log.after(this.position, PAGE);
+    if (entries.length === PAGE) return this.forget(version);
+    for (const entry of entries) {
+      for (const tag of tagsOfChange(entry.table, entry.id)) {
+        const known = this.staleAt.get(tag);
+        if (known === undefined || entry.seenFrom > known) this.staleAt.set(tag, entry.seenFrom);
       }
-      read += entries.length;
-      if (entries.length < PAGE) break;
-      if (read >= MAX_CATCH_UP) return this.forget(version);
+      this.position = { version: entry.version, seq: entry.seq };
     }
     if (this.staleAt.size > MAX_TAGS) return this.forget(version);
     this.seen(version);

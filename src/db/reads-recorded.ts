@@ -17,6 +17,13 @@ const LOGGED_AS: Record<string, string> = {
 /** Never changed once written (an image's facts are kept by URL, src/graphql/media): reading them adds no tag. */
 const UNCHANGING = new Set(['Media']);
 
+/**
+ * Tables whose writes move the data version without a change-log entry (the data_version migration's triggers):
+ * an answer reading them is right while the version stays. Every other table (the change log itself, which pruning
+ * empties; settings; webhooks; leases) changes without moving it, so an answer reading one is not kept.
+ */
+const VERSIONED = new Set(['User']);
+
 const READS = new Set([
   'findUnique',
   'findUniqueOrThrow',
@@ -49,9 +56,9 @@ const modelsByDelegate = new Map(
 /**
  * The database client as one cacheable request sees it: every read it makes is noted in `facts` (what the answer
  * will depend on) before it runs. A read of one record by its ID notes that record; any other read of a table (a
- * list, a count, a record by another key, a relation or a filter through one) notes the whole table. A read the
- * change log cannot vouch for (an unlogged table, raw SQL, an interactive transaction) makes the answer depend on
- * the data version itself.
+ * list, a count, a record by another key, a relation or a filter through one) notes the whole table. A read of a
+ * table whose writes move the data version but are not logged (users) makes the answer depend on the data version
+ * itself; any other read (the change log, settings, raw SQL, an interactive transaction) keeps it from being kept.
  */
 export function readsRecorded(db: Db, facts: AnswerFacts): Db {
   return new Proxy(db, {
@@ -63,7 +70,7 @@ export function readsRecorded(db: Db, facts: AnswerFacts): Db {
       if (property === '$queryRaw' || property === '$queryRawUnsafe' || property === '$transaction') {
         // A batch `$transaction([...])` holds queries already noted when they were made; the rest is unknown.
         return (...args: unknown[]) => {
-          if (!Array.isArray(args[0])) facts.readsUnloggedData();
+          if (!Array.isArray(args[0])) facts.readsUnversionedData();
           return (value as (...a: unknown[]) => unknown).apply(target, args);
         };
       }
@@ -137,7 +144,8 @@ function noteRead(model: string, operation: string, args: Record<string, unknown
 function noteTable(model: string, facts: AnswerFacts) {
   const table = LOGGED_AS[model];
   if (table) facts.readsTable(table);
-  else if (!UNCHANGING.has(model)) facts.readsUnloggedData();
+  else if (VERSIONED.has(model)) facts.readsUnloggedData();
+  else if (!UNCHANGING.has(model)) facts.readsUnversionedData();
 }
 
 /** Notes every relation an argument tree goes through (`include: { venues: { include: { venue: true } } }`). */
