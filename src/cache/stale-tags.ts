@@ -62,6 +62,8 @@ export class StaleTags {
    * answer computed after it reflects every entry read.
    */
   async catchUp(version: bigint): Promise<void> {
+    // A version lower than one seen: the database was restored from a backup, and nothing remembered holds.
+    if (this.seenVersion !== undefined && version < this.seenVersion) await this.forget(version);
     while (this.seenVersion === undefined || version > this.seenVersion) {
       this.catchingUp ??= this.read(version).finally(() => (this.catchingUp = undefined));
       await this.catchingUp;
@@ -110,7 +112,8 @@ export class StaleTags {
     this.position = await this.log.end();
     this.staleAt.clear();
     this.generation++;
-    this.seen(version);
+    this.seenVersion = version;
+    this.caughtUpAt = Date.now();
   }
 
   private seen(version: bigint) {
