@@ -122,6 +122,7 @@ describe('a Varnish in front of the service', () => {
 
   it('answers an anonymous read from its cache the second time', async () => {
     const id = await createVenue('Hit Hall');
+    await settle();
     const first = await through(`${REST}/venues/${id}`);
     expect([first.status, header(first, 'x-cache')]).toEqual([200, 'MISS']);
     const second = await through(`${REST}/venues/${id}`);
@@ -161,6 +162,7 @@ describe('a Varnish in front of the service', () => {
 
   it('never answers a credentialed request from its cache, nor keeps its answer', async () => {
     const id = await createVenue('Private Hall');
+    await settle();
     const path = `${REST}/venues/${id}`;
     // Credentialed first: nothing is stored for the anonymous reads that follow.
     const credentialed: Record<string, string>[] = [{ authorization: ADMIN_AUTHORIZATION }, { cookie: 'session=x' }];

@@ -107,6 +107,9 @@ function readsOf(calendar: Calendar): string[] {
     `${API}/events?${window}&categories=${calendar.categories[0]!.slug}`,
     `${API}/events?${window}&tags=${calendar.tags[0]!.slug}`,
     `${API}/events?${window}&search=Evening`,
+    `${API}/events?start_date=2027-03-01&end_date=2027-03-06&per_page=2`,
+    `${API}/events?start_date=2027-04-01&end_date=2027-04-10`,
+    `${API}/events?${window}&search=Retitled`,
     `${API}/events?${window}&featured=true`,
     ...calendar.events.map((id) => `${API}/events/${id}`),
     `${API}/venues`,
@@ -248,6 +251,81 @@ describe(`response cache tags (${TEST_ENGINE})`, () => {
     // …another event's page and a venue's page are still answered from memory: no statement.
     expect(await cached.countQueries(() => read(cached, otherEvent))).toBe(0);
     expect(await cached.countQueries(() => read(cached, venuePage))).toBe(0);
+  });
+
+  it('checks a list by asking its reads again when its table changed elsewhere, and computes it again when they answer otherwise', async () => {
+    const made = [];
+    for (const day of ['03', '04', '05', '28']) {
+      const reply = await write('POST', '/events', {
+        title: `Probe ${day}`,
+        start_date: `2029-06-${day} 10:00:00`,
+        end_date: `2029-06-${day} 11:00:00`,
+      });
+      expect(reply.status).toBe(201);
+      made.push(reply.body.id as number);
+    }
+    const list = `${API}/events?start_date=2029-06-01&end_date=2029-06-30&per_page=2`;
+    const same = async (path: string) => expect(await read(cached, path)).toEqual(await read(reference, path));
+    const computing = await cached.countQueries(() => read(cached, list));
+    const statements = async (path: string) => cached.countQueries(() => same(path));
+
+    // An event outside the window changes: the list's reads (its page's IDs, its total) are asked again and answer
+    // as before, so it is kept, with fewer statements than computing it took; then it is a hit again.
+    const elsewhere = await write('POST', '/events', {
+      title: 'Elsewhere',
+      start_date: '2030-01-01 10:00:00',
+      end_date: '2030-01-01 11:00:00',
+    });
+    expect((await write('POST', `/events/${elsewhere.body.id}`, { title: 'Still elsewhere' })).status).toBe(200);
+    const checking = await statements(list);
+    expect(checking).toBeGreaterThan(0);
+    expect(checking).toBeLessThan(computing);
+    expect(await statements(list)).toBe(0);
+
+    // The last event of page 2 changes: page 1 (which reads one row past its end, to know there is a next page) does
+    // not show it and is kept; page 2 shows the change.
+    expect((await write('POST', `/events/${made[3]}`, { title: 'Probe moved on' })).status).toBe(200);
+    expect(await statements(list)).toBeLessThan(computing);
+    expect(await statements(list)).toBe(0);
+    await same(`${list}&page=2`);
+
+    // An event joins the window after page 1's events: page 1's IDs are the same, its total is not.
+    expect(
+      (
+        await write('POST', `/events/${elsewhere.body.id}`, {
+          start_date: '2029-06-20 10:00:00',
+          end_date: '2029-06-20 11:00:00',
+        })
+      ).status,
+    ).toBe(200);
+    await same(list);
+    expect(JSON.parse((await read(cached, list)).body).total).toBe(5);
+    // A retitle that makes an event match a search it did not match.
+    const search = `${API}/events?start_date=2029-06-01&end_date=2029-06-30&search=moved`;
+    await same(search);
+    expect((await write('POST', `/events/${made[0]}`, { title: 'Probe moved first' })).status).toBe(200);
+    await same(search);
+    expect(JSON.parse((await read(cached, search)).body).events).toHaveLength(2);
+  });
+
+  it('shows a write in a feed whose calendar was remembered for another URL of the same list', async () => {
+    const ids = [];
+    for (const day of ['03', '04', '05']) {
+      const reply = await write('POST', '/events', {
+        title: `Feed night ${day}`,
+        start_date: `2031-02-${day} 20:00:00`,
+        end_date: `2031-02-${day} 22:00:00`,
+      });
+      expect(reply.status).toBe(201);
+      ids.push(reply.body.id);
+    }
+    const feed = `${API}/events.ics?start_date=2031-02-01&end_date=2031-02-28`;
+    // The second URL's page shows the first event only, its feed all three: its calendar is the one the first URL
+    // rendered, remembered for the list.
+    const feeds = [feed, `${feed}&per_page=1`];
+    for (const path of feeds) expect((await read(cached, path)).body).toContain('SUMMARY:Feed night 05');
+    expect((await write('POST', `/events/${ids[2]}`, { title: 'Feed morning' })).status).toBe(200);
+    for (const path of feeds) expect((await read(cached, path)).body, path).toContain('SUMMARY:Feed morning');
   });
 
   it(`answers exactly as the uncached server after each of ${ROUNDS} random writes (seed ${SEED})`, async () => {

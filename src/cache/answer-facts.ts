@@ -7,7 +7,13 @@
  * table (a list, a count, a filter over it). A change of event 12 makes both `event:12` and `event` stale.
  */
 export class AnswerFacts {
+  /** What makes it stale: records (`event:12`) and tables (`event`) read in ways the cache cannot check again. */
   readonly tags = new Set<string>();
+  /**
+   * Reads of a whole table whose result can be asked for again cheaply (a list's IDs, a count), by what they asked:
+   * while such a read answers as it did, a change elsewhere in its table leaves the answer right.
+   */
+  readonly probes = new Map<string, TableProbe>();
   /** It read what no change-log entry reports: it is right only at the data version it was computed at. */
   readsUnlogged = false;
   /** It read what changes without moving the data version (the change log itself, settings): it is not kept. */
@@ -23,6 +29,21 @@ export class AnswerFacts {
     this.tags.add(table);
   }
 
+  /** A read of `probe.table` that `probe` can repeat; its rows, if it lists any, are noted by `showsRecord`. */
+  readsTableAs(probe: TableProbe): void {
+    this.probes.set(probe.key, probe);
+  }
+
+  /** The probes an answer is checked by when their table changed: none for a table also read in another way. */
+  checkableProbes(): TableProbe[] {
+    return [...this.probes.values()].filter((probe) => !this.tags.has(probe.table));
+  }
+
+  /** Every tag, the tables of its probes included: what a shared cache in front purges it by. */
+  allTags(): string[] {
+    return [...new Set([...this.tags, ...[...this.probes.values()].map((probe) => probe.table)])];
+  }
+
   readsUnloggedData(): void {
     this.readsUnlogged = true;
   }
@@ -35,6 +56,18 @@ export class AnswerFacts {
   changesAt(moment: number): void {
     if (moment < this.validUntil) this.validUntil = moment;
   }
+}
+
+/**
+ * One read of a table as the cache can repeat it (src/db/reads-recorded.ts): `repeat` asks it again now and answers
+ * its digest (the IDs it listed in order, or the count), `digest` is what it answered when the answer was computed.
+ */
+export interface TableProbe {
+  table: string;
+  /** What the read asked, as text: one probe per distinct read. */
+  key: string;
+  digest: string;
+  repeat(): Promise<string>;
 }
 
 /** The tags a change of `table` record `id` makes stale. */

@@ -1,6 +1,6 @@
 import { finishAnswer, Representation, type SharedCacheSettings } from '../http/representation.js';
 import type { RequestHead } from '../http/request-head.js';
-import { AnswerFacts } from './answer-facts.js';
+import { AnswerFacts, type TableProbe } from './answer-facts.js';
 import type { StaleTags } from './stale-tags.js';
 
 /** RESPONSE_CACHE_MB (docs/caching.md). */
@@ -16,6 +16,10 @@ interface Entry {
   generation: number;
   /** What it shows (AnswerFacts), and whether it read what the change log does not report. */
   tags: string[];
+  /** Reads of tables it is checked by once their table changed, rather than made stale (AnswerFacts.probes). */
+  probes: TableProbe[];
+  /** The check of its probes under way, and the data version it checks for. */
+  checking?: { version: bigint; result: Promise<boolean> };
   readsUnlogged: boolean;
   /** When the clock changes it (ms since the epoch). */
   validUntil: number;
@@ -99,7 +103,7 @@ export class ResponseCache {
     const version = await this.dataVersion();
     await this.staleTags.catchUp(version);
     const generation = this.staleTags.current;
-    const hit = this.current(key, version);
+    const hit = await this.current(key, version);
     return {
       hit,
       answer: async (fetched, compute) =>
@@ -155,7 +159,9 @@ export class ResponseCache {
       if (!representation) return finishAnswer(request, response);
       if (kept) {
         const { readsUnlogged, validUntil } = facts;
-        this.store(key, { version, generation, tags: [...facts.tags], readsUnlogged, validUntil, representation });
+        const tags = [...facts.tags];
+        const probes = readsUnlogged ? [] : facts.checkableProbes();
+        this.store(key, { version, generation, tags, probes, readsUnlogged, validUntil, representation });
       }
       return representation.respond(request, { validators });
     } catch (error) {
@@ -166,11 +172,11 @@ export class ResponseCache {
     }
   }
 
-  private current(key: string, version: bigint): Representation | null {
+  private async current(key: string, version: bigint): Promise<Representation | null> {
     const entry = this.entries.get(key);
     if (!entry) return null;
-    if (!this.fresh(entry, version)) {
-      this.remove(key);
+    if (!this.fresh(entry, version) || !(await this.probesHold(entry, version))) {
+      if (this.entries.get(key) === entry) this.remove(key);
       return null;
     }
     this.touch(key, entry);
@@ -181,6 +187,24 @@ export class ResponseCache {
     if (Date.now() >= entry.validUntil) return false;
     if (!entry.readsUnlogged) return this.staleTags.fresh(entry.version, entry.generation, entry.tags);
     return entry.version === version && entry.generation === this.staleTags.current;
+  }
+
+  /**
+   * Whether the reads an entry is checked by still answer as they did, asked again only when their table changed
+   * since the entry's data version; if they do, the entry is right at `version` (every record it shows is tagged, and
+   * none changed). Lookups at the same data version share one check.
+   */
+  private async probesHold(entry: Entry, version: bigint): Promise<boolean> {
+    const changed = entry.probes.filter((probe) => this.staleTags.changedSince(probe.table, entry.version));
+    if (changed.length === 0) return true;
+    if (entry.checking?.version !== version) {
+      const result = allAnswerAsBefore(changed).then((hold) => {
+        if (hold && entry.version < version) entry.version = version;
+        return hold;
+      });
+      entry.checking = { version, result };
+    }
+    return entry.checking.result;
   }
 
   private touch(key: string, entry: Entry) {
@@ -205,6 +229,15 @@ export class ResponseCache {
     if (!entry) return;
     this.entries.delete(key);
     this.bytes -= entrySize(key, entry);
+  }
+}
+
+async function allAnswerAsBefore(probes: TableProbe[]): Promise<boolean> {
+  try {
+    const digests = await Promise.all(probes.map((probe) => probe.repeat()));
+    return digests.every((digest, index) => digest === probes[index]!.digest);
+  } catch {
+    return false;
   }
 }
 

@@ -72,12 +72,13 @@ export class StaleTags {
 
   /** Whether an answer computed at data version `version` in `generation`, showing `tags`, is still right. */
   fresh(version: bigint, generation: number, tags: readonly string[]): boolean {
-    if (generation !== this.generation) return false;
-    for (const tag of tags) {
-      const stale = this.staleAt.get(tag);
-      if (stale !== undefined && stale > version) return false;
-    }
-    return true;
+    return generation === this.generation && !tags.some((tag) => this.changedSince(tag, version));
+  }
+
+  /** Whether a change made `tag` stale after data version `version`. */
+  changedSince(tag: string, version: bigint): boolean {
+    const stale = this.staleAt.get(tag);
+    return stale !== undefined && stale > version;
   }
 
   private async read(version: bigint): Promise<void> {

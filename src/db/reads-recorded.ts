@@ -1,4 +1,4 @@
-import type { AnswerFacts } from '../cache/answer-facts.js';
+import type { AnswerFacts, TableProbe } from '../cache/answer-facts.js';
 import type { Db } from './client.js';
 import { getDatamodel } from './generated/pothos-types.js';
 
@@ -59,13 +59,18 @@ const modelsByDelegate = new Map(
  * list, a count, a record by another key, a relation or a filter through one) notes the whole table. A read of a
  * table whose writes move the data version but are not logged (users) makes the answer depend on the data version
  * itself; any other read (the change log, settings, raw SQL, an interactive transaction) keeps it from being kept.
+ *
+ * A list of records (`findMany`) or a count is noted as a probe instead of the whole table, with the records it
+ * listed: when its table changes, the cache asks it again through `plain` (a client with no deadline of its own)
+ * and keeps the answer if it lists the same records in the same order (or counts the same), none of them changed.
  */
-export function readsRecorded(db: Db, facts: AnswerFacts): Db {
-  return new Proxy(db, {
+export function readsRecorded(db: Db, facts: AnswerFacts, plain: Db = db): Db {
+  const recorded = new Proxy(db, {
     get(target, property) {
       const value: unknown = Reflect.get(target, property, target);
       const model = typeof property === 'string' ? modelsByDelegate.get(property) : undefined;
-      if (model) return delegateRecorded(model, value as object, facts);
+      if (model)
+        return delegateRecorded(model, value as object, facts, Reflect.get(plain, property, plain) as Delegate);
       if (typeof value !== 'function') return value;
       if (property === '$queryRaw' || property === '$queryRawUnsafe' || property === '$transaction') {
         // A batch `$transaction([...])` holds queries already noted when they were made; the rest is unknown.
@@ -77,14 +82,47 @@ export function readsRecorded(db: Db, facts: AnswerFacts): Db {
       return value.bind(target);
     },
   });
+  recorders.set(recorded, { facts, plain });
+  return recorded;
 }
 
-function delegateRecorded(model: string, delegate: object, facts: AnswerFacts): object {
+const recorders = new WeakMap<Db, { facts: AnswerFacts; plain: Db }>();
+
+/**
+ * Notes a read whose result was remembered (a VersionedMemo) rather than read again: the answer depends on it all
+ * the same. Nothing to do on a client that records nothing.
+ */
+export function noteRememberedRead(
+  db: Db,
+  model: string,
+  operation: 'count' | 'findFirst',
+  args: Record<string, unknown>,
+  result: unknown,
+): void {
+  const recorder = recorders.get(db);
+  if (!recorder) return;
+  const delegate = Reflect.get(recorder.plain, model[0]!.toLowerCase() + model.slice(1)) as Delegate;
+  const probe = probeOf(model, operation, args, delegate);
+  if (probe) probe.noteResult(result, recorder.facts);
+  else noteTable(model, recorder.facts);
+}
+
+type Delegate = Record<string, (args?: unknown) => Promise<unknown>>;
+
+function delegateRecorded(model: string, delegate: object, facts: AnswerFacts, plain: Delegate): object {
   return new Proxy(delegate, {
     get(target, operation) {
       const value: unknown = Reflect.get(target, operation, target);
       if (typeof value !== 'function' || typeof operation !== 'string') return value;
       return (args?: Record<string, unknown>) => {
+        const probe = probeOf(model, operation, args ?? {}, plain);
+        if (probe) {
+          noteRelations(model, args, facts);
+          const result = (value as (a?: unknown) => Promise<unknown>).call(target, args);
+          // Prisma runs a query once however often its promise is awaited; a failed read fails its caller.
+          result.then((rows) => probe.noteResult(rows, facts), ignore);
+          return operation in PLAIN_PROMISE ? result : fluentRecorded(model, result, facts, false);
+        }
         const byResult = READS.has(operation) ? noteRead(model, operation, args ?? {}, facts) : noteTable(model, facts);
         const result = (value as (a?: unknown) => object).call(target, args);
         return operation in PLAIN_PROMISE ? result : fluentRecorded(model, result, facts, byResult === FOUND_BY_KEY);
@@ -92,6 +130,8 @@ function delegateRecorded(model: string, delegate: object, facts: AnswerFacts): 
     },
   });
 }
+
+const ignore = () => undefined;
 
 /** Operations whose promise is a plain one (no relation to follow from it). */
 const PLAIN_PROMISE = { findMany: true, count: true, aggregate: true, groupBy: true };
@@ -140,6 +180,55 @@ function noteRead(model: string, operation: string, args: Record<string, unknown
   if (typeof where?.id === 'number' && Object.keys(where).length === 1) return facts.showsRecord(table, where.id);
   return FOUND_BY_KEY;
 }
+
+/**
+ * A list of records, a count or a first record of a logged record table, as a probe the cache can repeat: the list
+ * asked for the IDs alone, the others as they were. Null for any other read (one record by key, a link table,
+ * `distinct`, an aggregate).
+ */
+function probeOf(model: string, operation: string, args: Record<string, unknown>, plain: Delegate) {
+  const table = LOGGED_AS[model];
+  if (!table || table !== model.toLowerCase() || args.distinct !== undefined) return null;
+  if (operation === 'count') return tableProbe(table, operation, args, () => plain.count!(args), digestOfValue);
+  if (operation === 'findFirst' && !args.include)
+    return tableProbe(table, operation, args, () => plain.findFirst!(args), digestOfValue);
+  if (operation !== 'findMany') return null;
+  const { where, orderBy, cursor, skip, take } = args;
+  const ids = { where, orderBy, cursor, skip, take, select: { id: true } };
+  return tableProbe(table, operation, args, () => plain.findMany!(ids), digestOfRows);
+}
+
+function tableProbe(
+  table: string,
+  operation: string,
+  args: Record<string, unknown>,
+  ask: () => Promise<unknown>,
+  digestOf: (result: unknown) => string | null,
+) {
+  return {
+    noteResult(result: unknown, facts: AnswerFacts) {
+      const digest = digestOf(result);
+      if (digest === null) return facts.readsTable(table);
+      if (operation === 'findMany') for (const id of digest.split(',')) if (id) facts.showsRecord(table, Number(id));
+      const repeat = async () => digestOf(await ask()) ?? '';
+      const probe: TableProbe = { table, key: `${operation} ${probeKey(args)}`, digest, repeat };
+      facts.readsTableAs(probe);
+    },
+  };
+}
+
+/** The IDs of the rows, in order; null when a row has none (then the whole table is noted). */
+function digestOfRows(rows: unknown): string | null {
+  const ids = (rows as { id?: unknown }[]).map((row) => row.id);
+  return ids.every((id) => typeof id === 'number') ? ids.join(',') : null;
+}
+
+/** A count, or one record's selected columns (its relations are noted as tables). */
+const digestOfValue = (value: unknown) => JSON.stringify(value) ?? 'undefined';
+
+/** A read's arguments as text (dates as their ISO text), to tell one read from another. */
+const probeKey = (args: Record<string, unknown>) =>
+  JSON.stringify(args, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
 
 function noteTable(model: string, facts: AnswerFacts) {
   const table = LOGGED_AS[model];

@@ -215,7 +215,7 @@ export class Representation {
    * dependencies `facts` gathered.
    */
   shareWith(facts: AnswerFacts, settings: SharedCacheSettings): void {
-    this.shared = { facts, settings, keys: surrogateKeys(facts.tags) };
+    this.shared = { facts, settings, keys: surrogateKeys(facts.allTags()) };
   }
 
   /** Bytes held, with room for the compressed copies (JSON compresses to well under half). */

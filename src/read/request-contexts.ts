@@ -84,7 +84,7 @@ export class RequestContexts {
     const { db, config, dataVersion, series } = this.parts;
     const guarded = guardedDb(db, scope.deadline);
     return createContext(
-      scope.facts ? readsRecorded(guarded, scope.facts) : guarded,
+      scope.facts ? readsRecorded(guarded, scope.facts, db) : guarded,
       config,
       viewer,
       dataVersion,

@@ -297,7 +297,10 @@ export async function eventsCalendar(
   list: Pick<Prisma.EventFindManyArgs, 'where' | 'orderBy'>,
 ): Promise<ICalendar> {
   const key = JSON.stringify([list, ctx.viewer.user?.id ?? null, ctx.offeredPasswords]);
-  return renderedFeeds.get(key, await ctx.dataVersion(), () => renderEventsCalendar(ctx, list));
+  const feed = await renderedFeeds.get(key, await ctx.dataVersion(), () => renderEventsCalendar(ctx, list));
+  // A remembered feed is right at this data version only: what it read was noted by the request that rendered it.
+  ctx.facts.readsUnloggedData();
+  return feed;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { VersionedMemo } from '../../db/data-version.js';
+import { noteRememberedRead } from '../../db/reads-recorded.js';
 import { assertReadable, offerPassword } from '../access.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
@@ -107,8 +108,12 @@ builder.queryFields((t) => ({
         const orderBy = eventOrder(args.orderBy, args.order);
         const connection = await offsetConnection(
           args,
-          async () =>
-            listCounts.get(JSON.stringify(where), await ctx.dataVersion(), () => ctx.db.event.count({ where })),
+          async () => {
+            const count = () => ctx.db.event.count({ where });
+            const total = await listCounts.get(JSON.stringify(where), await ctx.dataVersion(), count);
+            noteRememberedRead(ctx.db, 'Event', 'count', { where }, total);
+            return total;
+          },
           ({ offset, limit }) =>
             ctx.db.event.findMany({
               ...queryFromInfo({ context: ctx, info, path: ['edges', 'node'] }),

@@ -14,6 +14,7 @@ import { DateTime } from 'luxon';
 import type { Config } from '../../config.js';
 import { postgresSchema, type Db, type DbTransaction } from '../../db/client.js';
 import { lockForWriting, VersionedMemo } from '../../db/data-version.js';
+import { noteRememberedRead } from '../../db/reads-recorded.js';
 import type { Event, Prisma } from '../../db/generated/prisma/client.js';
 import type { Logger } from '../../logging/logger.js';
 import { LAST_INSTANT } from '../../time/dates.js';
@@ -507,6 +508,13 @@ export class SeriesMaintainer implements SeriesExtender {
  * data versions of different databases (tests run several servers in a process) say nothing about each other.
  */
 const earliestMaterialised = new VersionedMemo<number | null>(100);
+// Not `aggregate({ _min })`: Prisma wraps it in a subquery that scans every event (37 ms at 100,000 events on
+// SQLite); ordered with a limit, the materializedUntil index answers at once.
+const EARLIEST_MATERIALISED = {
+  where: { materializedUntil: { not: null } },
+  orderBy: { materializedUntil: 'asc' },
+  select: { materializedUntil: true },
+} as const;
 
 /**
  * Before a list reads occurrences up to `reach`: every series whose rows stop short of it is extended (to `reach`
@@ -516,15 +524,11 @@ const earliestMaterialised = new VersionedMemo<number | null>(100);
  */
 export async function extendSeriesFor(ctx: Context, reach: Date) {
   const earliest = await earliestMaterialised.get(ctx.config.databaseUrl, await ctx.dataVersion(), async () => {
-    // Not `aggregate({ _min })`: Prisma wraps it in a subquery that scans every event (37 ms at 100,000 events on
-    // SQLite); ordered with a limit, the materializedUntil index answers at once.
-    const first = await ctx.db.event.findFirst({
-      where: { materializedUntil: { not: null } },
-      orderBy: { materializedUntil: 'asc' },
-      select: { materializedUntil: true },
-    });
+    const first = await ctx.db.event.findFirst(EARLIEST_MATERIALISED);
     return first?.materializedUntil?.getTime() ?? null;
   });
+  const first = earliest === null ? null : { materializedUntil: new Date(earliest) };
+  noteRememberedRead(ctx.db, 'Event', 'findFirst', EARLIEST_MATERIALISED, first);
   if (earliest === null || earliest >= reach.getTime()) return;
   const due = (await ctx.db.event.findMany({ where: { materializedUntil: { lt: reach } }, select: { id: true } })).map(
     (row) => row.id,
