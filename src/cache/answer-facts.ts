@@ -64,6 +64,8 @@ export class AnswerFacts {
  */
 export interface TableProbe {
   table: string;
+  /** `findMany`, `findFirst` or `count`: counts scan all they count, the others stop at their page. */
+  operation: string;
   /** What the read asked, as text: one probe per distinct read. */
   key: string;
   digest: string;

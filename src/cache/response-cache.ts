@@ -77,6 +77,8 @@ export class ResponseCache {
     { version: bigint; generation: number; representation: Promise<Representation | null> }
   >();
   private bytes = 0;
+  /** What probes answered when asked again, by the read they ask and the data version they were asked at. */
+  private readonly probeAnswers = new Map<string, { version: bigint; digest: Promise<string> }>();
 
   constructor(
     private readonly dataVersion: () => Promise<bigint>,
@@ -198,13 +200,37 @@ export class ResponseCache {
     const changed = entry.probes.filter((probe) => this.staleTags.changedSince(probe.table, entry.version));
     if (changed.length === 0) return true;
     if (entry.checking?.version !== version) {
-      const result = allAnswerAsBefore(changed).then((hold) => {
+      const result = this.allAnswerAsBefore(changed, version).then((hold) => {
         if (hold && entry.version < version) entry.version = version;
         return hold;
       });
       entry.checking = { version, result };
     }
     return entry.checking.result;
+  }
+
+  /**
+   * Asks the probes again, the cheapest first (a page's IDs before a total), until one answers otherwise. Entries
+   * that share a read (the pages of one list share its total) share its answer at a data version.
+   */
+  private async allAnswerAsBefore(probes: TableProbe[], version: bigint): Promise<boolean> {
+    try {
+      for (const probe of [...probes].sort(byCost))
+        if ((await this.askAgain(probe, version)) !== probe.digest) return false;
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private askAgain(probe: TableProbe, version: bigint): Promise<string> {
+    const asked = this.probeAnswers.get(probe.key);
+    if (asked?.version === version) return asked.digest;
+    if (this.probeAnswers.size >= MAX_PROBE_ANSWERS) this.probeAnswers.clear();
+    const digest = probe.repeat();
+    this.probeAnswers.set(probe.key, { version, digest });
+    digest.catch(() => this.probeAnswers.delete(probe.key));
+    return digest;
   }
 
   private touch(key: string, entry: Entry) {
@@ -232,14 +258,9 @@ export class ResponseCache {
   }
 }
 
-async function allAnswerAsBefore(probes: TableProbe[]): Promise<boolean> {
-  try {
-    const digests = await Promise.all(probes.map((probe) => probe.repeat()));
-    return digests.every((digest, index) => digest === probes[index]!.digest);
-  } catch {
-    return false;
-  }
-}
+/** Probe answers remembered at most (they are small; all are dropped at once when full). */
+const MAX_PROBE_ANSWERS = 10_000;
+const byCost = (a: TableProbe, b: TableProbe) => Number(a.operation === 'count') - Number(b.operation === 'count');
 
 /** The bytes an entry holds, roughly: its representation, its key and its tags. */
 const entrySize = (key: string, entry: Entry) =>

@@ -211,7 +211,7 @@ function tableProbe(
       if (digest === null) return facts.readsTable(table);
       if (operation === 'findMany') for (const id of digest.split(',')) if (id) facts.showsRecord(table, Number(id));
       const repeat = async () => digestOf(await ask()) ?? '';
-      const probe: TableProbe = { table, key: `${operation} ${probeKey(args)}`, digest, repeat };
+      const probe: TableProbe = { table, operation, key: `${table} ${operation} ${probeKey(args)}`, digest, repeat };
       facts.readsTableAs(probe);
     },
   };
