@@ -421,3 +421,51 @@ describe(`response cache tags (${TEST_ENGINE})`, () => {
     expect(answers[0]!.body).toContain('Asked together again');
   });
 });
+
+describe(`response cache budget (${TEST_ENGINE})`, () => {
+  let small: TestServer;
+
+  beforeAll(async () => {
+    small = await startServer({ SITE_URL, RESPONSE_CACHE_MB: '1' });
+  }, 60_000);
+
+  afterAll(async () => {
+    await small?.close();
+  });
+
+  it('keeps within RESPONSE_CACHE_MB when more answers are asked for than fit, dropping the least recently used', async () => {
+    const description = 'A long evening by the water. '.repeat(40);
+    for (let day = 1; day <= 40; day++) {
+      const date = `2028-05-${String((day % 28) + 1).padStart(2, '0')}`;
+      const reply = await fetch(`${small.url}${API}/events`, {
+        method: 'POST',
+        headers: { authorization: ADMIN_AUTHORIZATION, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          title: `Long ${day}`,
+          description,
+          start_date: `${date} 18:00:00`,
+          end_date: `${date} 20:00:00`,
+        }),
+      });
+      expect(reply.status).toBe(201);
+    }
+    // Thirty distinct pages of about 40 KB: more than a megabyte between them.
+    const pages = Array.from(
+      { length: 30 },
+      (_, index) =>
+        `${API}/events?start_date=2028-01-01&end_date=2028-12-31&per_page=12&search=${'e'.repeat(index % 2) || 'Long'}&_=${index}`,
+    );
+    const statements = (path: string) => small.countQueries(() => read(small, path));
+    const [hot, cold] = pages;
+    // The first page is asked for again every fifth page (the most recently used stay); the second is not.
+    expect((await read(small, hot!)).body.length).toBeGreaterThan(30_000);
+    for (const [index, path] of pages.entries()) {
+      if (index === 0) continue;
+      expect(await statements(path)).toBeGreaterThan(0);
+      if (index % 5 === 0) expect(await statements(hot!)).toBe(0);
+    }
+    expect(await statements(pages.at(-1)!)).toBe(0);
+    expect(await statements(hot!)).toBe(0);
+    expect(await statements(cold!)).toBeGreaterThan(0);
+  });
+});
