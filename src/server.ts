@@ -159,8 +159,17 @@ function corsRefusal(request: Request, origin: string): Response {
   return json(error.body(), error.status);
 }
 
+/**
+ * The status logged for a request whose client hung up before its answer was ready (its signal aborted the work):
+ * nothing failed on the server's side, and nobody receives the answer (nginx's 499, "client closed request").
+ */
+const CLIENT_CLOSED_REQUEST = 499;
+const hungUp = (request: Request, error: unknown) =>
+  request.signal.aborted && error instanceof Error && error.name === 'AbortError';
+
 /** An error thrown out of the router: logged on the request's line, answered as the API's 500 (which CORS lets a page read). */
 function unexpectedAnswer(request: Request, requestLog: RequestLog, error: unknown): Response {
+  if (hungUp(request, error)) return new Response(null, { status: CLIENT_CLOSED_REQUEST });
   requestLog.unexpected(error);
   const restError = RestError.of('rest_internal_error');
   const body = isGraphQL(request)
