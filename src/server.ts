@@ -5,7 +5,7 @@ import { type IRequest, Router } from 'itty-router';
 import type { Config } from './config.js';
 import { type CacheLookup, ResponseCache } from './cache/response-cache.js';
 import type { AnswerFacts } from './cache/answer-facts.js';
-import { graphqlPostKey } from './cache/graphql-post-key.js';
+import { graphqlPostKeys } from './cache/graphql-post-key.js';
 import { StaleTags } from './cache/stale-tags.js';
 import { changeLogReader } from './db/change-log.js';
 import { ChangeNotifier } from './db/change-notifier.js';
@@ -95,8 +95,8 @@ export interface App {
     lookup?: CacheLookup,
   ): Promise<Response>;
   /**
-   * Answers `req` from the response cache, before any Fetch Request is built; resolves null when it did, else the
-   * request's lookup, for `fetch`.
+   * Answers `req` from the response cache, before any Fetch Request is built (a GraphQL query by POST once its body is
+   * read, which then goes on with `req`); resolves null when it did, else the request's lookup, for `fetch`.
    */
   answerFromCache(req: IncomingMessage, res: ServerResponse): Promise<CacheLookup | null>;
   close(): Promise<void>;
@@ -159,8 +159,17 @@ function corsRefusal(request: Request, origin: string): Response {
   return json(error.body(), error.status);
 }
 
+/**
+ * The status logged for a request whose client hung up before its answer was ready (its signal aborted the work):
+ * nothing failed on the server's side, and nobody receives the answer (nginx's 499, "client closed request").
+ */
+const CLIENT_CLOSED_REQUEST = 499;
+const hungUp = (request: Request, error: unknown) =>
+  request.signal.aborted && error instanceof Error && error.name === 'AbortError';
+
 /** An error thrown out of the router: logged on the request's line, answered as the API's 500 (which CORS lets a page read). */
 function unexpectedAnswer(request: Request, requestLog: RequestLog, error: unknown): Response {
+  if (hungUp(request, error)) return new Response(null, { status: CLIENT_CLOSED_REQUEST });
   requestLog.unexpected(error);
   const restError = RestError.of('rest_internal_error');
   const body = isGraphQL(request)
@@ -270,7 +279,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     dataVersion,
     new StaleTags(changeLogReader(db, config.engine)),
     config.responseCache,
-    graphqlPostKey(GRAPHQL_PATH),
+    graphqlPostKeys(GRAPHQL_PATH),
   );
   const cors = createCors(config.corsOrigins);
   const shedder = new LoadShedder(config.limits.maxInFlight, config.limits.maxEventLoopLagMs);
@@ -365,7 +374,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     admit: (req) =>
       req.url?.startsWith(HEALTH_PATH) ? null : shedder.admit(clientOf(headOf(req), req.socket.remoteAddress)),
     refuse: createRefusals(cors, requestLineLogger(logger), refusalBody),
-    answerFromCache: createCachedAnswers(responseCache, cors, requestLineLogger(logger)),
+    answerFromCache: createCachedAnswers(
+      responseCache,
+      cors,
+      requestLineLogger(logger),
+      config.limits.requestTimeoutMs,
+    ),
     fetch: withRequestLog(
       logger,
       async (
@@ -411,9 +425,6 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         // The health check is never shed: it must tell a load balancer the process is alive while it sheds.
         if (pathname === HEALTH_PATH) return headless();
         const ticket = admitted ?? shedder.enter(clientOf(request, socketAddress));
-        // A GraphQL query by POST is looked up once its body is read; a hit needs no database and skips pacing.
-        if (lookedUp?.withBody) lookedUp = await lookedUp.withBody(request).catch(() => undefined);
-        if (lookedUp?.hit) return headless().finally(() => ticket.finish());
         return pacing.run(headless, ticket.rank).finally(() => ticket.finish());
       },
     ),

@@ -1,5 +1,6 @@
 import { getOperationAST, parse } from 'graphql';
-import type { PostKey } from './response-cache.js';
+import type { RequestHead } from '../http/request-head.js';
+import type { PostKeys } from './response-cache.js';
 
 /** Bodies larger than this (or of unknown length) are left to GraphQL Yoga, unread here. */
 const MAX_BODY_BYTES = 16 * 1024;
@@ -10,35 +11,34 @@ const isQueryByDocument = new Map<string, boolean>();
 const MAX_TOKENS = 5000;
 
 /**
- * The response cache's key of a GraphQL POST to `path` that only reads: a `query` operation (the operation, not the
+ * The response cache's keys of GraphQL POSTs to `path` that only read: a `query` operation (the operation, not the
  * HTTP method, decides), sent as JSON with its text. Null for anything else, which is answered as it always was: a
  * mutation or subscription, an event stream, a persisted operation or automatic persisted query (whose store must
- * see the request), a body that is not JSON or too large, a document that does not parse (Yoga words the error).
+ * see the request), a body that is not JSON, too large or of unknown length, a document that does not parse (Yoga
+ * words the error). The one declaration of these rules, whether the body is read on node:http
+ * (src/http/cached-answers.ts) or from a Fetch Request.
  */
-export function graphqlPostKey(path: string): PostKey {
-  return async (request) => {
-    if (new URL(request.url).pathname !== path) return null;
-    if (!request.headers.get('content-type')?.toLowerCase().startsWith('application/json')) return null;
-    if (request.headers.get('accept')?.includes('text/event-stream')) return null;
-    const length = Number(request.headers.get('content-length') ?? Number.NaN);
-    if (!(length <= MAX_BODY_BYTES)) return null;
-    const text = await bodyText(request);
-    const body = text === null ? null : readJson(text);
-    if (!body || typeof body.query !== 'string' || body.extensions !== undefined) return null;
-    const operationName = typeof body.operationName === 'string' ? body.operationName : null;
-    // The body's own text is the key: writing the variables out again would recurse as deep as a hostile client
-    // nested them (Yoga refuses those with its own limits).
-    return isQuery(body.query, operationName) ? `POST ${request.url}\n${text}` : null;
-  };
+export function graphqlPostKeys(path: string): PostKeys {
+  return { bodyLength: (head) => bodyLengthToRead(head, path), keyOf };
 }
 
-/** The body, or null when it cannot be read (the client hung up): GraphQL Yoga then answers as it always did. */
-async function bodyText(request: Request): Promise<string | null> {
-  try {
-    return await request.clone().text();
-  } catch {
-    return null;
-  }
+/** The body's declared length, when the head leaves the POST a candidate; else null, and the body is not read. */
+function bodyLengthToRead(head: RequestHead, path: string): number | null {
+  if (new URL(head.url).pathname !== path) return null;
+  if (!head.headers.get('content-type')?.toLowerCase().startsWith('application/json')) return null;
+  if (head.headers.get('accept')?.includes('text/event-stream')) return null;
+  const length = Number(head.headers.get('content-length') ?? Number.NaN);
+  // An empty body is no query: nothing to read.
+  return Number.isInteger(length) && length > 0 && length <= MAX_BODY_BYTES ? length : null;
+}
+
+function keyOf(head: RequestHead, text: string): string | null {
+  const body = readJson(text);
+  if (!body || typeof body.query !== 'string' || body.extensions !== undefined) return null;
+  const operationName = typeof body.operationName === 'string' ? body.operationName : null;
+  // The body's own text is the key: writing the variables out again would recurse as deep as a hostile client
+  // nested them (Yoga refuses those with its own limits).
+  return isQuery(body.query, operationName) ? `POST ${head.url}\n${text}` : null;
 }
 
 function readJson(text: string): Record<string, unknown> | null {

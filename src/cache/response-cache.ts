@@ -1,5 +1,5 @@
 import { finishAnswer, Representation, type SharedCacheSettings } from '../http/representation.js';
-import type { RequestHead } from '../http/request-head.js';
+import type { PlainAnswer, RequestHead } from '../http/request-head.js';
 import { AnswerFacts, type TableProbe } from './answer-facts.js';
 import type { StaleTags } from './stale-tags.js';
 
@@ -33,17 +33,30 @@ interface Entry {
  */
 export type Compute = (facts?: AnswerFacts) => Promise<Response>;
 
-/** The key of a POST whose answer may be kept (read from its body), or null. */
-export type PostKey = (request: Request) => Promise<string | null>;
+/** Which POSTs may be kept (src/cache/graphql-post-key.ts): decided from the head, then from the body's text. */
+export interface PostKeys {
+  /** The declared length of a body worth reading for a key, or null when the head already rules the POST out. */
+  bodyLength(head: RequestHead): number | null;
+  /** The key of the POST whose body is `text`, or null when its answer is not kept. */
+  keyOf(head: RequestHead, text: string): string | null;
+}
+
+/** A remembered answer that is still current. */
+export interface Hit {
+  /** Its answer as plain data, for a request read straight from node:http (src/http/cached-answers.ts). */
+  answer(request: RequestHead): Promise<PlainAnswer>;
+}
 
 /** What one look into the cache found (ResponseCache.lookUp). */
 export interface CacheLookup {
-  /** The remembered answer that is still current, or null. */
-  readonly hit: Representation | null;
+  readonly hit: Hit | null;
   /** The answer to the request: the hit, or `compute`'s, finished (src/http/representation.ts) and kept when it may be. */
   answer(request: Request, compute: Compute): Promise<Response>;
-  /** A POST's lookup is made once its body is read: the lookup then (a hit, or how to answer it). */
-  withBody?(request: Request): Promise<CacheLookup>;
+  /**
+   * A POST whose key is in its body: the body's declared length, and the lookup once it is read (`text` null when it
+   * could not be). Without it, `answer` reads the body from the Fetch Request.
+   */
+  readonly body?: { readonly length: number; lookUp(text: string | null): Promise<CacheLookup> };
 }
 
 /** The lookup of a request the cache does not consider (credentials, writes): every answer is computed and finished. */
@@ -84,8 +97,8 @@ export class ResponseCache {
     private readonly dataVersion: () => Promise<bigint>,
     private readonly staleTags: StaleTags,
     private readonly settings: ResponseCacheSettings,
-    /** What identifies a POST that only reads (a GraphQL query), or null for one the cache leaves alone. */
-    private readonly postKey?: PostKey,
+    /** What identifies a POST that only reads (a GraphQL query); without it no POST is kept. */
+    private readonly postKeys?: PostKeys,
   ) {}
 
   /**
@@ -97,7 +110,7 @@ export class ResponseCache {
   async lookUp(request: RequestHead): Promise<CacheLookup> {
     if (this.settings.maxBytes === 0 || request.headers.has('authorization')) return UNCACHED;
     if (request.method === 'GET' || request.method === 'HEAD') return this.lookUpKey(cacheKey(request, request.url));
-    if (request.method === 'POST' && this.postKey) return this.byBody(this.postKey);
+    if (request.method === 'POST' && this.postKeys) return this.byBody(request, this.postKeys);
     return UNCACHED;
   }
 
@@ -107,7 +120,7 @@ export class ResponseCache {
     const generation = this.staleTags.current;
     const hit = await this.current(key, version);
     return {
-      hit,
+      hit: hit && { answer: (request) => hit.answer(request, { validators }) },
       answer: async (fetched, compute) =>
         hit
           ? hit.respond(fetched, { validators })
@@ -117,17 +130,20 @@ export class ResponseCache {
 
   /**
    * A POST whose body decides whether it is a read (a GraphQL query, not a mutation): looked up once the body is
-   * read, when it is answered. Its answer carries no validators (no HTTP cache holds a POST's answer).
+   * read, on node:http (`body`) or from the Fetch Request when it is answered. Its answer carries no validators (no
+   * HTTP cache holds a POST's answer).
    */
-  private byBody(postKey: PostKey): CacheLookup {
-    const withBody = async (request: Request) => {
-      const key = await postKey(request);
-      return key === null ? UNCACHED : this.lookUpKey(cacheKey(request, key), false);
+  private byBody(head: RequestHead, postKeys: PostKeys): CacheLookup {
+    const length = postKeys.bodyLength(head);
+    if (length === null) return UNCACHED;
+    const lookUp = async (text: string | null) => {
+      const key = text === null ? null : postKeys.keyOf(head, text);
+      return key === null ? UNCACHED : this.lookUpKey(cacheKey(head, key), false);
     };
     return {
       hit: null,
-      withBody,
-      answer: async (request, compute) => (await withBody(request)).answer(request, compute),
+      body: { length, lookUp },
+      answer: async (request, compute) => (await lookUp(await bodyText(request))).answer(request, compute),
     };
   }
 
@@ -261,6 +277,15 @@ export class ResponseCache {
 /** Probe answers remembered at most (they are small; all are dropped at once when full). */
 const MAX_PROBE_ANSWERS = 10_000;
 const byCost = (a: TableProbe, b: TableProbe) => Number(a.operation === 'count') - Number(b.operation === 'count');
+
+/** A Fetch Request's body, or null when it cannot be read (the client hung up): GraphQL Yoga then answers as always. */
+async function bodyText(request: Request): Promise<string | null> {
+  try {
+    return await request.clone().text();
+  } catch {
+    return null;
+  }
+}
 
 /** The bytes an entry holds, roughly: its representation, its key and its tags. */
 const entrySize = (key: string, entry: Entry) =>
