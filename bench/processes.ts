@@ -224,7 +224,7 @@ export function startService(
       HOST: '127.0.0.1',
       SITE_URL: siteUrl,
       WORKERS: String(setting.workers),
-      RESPONSE_CACHE_MB: setting.responseCache ? '32' : '0',
+      RESPONSE_CACHE_MB: setting.responseCache ? (process.env.BENCH_RESPONSE_CACHE_MB ?? '32') : '0',
     },
     ready: /REST: (http:\/\/[^/\s]+)\//,
     healthz: true,
