@@ -75,7 +75,9 @@ function startScriptSettings(): { nodeFlags: string[]; env: Record<string, strin
   const manifest = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
     config?: { node_flags?: string; malloc_arena_max?: string };
   };
-  const nodeFlags = (manifest.config?.node_flags ?? '').split(/\s+/).filter(Boolean);
+  // BENCH_NODE_FLAGS adds flags for a measurement (`--cpu-prof --cpu-prof-dir=/tmp/prof` profiles the service).
+  const flags = `${manifest.config?.node_flags ?? ''} ${process.env.BENCH_NODE_FLAGS ?? ''}`;
+  const nodeFlags = flags.split(/\s+/).filter(Boolean);
   return {
     nodeFlags,
     env: manifest.config?.malloc_arena_max ? { MALLOC_ARENA_MAX: manifest.config.malloc_arena_max } : {},

@@ -22,6 +22,8 @@
  *   BENCH_SCENARIOS    scenario IDs to run and -IDs to leave out (comma-separated), default all
  *   BENCH_OUT          folder for results.json/.md, default bench/ (another folder leaves docs/performance.md alone)
  *   BENCH_KEEP=1       keep the generated databases (their folder is printed)
+ *   BENCH_RESPONSE_CACHE_MB  the service's RESPONSE_CACHE_MB when its cache is on, default 32
+ *   BENCH_NODE_FLAGS   more node flags for the service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it
  *   BENCH_WAIT_QUIET   wait up to this many seconds for other processes to leave the CPUs idle first, default 0
  */
 import { spawn } from 'node:child_process';
