@@ -17,7 +17,7 @@ import {
 } from './graphql/changes/event-stream.js';
 import { LiveChanges } from './graphql/changes/live.js';
 import { pruneChangesPeriodically } from './db/change-retention.js';
-import { createDb, rawTableName, type Db, type QueryCounter } from './db/client.js';
+import { createDb, HELPER_CONNECTION_CACHE_KIB, rawTableName, type Db, type QueryCounter } from './db/client.js';
 import { readDataVersion } from './db/data-version.js';
 import { watchDataVersion, type DataVersionWatch } from './db/data-version-watch.js';
 import { migrate } from './db/migrate.js';
@@ -231,7 +231,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     logger,
   );
   // A client of its own: the extender's statements are not the requests' (nor counted with them).
-  const seriesDb = createDb({ ...config, databasePoolSize: 1 });
+  const seriesDb = createDb({ ...config, databasePoolSize: 1 }, { sqliteCacheKiB: HELPER_CONNECTION_CACHE_KIB });
   const series = new SeriesMaintainer(seriesDb, dialectOf(config), logger, UNFINISHED_SYNC_POLL_MS);
   series.start();
 
@@ -338,7 +338,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const dispatch = (request: Request, log: RequestLog, scope: RequestScope, cached: Cached): Promise<Response> =>
     router.fetch(request, log, scope, cached);
   // A client of its own: the dispatcher's statements are not the requests' (nor counted with them).
-  const webhooksDb = createDb({ ...config, databasePoolSize: 2 });
+  const webhooksDb = createDb({ ...config, databasePoolSize: 2 }, { sqliteCacheKiB: HELPER_CONNECTION_CACHE_KIB });
   const render = publicRecordRenderer(config, rest, logger);
   const dispatcher = new WebhookDispatcher(
     webhooksDb,

@@ -51,10 +51,19 @@ function logOptions(counter?: QueryCounter) {
   return counter ? [{ emit: 'event' as const, level: 'query' as const }] : [];
 }
 
+/**
+ * SQLite's page cache of a helper connection, in KiB: better-sqlite3's build keeps up to 16 MB per connection, which a
+ * large database fills (a scan of an index). The process's helper connections (series upkeep, webhooks and purges)
+ * read little twice; the requests' connection keeps the default.
+ */
+export const HELPER_CONNECTION_CACHE_KIB = 2048;
+
 export interface DbOptions {
   counter?: QueryCounter;
   /** Called once each write of this client is committed (PostgreSQL; src/db/committed-writes.ts). */
   writeCommitted?: () => void;
+  /** SQLite: this connection's page cache in KiB (HELPER_CONNECTION_CACHE_KIB), else better-sqlite3's default. */
+  sqliteCacheKiB?: number;
 }
 
 /**
@@ -69,12 +78,13 @@ export function isDatabaseBusy(error: unknown): boolean {
   return code === 'P1008' || code === 'SQLITE_BUSY' || /SQLITE_BUSY|database is locked/i.test(String(message ?? ''));
 }
 
-export function createDb(config: Config, { counter, writeCommitted }: DbOptions = {}): Db {
+export function createDb(config: Config, { counter, writeCommitted, sqliteCacheKiB }: DbOptions = {}): Db {
   let db: Db;
   if (config.engine === 'sqlite') {
     const path = sqlitePath(config.databaseUrl);
     mkdirSync(dirname(path), { recursive: true });
-    const adapter = serializedSqlite(new PrismaBetterSqlite3({ url: `file:${path}`, timeout: SQLITE_BUSY_TIMEOUT_MS }));
+    const driver = new PrismaBetterSqlite3({ url: `file:${path}`, timeout: SQLITE_BUSY_TIMEOUT_MS });
+    const adapter = serializedSqlite(driver, sqliteCacheKiB);
     db = new PrismaClient({ adapter, log: logOptions(counter) });
   } else {
     const schema = postgresSchema(config.databaseUrl);

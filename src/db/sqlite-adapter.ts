@@ -164,14 +164,15 @@ export function reusePreparedStatements(adapter: object, capacity = STATEMENTS_K
  * Wraps the better-sqlite3 adapter factory: durable commits, no statement slipping into another's transaction, and
  * prepared statements reused (above).
  */
-export function serializedSqlite(factory: SqlDriverAdapterFactory): SqlDriverAdapterFactory {
+export function serializedSqlite(factory: SqlDriverAdapterFactory, cacheKiB?: number): SqlDriverAdapterFactory {
+  const setup = CONNECTION_SETUP + (cacheKiB === undefined ? '' : ` PRAGMA cache_size = -${cacheKiB};`);
   return {
     provider: factory.provider,
     adapterName: factory.adapterName,
     async connect() {
       const adapter = await factory.connect();
       reusePreparedStatements(adapter);
-      await adapter.executeScript(CONNECTION_SETUP);
+      await adapter.executeScript(setup);
       return takingTurns(adapter);
     },
   };
