@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_ENGINE } from './support/database.js';
+import { collectResponse, type RawResponse as Raw, withoutDate } from './support/raw-http.js';
 import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
 
 // A GraphQL query sent by POST is answered from the response cache on node:http: its body is read there (bounded by
@@ -45,12 +46,6 @@ afterAll(async () => {
   await server?.close();
 });
 
-interface Raw {
-  status: number;
-  headers: Record<string, unknown>;
-  body: Buffer;
-}
-
 /**
  * A POST to /graphql on node:http with exactly these headers (Content-Length unless `chunked`), its body written in
  * `parts` pieces `pauseMs` apart; the answer without its `date`.
@@ -66,14 +61,7 @@ function post(
     const sent = httpRequest(
       `${server.url}/graphql`,
       { method: 'POST', headers: { 'content-type': 'application/json', ...length, ...headers } },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          const { date: _date, ...kept } = response.headers;
-          resolve({ status: response.statusCode ?? 0, headers: kept, body: Buffer.concat(chunks) });
-        });
-      },
+      (response) => collectResponse(response).then((raw) => resolve(withoutDate(raw)), reject),
     );
     sent.on('error', reject);
     void (async () => {

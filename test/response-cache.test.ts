@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, TEST_ENGINE, type TestDatabase } from './support/database.js';
 import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
+import { rawRequest, withoutDate } from './support/raw-http.js';
 import { PROCESS_ADMIN_PASSWORD, readUntil, rest, startInstance, stop, type Instance } from './support/processes.js';
 
 // The response cache answers repeated anonymous reads from memory, yet a write through REST or GraphQL is visible to
@@ -228,17 +228,5 @@ describe(`learning of changes without asking (${TEST_ENGINE})`, () => {
 });
 
 /** A GET (or HEAD) on node:http, so that the headers are exactly those sent and received; `date` left out. */
-function rawGet(instance: Instance, path: string, headers: Record<string, string>, method = 'GET') {
-  return new Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }>((resolve, reject) => {
-    const sent = httpRequest(`${instance.base}${path}`, { method, headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        const { date: _date, ...kept } = response.headers;
-        resolve({ status: response.statusCode ?? 0, headers: kept, body: Buffer.concat(chunks) });
-      });
-    });
-    sent.on('error', reject);
-    sent.end();
-  });
-}
+const rawGet = (instance: Instance, path: string, headers: Record<string, string>, method = 'GET') =>
+  rawRequest(`${instance.base}${path}`, headers, method).then(withoutDate);
