@@ -119,7 +119,8 @@ function delegateRecorded(model: string, delegate: object, facts: AnswerFacts, p
         if (probe) {
           noteRelations(model, args, facts);
           const result = (value as (a?: unknown) => Promise<unknown>).call(target, args);
-          // Prisma runs a query once however often its promise is awaited; a failed read fails its caller.
+          // Prisma runs a query once however often its promise is awaited; a failed read fails its caller. (Awaited
+          // here, the read starts at once: not for a batch `$transaction([...])`, which no read of this service uses.)
           result.then((rows) => probe.noteResult(rows, facts), ignore);
           return operation in PLAIN_PROMISE ? result : fluentRecorded(model, result, facts, false);
         }
