@@ -503,11 +503,11 @@ export class SeriesMaintainer implements SeriesExtender {
 }
 
 /**
- * The earliest `materializedUntil` of all series (null: none runs past what exists), remembered until the next write
+ * The series row with the earliest `materializedUntil` (null: none runs past what exists), remembered until the next write
  * to the database, so that lists at an unchanged data version spend no statement on series. Kept by database URL:
  * data versions of different databases (tests run several servers in a process) say nothing about each other.
  */
-const earliestMaterialised = new VersionedMemo<number | null>(100);
+const earliestMaterialised = new VersionedMemo<{ materializedUntil: Date | null } | null>(100);
 // Not `aggregate({ _min })`: Prisma wraps it in a subquery that scans every event (37 ms at 100,000 events on
 // SQLite); ordered with a limit, the materializedUntil index answers at once.
 const EARLIEST_MATERIALISED = {
@@ -523,12 +523,11 @@ const EARLIEST_MATERIALISED = {
  * with OccurrencesPendingError rather than answered without their occurrences.
  */
 export async function extendSeriesFor(ctx: Context, reach: Date) {
-  const earliest = await earliestMaterialised.get(ctx.config.databaseUrl, await ctx.dataVersion(), async () => {
-    const first = await ctx.db.event.findFirst(EARLIEST_MATERIALISED);
-    return first?.materializedUntil?.getTime() ?? null;
-  });
-  const first = earliest === null ? null : { materializedUntil: new Date(earliest) };
+  const first = await earliestMaterialised.get(ctx.config.databaseUrl, await ctx.dataVersion(), () =>
+    ctx.db.event.findFirst(EARLIEST_MATERIALISED),
+  );
   noteRememberedRead(ctx.db, 'Event', 'findFirst', EARLIEST_MATERIALISED, first);
+  const earliest = first?.materializedUntil?.getTime() ?? null;
   if (earliest === null || earliest >= reach.getTime()) return;
   const due = (await ctx.db.event.findMany({ where: { materializedUntil: { lt: reach } }, select: { id: true } })).map(
     (row) => row.id,
