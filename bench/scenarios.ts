@@ -272,6 +272,9 @@ export const STATIC_FLOOR_SCENARIO: Scenario = {
   requests: [{ path: `${REST}/events` }],
 };
 
+/** What checkResponse says of a successful list with nothing in it. */
+export const EMPTY_LIST = 'an empty list';
+
 /** Checks one response the way the benchmark needs it: the expected status; for a 200, JSON, no GraphQL errors, something in it. */
 export function checkResponse(scenario: Scenario, status: number, body: string): string | null {
   const expected = scenario.expectStatus ?? 200;
@@ -287,11 +290,11 @@ export function checkResponse(scenario: Scenario, status: number, body: string):
     if (json.errors?.length) return `GraphQL errors: ${JSON.stringify(json.errors).slice(0, 300)}`;
     const value = Object.values(json.data ?? {})[0] as any;
     if (!value) return 'no data';
-    if (value.edges && value.edges.length === 0) return 'an empty list';
+    if (value.edges && value.edges.length === 0) return EMPTY_LIST;
     return null;
   }
   const list = json.events ?? json.venues;
-  if (Array.isArray(list) && list.length === 0) return 'an empty list';
+  if (Array.isArray(list) && list.length === 0) return EMPTY_LIST;
   return null;
 }
 
