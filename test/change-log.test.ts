@@ -10,7 +10,7 @@ import { createCategory, createEvent, createOrganizer, createTag, createVenue } 
 import Database from 'better-sqlite3';
 import { loadConfig } from '../src/config.js';
 import { createDb, sqlitePath } from '../src/db/client.js';
-import { runSql, TEST_ENGINE } from './support/database.js';
+import { querySql, runSql, TEST_ENGINE } from './support/database.js';
 import { startServer, type TestServer } from './support/server.js';
 
 // The change log is written by database triggers in the writing transaction; these tests read it as the change
@@ -106,6 +106,64 @@ describe('the change log', () => {
       ),
     );
     expect(entries).toEqual([`event ${event.id} updated`]);
+  });
+
+  it('names the columns an update changed, the relation of a link change, and none for a create', async () => {
+    const venue = await createVenue(server);
+    const columnsOf = async (write: () => Promise<unknown>) => {
+      const before = await currentChangePosition(server.app.db);
+      await write();
+      return (await readChangesAfter(server.app.db, before, 1000)).map((entry) => entry.columns);
+    };
+    let event = { id: 0 };
+    expect(await columnsOf(async () => (event = await createEvent(server)))).toEqual([null]);
+    const retitled = await columnsOf(() =>
+      server.gqlOk(`mutation ($id: ID!) { updateEvent(id: $id, input: { title: "Renamed" }) { id } }`, {
+        id: String(event.id),
+      }),
+    );
+    expect(retitled).toHaveLength(1);
+    expect(retitled[0]!.split(',')).toContain('title');
+    expect(retitled[0]!.split(',')).not.toContain('startsAt');
+    const linked = await columnsOf(() =>
+      server.gqlOk(
+        `mutation ($id: ID!, $venue: ID!) { updateEvent(id: $id, input: { venues: [{ id: $venue }] }) { id } }`,
+        {
+          id: String(event.id),
+          venue: String(venue.id),
+        },
+      ),
+    );
+    expect(linked).toContain('venues');
+    // Written by SQL that bypasses the service: exactly the columns whose values changed.
+    const bySql = await columnsOf(() =>
+      runSql(
+        server.databaseUrl,
+        `UPDATE "Event" SET "cost" = '12', "website" = 'https://a.example', "title" = 'Renamed' WHERE "id" = ${event.id}`,
+      ),
+    );
+    expect(bySql.map((columns) => columns!.split(',').sort().join(','))).toEqual(['cost,website']);
+  });
+
+  it('has update triggers that compare every column of their table (a column added later must be added to them)', async () => {
+    if (TEST_ENGINE === 'postgres') {
+      // PostgreSQL compares the whole rows as JSON: a column added later is compared without changing the trigger.
+      const [{ body }] = (await querySql(
+        server.databaseUrl,
+        `SELECT prosrc AS body FROM pg_proc WHERE proname = 'log_change'`,
+      )) as [{ body: string }];
+      expect(body).toMatch(/jsonb_each\(to_jsonb\(NEW\)\)/);
+      return;
+    }
+    for (const table of ['Event', 'Venue', 'Organizer', 'Term']) {
+      const [{ sql }] = (await querySql(
+        server.databaseUrl,
+        `SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = '${table}_change_update'`,
+      )) as [{ sql: string }];
+      const columns = await querySql(server.databaseUrl, `PRAGMA table_info("${table}")`);
+      expect(columns.length).toBeGreaterThan(5);
+      for (const { name } of columns) expect(sql, `${table}.${name}`).toContain(`OLD."${name}" IS NOT NEW."${name}"`);
+    }
   });
 
   it('orders entries by data version and sequence, each after the position read before its write', async () => {

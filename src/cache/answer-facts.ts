@@ -68,12 +68,26 @@ export interface TableProbe {
   operation: string;
   /** What the read asked, as text: one probe per distinct read. */
   key: string;
+  /**
+   * The columns (and link relations: `venues`) its answer depends on: a change to none of them leaves it as it was.
+   * Null when it depends on every column.
+   */
+  columns: readonly string[] | null;
   digest: string;
   repeat(): Promise<string>;
 }
 
-/** The tags a change of `table` record `id` makes stale. */
+/** The tags a change of `table` record `id` makes stale (what a shared cache in front is purged by). */
 export const tagsOfChange = (table: string, id: number): [string, string] => [`${table}:${id}`, table];
+
+/**
+ * The column tags a change makes stale, which probes are checked by (ResponseCache): `event.title` for each column
+ * an update changed, `event.*` when every column may have (a record created or deleted, or a log that did not say).
+ */
+export const columnTagsOfChange = (table: string, columns: readonly string[] | null): string[] =>
+  columns ? columns.map((column) => columnTag(table, column)) : [columnTag(table, '*')];
+
+export const columnTag = (table: string, column: string) => `${table}.${column}`;
 
 /** Longest Surrogate-Key header sent (Varnish's default limit on a header is 8 KB, Fastly's and Cloudflare's 16 KB). */
 const MAX_KEYS_LENGTH = 4000;

@@ -208,12 +208,12 @@ export class ResponseCache {
   }
 
   /**
-   * Whether the reads an entry is checked by still answer as they did, asked again only when their table changed
-   * since the entry's data version; if they do, the entry is right at `version` (every record it shows is tagged, and
+   * Whether the reads an entry is checked by still answer as they did, asked again only when a column they depend
+   * on changed since the entry's data version; if they do, the entry is right at `version` (every record it shows is tagged, and
    * none changed). Lookups at the same data version share one check.
    */
   private async probesHold(entry: Entry, version: bigint): Promise<boolean> {
-    const changed = entry.probes.filter((probe) => this.staleTags.changedSince(probe.table, entry.version));
+    const changed = entry.probes.filter((probe) => this.staleTags.changedForProbe(probe, entry.version));
     if (changed.length === 0) return true;
     if (entry.checking?.version !== version) {
       const result = this.allAnswerAsBefore(changed, version).then((hold) => {

@@ -1,4 +1,4 @@
-import { tagsOfChange } from './answer-facts.js';
+import { columnTag, columnTagsOfChange, type TableProbe, tagsOfChange } from './answer-facts.js';
 
 /** A place in the change log (src/db/change-log.ts): the data version of the writing transaction, then the order. */
 export interface LogPosition {
@@ -11,6 +11,8 @@ export interface LoggedChange extends LogPosition {
   table: string;
   id: number;
   seenFrom: bigint;
+  /** The columns an update changed (or the link relation: `venues`); null when any may have (created, deleted). */
+  columns: readonly string[] | null;
 }
 
 /** The change log as the cache reads it (src/db/change-log.ts, wired in src/server.ts). */
@@ -81,6 +83,13 @@ export class StaleTags {
     return stale !== undefined && stale > version;
   }
 
+  /** Whether a change after data version `version` touched a column `probe` depends on (any, when it names none). */
+  changedForProbe(probe: TableProbe, version: bigint): boolean {
+    if (!probe.columns) return this.changedSince(probe.table, version);
+    if (this.changedSince(columnTag(probe.table, '*'), version)) return true;
+    return probe.columns.some((column) => this.changedSince(columnTag(probe.table, column), version));
+  }
+
   private async read(version: bigint): Promise<void> {
     // The first time, the log is followed from its end: nothing was remembered before.
     if (this.position === undefined) {
@@ -92,7 +101,7 @@ export class StaleTags {
     const entries = await this.log.after(this.position, PAGE);
     if (entries.length === PAGE) return this.forget(version);
     for (const entry of entries) {
-      for (const tag of tagsOfChange(entry.table, entry.id)) {
+      for (const tag of [...tagsOfChange(entry.table, entry.id), ...columnTagsOfChange(entry.table, entry.columns)]) {
         const known = this.staleAt.get(tag);
         if (known === undefined || entry.seenFrom > known) this.staleAt.set(tag, entry.seenFrom);
       }

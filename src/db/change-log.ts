@@ -25,6 +25,8 @@ export interface ChangeEntry extends ChangePosition {
   recordType: ChangeRecordType;
   recordId: number;
   action: ChangeAction;
+  /** For an `updated`: the columns it changed, comma-separated, or the link relation (`venues`); null otherwise. */
+  columns: string | null;
   changedAt: Date;
 }
 
@@ -127,12 +129,13 @@ export function changeLogReader(db: Db, engine: 'sqlite' | 'postgres'): ChangeLo
     end: () => currentChangePosition(db),
     prunedThrough: () => prunedThrough(db),
     after: async (position, limit) =>
-      (await readChangesAfter(db, position, limit)).map(({ version, seq, recordType, recordId }) => ({
+      (await readChangesAfter(db, position, limit)).map(({ version, seq, recordType, recordId, columns }) => ({
         version,
         seq,
         table: recordType === 'category' || recordType === 'tag' ? 'term' : recordType,
         id: recordId,
         seenFrom: version + seenAfter,
+        columns: columns === null ? null : columns.split(',').filter(Boolean),
       })),
   };
 }

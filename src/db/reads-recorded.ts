@@ -48,6 +48,17 @@ const relations = new Map<string, Map<string, Relation>>(
   ]),
 );
 
+/** Each model's own columns, from Prisma's data model. */
+const scalars = new Map<string, Set<string>>(
+  Object.entries(getDatamodel().datamodel.models).map(([model, { fields }]) => [
+    model,
+    new Set(fields.filter((field) => field.kind !== 'object').map((field) => field.name)),
+  ]),
+);
+
+/** Relations whose changes the log names by the relation (the change_columns migration): an event's links. */
+const LOGGED_RELATIONS: Record<string, Set<string>> = { Event: new Set(['venues', 'organizers', 'terms']) };
+
 /** Model names by the client's property for them (`event` → Event). */
 const modelsByDelegate = new Map(
   [...relations.keys()].map((model) => [model[0]!.toLowerCase() + model.slice(1), model]),
@@ -63,6 +74,8 @@ const modelsByDelegate = new Map(
  * A list of records (`findMany`) or a count is noted as a probe instead of the whole table, with the records it
  * listed: when its table changes, the cache asks it again through `plain` (a client with no deadline of its own)
  * and keeps the answer if it lists the same records in the same order (or counts the same), none of them changed.
+ * It is asked again only when a change touched a column it reads (columnsRead): retitling an event leaves a list by
+ * date alone.
  */
 export function readsRecorded(db: Db, facts: AnswerFacts, plain: Db = db): Db {
   const recorded = new Proxy(db, {
@@ -190,19 +203,51 @@ function noteRead(model: string, operation: string, args: Record<string, unknown
 function probeOf(model: string, operation: string, args: Record<string, unknown>, plain: Delegate) {
   const table = LOGGED_AS[model];
   if (!table || table !== model.toLowerCase() || args.distinct !== undefined) return null;
-  if (operation === 'count') return tableProbe(table, operation, args, () => plain.count!(args), digestOfValue);
+  const columns = columnsRead(model, operation, args);
+  if (operation === 'count')
+    return tableProbe(table, operation, args, columns, () => plain.count!(args), digestOfValue);
   if (operation === 'findFirst' && !args.include)
-    return tableProbe(table, operation, args, () => plain.findFirst!(args), digestOfValue);
+    return tableProbe(table, operation, args, columns, () => plain.findFirst!(args), digestOfValue);
   if (operation !== 'findMany') return null;
   const { where, orderBy, cursor, skip, take } = args;
   const ids = { where, orderBy, cursor, skip, take, select: { id: true } };
-  return tableProbe(table, operation, args, () => plain.findMany!(ids), digestOfRows);
+  return tableProbe(table, operation, args, columns, () => plain.findMany!(ids), digestOfRows);
+}
+
+/**
+ * The columns a probe's digest depends on: those its filter, order and cursor read (which records, in which order),
+ * and a first record's or a count's selection. Null (every column) when it reads what the log does not name by
+ * column: a relation other than an event's links, a selection of everything, an operator not known here.
+ */
+function columnsRead(model: string, operation: string, args: Record<string, unknown>): string[] | null {
+  const read = new Set<string>();
+  const parts = [args.where, args.orderBy, args.cursor];
+  if (operation !== 'findMany') {
+    if (operation === 'findFirst' && !args.select) return null;
+    parts.push(args.select);
+  }
+  return parts.every((part) => collectColumns(model, part, read)) ? [...read] : null;
+}
+
+/** Adds the columns `tree` (a filter, an order, a selection of `model`) reads to `read`; false if it cannot tell. */
+function collectColumns(model: string, tree: unknown, read: Set<string>): boolean {
+  if (Array.isArray(tree)) return tree.every((item) => collectColumns(model, item, read));
+  if (tree === null || typeof tree !== 'object') return true;
+  for (const [key, value] of Object.entries(tree)) {
+    if (value === undefined || value === false) continue;
+    if (scalars.get(model)?.has(key) || LOGGED_RELATIONS[model]?.has(key)) read.add(key);
+    else if (key === 'AND' || key === 'OR' || key === 'NOT') {
+      if (!collectColumns(model, value, read)) return false;
+    } else return false;
+  }
+  return true;
 }
 
 function tableProbe(
   table: string,
   operation: string,
   args: Record<string, unknown>,
+  columns: string[] | null,
   ask: () => Promise<unknown>,
   digestOf: (result: unknown) => string | null,
 ) {
@@ -212,7 +257,8 @@ function tableProbe(
       if (digest === null) return facts.readsTable(table);
       if (operation === 'findMany') for (const id of digest.split(',')) if (id) facts.showsRecord(table, Number(id));
       const repeat = async () => digestOf(await ask()) ?? '';
-      const probe: TableProbe = { table, operation, key: `${table} ${operation} ${probeKey(args)}`, digest, repeat };
+      const key = `${table} ${operation} ${probeKey(args)}`;
+      const probe: TableProbe = { table, operation, key, columns, digest, repeat };
       facts.readsTableAs(probe);
     },
   };
