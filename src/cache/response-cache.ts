@@ -213,7 +213,9 @@ export class ResponseCache {
    * none changed). Lookups at the same data version share one check.
    */
   private async probesHold(entry: Entry, version: bigint): Promise<boolean> {
-    const changed = entry.probes.filter((probe) => this.staleTags.changedForProbe(probe, entry.version));
+    const changed = entry.probes.filter((probe) =>
+      this.staleTags.changedColumns(probe.table, probe.columns, entry.version),
+    );
     if (changed.length === 0) return true;
     if (entry.checking?.version !== version) {
       const result = this.allAnswerAsBefore(changed, version).then((hold) => {

@@ -1,5 +1,7 @@
 import type { AnswerFacts, TableProbe } from '../cache/answer-facts.js';
+import type { ChangedColumns } from '../cache/stale-tags.js';
 import type { Db } from './client.js';
+import type { ReadColumns } from './data-version.js';
 import { getDatamodel } from './generated/pothos-types.js';
 
 // The tables the change log reports, by the table its entries name (the change_log migration's triggers). A link
@@ -215,6 +217,19 @@ function probeOf(model: string, operation: string, args: Record<string, unknown>
 }
 
 /**
+ * What a read of `model` reads, for a value remembered across writes (VersionedMemo): kept while no change touches
+ * these columns of its table.
+ */
+export function readColumns(
+  changes: ChangedColumns,
+  model: string,
+  operation: 'count' | 'findFirst',
+  args: Record<string, unknown>,
+): ReadColumns {
+  return { changes, table: LOGGED_AS[model]!, columns: columnsRead(model, operation, args) };
+}
+
+/**
  * The columns a probe's digest depends on: those its filter, order and cursor read (which records, in which order),
  * and a first record's or a count's selection. Null (every column) when it reads what the log does not name by
  * column: a relation other than an event's links, a selection of everything, an operator not known here.
@@ -234,7 +249,7 @@ function collectColumns(model: string, tree: unknown, read: Set<string>): boolea
   if (Array.isArray(tree)) return tree.every((item) => collectColumns(model, item, read));
   if (tree === null || typeof tree !== 'object') return true;
   for (const [key, value] of Object.entries(tree)) {
-    if (value === undefined || value === false) continue;
+    if (value === undefined) continue;
     if (scalars.get(model)?.has(key) || LOGGED_RELATIONS[model]?.has(key)) read.add(key);
     else if (key === 'AND' || key === 'OR' || key === 'NOT') {
       if (!collectColumns(model, value, read)) return false;

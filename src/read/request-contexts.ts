@@ -3,6 +3,7 @@ import type { PasswordGuesses } from '../auth/password-guesses.js';
 import type { SignInLimiter } from '../auth/sign-in-limits.js';
 import type { Config } from '../config.js';
 import type { AnswerFacts } from '../cache/answer-facts.js';
+import type { ChangedColumns } from '../cache/stale-tags.js';
 import type { Db } from '../db/client.js';
 import { readsRecorded } from '../db/reads-recorded.js';
 import {
@@ -48,6 +49,7 @@ export interface ContextParts {
   signInLimiter: SignInLimiter;
   dataVersion: () => Promise<bigint>;
   series?: SeriesExtender;
+  changedColumns?: ChangedColumns;
 }
 
 /**
@@ -81,7 +83,7 @@ export class RequestContexts {
     scope: Pick<RequestScope, 'deadline' | 'passwordGuesses' | 'facts'>,
     changes?: ChangeStreams,
   ) {
-    const { db, config, dataVersion, series } = this.parts;
+    const { db, config, dataVersion, series, changedColumns } = this.parts;
     const guarded = guardedDb(db, scope.deadline);
     return createContext(
       scope.facts ? readsRecorded(guarded, scope.facts, db) : guarded,
@@ -92,6 +94,7 @@ export class RequestContexts {
       series,
       scope.passwordGuesses,
       scope.facts,
+      changedColumns,
     );
   }
 
