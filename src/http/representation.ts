@@ -215,7 +215,9 @@ export class Representation {
    * dependencies `facts` gathered.
    */
   shareWith(facts: AnswerFacts, settings: SharedCacheSettings): void {
-    this.shared = { facts, settings, keys: surrogateKeys(facts.allTags()) };
+    // What it needs of the facts, not the facts: they hold every read's arguments, for the response cache's probes.
+    const { readsUnlogged, validUntil } = facts;
+    this.shared = { facts: { readsUnlogged, validUntil }, settings, keys: surrogateKeys(facts.allTags()) };
   }
 
   /** Bytes held, with room for the compressed copies (JSON compresses to well under half). */
