@@ -1,0 +1,50 @@
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+import { createDb, sqlitePath } from '../src/db/client.js';
+import { unfinishedSeries } from '../src/graphql/events/series-sync.js';
+import { TEST_ENGINE } from './support/database.js';
+import { createEvent } from './support/factories.js';
+import { startServer, type TestServer } from './support/server.js';
+
+// Series upkeep asks for unfinished series syncs at every round, in every process. A statement that walks every
+// event held the event loop for 26–39 ms a round at 100,000 events (bench/results.md, History 13).
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startServer();
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('series upkeep reads', () => {
+  it('finds unfinished series syncs through the syncedThrough index, not by walking the events', async () => {
+    const events = await Promise.all(Array.from({ length: 3 }, () => createEvent(server)));
+    const statements: Array<{ query: string; params: string }> = [];
+    const db = createDb(loadConfig({ DATABASE_URL: server.databaseUrl }), { counter: { count: 0 } });
+    db.$on('query' as never, (event: { query: string; params: string }) => void statements.push(event));
+    try {
+      await db.event.update({ where: { id: events[1]!.id }, data: { syncedThrough: new Date() } });
+      expect(await unfinishedSeries(db)).toEqual([{ id: events[1]!.id }]);
+    } finally {
+      await db.event.update({ where: { id: events[1]!.id }, data: { syncedThrough: null } });
+      await db.$disconnect();
+    }
+    if (TEST_ENGINE !== 'sqlite') return;
+    const read = statements.find(({ query }) => /^SELECT .*syncedThrough\W* IS NOT NULL/.test(query))!;
+    const sqlite = new Database(sqlitePath(server.databaseUrl), { readonly: true });
+    try {
+      const plan = sqlite
+        .prepare(`EXPLAIN QUERY PLAN ${read.query}`)
+        .all(...(JSON.parse(read.params) as unknown[])) as Array<{ detail: string }>;
+      expect(plan.map((step) => step.detail).join(' | ')).toMatch(
+        /^SEARCH main\.Event USING (COVERING )?INDEX Event_syncedThrough_idx/,
+      );
+    } finally {
+      sqlite.close();
+    }
+  });
+});
