@@ -7,10 +7,9 @@ import {
   type ChangePosition,
 } from '../src/db/change-log.js';
 import { createCategory, createEvent, createOrganizer, createTag, createVenue } from './support/factories.js';
-import Database from 'better-sqlite3';
 import { loadConfig } from '../src/config.js';
-import { createDb, sqlitePath } from '../src/db/client.js';
-import { querySql, runSql, TEST_ENGINE } from './support/database.js';
+import { createDb } from '../src/db/client.js';
+import { querySql, runSql, sqlitePlan, TEST_ENGINE } from './support/database.js';
 import { startServer, type TestServer } from './support/server.js';
 
 // The change log is written by database triggers in the writing transaction; these tests read it as the change
@@ -219,17 +218,9 @@ describe('reading the change log at scale', () => {
     if (TEST_ENGINE === 'sqlite') {
       // The page read (ordered by position, from one) must be a range search on the (version, seq) index.
       const page = reads.find(({ query }) => /ORDER BY .*version.* ASC/.test(query))!;
-      const sqlite = new Database(sqlitePath(server.databaseUrl), { readonly: true });
-      try {
-        const plan = sqlite
-          .prepare(`EXPLAIN QUERY PLAN ${page.query}`)
-          .all(...(JSON.parse(page.params) as unknown[])) as Array<{ detail: string }>;
-        expect(plan.map((step) => step.detail).join(' | ')).toMatch(
-          /^SEARCH main\.Change USING (COVERING )?INDEX Change_version_seq_idx \(version>\?\)$/,
-        );
-      } finally {
-        sqlite.close();
-      }
+      expect(await sqlitePlan(server.databaseUrl, page)).toMatch(
+        /^SEARCH main\.Change USING (COVERING )?INDEX Change_version_seq_idx \(version>\?\)$/,
+      );
     }
   });
 });

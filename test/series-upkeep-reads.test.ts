@@ -1,9 +1,8 @@
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import { createDb, sqlitePath } from '../src/db/client.js';
+import { createDb } from '../src/db/client.js';
 import { unfinishedSeries } from '../src/graphql/events/series-sync.js';
-import { TEST_ENGINE } from './support/database.js';
+import { sqlitePlan, TEST_ENGINE } from './support/database.js';
 import { createEvent } from './support/factories.js';
 import { startServer, type TestServer } from './support/server.js';
 
@@ -35,16 +34,8 @@ describe('series upkeep reads', () => {
     }
     if (TEST_ENGINE !== 'sqlite') return;
     const read = statements.find(({ query }) => /^SELECT .*syncedThrough\W* IS NOT NULL/.test(query))!;
-    const sqlite = new Database(sqlitePath(server.databaseUrl), { readonly: true });
-    try {
-      const plan = sqlite
-        .prepare(`EXPLAIN QUERY PLAN ${read.query}`)
-        .all(...(JSON.parse(read.params) as unknown[])) as Array<{ detail: string }>;
-      expect(plan.map((step) => step.detail).join(' | ')).toMatch(
-        /^SEARCH main\.Event USING (COVERING )?INDEX Event_syncedThrough_idx/,
-      );
-    } finally {
-      sqlite.close();
-    }
+    expect(await sqlitePlan(server.databaseUrl, read)).toMatch(
+      /^SEARCH main\.Event USING (COVERING )?INDEX Event_syncedThrough_idx/,
+    );
   });
 });

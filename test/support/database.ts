@@ -73,3 +73,17 @@ export async function querySql(databaseUrl: string, sql: string): Promise<Record
     await client.end();
   }
 }
+
+/** SQLite's plan for a statement Prisma logged (its `query` event), its steps joined by ` | `. */
+export async function sqlitePlan(databaseUrl: string, statement: { query: string; params: string }): Promise<string> {
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(databaseUrl.replace(/^file:/, ''), { readonly: true });
+  try {
+    const plan = db
+      .prepare(`EXPLAIN QUERY PLAN ${statement.query}`)
+      .all(...(JSON.parse(statement.params) as unknown[])) as Array<{ detail: string }>;
+    return plan.map((step) => step.detail).join(' | ');
+  } finally {
+    db.close();
+  }
+}
