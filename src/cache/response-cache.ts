@@ -209,8 +209,8 @@ export class ResponseCache {
 
   /**
    * Whether the reads an entry is checked by still answer as they did, asked again only when a column they depend
-   * on changed since the entry's data version; if they do, the entry is right at `version` (every record it shows is tagged, and
-   * none changed). Lookups at the same data version share one check.
+   * on changed since the entry's data version; if they do, the entry is right at `version` (every record it shows
+   * is tagged, and none changed). Lookups at the same data version share one check.
    */
   private async probesHold(entry: Entry, version: bigint): Promise<boolean> {
     const changed = entry.probes.filter((probe) =>
