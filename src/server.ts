@@ -241,12 +241,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   await prepareChangeCursors(db);
 
   const signInLimiter = new SignInLimiter(config.signInLimits);
-  // What the change log says changed: the response cache's staleness, and list totals kept through writes that touch
-  // none of their columns. With the cache off (RESPONSE_CACHE_MB=0) nothing is kept across writes: totals are
-  // remembered per data version only, and the server is the plain reference the cache's tests compare with.
-  const staleTags = new StaleTags(changeLogReader(db, config.engine));
-  const changedColumns = config.responseCache.maxBytes > 0 ? staleTags : undefined;
-  const contexts = new RequestContexts({ db, config, signInLimiter, dataVersion, series, changedColumns });
+  const contexts = new RequestContexts({ db, config, signInLimiter, dataVersion, series });
 
   // Errors already on their request's log line, so that GraphQL Yoga's own error logging skips them.
   const reported = new WeakSet<object>();
@@ -280,7 +275,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       contexts.contextOf(viewer, { deadline, passwordGuesses, facts }, stream),
   });
 
-  const responseCache = new ResponseCache(dataVersion, staleTags, config.responseCache, graphqlPostKeys(GRAPHQL_PATH));
+  const responseCache = new ResponseCache(
+    dataVersion,
+    new StaleTags(changeLogReader(db, config.engine)),
+    config.responseCache,
+    graphqlPostKeys(GRAPHQL_PATH),
+  );
   const cors = createCors(config.corsOrigins);
   const shedder = new LoadShedder(config.limits.maxInFlight, config.limits.maxEventLoopLagMs);
   const clientOf = (request: RequestHead, socketAddress: string | undefined) =>

@@ -269,11 +269,6 @@ describe(`response cache tags (${TEST_ENGINE})`, () => {
     const computing = await cached.countQueries(() => read(cached, list));
     const statements = async (path: string) => cached.countQueries(() => same(path));
 
-    // An event the page shows is retitled: the page is computed again, but its total is not counted again (a retitle
-    // touches no column the total's filter reads); the reference server, with no cache, counts.
-    expect((await write('POST', `/events/${made[0]}`, { title: 'Probe retitled' })).status).toBe(200);
-    expect(await statements(list)).toBeLessThan(computing);
-
     // An event outside the window changes: the list's reads (its page's IDs, its total) are asked again and answer
     // as before, so it is kept, with fewer statements than computing it took; then it is a hit again.
     const elsewhere = await write('POST', '/events', {

@@ -29,17 +29,6 @@ export interface ChangeLogReader {
 }
 
 /**
- * Which columns changes touched since a data version (StaleTags answers it from the change log; the list totals
- * remembered across writes ask it: src/db/data-version.ts, VersionedMemo).
- */
-export interface ChangedColumns {
-  /** Reads the log up to `version`; answers a mark that stays the same while nothing read since is forgotten. */
-  mark(version: bigint): Promise<object>;
-  /** Whether no change after `since` touched `columns` of `table` (any column, when null), `mark` still holding. */
-  untouched(table: string, columns: readonly string[] | null, since: bigint, mark: object): boolean;
-}
-
-/**
  * Entries read at most per catch-up; more (a series deleted, an import) and everything is forgotten instead: one
  * page of the log costs the event loop a few milliseconds, ten thousand entries would hold every request behind it.
  */
@@ -54,15 +43,13 @@ const PRUNE_CHECK_AFTER_MS = 60 * 60 * 1000;
  * latest change: an answer computed at an earlier version is stale for it. (An answer's version is read before it
  * is computed, so it may see more than its version says, never less.)
  */
-export class StaleTags implements ChangedColumns {
+export class StaleTags {
   private readonly staleAt = new Map<string, bigint>();
   /** Grows when the log could not tell what changed: answers looked up before then are all stale. */
   private generation = 0;
   private position: LogPosition | undefined;
   private seenVersion: bigint | undefined;
   private caughtUpAt = 0;
-  /** Replaced when what was read is forgotten: the mark of ChangedColumns. */
-  private knowledge = {};
   private catchingUp: Promise<void> | undefined;
 
   constructor(private readonly log: ChangeLogReader) {}
@@ -103,16 +90,6 @@ export class StaleTags implements ChangedColumns {
     return columns.some((column) => this.changedSince(columnTag(table, column), version));
   }
 
-  /** ChangedColumns (src/db/data-version.ts): a mark that is replaced whenever what was read is forgotten. */
-  async mark(version: bigint): Promise<object> {
-    await this.catchUp(version);
-    return this.knowledge;
-  }
-
-  untouched(table: string, columns: readonly string[] | null, since: bigint, mark: object): boolean {
-    return mark === this.knowledge && !this.changedColumns(table, columns, since);
-  }
-
   private async read(version: bigint): Promise<void> {
     // The first time, the log is followed from its end: nothing was remembered before.
     if (this.position === undefined) {
@@ -145,7 +122,6 @@ export class StaleTags implements ChangedColumns {
     this.position = await this.log.end();
     this.staleAt.clear();
     this.generation++;
-    this.knowledge = {};
     this.seenVersion = version;
     this.caughtUpAt = Date.now();
   }

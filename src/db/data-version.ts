@@ -1,4 +1,3 @@
-import type { ChangedColumns } from '../cache/stale-tags.js';
 import type { Db, DbTransaction } from './client.js';
 
 /**
@@ -22,40 +21,26 @@ export async function lockForWriting(tx: DbTransaction): Promise<void> {
   await tx.dataVersion.update({ where: { id: 1 }, data: { version: { increment: 0 } }, select: { id: true } });
 }
 
-/** What a remembered value reads, for keeping it through changes that touch none of it. */
-export interface ReadColumns {
-  changes: ChangedColumns;
-  table: string;
-  columns: readonly string[] | null;
-}
-
 /**
  * Values computed from the data, each remembered with the data version it was computed at and answered again only
- * while that version is current, or, given the columns it reads, while no change touched them. Bounded: the least
- * recently used key goes first.
+ * while that version is current. Bounded: the least recently used key goes first.
  */
 export class VersionedMemo<T> {
-  private readonly entries = new Map<string, { version: bigint; value: T; mark?: object }>();
+  private readonly entries = new Map<string, { version: bigint; value: T }>();
 
   constructor(private readonly capacity: number) {}
 
-  async get(key: string, version: bigint, compute: () => Promise<T>, reads?: ReadColumns): Promise<T> {
+  async get(key: string, version: bigint, compute: () => Promise<T>): Promise<T> {
     const entry = this.entries.get(key);
-    const mark = await reads?.changes.mark(version);
-    if (entry && (entry.version === version || (mark && this.keptThrough(entry, reads!, mark)))) {
-      if (entry.version < version) entry.version = version;
+    if (entry && entry.version === version) {
       this.entries.delete(key);
       this.entries.set(key, entry);
       return entry.value;
     }
     const value = await compute();
     this.entries.delete(key);
-    this.entries.set(key, { version, value, mark });
+    this.entries.set(key, { version, value });
     if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
     return value;
-  }
-
-  private keptThrough(entry: { version: bigint; mark?: object }, reads: ReadColumns, mark: object): boolean {
-    return entry.mark === mark && reads.changes.untouched(reads.table, reads.columns, entry.version, mark);
   }
 }

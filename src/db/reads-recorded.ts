@@ -1,7 +1,5 @@
 import type { AnswerFacts, TableProbe } from '../cache/answer-facts.js';
-import type { ChangedColumns } from '../cache/stale-tags.js';
 import type { Db } from './client.js';
-import type { ReadColumns } from './data-version.js';
 import { getDatamodel } from './generated/pothos-types.js';
 
 // The tables the change log reports, by the table its entries name (the change_log migration's triggers). A link
@@ -214,19 +212,6 @@ function probeOf(model: string, operation: string, args: Record<string, unknown>
   const { where, orderBy, cursor, skip, take } = args;
   const ids = { where, orderBy, cursor, skip, take, select: { id: true } };
   return tableProbe(table, operation, args, columns, () => plain.findMany!(ids), digestOfRows);
-}
-
-/**
- * What a read of `model` reads, for a value remembered across writes (VersionedMemo): kept while no change touches
- * these columns of its table.
- */
-export function readColumns(
-  changes: ChangedColumns,
-  model: string,
-  operation: 'count' | 'findFirst',
-  args: Record<string, unknown>,
-): ReadColumns {
-  return { changes, table: LOGGED_AS[model]!, columns: columnsRead(model, operation, args) };
 }
 
 /**

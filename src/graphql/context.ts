@@ -1,7 +1,6 @@
 import { DateTime } from 'luxon';
 import type { PasswordGuesses } from '../auth/password-guesses.js';
 import { AnswerFacts } from '../cache/answer-facts.js';
-import type { ChangedColumns } from '../cache/stale-tags.js';
 import type { ViewerUser } from '../auth/permissions.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
@@ -62,8 +61,6 @@ export interface Context {
   changes?: ChangeStreams;
   /** This process's extender of recurring series (absent outside the server: lists then extend them themselves). */
   series?: SeriesExtender;
-  /** Which columns changes touched (absent outside the server): list totals are kept through writes that touch none. */
-  changedColumns?: ChangedColumns;
 }
 
 export function createContext(
@@ -75,7 +72,6 @@ export function createContext(
   series?: SeriesExtender,
   passwordGuesses?: PasswordGuesses,
   facts: AnswerFacts = new AnswerFacts(),
-  changedColumns?: ChangedColumns,
 ): Context {
   const now = new Date();
   const readClock = () => facts.changesAt(now.getTime() + config.responseCache.clockBoundMs);
@@ -95,7 +91,6 @@ export function createContext(
     dataVersion,
     changes,
     series,
-    changedColumns,
   };
 }
 

@@ -3,7 +3,6 @@ import type { PasswordGuesses } from '../auth/password-guesses.js';
 import type { SignInLimiter } from '../auth/sign-in-limits.js';
 import type { Config } from '../config.js';
 import type { AnswerFacts } from '../cache/answer-facts.js';
-import type { ChangedColumns } from '../cache/stale-tags.js';
 import type { Db } from '../db/client.js';
 import { readsRecorded } from '../db/reads-recorded.js';
 import {
@@ -49,7 +48,6 @@ export interface ContextParts {
   signInLimiter: SignInLimiter;
   dataVersion: () => Promise<bigint>;
   series?: SeriesExtender;
-  changedColumns?: ChangedColumns;
 }
 
 /**
@@ -83,7 +81,7 @@ export class RequestContexts {
     scope: Pick<RequestScope, 'deadline' | 'passwordGuesses' | 'facts'>,
     changes?: ChangeStreams,
   ) {
-    const { db, config, dataVersion, series, changedColumns } = this.parts;
+    const { db, config, dataVersion, series } = this.parts;
     const guarded = guardedDb(db, scope.deadline);
     return createContext(
       scope.facts ? readsRecorded(guarded, scope.facts, db) : guarded,
@@ -94,7 +92,6 @@ export class RequestContexts {
       series,
       scope.passwordGuesses,
       scope.facts,
-      changedColumns,
     );
   }
 
