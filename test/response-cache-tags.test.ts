@@ -313,6 +313,33 @@ describe(`response cache tags (${TEST_ENGINE})`, () => {
     expect(JSON.parse((await read(cached, search)).body).events).toHaveLength(2);
   });
 
+  it('shows the occurrences a series gains or loses when its recurrence changes, and when a list reaches further', async () => {
+    const made = await write('POST', '/events', {
+      title: 'Weekly probe class',
+      start_date: '2032-03-01 18:00:00',
+      end_date: '2032-03-01 19:00:00',
+      recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'],
+    });
+    expect(made.status).toBe(201);
+    const lists = [
+      `${API}/events?start_date=2032-03-01&end_date=2032-03-31`,
+      `${API}/events?start_date=2032-03-01&end_date=2032-03-31&per_page=2`,
+      `${API}/events?start_date=2032-03-20&end_date=2032-03-31`,
+    ];
+    const same = async () => {
+      for (const path of lists) expect(await read(cached, path), path).toEqual(await read(reference, path));
+    };
+    await same();
+    for (const recurrence of [['RRULE:FREQ=WEEKLY;COUNT=5'], ['RRULE:FREQ=WEEKLY;COUNT=2'], ['RRULE:FREQ=WEEKLY']]) {
+      expect((await write('POST', `/events/${made.body.id}`, { recurrence })).status).toBe(200);
+      await same();
+      // A later list reaches beyond the series' horizon; the earlier ones must still answer as the reference.
+      await read(cached, `${API}/events?start_date=2033-06-01&end_date=2033-06-30`);
+      await same();
+    }
+    expect(JSON.parse((await read(cached, lists[0]!)).body).total).toBe(5);
+  });
+
   it('shows a write in a feed whose calendar was remembered for another URL of the same list', async () => {
     const ids = [];
     for (const day of ['03', '04', '05']) {

@@ -1,7 +1,9 @@
 -- The change log names the columns an update changed (src/cache/stale-tags.ts): a list whose filter and order read
 -- none of them lists the same records as before, so the response cache keeps it without asking again. `columns` is
 -- a comma-separated list of column names for an `updated` of a record, the relation's name (`venues`, `organizers`,
--- `terms`) for an event's link change, and NULL for `created` and `deleted` (every column). The update triggers are
+-- `terms`) for an event's link change, and NULL for `created` and `deleted` (every column). An update of a series
+-- master is NULL too: its occurrences follow it, and the rows its upkeep adds or removes are not all logged
+-- (src/graphql/events/series-sync.ts), so a list may change by it whatever column changed. The update triggers are
 -- made again with it; test/change-log-columns.test.ts checks that they name every column of their table, so a
 -- migration adding a column must make them again too.
 ALTER TABLE "Change" ADD COLUMN "columns" TEXT;
@@ -9,7 +11,7 @@ ALTER TABLE "Change" ADD COLUMN "columns" TEXT;
 DROP TRIGGER "Event_change_update";
 CREATE TRIGGER "Event_change_update" AFTER UPDATE ON "Event" BEGIN
   INSERT INTO "Change" ("version", "recordType", "recordId", "action", "columns", "changedAt")
-  SELECT "version", 'event', NEW."id", 'updated', substr(
+  SELECT "version", 'event', NEW."id", 'updated', CASE WHEN OLD."isSeriesMaster" OR NEW."isSeriesMaster" THEN NULL ELSE substr(
     CASE WHEN OLD."id" IS NOT NEW."id" THEN ',id' ELSE '' END ||
     CASE WHEN OLD."title" IS NOT NEW."title" THEN ',title' ELSE '' END ||
     CASE WHEN OLD."description" IS NOT NEW."description" THEN ',description' ELSE '' END ||
@@ -48,7 +50,7 @@ CREATE TRIGGER "Event_change_update" AFTER UPDATE ON "Event" BEGIN
     CASE WHEN OLD."originalStartLocal" IS NOT NEW."originalStartLocal" THEN ',originalStartLocal' ELSE '' END ||
     CASE WHEN OLD."detached" IS NOT NEW."detached" THEN ',detached' ELSE '' END ||
     CASE WHEN OLD."materializedUntil" IS NOT NEW."materializedUntil" THEN ',materializedUntil' ELSE '' END ||
-    CASE WHEN OLD."syncedThrough" IS NOT NEW."syncedThrough" THEN ',syncedThrough' ELSE '' END, 2), strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now')
+    CASE WHEN OLD."syncedThrough" IS NOT NEW."syncedThrough" THEN ',syncedThrough' ELSE '' END, 2) END, strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now')
   FROM "DataVersion" WHERE "id" = 1; END;
 
 DROP TRIGGER "Venue_change_update";

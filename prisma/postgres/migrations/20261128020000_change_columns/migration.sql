@@ -15,7 +15,10 @@ BEGIN
   IF record_type = 'term' THEN
     IF TG_OP = 'DELETE' THEN record_type := OLD."taxonomy"::text; ELSE record_type := NEW."taxonomy"::text; END IF;
   END IF;
-  IF TG_OP = 'UPDATE' THEN
+  -- An update of a series master stands for every column (NULL): its occurrences follow it, and the rows its upkeep
+  -- adds or removes are not all logged (src/graphql/events/series-sync.ts).
+  IF TG_OP = 'UPDATE' AND NOT (coalesce(to_jsonb(OLD)->>'isSeriesMaster', 'false') = 'true'
+      OR coalesce(to_jsonb(NEW)->>'isSeriesMaster', 'false') = 'true') THEN
     SELECT coalesce(string_agg(new_row.key, ',' ORDER BY new_row.key), '') INTO changed_columns
     FROM jsonb_each(to_jsonb(NEW)) AS new_row JOIN jsonb_each(to_jsonb(OLD)) AS old_row USING ("key")
     WHERE new_row.value IS DISTINCT FROM old_row.value;
