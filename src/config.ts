@@ -1,7 +1,8 @@
+// The settings, read from the environment, and the values they take. It imports nothing from src/: every other
+// module may import it. The readers of values that requests also carry (time zone names, origins) live here, once.
 import { availableParallelism } from 'node:os';
-import { isAddressRange } from './net/address-ranges.js';
-import { parseCorsOrigins, type CorsOrigins } from './net/origins.js';
-import { canonicalTimeZone } from './time/dates.js';
+import ipaddr from 'ipaddr.js';
+import { DateTime, IANAZone } from 'luxon';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -410,4 +411,69 @@ export function loadConfig(env: Env = process.env): Config {
       apqStoreBytes: readWholeNumber(env, 'GRAPHQL_APQ_STORE_KB', 4096, 1) * 1024,
     },
   };
+}
+
+// Time zone names: SITE_TIMEZONE, an event's `timezone`, a feed's TZID.
+
+let ianaSpellings: Map<string, string> | undefined;
+
+/** Zone names as ICU lists them, by their lower-case form. */
+function ianaSpelling(zone: string): string | undefined {
+  ianaSpellings ??= new Map(Intl.supportedValuesOf('timeZone').map((name) => [name.toLowerCase(), name]));
+  return ianaSpellings.get(zone.toLowerCase());
+}
+
+/**
+ * A zone's name as it is stored, or null when it names no zone. Zones are IANA zones (`Europe/Berlin`) or fixed
+ * offsets the way WordPress writes them (`UTC+2`, `UTC-5:30`), at most ±14:00. IANA names in their own spelling (`europe/berlin` →
+ * `Europe/Berlin`, `utc` → `UTC`), offsets as `UTC+2`. Links that ICU does not list (`Asia/Kolkata`, `US/Eastern`)
+ * keep the name sent: ICU's canonical form of a link can be an older name (`Asia/Calcutta`), so it is not used.
+ */
+export function canonicalTimeZone(zone: string): string | null {
+  const offset = /^UTC([+-])(\d{1,2})(?::([0-5]\d))?$/i.exec(zone);
+  if (offset) {
+    const minutes = Number(offset[2]) * 60 + Number(offset[3] ?? 0);
+    const name = `UTC${zone.slice(3)}`;
+    return minutes <= 14 * 60 && DateTime.now().setZone(name).isValid ? name : null;
+  }
+  if (!IANAZone.isValidZone(zone)) return null;
+  const resolved = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+  if (resolved.toLowerCase() === zone.toLowerCase()) return resolved;
+  return ianaSpelling(zone) ?? zone;
+}
+
+// Web origins (`scheme://host[:port]`): the CORS_ORIGINS setting that lists them, and the Origin header.
+
+/** CORS_ORIGINS: `any`, or the exact origins (`scheme://host[:port]`) whose pages may read the APIs' answers. */
+export type CorsOrigins = 'any' | readonly string[];
+
+/** `scheme://host[:port]` as a browser serializes an origin: no path, query, user information or trailing slash. */
+const ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/(?:\[[0-9a-f:.]+\]|[a-z0-9-]+(?:\.[a-z0-9-]+)*)(?::(\d{1,5}))?$/i;
+
+/** The Origin header's value when it is a well-formed origin (`null` and anything else are not). */
+export function wellFormedOrigin(value: string | null): string | null {
+  if (value === null || value.length > 512) return null;
+  const match = ORIGIN.exec(value);
+  if (!match || (match[1] !== undefined && Number(match[1]) > 65535)) return null;
+  return value;
+}
+
+/** Reads CORS_ORIGINS: `any` (the default) or a comma-separated list of origins; `invalid` names an entry that is not one. */
+export function parseCorsOrigins(raw: string): CorsOrigins | { invalid: string } {
+  if (raw.trim() === 'any') return 'any';
+  const origins = raw
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
+  const invalid = origins.find((origin) => wellFormedOrigin(origin) === null);
+  return invalid === undefined && origins.length ? origins : { invalid: invalid ?? raw };
+}
+
+/** An address or CIDR range as IMAGE_FETCH_ALLOW_PRIVATE lists them (`10.1.0.0/16`, `127.0.0.1`, `fd00::/8`). */
+export function isAddressRange(text: string): boolean {
+  // Written out in full only: ipaddr.js would also read `1` or `10.1` as IPv4 addresses (as inet_aton does).
+  const [address = '', bits] = text.split('/');
+  const written =
+    ipaddr.IPv4.isValidFourPartDecimal(address) || (address.includes(':') && ipaddr.IPv6.isValid(address));
+  return written && (bits === undefined ? true : ipaddr.isValidCIDR(text));
 }

@@ -1,4 +1,4 @@
-import { wellFormedOrigin, type CorsOrigins } from '../net/origins.js';
+import { type CorsOrigins, wellFormedOrigin } from '../config.js';
 import type { PlainAnswer, RequestHead } from './request-head.js';
 import { addVary, withMutableHeaders } from './representation.js';
 

@@ -11,7 +11,8 @@
 // series master whose `recurrence` gives its children's starts (Pro's own rule is not in the API; the dates it made
 // are), as a rule with a regular step or as RDATEs, whichever is shorter; each child as the occurrence at its start.
 import { DateTime } from 'luxon';
-import { canonicalTimeZone, toWallClock } from '../time/dates.js';
+import { canonicalTimeZone } from '../config.js';
+import { toWallClock } from '../time/dates.js';
 import { dateLines, MAX_RECURRENCE_DATES, MAX_RECURRENCE_LINES, MAX_SERIES_OCCURRENCES } from '../time/recurrence.js';
 import { asRecord, flag, remoteIdOf, text, type RemoteRecord } from './remote.js';
 

@@ -1,6 +1,6 @@
 // English only, as chrono's default parser is; the package's main entry loads every locale (~20 MB more memory).
 import * as chrono from 'chrono-node/en';
-import { DateTime, IANAZone, Info, type DateObjectUnits, type Zone } from 'luxon';
+import { DateTime, Info, type DateObjectUnits, type Zone } from 'luxon';
 import { isRelativeDate, resolveRelativeDate, type WallClock } from './relative-dates.js';
 
 /** The wall-clock format used in storage and by The Events Calendar: `Y-m-d H:i:s`. */
@@ -34,33 +34,6 @@ export const LAST_INSTANT = DateTime.fromObject(
 export function lastWallClock(zone: string): string {
   const inZone = LAST_INSTANT.setZone(zone);
   return inZone.year > YEARS.last ? `${YEARS.last}-12-31 23:59:59` : toWallClock(inZone);
-}
-
-let ianaSpellings: Map<string, string> | undefined;
-
-/** Zone names as ICU lists them, by their lower-case form. */
-function ianaSpelling(zone: string): string | undefined {
-  ianaSpellings ??= new Map(Intl.supportedValuesOf('timeZone').map((name) => [name.toLowerCase(), name]));
-  return ianaSpellings.get(zone.toLowerCase());
-}
-
-/**
- * A zone's name as it is stored, or null when it names no zone. Zones are IANA zones (`Europe/Berlin`) or fixed
- * offsets the way WordPress writes them (`UTC+2`, `UTC-5:30`), at most ±14:00. IANA names in their own spelling (`europe/berlin` →
- * `Europe/Berlin`, `utc` → `UTC`), offsets as `UTC+2`. Links that ICU does not list (`Asia/Kolkata`, `US/Eastern`)
- * keep the name sent: ICU's canonical form of a link can be an older name (`Asia/Calcutta`), so it is not used.
- */
-export function canonicalTimeZone(zone: string): string | null {
-  const offset = /^UTC([+-])(\d{1,2})(?::([0-5]\d))?$/i.exec(zone);
-  if (offset) {
-    const minutes = Number(offset[2]) * 60 + Number(offset[3] ?? 0);
-    const name = `UTC${zone.slice(3)}`;
-    return minutes <= 14 * 60 && DateTime.now().setZone(name).isValid ? name : null;
-  }
-  if (!IANAZone.isValidZone(zone)) return null;
-  const resolved = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
-  if (resolved.toLowerCase() === zone.toLowerCase()) return resolved;
-  return ianaSpelling(zone) ?? zone;
 }
 
 /** A date read from input, and how far the zone moved it forward when its wall-clock time does not exist there. */

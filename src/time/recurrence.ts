@@ -5,7 +5,8 @@
 // event stays at 10:00 across daylight-saving changes, and an all-day series stays on its dates.
 import rrule, { type Options as RRuleOptions, type RRule as RRuleType } from 'rrule';
 import { DateTime } from 'luxon';
-import { canonicalTimeZone, fromWallClock, lastWallClock, WALL_CLOCK_FORMAT, withinYears, YEARS } from './dates.js';
+import { canonicalTimeZone } from '../config.js';
+import { fromWallClock, lastWallClock, WALL_CLOCK_FORMAT, withinYears, YEARS } from './dates.js';
 
 const { RRule } = rrule;
 

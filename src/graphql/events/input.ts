@@ -1,14 +1,8 @@
 import { DateTime } from 'luxon';
 import type { Event } from '../../db/generated/prisma/client.js';
 import { assertRuleMatches, parseRecurrence, RecurrenceError } from '../../time/recurrence.js';
-import {
-  canonicalTimeZone,
-  fromWallClock,
-  NOT_A_DATE,
-  readDateInput,
-  toWallClock,
-  type ReadDate,
-} from '../../time/dates.js';
+import { canonicalTimeZone } from '../../config.js';
+import { fromWallClock, NOT_A_DATE, readDateInput, toWallClock, type ReadDate } from '../../time/dates.js';
 import { canReadPost } from '../../auth/permissions.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
