@@ -19,8 +19,9 @@ export default defineConfig({
       extends: true,
       test: {
         name: engine,
-        // `*.postgres.test.ts` files test what only PostgreSQL deployments do (several processes on one database).
-        exclude: engine === 'postgres' ? [] : ['test/**/*.postgres.test.ts'],
+        // `*.postgres.test.ts` files test what only PostgreSQL deployments do (several processes on one database),
+        // `*.sqlite.test.ts` files what only SQLite deployments meet (a database file restored in place).
+        exclude: [`test/**/*.${engine === 'postgres' ? 'sqlite' : 'postgres'}.test.ts`],
         env: { NODE_ENV: 'test', TEST_ENGINE: engine },
         globalSetup: engine === 'postgres' ? ['test/support/postgres-setup.ts'] : [],
       },

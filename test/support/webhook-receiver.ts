@@ -6,6 +6,9 @@ import type { AddressInfo } from 'node:net';
 // test tells it (2xx, a status, or never, for a timeout: no answer at all, or the headers of a 200 without its body).
 
 export interface Received {
+  method: string;
+  /** The request target: path and query. */
+  path: string;
   body: Buffer;
   json: any;
   headers: Record<string, string | string[] | undefined>;
@@ -77,7 +80,16 @@ export async function startReceiver(): Promise<Receiver> {
       } catch {
         json = undefined;
       }
-      const received: Received = { body, json, headers: request.headers, answered: 0, closed: false, at: Date.now() };
+      const received: Received = {
+        method: request.method ?? '',
+        path: request.url ?? '',
+        body,
+        json,
+        headers: request.headers,
+        answered: 0,
+        closed: false,
+        at: Date.now(),
+      };
       const answer = receiver.answer(received, receiver.received.length);
       receiver.received.push(received);
       response.on('close', () => {
