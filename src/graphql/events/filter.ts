@@ -5,7 +5,7 @@ import { listVisibility, unlockedWhere } from '../access.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { FieldErrors } from '../errors.js';
-import { listOrder, orderArgs, type SortOrder } from '../shared/ordering.js';
+import { listOrder, orderArgs, type SortOrder } from '../shared/connections.js';
 import { PostStatusEnum, type PostStatusValue } from '../shared/posts.js';
 import { readableWordSearch, SEARCH_WORDS } from '../shared/search.js';
 import { termIdsForFilter } from '../terms/references.js';

@@ -5,7 +5,7 @@ import { assertReadable, offerPassword } from '../access.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { NotFoundError } from '../errors.js';
-import { offsetConnection } from '../shared/connections.js';
+import { offsetConnection, SortOrderEnum } from '../shared/connections.js';
 import { databaseIdOf, registerNodeReader } from '../shared/node.js';
 import { authorizeCreate, authorizeDelete, authorizeUpdate, authorizeMissing } from '../shared/post-permissions.js';
 import { notInTrash, trashOrDelete } from '../shared/post-writes.js';
@@ -14,7 +14,6 @@ import { eventOrder, EventOrderByEnum, EventsFilterInput, eventsWhere } from './
 import { eventsCalendar, EVENTS_ICAL_DESCRIPTION, ICalendarType } from './ical.js';
 import { fetchNewImages } from '../media/index.js';
 import { checkEventInput, EventInput, newImagesOf } from './input.js';
-import { SortOrderEnum } from '../shared/ordering.js';
 import { EventType } from './type.js';
 import { insertEvent, updateEvent, type AfterWrite } from './write.js';
 import { defaultReach, excludeOccurrence, SERIES_TRANSACTION } from './series.js';
