@@ -7,7 +7,7 @@ import { offsetChangesBetween } from '../../ical/vtimezone.js';
 import { WALL_CLOCK_FORMAT, wallClockKind } from '../../time/dates.js';
 import { DateTime } from 'luxon';
 import { eventsWhere } from './filter.js';
-import { recurrenceLines } from './recurrence-columns.js';
+import { recurrenceLines } from './columns.js';
 import { isLocked, readableLinkedPosts } from '../access.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';

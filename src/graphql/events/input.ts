@@ -19,8 +19,7 @@ import type { LinkedPostRow } from '../shared/linked-post-api.js';
 import { databaseIdOf } from '../shared/node.js';
 import { POST_INPUT_DESCRIPTIONS, PostStatusEnum, publicationFromInput } from '../shared/posts.js';
 import { checkNonEmpty, checkUrl, definedOnly } from '../shared/validate.js';
-import { guessCurrency } from './cost.js';
-import { recurrenceColumns, recurrenceLines } from './recurrence-columns.js';
+import { guessCurrency, recurrenceColumns, recurrenceLines } from './columns.js';
 import { readTermAssignment } from '../terms/references.js';
 import { checkVenueInput, VenueInput } from '../venues/index.js';
 

@@ -21,7 +21,7 @@ import { LAST_INSTANT } from '../../time/dates.js';
 import { expandRecurrence, MAX_SERIES_OCCURRENCES, parseRecurrence, RecurrenceError } from '../../time/recurrence.js';
 import type { Context, SeriesExtender } from '../context.js';
 import { invalidField, OccurrencesPendingError } from '../errors.js';
-import { recurrenceLines } from './recurrence-columns.js';
+import { recurrenceLines } from './columns.js';
 import { instantOf, occurrenceTimes } from '../../time/occurrence-times.js';
 import { copiedColumns, copyLinks, expansionBound, EXTENSION_SLACK_DAYS, occurrenceSlugs } from './series.js';
 import { hasAbandonedSeriesTask, hasSeriesTask, runSeriesTasks } from './series-tasks.js';

@@ -7,7 +7,7 @@ import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { authorizeUpdate } from '../shared/post-permissions.js';
 import { checkEventInput, type EventFields } from './input.js';
-import { recurrenceColumns } from './recurrence-columns.js';
+import { recurrenceColumns } from './columns.js';
 import { occurrenceTimes } from '../../time/occurrence-times.js';
 import { copiedColumns, defaultReach, splitRecurrence } from './series.js';
 import { bringSeriesInLine, markSeriesWritten } from './series-sync.js';

@@ -5,7 +5,7 @@ import { MediaType } from '../media/index.js';
 import { NodeInterface } from '../shared/node.js';
 import { contentArgs, postObjectFields, shownContent } from '../shared/post-fields.js';
 import { EventCategoryType, EventTagType } from '../terms/types.js';
-import { costValues, type CostDetails } from './cost.js';
+import { costValues, type CostDetails } from './columns.js';
 
 const CostDetailsType = builder.objectRef<CostDetails>('CostDetails').implement({
   description: 'The currency and numeric values behind the cost text.',
