@@ -3,7 +3,7 @@ import { DateTime } from 'luxon';
 import type { Config } from '../config.js';
 import type { Context } from '../graphql/context.js';
 import { isRefusal, type RequestContexts, type RequestScope, type SignInRefusal } from '../read/request-contexts.js';
-import { executeInProcess } from '../read/execute.js';
+import { executeInProcess } from '../read/request-contexts.js';
 import { unexpectedCause } from '../logging/graphql-errors.js';
 import type { RequestLog } from '../logging/request-log.js';
 import { invalidParams, missingParams, RestError, restErrorFromGraphQL } from './errors.js';
