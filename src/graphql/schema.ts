@@ -1,6 +1,5 @@
 import { isObjectType, lexicographicSortSchema, type GraphQLSchema } from 'graphql';
 import { builder, TOTAL_COUNT_DESCRIPTION } from './builder.js';
-import './scalars.js';
 import './users/index.js';
 import './media/index.js';
 import './terms/types.js';

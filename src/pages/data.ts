@@ -1,6 +1,6 @@
 import type { GraphQLError } from 'graphql';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import type { Context } from '../graphql/context.js';
+import type { Context } from '../graphql/builder.js';
 import { executeInProcess } from '../read/request-contexts.js';
 import { unexpectedCause } from '../logging/graphql-errors.js';
 

@@ -13,7 +13,7 @@ import {
   createContext,
   type SeriesExtender,
   type Viewer,
-} from '../graphql/context.js';
+} from '../graphql/builder.js';
 import { schema } from '../graphql/schema.js';
 import { inProcessRoot } from '../graphql/shared/connections.js';
 import { type Deadline, guardedDb } from '../limits/deadline.js';

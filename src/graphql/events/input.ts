@@ -10,8 +10,7 @@ import {
   type ReadDate,
 } from '../../time/dates.js';
 import { canReadPost } from '../../auth/permissions.js';
-import { builder } from '../builder.js';
-import type { Context } from '../context.js';
+import { builder, type Context } from '../builder.js';
 import { FieldErrors } from '../errors.js';
 import { readImageInput } from '../media/index.js';
 import { checkOrganizerInput, OrganizerInput } from '../organizers/index.js';

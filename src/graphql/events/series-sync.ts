@@ -19,7 +19,7 @@ import type { Event, Prisma } from '../../db/generated/prisma/client.js';
 import type { Logger } from '../../logging/logger.js';
 import { LAST_INSTANT } from '../../time/dates.js';
 import { expandRecurrence, MAX_SERIES_OCCURRENCES, parseRecurrence, RecurrenceError } from '../../time/recurrence.js';
-import type { Context, SeriesExtender } from '../context.js';
+import type { Context, SeriesExtender } from '../builder.js';
 import { invalidField, OccurrencesPendingError } from '../errors.js';
 import { recurrenceLines } from './columns.js';
 import { instantOf, occurrenceTimes } from '../../time/occurrence-times.js';

@@ -17,7 +17,7 @@ import {
   withDate,
   type Recurrence,
 } from '../../time/recurrence.js';
-import type { Context } from '../context.js';
+import type { Context } from '../builder.js';
 import { invalidField } from '../errors.js';
 import { recurrenceColumns, recurrenceLines } from './columns.js';
 

@@ -3,8 +3,7 @@
 // steps (series-tasks.ts).
 import type { DbTransaction } from '../../db/client.js';
 import type { Event, Prisma } from '../../db/generated/prisma/client.js';
-import { builder } from '../builder.js';
-import type { Context } from '../context.js';
+import { builder, type Context } from '../builder.js';
 import { authorizeUpdate } from '../shared/post-permissions.js';
 import { checkEventInput, type EventFields } from './input.js';
 import { recurrenceColumns } from './columns.js';

@@ -1,5 +1,5 @@
 import { mayListOtherStatuses } from '../../graphql/access.js';
-import type { Context } from '../../graphql/context.js';
+import type { Context } from '../../graphql/builder.js';
 import { invalidParams } from '../errors.js';
 import type { Param } from '../params.js';
 import type { PostStatus } from '../../read/operations/generated/graphql.js';
