@@ -8,7 +8,6 @@ import './terms/mutations.js';
 import './venues/index.js';
 import './organizers/index.js';
 import './events/index.js';
-import './events/links.js';
 import './webhooks/index.js';
 import './changes/index.js';
 import './shared/node.js';
