@@ -7,7 +7,7 @@
  * serializers.
  */
 import { formattedContent, htmlSafeJson } from '../src/content/html.js';
-import { costValues } from '../src/graphql/events/cost.js';
+import { costValues } from '../src/graphql/events/columns.js';
 import { extensionOf } from '../src/images/facts.js';
 import type { RestOrganizerFragment, RestVenueFragment, PostStatus } from '../src/read/operations/generated/graphql.js';
 import { formattedCost } from '../src/read/serialize/event.js';

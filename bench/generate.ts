@@ -18,8 +18,7 @@ import { DateTime, IANAZone } from 'luxon';
 import { loadConfig } from '../src/config.js';
 import { migrate } from '../src/db/migrate.js';
 import { randomSequence } from '../src/random.js';
-import { guessCurrency } from '../src/graphql/events/cost.js';
-import { recurrenceColumns } from '../src/graphql/events/recurrence-columns.js';
+import { guessCurrency, recurrenceColumns } from '../src/graphql/events/columns.js';
 
 export interface GenerateOptions {
   /** Seed of the pseudo-random sequence (the data is the same for the same seed and day). */

@@ -9,7 +9,7 @@ import type { Config } from './config.js';
 import { createDb, type Db } from './db/client.js';
 import { migrate } from './db/migrate.js';
 import { randomSequence } from './random.js';
-import { createContext, type Viewer } from './graphql/context.js';
+import { createContext, type Viewer } from './graphql/builder.js';
 import { rememberImage } from './graphql/media/index.js';
 import { schema } from './graphql/schema.js';
 import { WALL_CLOCK_FORMAT } from './time/dates.js';

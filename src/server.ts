@@ -27,7 +27,7 @@ import { credentialKey } from './auth/credential-key.js';
 import { icalUidSuffix } from './ical/uid-suffix.js';
 import { SignInLimiter } from './auth/sign-in-limits.js';
 import { PasswordGuesses } from './auth/password-guesses.js';
-import type { Context, Viewer } from './graphql/context.js';
+import type { Context, Viewer } from './graphql/builder.js';
 import {
   RequestContexts,
   type RequestScope,

@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { GraphQLError } from 'graphql';
 import { roleCan, type Capability } from '../auth/capabilities.js';
 import { canEditPost, canReadPost, type PostLike, type ViewerUser } from '../auth/permissions.js';
-import type { Context } from './context.js';
+import type { Context } from './builder.js';
 import { ErrorCode, invalidField, RateLimitedError } from './errors.js';
 import type { PostStatusValue } from './shared/posts.js';
 

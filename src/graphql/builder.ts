@@ -1,10 +1,132 @@
+// The schema's ground: the request context every resolver gets (Context, createContext), the Pothos builder typed by
+// it, and the scalars (DateTime, WallClock, DateInput, HTML, PlainText).
 import SchemaBuilder from '@pothos/core';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import RelayPlugin from '@pothos/plugin-relay';
+import { GraphQLError, Kind } from 'graphql';
+import { DateTime } from 'luxon';
+import type { PasswordGuesses } from '../auth/password-guesses.js';
+import type { ViewerUser } from '../auth/permissions.js';
+import { AnswerFacts } from '../cache/answer-facts.js';
+import type { Config } from '../config.js';
+import { plainText, safeHtml } from '../content/sanitize.js';
+import type { ChangeRecordType } from '../db/change-log.js';
+import type { Db } from '../db/client.js';
+import { readDataVersion } from '../db/data-version.js';
 import type PrismaTypes from '../db/generated/pothos-types.js';
 import { getDatamodel } from '../db/generated/pothos-types.js';
-import type { Context } from './context.js';
+import { parseDateInput, readsTheClock } from '../time/dates.js';
+import type { SeenChange } from './changes/seen-change.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './shared/page-size.js';
+
+// ---------------------------------------------------------------------------------------------------------------
+// The request context
+
+/** Who is asking: a signed-in user, or an anonymous reader (user null). */
+export interface Viewer {
+  user: ViewerUser | null;
+  /** The credential the user signed in with: a long-lived `changed` stream checks it again (src/graphql/changes/credentials.ts). */
+  credentialId?: number;
+}
+
+export const ANONYMOUS: Viewer = { user: null };
+
+/** What one request may open: one `changed` stream (src/graphql/changes/index.ts). */
+export interface ChangeStreams {
+  /** The changes of these kinds (every kind when empty) committed from now on (or after the cursor `after`), as `reader` sees them. */
+  open(reader: Context, types: readonly ChangeRecordType[], after?: string): Promise<AsyncIterableIterator<SeenChange>>;
+}
+
+/** This process's extender of recurring series, as a request uses it (SeriesMaintainer, src/graphql/events/series-sync.ts). */
+export interface SeriesExtender {
+  /** Asks for the series to have rows up to `reach`; answers whether they got there while waiting up to `waitRows` rows. */
+  extend(ids: number[], reach: Date, waitRows: number): Promise<boolean>;
+  /** Takes over the sync of a write of `masterId` that a request began. */
+  take(masterId: number): void;
+  /** Takes over the series tasks a request queued. */
+  takeTasks(): void;
+}
+
+/** Everything one request owns. Nothing request-scoped lives at module level. */
+export interface Context {
+  db: Db;
+  config: Config;
+  viewer: Viewer;
+  /**
+   * The request's time: every "now" in one request is the same instant. Asking for it makes the answer depend on the
+   * clock (kept RESPONSE_CACHE_TTL_MS at most); a reader that knows when its answer changes reads `requestTime` and
+   * says so to `facts`. (A method, not a getter: GraphQL Yoga copies the context's properties, reading getters once.)
+   */
+  now(): Date;
+  /** The same instant, for a write, or for a reader that tells `facts` when its answer changes with the clock. */
+  requestTime: Date;
+  /** What the answer depends on, for the response cache (src/cache/answer-facts.ts). */
+  facts: AnswerFacts;
+  /** A date the request sent, read in the site time zone at `now` (null when it is none); each text read once. */
+  readDate(text: string): DateTime | null;
+  /** Passwords the request offered for password-protected records (the `password` arguments). */
+  offeredPasswords: string[];
+  /** Counts those passwords as guesses of the client's (absent outside the server: seeding, importing). */
+  passwordGuesses?: PasswordGuesses;
+  /** The database's data version now (src/db/data-version.ts), for what is remembered across requests. */
+  dataVersion: () => Promise<bigint>;
+  /** The `changed` streams this request may open (absent outside /graphql). */
+  changes?: ChangeStreams;
+  /** This process's extender of recurring series (absent outside the server: lists then extend them themselves). */
+  series?: SeriesExtender;
+}
+
+export function createContext(
+  db: Db,
+  config: Config,
+  viewer: Viewer = ANONYMOUS,
+  dataVersion: () => Promise<bigint> = () => readDataVersion(db),
+  changes?: ChangeStreams,
+  series?: SeriesExtender,
+  passwordGuesses?: PasswordGuesses,
+  facts: AnswerFacts = new AnswerFacts(),
+): Context {
+  const now = new Date();
+  const readClock = () => facts.changesAt(now.getTime() + config.responseCache.clockBoundMs);
+  return {
+    db,
+    config,
+    viewer,
+    now: () => {
+      readClock();
+      return now;
+    },
+    requestTime: now,
+    facts,
+    readDate: datesReadOnce(config.siteTimezone, DateTime.fromJSDate(now), readClock),
+    offeredPasswords: [],
+    passwordGuesses,
+    dataVersion,
+    changes,
+    series,
+  };
+}
+
+/**
+ * The request's reading of the dates it sent (`start_date`, a filter's `startDate`), in the site time zone at the
+ * request's time. A text is parsed once per request: REST reads it where its parameter is declared, and GraphQL's
+ * filter, given the same text in the same request, gets that reading back.
+ */
+function datesReadOnce(zone: string, now: DateTime, readClock: () => void): (text: string) => DateTime | null {
+  const read = new Map<string, DateTime | null>();
+  return (text) => {
+    let moment = read.get(text);
+    if (moment === undefined) {
+      moment = parseDateInput(text, zone, now);
+      read.set(text, moment);
+      if (readsTheClock(text)) readClock();
+    }
+    return moment;
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The builder
 
 export const builder = new SchemaBuilder<{
   Context: Context;
@@ -94,3 +216,70 @@ builder.globalConnectionField('totalCount', (t) =>
 builder.mutationType({
   description: 'Writes. Each needs a signed-in user whose role allows it (README, "Authentication and roles").',
 });
+
+// ---------------------------------------------------------------------------------------------------------------
+// Scalars
+
+builder.scalarType('DateTime', {
+  description: 'An exact instant, ISO 8601 in UTC (`2025-03-01T17:00:00.000Z`).',
+  serialize: (value) => value.toISOString(),
+  parseValue: (value) => parseIsoInstant(value),
+  parseLiteral: (ast) => parseIsoInstant(ast.kind === Kind.STRING ? ast.value : null),
+});
+
+builder.scalarType('WallClock', {
+  description: 'A wall-clock date and time without offset, `YYYY-MM-DD HH:MM:SS`, read in the time zone next to it.',
+  serialize: (value) => value,
+  parseValue: (value) => {
+    if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(value)) {
+      throw new GraphQLError('WallClock must be a string like "2025-03-01 18:00:00"');
+    }
+    return value;
+  },
+});
+
+builder.scalarType('DateInput', {
+  description:
+    'A date as integrations send it: `2025-03-01`, `2025-03-01 18:00:00`, ISO 8601 with or without offset, a Unix ' +
+    'timestamp, or a relative form (`now`, `tomorrow 9am`, `next wednesday 4pm`, `+1 day`). Forms without an offset ' +
+    "are read in the event's time zone (for events) or the site time zone.",
+  serialize: (value) => value,
+  parseValue: (value) => {
+    if (typeof value === 'number' && Number.isInteger(value)) return String(value);
+    if (typeof value !== 'string' || value.trim() === '')
+      throw new GraphQLError('DateInput must be a non-empty string');
+    return value;
+  },
+  parseLiteral: (ast) => {
+    if (ast.kind === Kind.STRING && ast.value.trim() !== '') return ast.value;
+    if (ast.kind === Kind.INT) return ast.value;
+    throw new GraphQLError('DateInput must be a non-empty string');
+  },
+});
+
+builder.scalarType('HTML', {
+  description:
+    'HTML. On input it is reduced to the tags and attributes WordPress allows in post content: scripts, styles, ' +
+    'frames, event handlers and URLs with other than web, mail and similar link schemes (javascript:, data:) are removed.',
+  serialize: (value) => value,
+  parseValue: (value) => safeHtml(textInput('HTML', value)),
+});
+
+builder.scalarType('PlainText', {
+  description: 'Text without markup. On input, HTML tags are removed and character references decoded (`&amp;` → `&`).',
+  serialize: (value) => value,
+  parseValue: (value) => plainText(textInput('PlainText', value)),
+});
+
+function textInput(scalar: string, value: unknown): string {
+  if (typeof value !== 'string') throw new GraphQLError(`${scalar} must be a string`);
+  return value;
+}
+
+function parseIsoInstant(value: unknown): Date {
+  if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(value)) {
+    const date = new Date(value);
+    if (!Number.isNaN(date.getTime())) return date;
+  }
+  throw new GraphQLError('DateTime must be an ISO 8601 instant with offset, e.g. "2025-03-01T17:00:00Z"');
+}

@@ -1,6 +1,5 @@
 import { isObjectType, lexicographicSortSchema, type GraphQLSchema } from 'graphql';
 import { builder, TOTAL_COUNT_DESCRIPTION } from './builder.js';
-import './scalars.js';
 import './users/index.js';
 import './media/index.js';
 import './terms/types.js';
@@ -9,7 +8,6 @@ import './terms/mutations.js';
 import './venues/index.js';
 import './organizers/index.js';
 import './events/index.js';
-import './events/links.js';
 import './webhooks/index.js';
 import './changes/index.js';
 import './shared/node.js';

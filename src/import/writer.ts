@@ -5,7 +5,7 @@
 import { execute, parse, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
-import { createContext, type Viewer } from '../graphql/context.js';
+import { createContext, type Viewer } from '../graphql/builder.js';
 import { schema } from '../graphql/schema.js';
 
 /** The mutations that write one record type. */

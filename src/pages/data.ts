@@ -1,7 +1,7 @@
 import type { GraphQLError } from 'graphql';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import type { Context } from '../graphql/context.js';
-import { executeInProcess } from '../read/execute.js';
+import type { Context } from '../graphql/builder.js';
+import { executeInProcess } from '../read/request-contexts.js';
 import { unexpectedCause } from '../logging/graphql-errors.js';
 
 /** A page that cannot be shown: answered as an HTML page with this status. */

@@ -1,4 +1,4 @@
-import type { Context } from '../graphql/context.js';
+import type { Context } from '../graphql/builder.js';
 import {
   RestEventListDocument,
   type EventsFilter,

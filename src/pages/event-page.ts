@@ -1,4 +1,4 @@
-import type { Context } from '../graphql/context.js';
+import type { Context } from '../graphql/builder.js';
 import { RestEventBySlugDocument, type RestEventFragment } from '../read/operations/generated/graphql.js';
 import { eventJsonLd } from '../read/serialize/event.js';
 import type { RestUrls } from '../read/urls.js';

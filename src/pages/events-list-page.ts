@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import type { Context } from '../graphql/context.js';
+import type { Context } from '../graphql/builder.js';
 import type { EventsFilter, RestEventFragment } from '../read/operations/generated/graphql.js';
 import { PageRefusal } from './data.js';
 import { dayHeading } from './dates.js';

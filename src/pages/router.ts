@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import type { Context } from '../graphql/context.js';
+import type { Context } from '../graphql/builder.js';
 import {
   isRefusal,
   type RequestContexts,

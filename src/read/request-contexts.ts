@@ -1,3 +1,5 @@
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { type ExecutionResult, execute } from 'graphql';
 import { authenticate, parseAuthorization } from '../auth/authenticate.js';
 import type { PasswordGuesses } from '../auth/password-guesses.js';
 import type { SignInLimiter } from '../auth/sign-in-limits.js';
@@ -11,12 +13,15 @@ import {
   createContext,
   type SeriesExtender,
   type Viewer,
-} from '../graphql/context.js';
+} from '../graphql/builder.js';
+import { schema } from '../graphql/schema.js';
+import { inProcessRoot } from '../graphql/shared/connections.js';
 import { type Deadline, guardedDb } from '../limits/deadline.js';
 import type { RefusalReason } from '../logging/request-log.js';
 
 // Above the schema: a request's context holds its deadline-guarded database (src/limits/deadline.ts), which the
-// schema's own context type does not need to know how to make.
+// schema's own context type does not need to know how to make; and the faces in this process (REST, the pages) run
+// their operations against the schema with it (executeInProcess).
 
 /** What the server hands each request besides itself. */
 export interface RequestScope {
@@ -104,3 +109,18 @@ export class RequestContexts {
 
 /** Whether contextFor refused the request's credentials. */
 export const isRefusal = (outcome: Context | SignInRefusal): outcome is SignInRefusal => 'refused' in outcome;
+
+/** Runs one of the typed operations in process against the schema, as REST and the public pages do. */
+export async function executeInProcess<Result, Variables>(
+  document: TypedDocumentNode<Result, Variables>,
+  variables: Variables,
+  context: Context,
+): Promise<ExecutionResult<Result>> {
+  return (await execute({
+    schema,
+    document,
+    variableValues: variables as Record<string, unknown>,
+    contextValue: context,
+    rootValue: inProcessRoot(variables),
+  })) as ExecutionResult<Result>;
+}

@@ -1,5 +1,5 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import type { Context } from '../graphql/context.js';
+import type { Context } from '../graphql/builder.js';
 import type { ErrorMapping } from './errors.js';
 import type { ParamDeclaration, ParamValues } from './params.js';
 import type { Language } from './request.js';

@@ -1,9 +1,9 @@
 import type { GraphQLFormattedError } from 'graphql';
 import { DateTime } from 'luxon';
 import type { Config } from '../config.js';
-import type { Context } from '../graphql/context.js';
+import type { Context } from '../graphql/builder.js';
 import { isRefusal, type RequestContexts, type RequestScope, type SignInRefusal } from '../read/request-contexts.js';
-import { executeInProcess } from '../read/execute.js';
+import { executeInProcess } from '../read/request-contexts.js';
 import { unexpectedCause } from '../logging/graphql-errors.js';
 import type { RequestLog } from '../logging/request-log.js';
 import { invalidParams, missingParams, RestError, restErrorFromGraphQL } from './errors.js';

@@ -10,7 +10,7 @@ import {
 } from '../../db/change-log.js';
 import type { DbTransaction } from '../../db/client.js';
 import { permanentSetting } from '../../db/settings.js';
-import type { Context } from '../context.js';
+import type { Context } from '../builder.js';
 import { ErrorCode } from '../errors.js';
 
 /**

@@ -2,7 +2,7 @@ import { clientKeyOf } from '../../auth/client-address.js';
 import { GraphQLError } from 'graphql';
 import type { ChangeEntry, ChangeRecordType } from '../../db/change-log.js';
 import type { ChangeBatch, ChangeNotifier } from '../../db/change-notifier.js';
-import type { ChangeStreams, Context, Viewer } from '../context.js';
+import type { ChangeStreams, Context, Viewer } from '../builder.js';
 import { ErrorCode } from '../errors.js';
 import { StreamCredentials, type CredentialVerdict, type StreamViewer } from './credentials.js';
 import { encodeCursor, positionOf } from './cursor.js';

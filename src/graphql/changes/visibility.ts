@@ -1,7 +1,7 @@
 import type { ChangeEntry, ChangeRecordType } from '../../db/change-log.js';
 import type { Db } from '../../db/client.js';
 import { listVisibility, unlockedWhere } from '../access.js';
-import type { Context } from '../context.js';
+import type { Context } from '../builder.js';
 import type { PostStatusValue } from '../shared/posts.js';
 import { encodeCursor } from './cursor.js';
 import type { SeenChange } from './seen-change.js';

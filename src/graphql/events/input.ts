@@ -4,8 +4,7 @@ import { assertRuleMatches, parseRecurrence, RecurrenceError } from '../../time/
 import { canonicalTimeZone } from '../../config.js';
 import { fromWallClock, NOT_A_DATE, readDateInput, toWallClock, type ReadDate } from '../../time/dates.js';
 import { canReadPost } from '../../auth/permissions.js';
-import { builder } from '../builder.js';
-import type { Context } from '../context.js';
+import { builder, type Context } from '../builder.js';
 import { FieldErrors } from '../errors.js';
 import { readImageInput } from '../media/index.js';
 import { checkOrganizerInput, OrganizerInput } from '../organizers/index.js';
@@ -13,8 +12,7 @@ import type { LinkedPostRow } from '../shared/linked-post-api.js';
 import { databaseIdOf } from '../shared/node.js';
 import { POST_INPUT_DESCRIPTIONS, PostStatusEnum, publicationFromInput } from '../shared/posts.js';
 import { checkNonEmpty, checkUrl, definedOnly } from '../shared/validate.js';
-import { guessCurrency } from './cost.js';
-import { recurrenceColumns, recurrenceLines } from './recurrence-columns.js';
+import { guessCurrency, recurrenceColumns, recurrenceLines } from './columns.js';
 import { readTermAssignment } from '../terms/references.js';
 import { checkVenueInput, VenueInput } from '../venues/index.js';
 

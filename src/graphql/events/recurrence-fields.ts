@@ -1,10 +1,9 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { Prisma } from '../../db/generated/prisma/client.js';
-import { builder } from '../builder.js';
-import type { Context } from '../context.js';
+import { builder, type Context } from '../builder.js';
 import { offsetConnection } from '../shared/connections.js';
 import { eventsWhere, windowReach, type EventsFilter } from './filter.js';
-import { recurrenceLines } from './recurrence-columns.js';
+import { recurrenceLines } from './columns.js';
 import { defaultReach } from './series.js';
 import { extendSeriesFor } from './series-sync.js';
 import { EventType } from './type.js';

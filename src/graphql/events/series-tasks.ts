@@ -13,7 +13,7 @@
 import type { Db, DbTransaction } from '../../db/client.js';
 import { lockForWriting } from '../../db/data-version.js';
 import type { Event } from '../../db/generated/prisma/client.js';
-import type { Context } from '../context.js';
+import type { Context } from '../builder.js';
 
 /** Before the first possible occurrence: where a trash or delete starts. */
 const EARLIEST = new Date('0001-01-01T00:00:00.000Z');

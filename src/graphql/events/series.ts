@@ -17,9 +17,9 @@ import {
   withDate,
   type Recurrence,
 } from '../../time/recurrence.js';
-import type { Context } from '../context.js';
+import type { Context } from '../builder.js';
 import { invalidField } from '../errors.js';
-import { recurrenceColumns, recurrenceLines } from './recurrence-columns.js';
+import { recurrenceColumns, recurrenceLines } from './columns.js';
 
 /** How far beyond the reach asked for a series is materialised, so that the next lists find it done. */
 export const EXTENSION_SLACK_DAYS = 30;

@@ -3,11 +3,10 @@
 // steps (series-tasks.ts).
 import type { DbTransaction } from '../../db/client.js';
 import type { Event, Prisma } from '../../db/generated/prisma/client.js';
-import { builder } from '../builder.js';
-import type { Context } from '../context.js';
+import { builder, type Context } from '../builder.js';
 import { authorizeUpdate } from '../shared/post-permissions.js';
 import { checkEventInput, type EventFields } from './input.js';
-import { recurrenceColumns } from './recurrence-columns.js';
+import { recurrenceColumns } from './columns.js';
 import { occurrenceTimes } from '../../time/occurrence-times.js';
 import { copiedColumns, defaultReach, splitRecurrence } from './series.js';
 import { bringSeriesInLine, markSeriesWritten } from './series-sync.js';

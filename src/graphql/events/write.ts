@@ -1,6 +1,6 @@
 import type { DbTransaction } from '../../db/client.js';
 import type { Prisma } from '../../db/generated/prisma/client.js';
-import type { Context } from '../context.js';
+import type { Context } from '../builder.js';
 import { imageIdForWrite } from '../media/index.js';
 import { organizerModel, type OrganizerFields } from '../organizers/index.js';
 import {

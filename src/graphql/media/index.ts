@@ -1,8 +1,7 @@
 import type { Db, DbTransaction } from '../../db/client.js';
 import { fetchImageFacts, ImageFetchError } from '../../images/fetch.js';
 import { extensionOf, type ImageFacts } from '../../images/facts.js';
-import { builder } from '../builder.js';
-import type { Context } from '../context.js';
+import { builder, type Context } from '../builder.js';
 import { FieldErrors } from '../errors.js';
 import { isStorableId } from '../shared/ids.js';
 import { databaseIdField, globalIdField, NodeInterface, registerNodeReader } from '../shared/node.js';

@@ -1,4 +1,7 @@
+// The schema's lists: Relay connections over offset queries (pages by cursor, or by number in process), and their
+// order (the sort direction, each list's `orderBy` enum).
 import { offsetForArgs, offsetToCursor } from '@pothos/plugin-relay';
+import { builder } from '../builder.js';
 import { FieldErrors, invalidField } from '../errors.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './page-size.js';
 
@@ -151,4 +154,33 @@ export function loadedConnection<T>(args: PageArgs, rows: T[], total: number) {
     },
     totalCount: () => Promise.resolve(total),
   };
+}
+
+export const SortOrderEnum = builder.enumType('SortOrder', {
+  description: 'The direction of a list order (REST `order=asc|desc`).',
+  values: {
+    ASC: { value: 'asc', description: 'Ascending: A to Z, smallest first.' },
+    DESC: { value: 'desc', description: 'Descending: Z to A, largest first.' },
+  } as const,
+});
+
+export type SortOrder = 'asc' | 'desc';
+
+/**
+ * An `orderBy` argument of a list: the columns a client may sort by (each GraphQL value names its column) and the
+ * list's default. The ID breaks ties in the same direction, so pages never overlap.
+ */
+export function orderArgs<Column extends string>(
+  name: string,
+  description: string,
+  columns: Record<string, { value: Column; description: string }>,
+) {
+  return builder.enumType(name, {
+    description,
+    values: columns as Record<string, { value: Column; description: string }>,
+  });
+}
+
+export function listOrder(column: string, order: SortOrder): Array<Record<string, SortOrder>> {
+  return [{ [column]: order }, { id: order }];
 }

@@ -1,5 +1,5 @@
 import { listVisibility } from '../access.js';
-import type { Context } from '../context.js';
+import type { Context } from '../builder.js';
 import { equalTextCandidates, foldAsciiCase } from './search.js';
 
 // The Events Calendar avoids duplicate venues and organizers (Tribe__Duplicate__Post with its "same" and "like"

@@ -2,11 +2,10 @@ import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { Db, DbTransaction } from '../../db/client.js';
 import { lockForWriting } from '../../db/data-version.js';
 import { assertReadable, offerPassword, unlockedWhere } from '../access.js';
-import type { builder } from '../builder.js';
-import type { Context } from '../context.js';
+import type { builder, Context } from '../builder.js';
 import { FieldErrors, NotFoundError } from '../errors.js';
 import { fetchNewImages, imageIdForWrite, readImageInput, type ImageRef } from '../media/index.js';
-import { offsetConnection } from './connections.js';
+import { listOrder, offsetConnection, orderArgs, SortOrderEnum } from './connections.js';
 import { describeDuplicateRule, findDuplicateId, type DuplicateRule } from './duplicates.js';
 import { checkLinkedPostFilter, linkedPostConditions, withFieldNames } from './linked-posts.js';
 import { databaseIdOf, registerNodeReader } from './node.js';
@@ -20,7 +19,6 @@ import {
   type PostStatusValue,
   type PublicationColumns,
 } from './posts.js';
-import { listOrder, orderArgs, SortOrderEnum } from './ordering.js';
 import { readableWordSearch, type SearchedFields } from './search.js';
 import { slugClashFilter, slugFromText, withFreeSlugIn } from './slugs.js';
 import { checkNonEmpty, checkUrl, definedOnly, withoutNulls } from './validate.js';

@@ -1,5 +1,5 @@
 import { listVisibility, readableWhere } from '../access.js';
-import type { Context } from '../context.js';
+import type { Context } from '../builder.js';
 import { FieldErrors, InputError } from '../errors.js';
 import type { PostStatusValue } from './posts.js';
 

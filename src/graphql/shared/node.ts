@@ -2,8 +2,7 @@ import { brandWithType } from '@pothos/core';
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { decodeGlobalID } from '@pothos/plugin-relay';
 import type { GraphQLResolveInfo } from 'graphql';
-import { builder } from '../builder.js';
-import type { Context } from '../context.js';
+import { builder, type Context } from '../builder.js';
 import { invalidField } from '../errors.js';
 import { isStorableId } from './ids.js';
 

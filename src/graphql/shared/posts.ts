@@ -1,8 +1,7 @@
 import { DateTime } from 'luxon';
 import { PostStatus } from '../../db/generated/prisma/enums.js';
 import { NOT_A_DATE, parseDateInput, toWallClock, withinYears } from '../../time/dates.js';
-import { builder } from '../builder.js';
-import type { Context } from '../context.js';
+import { builder, type Context } from '../builder.js';
 import type { FieldErrors } from '../errors.js';
 import { screamingCaseValues } from './enums.js';
 

@@ -1,9 +1,8 @@
 import { canManageTerms } from '../../auth/permissions.js';
 import { refuse } from '../access.js';
 import type { Taxonomy } from '../../db/generated/prisma/enums.js';
-import { builder } from '../builder.js';
+import { builder, type Context } from '../builder.js';
 import { databaseIdOf } from '../shared/node.js';
-import type { Context } from '../context.js';
 import { FieldErrors, InputError, NotFoundError } from '../errors.js';
 import { slugClashFilter, slugFromText, withFreeSlug } from '../shared/slugs.js';
 import { checkNonEmpty } from '../shared/validate.js';

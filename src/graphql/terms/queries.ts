@@ -1,11 +1,9 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { Prisma } from '../../db/generated/prisma/client.js';
 import type { Taxonomy } from '../../db/generated/prisma/enums.js';
-import { builder } from '../builder.js';
-import type { Context } from '../context.js';
+import { builder, type Context } from '../builder.js';
 import { FieldErrors } from '../errors.js';
-import { offsetConnection } from '../shared/connections.js';
-import { SortOrderEnum, type SortOrder } from '../shared/ordering.js';
+import { offsetConnection, SortOrderEnum, type SortOrder } from '../shared/connections.js';
 import { databaseIdOf, registerNodeReader } from '../shared/node.js';
 import { literalTextSearch } from '../shared/search.js';
 import { EventCategoryType, EventTagType } from './types.js';

@@ -1,7 +1,7 @@
 import { canManageTerms } from '../../auth/permissions.js';
 import type { DbTransaction } from '../../db/client.js';
 import type { Taxonomy } from '../../db/generated/prisma/enums.js';
-import type { Context } from '../context.js';
+import type { Context } from '../builder.js';
 import type { FieldErrors } from '../errors.js';
 import { isStorableId } from '../shared/ids.js';
 import { equalTextCandidates } from '../shared/search.js';

@@ -10,8 +10,7 @@ import {
 } from '../../auth/credentials.js';
 import { roleCan } from '../../auth/capabilities.js';
 import { refuse, requireCapability } from '../access.js';
-import { builder } from '../builder.js';
-import type { Context } from '../context.js';
+import { builder, type Context } from '../builder.js';
 import { FieldErrors, NotFoundError } from '../errors.js';
 import { databaseIdField, globalIdField, NodeInterface, registerNodeReader } from '../shared/node.js';
 import { checkEmail } from '../shared/validate.js';

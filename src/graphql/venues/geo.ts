@@ -1,5 +1,5 @@
 import type { Prisma } from '../../db/generated/prisma/client.js';
-import type { Context } from '../context.js';
+import type { Context } from '../builder.js';
 import type { FieldErrors } from '../errors.js';
 
 export interface GeoPoint {

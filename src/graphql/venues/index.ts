@@ -1,6 +1,5 @@
 import { isLocked } from '../access.js';
-import { builder } from '../builder.js';
-import type { Context } from '../context.js';
+import { builder, type Context } from '../builder.js';
 import {
   checkLinkedPostInput,
   createLinkedPostField,

@@ -1,5 +1,12 @@
+// What the REST records' JSON shares: dates, authors, global IDs, images, statuses, and the terms (categories and tags)
+// embedded in an event and on their own routes.
 import { DateTime } from 'luxon';
-import type { RestCategoryFragment, RestImageFragment, RestTagFragment } from '../operations/generated/graphql.js';
+import type {
+  PostStatus,
+  RestCategoryFragment,
+  RestImageFragment,
+  RestTagFragment,
+} from '../operations/generated/graphql.js';
 import { globalId, type RestUrls } from '../urls.js';
 
 export const WALL_CLOCK = 'yyyy-MM-dd HH:mm:ss';
@@ -61,6 +68,13 @@ export function postDates(record: {
     modified_utc: utcWallClock(record.modifiedAt),
   };
 }
+
+export const POST_STATUSES = ['publish', 'future', 'draft', 'pending', 'private', 'trash'] as const;
+export type RestPostStatus = (typeof POST_STATUSES)[number];
+
+/** REST writes statuses as WordPress does (`publish`); GraphQL names its enum values in capitals (`PUBLISH`). */
+export const graphqlStatus = (status: string): PostStatus => status.toUpperCase() as PostStatus;
+export const restStatus = (status: PostStatus): RestPostStatus => status.toLowerCase() as RestPostStatus;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Terms: categories and tags, embedded in an event and on their own routes

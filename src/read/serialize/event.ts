@@ -1,4 +1,3 @@
-import { restStatus } from '../statuses.js';
 import { DateTime } from 'luxon';
 import type { RestEventFragment } from '../operations/generated/graphql.js';
 import type { RestUrls } from '../urls.js';
@@ -9,6 +8,7 @@ import {
   globalIds,
   imageObject,
   postDates,
+  restStatus,
   utcWallClock,
 } from './common.js';
 import {

@@ -1,7 +1,6 @@
-import { restStatus } from '../statuses.js';
 import type { RestOrganizerFragment, RestVenueFragment } from '../operations/generated/graphql.js';
 import type { RestUrls } from '../urls.js';
-import { authorString, globalIds, imageObject, postDates, withoutEmpty } from './common.js';
+import { authorString, globalIds, imageObject, postDates, restStatus, withoutEmpty } from './common.js';
 import { pageUrl } from '../../site-pages.js';
 
 export interface SerializeOptions {

@@ -1,9 +1,9 @@
 import { mayListOtherStatuses } from '../../graphql/access.js';
-import type { Context } from '../../graphql/context.js';
+import type { Context } from '../../graphql/builder.js';
 import { invalidParams } from '../errors.js';
 import type { Param } from '../params.js';
 import type { PostStatus } from '../../read/operations/generated/graphql.js';
-import { graphqlStatus, POST_STATUSES } from '../../read/statuses.js';
+import { graphqlStatus, POST_STATUSES } from '../../read/serialize/common.js';
 
 /** Parameters several routes share, declared once. */
 export const pageParam = { type: 'integer', min: 1, default: 1, description: 'page' } satisfies Param;
@@ -25,7 +25,7 @@ export const slugPathParam = {
   description: 'slug',
 } satisfies Param;
 
-export { POST_STATUSES, type RestPostStatus } from '../../read/statuses.js';
+export { POST_STATUSES, type RestPostStatus } from '../../read/serialize/common.js';
 
 /**
  * The `status` filter of a list: registered statuses (or `any`), CSV or array. Who may list what is the GraphQL
