@@ -26,8 +26,14 @@ import { fetchNewImages } from '../media/index.js';
 import { checkEventInput, EventInput, newImagesOf } from './input.js';
 import { EventType } from './type.js';
 import { insertEvent, updateEvent, type AfterWrite } from './write.js';
-import { defaultReach, excludeOccurrence, SERIES_TRANSACTION } from './series.js';
-import { bringSeriesInLine, extendSeriesFor, followSeriesTasks, markSeriesWritten } from './series-sync.js';
+import { excludeOccurrence, SERIES_TRANSACTION } from './series.js';
+import {
+  bringSeriesInLine,
+  defaultReach,
+  extendSeriesFor,
+  followSeriesTasks,
+  markSeriesWritten,
+} from './series-sync.js';
 import { queueSeriesTrash, startSeriesDelete, withMoveSettled } from './series-tasks.js';
 import { EventScopeEnum, SCOPE_DESCRIPTION, splitSeries } from './split.js';
 

@@ -514,6 +514,12 @@ const EARLIEST_MATERIALISED = {
   select: { materializedUntil: true },
 } as const;
 
+/** The reach every series is materialised to without being asked: now plus the configured horizon. */
+export function defaultReach(ctx: Context): Date {
+  // Untracked: the horizon decides which occurrences are written (the change log reports them), not what is shown.
+  return DateTime.fromJSDate(ctx.requestTime).plus({ days: ctx.config.recurrenceHorizonDays }).toJSDate();
+}
+
 /**
  * Before a list reads occurrences up to `reach`: every series whose rows stop short of it is extended (to `reach`
  * and EXTENSION_SLACK_DAYS more, so the next lists find it done) by this process's SeriesMaintainer. The list waits

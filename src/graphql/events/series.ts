@@ -2,7 +2,7 @@
 // series' DTSTART and duration), each occurrence is an Event row copying the master's fields and links, so lists,
 // filters, search, counts and indexes treat occurrences like any event. Occurrences are matched to the rule by their
 // original start, which keeps their IDs across series edits that keep them.
-import { DateTime } from 'luxon';
+import type { DateTime } from 'luxon';
 import type { DbTransaction } from '../../db/client.js';
 import type { Event } from '../../db/generated/prisma/client.js';
 import { lastWallClock, readWallClockIn, toWallClock } from '../../time/dates.js';
@@ -17,7 +17,6 @@ import {
   withDate,
   type Recurrence,
 } from '../../time/recurrence.js';
-import type { Context } from '../builder.js';
 import { invalidField } from '../errors.js';
 import { recurrenceColumns, recurrenceLines } from './columns.js';
 
@@ -38,12 +37,6 @@ export function readRecurrence(lines: string[], zone: string, field = 'recurrenc
     if (error instanceof RecurrenceError) throw invalidField(field, error.message);
     throw error;
   }
-}
-
-/** The reach every series is materialised to without being asked: now plus the configured horizon. */
-export function defaultReach(ctx: Context): Date {
-  // Untracked: the horizon decides which occurrences are written (the change log reports them), not what is shown.
-  return DateTime.fromJSDate(ctx.requestTime).plus({ days: ctx.config.recurrenceHorizonDays }).toJSDate();
 }
 
 /** The master's columns an occurrence copies (everything but identity, schedule and series bookkeeping). */

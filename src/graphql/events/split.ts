@@ -8,8 +8,8 @@ import { authorizeUpdate } from '../shared/post-permissions.js';
 import { checkEventInput, type EventFields } from './input.js';
 import { recurrenceColumns } from './columns.js';
 import { occurrenceTimes } from '../../time/occurrence-times.js';
-import { copiedColumns, defaultReach, splitRecurrence } from './series.js';
-import { bringSeriesInLine, markSeriesWritten } from './series-sync.js';
+import { copiedColumns, splitRecurrence } from './series.js';
+import { bringSeriesInLine, defaultReach, markSeriesWritten } from './series-sync.js';
 import { queueSeriesMove } from './series-tasks.js';
 import { insertEvent } from './write.js';
 
