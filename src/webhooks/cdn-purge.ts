@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { tagsOfChange } from '../cache/answer-facts.js';
 import type { ChangeLogReader, LogPosition } from '../cache/stale-tags.js';
 import type { CdnPurgeConfig } from '../config.js';
@@ -6,7 +5,7 @@ import { comparePositions, decodePosition, encodePosition } from '../db/change-l
 import type { Db } from '../db/client.js';
 import type { Logger } from '../logging/logger.js';
 import { retryDelay } from './dispatcher.js';
-import { holdLease, releaseLease } from './lease.js';
+import { LeaseHolder } from './lease.js';
 
 const LEASE = 'cdn-purge';
 /** The Setting row with the change-log position whose changes were purged. */
@@ -42,13 +41,10 @@ export interface PurgeTiming {
  * Each purge is sent once more CDN_PURGE_REPEAT_MS after it succeeded (remembered in memory only).
  */
 export class CdnPurger {
-  private readonly owner = `${process.pid}-${randomUUID()}`;
-  private readonly renewEveryMs: number;
+  private readonly lease: LeaseHolder;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private closed = false;
-  private holding = false;
-  private lastRenewal = Number.NEGATIVE_INFINITY;
   /** The data version up to which every change was purged. */
   private purgedVersion: bigint | undefined;
   private failures = 0;
@@ -64,7 +60,7 @@ export class CdnPurger {
     private readonly dataVersion: () => Promise<bigint>,
     private readonly logger: Logger,
   ) {
-    this.renewEveryMs = Math.min(timing.leaseMs / 3, 1000);
+    this.lease = new LeaseHolder(db, LEASE, timing.leaseMs);
   }
 
   start(): void {
@@ -78,7 +74,7 @@ export class CdnPurger {
     clearInterval(this.timer);
     this.stopping.abort();
     await this.running;
-    if (this.holding) await releaseLease(this.db, LEASE, this.owner).catch(() => undefined);
+    await this.lease.release();
   }
 
   private wake(): void {
@@ -93,9 +89,10 @@ export class CdnPurger {
     const version = await this.dataVersion().catch(() => undefined);
     const changed = version === undefined || version !== this.purgedVersion;
     const repeatDue = (this.repeats[0]?.at ?? Number.POSITIVE_INFINITY) <= now;
-    if (!changed && !repeatDue && now - this.lastRenewal < this.renewEveryMs) return;
+    if (!changed && !repeatDue && !this.lease.renewalDue) return;
     try {
-      if (!(await this.renewLease())) return;
+      // Taken over: another process purged meanwhile (and its repeats are its own).
+      if (!(await this.lease.renew(() => (this.purgedVersion = undefined)))) return;
       while (!this.closed && (await this.purgeStep())) {}
       if (!this.closed) this.purgedVersion = version;
       this.failures = 0;
@@ -109,18 +106,6 @@ export class CdnPurger {
           'cdn purge: purging the shared cache failed; retrying',
         );
     }
-  }
-
-  /** Renews the lease (or tries to take it) once per renewal period; whether this process purges. */
-  private async renewLease(): Promise<boolean> {
-    const now = Date.now();
-    if (now - this.lastRenewal < this.renewEveryMs) return this.holding;
-    const held = await holdLease(this.db, LEASE, this.owner, this.timing.leaseMs);
-    // Taken over: another process purged meanwhile (and its repeats are its own).
-    if (held && !this.holding) this.purgedVersion = undefined;
-    this.holding = held;
-    this.lastRenewal = now;
-    return held;
   }
 
   /** Sends one purge request for the next changes and the due repeats; whether more changes are left to purge. */

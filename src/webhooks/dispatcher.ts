@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { WebhookConfig } from '../config.js';
 import type { Db } from '../db/client.js';
 import type { Logger } from '../logging/logger.js';
 import { recordFailure, recordSuccess } from './failing-streak.js';
-import { holdLease, releaseLease } from './lease.js';
+import { LeaseHolder } from './lease.js';
 import { postOnce, type PostOutcome } from './post.js';
 import {
   claimAttempt,
@@ -77,16 +76,13 @@ export function deliveryBody(delivery: DeliveryRow, data: unknown): string {
  * Memory: the rows of one round (a slot's worth per webhook) and the bodies of the attempts in flight.
  */
 export class WebhookDispatcher {
-  private readonly owner = `${process.pid}-${randomUUID()}`;
-  private readonly renewEveryMs: number;
+  private readonly lease: LeaseHolder;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   /** The data version the change log was last queued to its end at. */
   private queuedVersion: bigint | undefined;
-  private lastRenewal = Number.NEGATIVE_INFINITY;
   /** When the next round has something to do without being woken (queue more changes, start a due delivery). */
   private nextDue = 0;
-  private holding = false;
   private closed = false;
   private readonly stopping = new AbortController();
   private readonly inFlight = new Set<Promise<void>>();
@@ -108,7 +104,7 @@ export class WebhookDispatcher {
     /** The `WebhookDelivery` table as raw statements name it (rawTableName in src/db/client.ts). */
     deliveriesTableName: string,
   ) {
-    this.renewEveryMs = Math.min(config.leaseMs / 3, 1000);
+    this.lease = new LeaseHolder(db, LEASE, config.leaseMs);
     this.table = deliveriesTable(deliveriesTableName);
   }
 
@@ -124,7 +120,7 @@ export class WebhookDispatcher {
     await this.running;
     this.stopping.abort();
     await Promise.all(this.inFlight);
-    if (this.holding) await releaseLease(this.db, LEASE, this.owner).catch(() => undefined);
+    await this.lease.release();
   }
 
   /** Starts a round unless one is running; when it ends with work already due, the next follows at once. */
@@ -142,10 +138,11 @@ export class WebhookDispatcher {
     const version = await this.dataVersion().catch(() => undefined);
     const now = Date.now();
     const changed = version === undefined || version !== this.queuedVersion;
-    if (!changed && now < this.nextDue && now - this.lastRenewal < this.renewEveryMs) return;
+    if (!changed && now < this.nextDue && !this.lease.renewalDue) return;
     try {
       this.nextDue = Number.POSITIVE_INFINITY;
-      if (!(await this.renewLease())) return;
+      // Taken over: another process moved the queues meanwhile, so each is read again.
+      if (!(await this.lease.renew(() => this.dueAt.clear()))) return;
       if (changed) await this.queue(version);
       await this.startDue();
     } catch (error) {
@@ -163,18 +160,6 @@ export class WebhookDispatcher {
     for (const webhookId of queued.webhookIds) this.dueAt.delete(webhookId);
     if (queued.caughtUp) this.queuedVersion = version;
     else this.nextDue = 0;
-  }
-
-  /** Renews the lease (or tries to take it) once per renewal period; whether this process dispatches. */
-  private async renewLease(): Promise<boolean> {
-    const now = Date.now();
-    if (now - this.lastRenewal < this.renewEveryMs) return this.holding;
-    const held = await holdLease(this.db, LEASE, this.owner, this.config.leaseMs);
-    // Taken over: another process moved the queues meanwhile, so each is read again.
-    if (held && !this.holding) this.dueAt.clear();
-    this.holding = held;
-    this.lastRenewal = now;
-    return held;
   }
 
   /** Starts the due deliveries of each webhook with a free slot, in turn from where the last round stopped. */
