@@ -1,7 +1,6 @@
 import { finishAnswer, Representation, type SharedCacheSettings } from '../http/representation.js';
 import type { PlainAnswer, RequestHead } from '../http/request-head.js';
-import { AnswerFacts, type TableProbe } from './answer-facts.js';
-import type { StaleTags } from './stale-tags.js';
+import { AnswerFacts, type StaleTags, type TableProbe } from './tags.js';
 
 /** RESPONSE_CACHE_MB (docs/caching.md). */
 export interface ResponseCacheSettings {
@@ -76,7 +75,7 @@ const isRemembered = (name: string) => !PER_RESPONSE.has(name) && !name.startsWi
  * Answers repeated anonymous reads from memory, each kept until what it shows changes (docs/caching.md). While it is
  * computed, an answer notes the records and tables it reads and the moment the clock changes it (AnswerFacts); a
  * write, in whichever process, is learnt from the change log once the data version moves (StaleTags, within the
- * staleness bound of src/db/data-version-watch.ts), and makes stale only the answers tagged with what it changed.
+ * staleness bound of src/db/data-version.ts), and makes stale only the answers tagged with what it changed.
  * An answer that read what the log does not report is kept only at the data version it was computed at. A hit
  * costs no statement. Only GETs without credentials are considered (a conditional one is answered 304 from a
  * remembered answer's ETag), and only 200 answers are kept; the least recently used go first beyond `maxBytes`.

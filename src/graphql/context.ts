@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import type { PasswordGuesses } from '../auth/password-guesses.js';
-import { AnswerFacts } from '../cache/answer-facts.js';
+import { AnswerFacts } from '../cache/tags.js';
 import type { ViewerUser } from '../auth/permissions.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
@@ -47,7 +47,7 @@ export interface Context {
   now(): Date;
   /** The same instant, for a write, or for a reader that tells `facts` when its answer changes with the clock. */
   requestTime: Date;
-  /** What the answer depends on, for the response cache (src/cache/answer-facts.ts). */
+  /** What the answer depends on, for the response cache (src/cache/tags.ts). */
   facts: AnswerFacts;
   /** A date the request sent, read in the site time zone at `now` (null when it is none); each text read once. */
   readDate(text: string): DateTime | null;
