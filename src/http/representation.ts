@@ -233,7 +233,7 @@ export class Representation {
     return toResponse(await this.answer(request, options));
   }
 
-  /** `respond`'s answer as plain data, for a request read straight from node:http (src/http/cached-answers.ts). */
+  /** `respond`'s answer as plain data, for a request read straight from node:http (src/cache/response-cache.ts). */
   async answer(request: RequestHead, { validators = true } = {}): Promise<PlainAnswer> {
     const coding = this.codingFor(request);
     const etag = coding === 'identity' ? this.etag : codedEntityTag(this.etag, coding);

@@ -19,7 +19,7 @@ import type { RefusalReason } from '../logging/request-log.js';
  * request at a time (429 for the others), so that its long requests never run side by side (on PostgreSQL they
  * would interleave on the loop and make every other request wait for all of them).
  *
- * Whom to refuse: each client (an address, see clientKeyOf in src/auth/client-address.ts) has a load, the time its requests took lately (decaying,
+ * Whom to refuse: each client (an address, see clientKeyOf in src/http/request-head.ts) has a load, the time its requests took lately (decaying,
  * half of it forgotten every LOAD_HALF_LIFE_MS) plus the time its requests in flight have taken so far, each moment
  * shared out among the requests in flight then (a request slowed down by others' work is not charged for it), and at
  * least MIN_REQUEST_COST_MS a request. The time is measured, so a request costs what it really cost: a response-cache
