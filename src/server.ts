@@ -23,7 +23,7 @@ import { bootstrapAdmin } from './auth/credentials.js';
 import { credentialKey } from './auth/credential-key.js';
 import { icalUidSuffix } from './ical/uid-suffix.js';
 import { SignInLimiter } from './auth/sign-in-limits.js';
-import { PasswordGuesses } from './auth/password-guesses.js';
+import { PasswordGuesses } from './auth/authenticate.js';
 import type { Context, Viewer } from './graphql/context.js';
 import {
   RequestContexts,
@@ -36,8 +36,14 @@ import { schema } from './graphql/schema.js';
 import { Deadline, DeadlineExceededError, TIMEOUT_CODE } from './limits/deadline.js';
 import { documentCaches } from './limits/document-cache.js';
 import { documentBytesLimit, graphqlLimitPlugins } from './limits/graphql.js';
-import { HEALTH_PATH, LoadShedder, type Refusal, type Ticket } from './limits/load-shedding.js';
-import { FairRunningLimit, StartPacing } from './limits/start-pacing.js';
+import {
+  FairRunningLimit,
+  HEALTH_PATH,
+  LoadShedder,
+  type Refusal,
+  StartPacing,
+  type Ticket,
+} from './limits/admission.js';
 import { persistedOperationsPlugin } from './limits/persisted-operations.js';
 import { requestParamChecks } from './limits/request-params.js';
 import { logErrorCodes, reportUnexpectedErrors, yogaLogger } from './logging/graphql-errors.js';
@@ -64,7 +70,7 @@ export interface App {
   queries: QueryCounter;
   logger: Logger;
   /**
-   * Takes a request read on node:http, or refuses it (`refusal`): src/limits/load-shedding.ts. Null for the health
+   * Takes a request read on node:http, or refuses it (`refusal`): src/limits/admission.ts. Null for the health
    * check, which is never refused. The ticket is finished when the request's answer is ready.
    */
   admit(req: IncomingMessage): Ticket | null;

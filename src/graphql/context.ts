@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import type { PasswordGuesses } from '../auth/password-guesses.js';
+import type { PasswordGuesses } from '../auth/authenticate.js';
 import { AnswerFacts } from '../cache/tags.js';
 import type { ViewerUser } from '../auth/permissions.js';
 import type { Config } from '../config.js';

@@ -1,5 +1,4 @@
-import { authenticate, parseAuthorization } from '../auth/authenticate.js';
-import type { PasswordGuesses } from '../auth/password-guesses.js';
+import { authenticate, parseAuthorization, type PasswordGuesses } from '../auth/authenticate.js';
 import type { SignInLimiter } from '../auth/sign-in-limits.js';
 import type { Config } from '../config.js';
 import type { AnswerFacts } from '../cache/tags.js';
