@@ -87,7 +87,7 @@ async function startServing(config: Config, logger: Logger): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-/** Exits once the log lines are written (src/logging/stdout-lines.ts), or after 2 s if stdout does not take them. */
+/** Exits once the log lines are written (src/logging/logger.ts), or after 2 s if stdout does not take them. */
 function exitOnceLogged(logger: Logger, code: number): void {
   setTimeout(() => process.exit(code), 2000).unref();
   logger.flush(() => process.exit(code));

@@ -56,7 +56,7 @@ export interface Config {
   };
   /** CDN_PURGE_URL and the rest: every change purges the tags it made stale from a shared cache in front (src/webhooks/cdn-purge.ts). */
   cdnPurge: CdnPurgeConfig | undefined;
-  /** How a process learns that the data changed in another process (docs/performance.md; src/db/data-version-watch.ts). */
+  /** How a process learns that the data changed in another process (docs/performance.md; src/db/data-version.ts). */
   dataVersion: {
     /** DATA_VERSION_POLL_MS: PostgreSQL, while no LISTEN connection is up, the version is read this often. */
     pollMs: number;

@@ -3,10 +3,9 @@ import { createServerAdapter } from '@whatwg-node/server';
 import { createYoga } from 'graphql-yoga';
 import { type IRequest, Router } from 'itty-router';
 import type { Config } from './config.js';
-import { type CacheLookup, ResponseCache } from './cache/response-cache.js';
-import type { AnswerFacts } from './cache/answer-facts.js';
+import { type CacheLookup, createCachedAnswers, ResponseCache } from './cache/response-cache.js';
 import { graphqlPostKeys } from './cache/graphql-post-key.js';
-import { StaleTags } from './cache/stale-tags.js';
+import { type AnswerFacts, StaleTags } from './cache/tags.js';
 import { changeLogReader } from './db/change-log.js';
 import { ChangeNotifier } from './db/change-notifier.js';
 import { prepareChangeCursors } from './graphql/changes/cursor.js';
@@ -18,15 +17,13 @@ import {
 import { LiveChanges } from './graphql/changes/live.js';
 import { pruneChangesPeriodically } from './db/change-retention.js';
 import { createDb, HELPER_CONNECTION_CACHE_KIB, rawTableName, type Db, type QueryCounter } from './db/client.js';
-import { readDataVersion } from './db/data-version.js';
-import { watchDataVersion, type DataVersionWatch } from './db/data-version-watch.js';
+import { readDataVersion, watchDataVersion, type DataVersionWatch } from './db/data-version.js';
 import { migrate } from './db/migrate.js';
-import { clientAddressOf, clientKeyOf } from './auth/client-address.js';
 import { bootstrapAdmin } from './auth/credentials.js';
 import { credentialKey } from './auth/credential-key.js';
 import { icalUidSuffix } from './ical/uid-suffix.js';
 import { SignInLimiter } from './auth/sign-in-limits.js';
-import { PasswordGuesses } from './auth/password-guesses.js';
+import { PasswordGuesses } from './auth/authenticate.js';
 import type { Context, Viewer } from './graphql/builder.js';
 import {
   RequestContexts,
@@ -39,8 +36,14 @@ import { schema } from './graphql/schema.js';
 import { Deadline, DeadlineExceededError, TIMEOUT_CODE } from './limits/deadline.js';
 import { documentCaches } from './limits/document-cache.js';
 import { documentBytesLimit, graphqlLimitPlugins } from './limits/graphql.js';
-import { HEALTH_PATH, LoadShedder, type Refusal, type Ticket } from './limits/load-shedding.js';
-import { FairRunningLimit, StartPacing } from './limits/start-pacing.js';
+import {
+  FairRunningLimit,
+  HEALTH_PATH,
+  LoadShedder,
+  type Refusal,
+  StartPacing,
+  type Ticket,
+} from './limits/admission.js';
 import { persistedOperationsPlugin } from './limits/persisted-operations.js';
 import { requestParamChecks } from './limits/request-params.js';
 import { logErrorCodes, reportUnexpectedErrors, yogaLogger } from './logging/graphql-errors.js';
@@ -49,9 +52,8 @@ import { withRequestLog, type RequestLog } from './logging/request-log.js';
 import { RestError } from './rest/errors.js';
 import { createRestHandler, type RestHandler } from './rest/router.js';
 import { createPageHandler } from './pages/router.js';
-import { createCachedAnswers } from './http/cached-answers.js';
 import { createRefusals } from './limits/refusals.js';
-import { headOf, type RequestHead } from './http/request-head.js';
+import { clientAddressOf, clientKeyOf, headOf, type RequestHead } from './http/request-head.js';
 import { createCors } from './http/cors.js';
 import { graphiql, GRAPHIQL_ASSETS_PATH } from './http/graphiql.js';
 import { EVERY_ANSWER } from './http/security-headers.js';
@@ -68,7 +70,7 @@ export interface App {
   queries: QueryCounter;
   logger: Logger;
   /**
-   * Takes a request read on node:http, or refuses it (`refusal`): src/limits/load-shedding.ts. Null for the health
+   * Takes a request read on node:http, or refuses it (`refusal`): src/limits/admission.ts. Null for the health
    * check, which is never refused. The ticket is finished when the request's answer is ready.
    */
   admit(req: IncomingMessage): Ticket | null;

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresSchema } from '../src/db/client.js';
-import { listenerName } from '../src/db/data-version-watch.js';
+import { listenerName } from '../src/db/data-version.js';
 import { TEST_POSTGRES_URL } from './support/database.js';
 import { readUntil, startInstance, stop, type Instance } from './support/processes.js';
 import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';

@@ -81,7 +81,7 @@ describe('SQL statements per page of events', () => {
   it('loads a page of 50 events with every relation in as many statements as a page of 5', async () => {
     // The list total is remembered per filter until the next write: a first read counts, later ones do not. After
     // this process's own writes (the fixtures) PostgreSQL reads the data version once; SQLite reads it on a connection
-    // of its own, outside Prisma (src/db/data-version-watch.ts).
+    // of its own, outside Prisma (src/db/data-version.ts).
     const first = await pageCost(5);
     const small = await pageCost(5);
     const large = await pageCost(EVENTS_ON_PAGE);

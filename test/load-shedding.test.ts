@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, type TestDatabase } from './support/database.js';
-import { refusalAnswer } from '../src/limits/load-shedding.js';
+import { refusalAnswer } from '../src/limits/admission.js';
 import { rest, startInstance, stop, type Instance } from './support/processes.js';
 
 // A process that cannot keep up sheds load (429 or 503 + Retry-After at once) instead of timing everyone out, and its

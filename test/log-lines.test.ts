@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runCommand } from './support/processes.js';
 
-// The log lines' destination (src/logging/stdout-lines.ts, through the logger), in a process of its own writing to a pipe, as the server does:
+// The log lines' destination (StdoutLines in src/logging/logger.ts, through the logger), in a process of its own writing to a pipe, as the server does:
 // lines written faster than the pipe takes them wait, up to a bound; past it they are dropped, counted and reported;
 // `flush` calls back once all the others are written, whole lines in order (a graceful stop waits for it).
 

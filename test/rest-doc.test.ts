@@ -9,7 +9,7 @@ import { es } from '../src/rest/i18n/es.js';
 import { fr } from '../src/rest/i18n/fr.js';
 import { describe as describeParam } from '../src/rest/i18n/index.js';
 import type { Param, ParamDeclaration } from '../src/rest/params.js';
-import { LANGUAGES, type Language } from '../src/rest/request.js';
+import { LANGUAGES, type Language } from '../src/rest/i18n/index.js';
 import type { HttpMethod } from '../src/rest/route.js';
 import { ROUTES } from '../src/rest/routes/table.js';
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FairRunningLimit, StartPacing } from '../src/limits/start-pacing.js';
+import { FairRunningLimit, StartPacing } from '../src/limits/admission.js';
 
 const nextTurn = () => new Promise<void>((done) => setImmediate(done));
 

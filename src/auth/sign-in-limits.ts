@@ -1,5 +1,5 @@
 import type { SignInLimits } from '../config.js';
-import { clientKeyOf } from './client-address.js';
+import { clientKeyOf } from '../http/request-head.js';
 
 /**
  * Limits on the slow check of a sign-in (scrypt, or a failure's decoys), which only what the fast check (one HMAC)

@@ -16,7 +16,7 @@ const MAX_TOKENS = 5000;
  * mutation or subscription, an event stream, a persisted operation or automatic persisted query (whose store must
  * see the request), a body that is not JSON, too large or of unknown length, a document that does not parse (Yoga
  * words the error). The one declaration of these rules, whether the body is read on node:http
- * (src/http/cached-answers.ts) or from a Fetch Request.
+ * (src/cache/response-cache.ts) or from a Fetch Request.
  */
 export function graphqlPostKeys(path: string): PostKeys {
   return { bodyLength: (head) => bodyLengthToRead(head, path), keyOf };

@@ -1,7 +1,15 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { Cors } from '../http/cors.js';
+import { keepReadBody, readDeclaredBody } from '../http/request-body.js';
+import { headOf, type PlainAnswer, type RequestHead } from '../http/request-head.js';
 import { finishAnswer, Representation, type SharedCacheSettings } from '../http/representation.js';
-import type { PlainAnswer, RequestHead } from '../http/request-head.js';
-import { AnswerFacts, type TableProbe } from './answer-facts.js';
-import type { StaleTags } from './stale-tags.js';
+import type { Logger } from '../logging/logger.js';
+import { loggedPath, REQUEST_ID_HEADER, requestIdOf } from '../logging/request-log.js';
+import { AnswerFacts, type StaleTags, type TableProbe } from './tags.js';
+
+// The response cache: the answers it keeps and when they are stale (ResponseCache), and its front on node:http, where
+// a hit is answered before any Fetch Request is built (createCachedAnswers).
 
 /** RESPONSE_CACHE_MB (docs/caching.md). */
 export interface ResponseCacheSettings {
@@ -43,7 +51,7 @@ export interface PostKeys {
 
 /** A remembered answer that is still current. */
 export interface Hit {
-  /** Its answer as plain data, for a request read straight from node:http (src/http/cached-answers.ts). */
+  /** Its answer as plain data, for a request read straight from node:http (createCachedAnswers below). */
   answer(request: RequestHead): Promise<PlainAnswer>;
 }
 
@@ -76,7 +84,7 @@ const isRemembered = (name: string) => !PER_RESPONSE.has(name) && !name.startsWi
  * Answers repeated anonymous reads from memory, each kept until what it shows changes (docs/caching.md). While it is
  * computed, an answer notes the records and tables it reads and the moment the clock changes it (AnswerFacts); a
  * write, in whichever process, is learnt from the change log once the data version moves (StaleTags, within the
- * staleness bound of src/db/data-version-watch.ts), and makes stale only the answers tagged with what it changed.
+ * staleness bound of src/db/data-version.ts), and makes stale only the answers tagged with what it changed.
  * An answer that read what the log does not report is kept only at the data version it was computed at. A hit
  * costs no statement. Only GETs without credentials are considered (a conditional one is answered 304 from a
  * remembered answer's ETag), and only 200 answers are kept; the least recently used go first beyond `maxBytes`.
@@ -104,7 +112,7 @@ export class ResponseCache {
   /**
    * A request's one look into the cache, made before it is routed: the remembered answer that is still current, or
    * how to answer it once computed (kept when it may be). The server looks on node:http, before any Fetch Request is
-   * built (src/http/cached-answers.ts), and hands a miss down with the request; a caller in this process looks when
+   * built (createCachedAnswers below), and hands a miss down with the request; a caller in this process looks when
    * it fetches. Either way a request enters the cache once.
    */
   async lookUp(request: RequestHead): Promise<CacheLookup> {
@@ -296,4 +304,53 @@ const entrySize = (key: string, entry: Entry) =>
 /** What tells one remembered answer from another: the URL (or a POST's key) and the headers in VARY. */
 function cacheKey(request: RequestHead, identity: string): string {
   return [identity, ...VARY.map((name) => request.headers.get(name) ?? '')].join('\n');
+}
+
+/**
+ * Answers a response-cache hit straight on node:http, without a Fetch Request and Response: building those (and their
+ * streams) cost more than the hit itself (profile in bench/results.md, History 8). The answer is the one the whole
+ * way would give (same representation, CORS headers, request ID and log line). A POST whose key is in its body (a
+ * GraphQL query) has its body read here first, bounded by its Content-Length and `bodyTimeoutMs`. Resolves null when
+ * it answered, else the request's lookup (a miss, or a request the cache does not consider), which goes the whole
+ * way with it so that the cache is not entered again; a body read here goes with the request.
+ */
+export function createCachedAnswers(cache: ResponseCache, cors: Cors, logger: Logger, bodyTimeoutMs: number) {
+  return async (req: IncomingMessage, res: ServerResponse): Promise<CacheLookup | null> => {
+    const started = performance.now();
+    const request = headOf(req);
+    let lookup = await cache.lookUp(request);
+    if (lookup.body) lookup = await lookUpBody(req, lookup.body, bodyTimeoutMs);
+    if (!lookup.hit) return lookup;
+    const answer = await lookup.hit.answer(request);
+    cors.decorateAnswer(request, answer);
+    const requestId = requestIdOf(request);
+    answer.headers.set(REQUEST_ID_HEADER.toLowerCase(), requestId);
+    res.writeHead(answer.status, Object.fromEntries(answer.headers));
+    res.end(req.method === 'HEAD' ? undefined : answer.body);
+    logger.info(
+      {
+        requestId,
+        method: req.method,
+        path: loggedPath(request),
+        status: answer.status,
+        durationMs: Math.round((performance.now() - started) * 100) / 100,
+      },
+      'request',
+    );
+    return null;
+  };
+}
+
+/** Decodes as a Fetch Request's text() does (a byte order mark dropped), so that both ways find the same key. */
+const utf8 = new TextDecoder();
+
+/** The lookup of a POST by its body, read off `req`; the bytes read are kept for the Fetch Request of a miss. */
+async function lookUpBody(
+  req: IncomingMessage,
+  body: NonNullable<CacheLookup['body']>,
+  timeoutMs: number,
+): Promise<CacheLookup> {
+  const bytes = await readDeclaredBody(req, body.length, timeoutMs);
+  if (bytes) keepReadBody(req, bytes);
+  return body.lookUp(bytes && utf8.decode(bytes));
 }

@@ -1,4 +1,4 @@
-import type { ChangeLogReader } from '../cache/stale-tags.js';
+import type { ChangeLogReader } from '../cache/tags.js';
 import type { Db, DbTransaction } from './client.js';
 import { lockForWriting, readDataVersion } from './data-version.js';
 
@@ -118,7 +118,7 @@ export function decodePosition(text: string): ChangePosition | undefined {
 }
 
 /**
- * The log as the response cache follows it (src/cache/stale-tags.ts): entries name the table whose record changed,
+ * The log as the response cache follows it (src/cache/tags.ts): entries name the table whose record changed,
  * categories and tags both being terms, and the first data version that sees the change. PostgreSQL logs the
  * version the writing statement made (seen from it on); SQLite's row triggers log the version before the row's own
  * increase (seen from the next one).

@@ -113,7 +113,7 @@ class Subscription implements AsyncIterableIterator<ChangeBatch> {
 
 /**
  * Tells this process's subscribers of every committed change, in commit order, whichever process made it. While
- * anyone subscribes it asks the data version watch (src/db/data-version-watch.ts: PostgreSQL LISTEN/NOTIFY, SQLite's
+ * anyone subscribes it asks the data version watch (src/db/data-version.ts: PostgreSQL LISTEN/NOTIFY, SQLite's
  * version row) every `pollMs` whether the version moved, which costs no statement on PostgreSQL and a microsecond
  * read on SQLite, and only then reads the new entries, once for all subscribers.
  */

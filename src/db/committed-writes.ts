@@ -54,7 +54,7 @@ function reportingAdapter(adapter: SqlDriverAdapter, committed: () => void): Sql
 
 /**
  * Wraps a driver adapter factory so that `committed` is called once each of this process's writes is committed
- * (src/db/data-version-watch.ts: the process then sees its own writes at once, without waiting to be told).
+ * (src/db/data-version.ts: the process then sees its own writes at once, without waiting to be told).
  */
 export function reportingCommittedWrites(
   factory: SqlDriverAdapterFactory,

@@ -1,4 +1,4 @@
-import type { AnswerFacts, TableProbe } from '../cache/answer-facts.js';
+import type { AnswerFacts, TableProbe } from '../cache/tags.js';
 import type { Db } from './client.js';
 import { getDatamodel } from './generated/pothos-types.js';
 

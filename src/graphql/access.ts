@@ -117,7 +117,7 @@ export function unlockedWhere(ctx: Context): object {
 
 /**
  * Remembers a `password` argument for the fields resolved after it; refuses it (RATE_LIMITED) when the client has
- * guessed wrong too often lately (src/auth/password-guesses.ts).
+ * guessed wrong too often lately (src/auth/authenticate.ts).
  */
 export function offerPassword(ctx: Context, password: string | null | undefined): void {
   if (!password) return;

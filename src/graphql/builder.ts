@@ -5,9 +5,9 @@ import PrismaPlugin from '@pothos/plugin-prisma';
 import RelayPlugin from '@pothos/plugin-relay';
 import { GraphQLError, Kind } from 'graphql';
 import { DateTime } from 'luxon';
-import type { PasswordGuesses } from '../auth/password-guesses.js';
+import type { PasswordGuesses } from '../auth/authenticate.js';
 import type { ViewerUser } from '../auth/permissions.js';
-import { AnswerFacts } from '../cache/answer-facts.js';
+import { AnswerFacts } from '../cache/tags.js';
 import type { Config } from '../config.js';
 import { plainText, safeHtml } from '../content/sanitize.js';
 import type { ChangeRecordType } from '../db/change-log.js';
@@ -60,7 +60,7 @@ export interface Context {
   now(): Date;
   /** The same instant, for a write, or for a reader that tells `facts` when its answer changes with the clock. */
   requestTime: Date;
-  /** What the answer depends on, for the response cache (src/cache/answer-facts.ts). */
+  /** What the answer depends on, for the response cache (src/cache/tags.ts). */
   facts: AnswerFacts;
   /** A date the request sent, read in the site time zone at `now` (null when it is none); each text read once. */
   readDate(text: string): DateTime | null;

@@ -40,7 +40,7 @@ export interface Cors {
    * Origin (not a cross-origin browser request), WordPress's Expose-Headers and Allow-Headers and no origin.
    */
   decorate(request: Request, response: Response): Response;
-  /** The same for an answer from memory (src/http/cached-answers.ts), which carries no CORS headers of its own. */
+  /** The same for an answer from memory (src/cache/response-cache.ts), which carries no CORS headers of its own. */
   decorateAnswer(request: RequestHead, answer: PlainAnswer): void;
 }
 

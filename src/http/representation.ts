@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlibConstants, gzip } from 'node:zlib';
 import Negotiator from 'negotiator';
-import { surrogateKeys, type AnswerFacts } from '../cache/answer-facts.js';
+import { surrogateKeys, type AnswerFacts } from '../cache/tags.js';
 import { toResponse, type PlainAnswer, type RequestHead } from './request-head.js';
 
 // Finishing an answer: its content coding (negotiated, then compressed), its entity tag, its Vary header, and the
@@ -233,7 +233,7 @@ export class Representation {
     return toResponse(await this.answer(request, options));
   }
 
-  /** `respond`'s answer as plain data, for a request read straight from node:http (src/http/cached-answers.ts). */
+  /** `respond`'s answer as plain data, for a request read straight from node:http (src/cache/response-cache.ts). */
   async answer(request: RequestHead, { validators = true } = {}): Promise<PlainAnswer> {
     const coding = this.codingFor(request);
     const etag = coding === 'identity' ? this.etag : codedEntityTag(this.etag, coding);

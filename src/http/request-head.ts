@@ -1,8 +1,12 @@
 import type { IncomingMessage } from 'node:http';
+import ipaddr from 'ipaddr.js';
+
+// A request as read off node:http, without a Fetch Request: its head, the client's address and fairness key, and an
+// answer as plain data.
 
 /**
  * What answering from memory needs to know of a request. A Fetch `Request` is one; so is a node:http request read
- * without building a Fetch Request from it (the response cache's hits, src/http/cached-answers.ts), which costs more
+ * without building a Fetch Request from it (the response cache's hits, src/cache/response-cache.ts), which costs more
  * than the hit itself.
  */
 export interface RequestHead {
@@ -25,6 +29,31 @@ export function headOf(req: IncomingMessage): RequestHead {
     url: `http://${raw.host ?? 'localhost'}${req.url ?? '/'}`,
     headers: { get, has: (name) => raw[name.toLowerCase()] !== undefined },
   };
+}
+
+/**
+ * The address a request comes from: the socket's peer, or, behind a proxy one trusts (TRUST_PROXY), the last
+ * address in X-Forwarded-For, the one that proxy added (earlier entries are whatever the client sent).
+ */
+export function clientAddressOf(
+  request: Pick<RequestHead, 'headers'>,
+  socketAddress: string | undefined,
+  trustProxy: boolean,
+): string {
+  const forwarded = trustProxy ? request.headers.get('x-forwarded-for')?.split(',').at(-1)?.trim() : undefined;
+  return forwarded || socketAddress || 'unknown';
+}
+
+/**
+ * Who a client is, wherever clients are counted (failed sign-ins, fair shedding, subscriptions): its address, an IPv6
+ * one by its /64 prefix, the block one subscriber gets (counting single IPv6 addresses would give a client 2^64 fresh
+ * budgets). Behind a proxy, every user is the proxy's address unless TRUST_PROXY is set.
+ */
+export function clientKeyOf(address: string): string {
+  if (!ipaddr.isValid(address)) return address.slice(0, 64);
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  return `${ipaddr.IPv6.networkAddressFromCIDR(`${parsed.toString()}/64`).toString()}/64`;
 }
 
 /** An answer as plain data: what a cached hit writes straight to node:http, or turns into a Fetch Response. */

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { refusalAnswer, type Refusal, type RestRefusalBody } from './load-shedding.js';
+import { refusalAnswer, type Refusal, type RestRefusalBody } from './admission.js';
 import type { Logger } from '../logging/logger.js';
 import { loggedPath, REQUEST_ID_HEADER, requestIdOf } from '../logging/request-log.js';
 import type { Cors } from '../http/cors.js';
@@ -8,7 +8,7 @@ import { comeBackLater, EVENT_STREAM_HEADERS, isEventSourceRequest } from '../ht
 import { headOf, type PlainAnswer } from '../http/request-head.js';
 
 /**
- * Answers a request the load shedder refused (load-shedding.ts) straight on node:http, before a Fetch
+ * Answers a request the load shedder refused (admission.ts) straight on node:http, before a Fetch
  * Request is built for it: refusing must cost next to nothing, or a flood of refused requests keeps the process as
  * far behind as the flood it refuses. The answer carries what every answer does (CORS headers, request ID), and the
  * request gets its log line, with the refusal's `reason`: at warn for a 503 (the process is behind), at info for a

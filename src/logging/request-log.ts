@@ -16,7 +16,7 @@ export interface RequestLog {
 }
 
 /**
- * Why a request was refused rather than served: the load shedder's reasons (src/limits/load-shedding.ts, logged by
+ * Why a request was refused rather than served: the load shedder's reasons (src/limits/admission.ts, logged by
  * src/limits/refusals.ts), too many failed sign-ins, too many wrong passwords of protected records.
  */
 export type RefusalReason = 'client_over_share' | 'overloaded' | 'sign_in_failures' | 'password_guesses';

@@ -1,10 +1,9 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { type ExecutionResult, execute } from 'graphql';
-import { authenticate, parseAuthorization } from '../auth/authenticate.js';
-import type { PasswordGuesses } from '../auth/password-guesses.js';
+import { authenticate, parseAuthorization, type PasswordGuesses } from '../auth/authenticate.js';
 import type { SignInLimiter } from '../auth/sign-in-limits.js';
 import type { Config } from '../config.js';
-import type { AnswerFacts } from '../cache/answer-facts.js';
+import type { AnswerFacts } from '../cache/tags.js';
 import type { Db } from '../db/client.js';
 import { readsRecorded } from '../db/reads-recorded.js';
 import {
@@ -33,7 +32,7 @@ export interface RequestScope {
   passwordGuesses?: PasswordGuesses;
   /** Set when the request is refused for too many failed sign-ins, for its log line. */
   refusal?: RefusalReason;
-  /** What its answer depends on, when the response cache may keep it (src/cache/answer-facts.ts). */
+  /** What its answer depends on, when the response cache may keep it (src/cache/tags.ts). */
   facts?: AnswerFacts;
 }
 

@@ -2,7 +2,7 @@ import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { Context } from '../graphql/builder.js';
 import type { ErrorMapping } from './errors.js';
 import type { ParamDeclaration, ParamValues } from './params.js';
-import type { Language } from './request.js';
+import type { Language } from './i18n/index.js';
 import type { RestUrls } from '../read/urls.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

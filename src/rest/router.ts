@@ -1,19 +1,137 @@
 import type { GraphQLFormattedError } from 'graphql';
 import { DateTime } from 'luxon';
+import qs from 'qs';
 import type { Config } from '../config.js';
+import { htmlSafeJson } from '../content/html.js';
 import type { Context } from '../graphql/builder.js';
-import { isRefusal, type RequestContexts, type RequestScope, type SignInRefusal } from '../read/request-contexts.js';
-import { executeInProcess } from '../read/request-contexts.js';
+import { MAX_INPUT_DEPTH, nestedTooDeep } from '../limits/input.js';
 import { unexpectedCause } from '../logging/graphql-errors.js';
 import type { RequestLog } from '../logging/request-log.js';
+import {
+  executeInProcess,
+  isRefusal,
+  type RequestContexts,
+  type RequestScope,
+  type SignInRefusal,
+} from '../read/request-contexts.js';
+import { NAMESPACE, type RestUrls, restUrls } from '../read/urls.js';
 import { invalidParams, missingParams, RestError, restErrorFromGraphQL } from './errors.js';
+import { type Language, LANGUAGES } from './i18n/index.js';
 import { parseParams, type DefaultContext } from './params.js';
-import { bodyParams, queryParams, restTarget, type RestTarget } from './request.js';
-import { finishResponse } from './respond.js';
 import type { Endpoint, HttpMethod, RestCall, RestReply, RouteDefinition } from './route.js';
 import { namespaceIndex, routeEntry, siteIndex } from './routes/index-route.js';
 import { ROUTES } from './routes/table.js';
-import { restUrls } from '../read/urls.js';
+
+// REST's HTTP side: where a request points and its parameters (query, body) in, the route found and run, and the
+// answer out as WordPress clients expect it (`_fields`, `_envelope`, the Link header).
+
+/** The original product's namespace, answered as an alias so its integrations work unchanged. */
+export const ALIAS_NAMESPACES = ['tribe/events/v1'];
+
+/** Where a REST request points: the route below the namespace, and the language segment if any. */
+export interface RestTarget {
+  /** `''` for the namespace index, else `/events`, `/events/5` … */
+  route: string;
+  language: Language;
+  /** The site index (`/wp-json/`) rather than a namespace. */
+  siteIndex: boolean;
+}
+
+const QS_OPTIONS = { depth: 5, arrayLimit: 200, parameterLimit: 1000, allowDots: false } as const;
+
+function languageOf(segment: string | undefined): Language {
+  const short = segment?.slice(0, 2).toLowerCase();
+  return (LANGUAGES as readonly string[]).includes(short ?? '') ? (short as Language) : 'en';
+}
+
+function splitNamespace(path: string): string | null {
+  const trimmed = path.replace(/\/+$/, '');
+  for (const namespace of [NAMESPACE, ...ALIAS_NAMESPACES]) {
+    const prefix = `/${namespace}`;
+    if (trimmed === prefix) return '';
+    if (trimmed.startsWith(`${prefix}/`)) return trimmed.slice(prefix.length);
+  }
+  return null;
+}
+
+/**
+ * Finds the REST route in a URL: `/{root}/calendar/events/v1/...`, `/{lang}/{root}/...`, or WordPress's plain form
+ * `/?rest_route=/calendar/events/v1/...`. Answers null when the URL is not for the REST API at all.
+ */
+export function restTarget(url: URL, restRoot: string): RestTarget | null {
+  const plain = url.searchParams.get('rest_route');
+  if (plain !== null && (url.pathname === '/' || url.pathname === '/index.php')) {
+    return targetFrom(plain.startsWith('/') ? plain : `/${plain}`, 'en');
+  }
+  const match = new RegExp(
+    `^(?:/([a-z]{2}(?:[-_][A-Za-z]{2})?))?/${restRoot.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(/.*)?$`,
+  ).exec(url.pathname);
+  if (!match) return null;
+  return targetFrom(match[2] ?? '/', languageOf(match[1]));
+}
+
+function targetFrom(path: string, language: Language): RestTarget {
+  if (path === '/' || path === '') return { route: '', language, siteIndex: true };
+  const route = splitNamespace(path);
+  return route === null ? { route: path, language, siteIndex: false } : { route, language, siteIndex: false };
+}
+
+export function isNamespaceRoute(path: string): boolean {
+  return splitNamespace(path) !== null;
+}
+
+/** Query string parameters, PHP style: `a[]=1&a[]=2`, `venue[city]=Berlin`. */
+export function queryParams(url: URL): Record<string, unknown> {
+  const params = qs.parse(url.search.replace(/^\?/, ''), QS_OPTIONS) as Record<string, unknown>;
+  delete params.rest_route;
+  return params;
+}
+
+/** The body as text, read as it arrives and refused (413) once it is longer than `maxBytes`: never held whole. */
+async function boundedText(request: Request, maxBytes: number): Promise<string> {
+  const tooLarge = () => RestError.of('rest_request_too_large', {}, maxBytes);
+  if (Number(request.headers.get('content-length') ?? 0) > maxBytes) throw tooLarge();
+  if (!request.body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  // Released, not cancelled, past the limit: cancelling the stream would close the connection before the answer.
+  const reader = request.body.getReader();
+  try {
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      size += chunk.value.byteLength;
+      if (size > maxBytes) throw tooLarge();
+      chunks.push(chunk.value);
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw RestError.of('rest_invalid_json');
+  }
+}
+
+/** The body's parameters: JSON, or form-encoded (PHP style). Malformed JSON is refused as WordPress does. */
+export async function bodyParams(request: Request, maxBytes: number): Promise<Record<string, unknown>> {
+  if (request.method === 'GET' || request.method === 'HEAD') return {};
+  const type = request.headers.get('content-type') ?? '';
+  const text = await boundedText(request, maxBytes);
+  if (text.trim() === '') return {};
+  if (type.includes('application/json')) {
+    const parsed = parseJson(text);
+    if (nestedTooDeep(parsed)) throw RestError.of('rest_body_too_deep', {}, MAX_INPUT_DEPTH);
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  }
+  if (type.includes('application/x-www-form-urlencoded') || type === '') {
+    return qs.parse(text, QS_OPTIONS) as Record<string, unknown>;
+  }
+  return {};
+}
 
 interface CompiledRoute {
   definition: RouteDefinition;
@@ -187,3 +305,67 @@ export function createRestHandler(config: Config, contexts: RequestContexts) {
 }
 
 export type RestHandler = ReturnType<typeof createRestHandler>;
+
+/** `a,b.c,b.d` → `{a: true, b: {c: true, d: true}}`; a sub-field of a field already kept whole is ignored. */
+type FieldTree = { [key: string]: true | FieldTree };
+
+function fieldTree(fields: string[]): FieldTree {
+  const tree: FieldTree = {};
+  for (const field of fields) {
+    const parts = field.split('.');
+    const last = parts.pop()!;
+    let node: FieldTree | true = tree;
+    for (const part of parts) {
+      if (node === true) break;
+      node = node[part] === true ? true : (node[part] ??= {});
+    }
+    if (node !== true) node[last] = true;
+  }
+  return tree;
+}
+
+/**
+ * WordPress's `_fields`: keep only the named keys, in the record's own order; dotted names reach into objects. A
+ * list is filtered item by item (WordPress does this for a bare list; we also do it for a list inside an object, so
+ * `_fields=events.id,total` works on the events envelope).
+ */
+function pickFields(body: unknown, tree: FieldTree): unknown {
+  if (Array.isArray(body)) return body.map((item) => pickFields(item, tree));
+  if (!body || typeof body !== 'object') return body;
+  const result: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
+    const rule = tree[key];
+    if (rule === undefined) continue;
+    result[key] = rule === true ? value : pickFields(value, rule);
+  }
+  return result;
+}
+
+function fieldsParam(query: Record<string, unknown>): string[] | null {
+  const raw = query._fields;
+  if (raw === undefined) return null;
+  const list = Array.isArray(raw) ? raw.map(String) : String(raw).split(',');
+  return list.map((field) => field.trim()).filter((field) => field !== '');
+}
+
+/**
+ * Applies `_fields` and `_envelope`, and the headers WordPress REST clients expect; a text reply is sent as it is.
+ * ETag, Cache-Control, 304, HEAD, compression and CORS are the HTTP layer's (src/http/representation.ts, cors.ts).
+ */
+export function finishResponse(query: Record<string, unknown>, reply: RestReply, urls: RestUrls): Response {
+  const status = reply.status ?? 200;
+  const fields = fieldsParam(query);
+  let body = reply.body;
+  // As in WordPress: a bare list has each item filtered, an object (a record or an envelope) its own keys.
+  if (fields && status < 400) body = pickFields(body, fieldTree(fields));
+  const headers: Record<string, string> = {
+    'Content-Type': reply.contentType ?? 'application/json; charset=UTF-8',
+    Link: `<${urls.root}>; rel="https://api.w.org/"`,
+    ...reply.headers,
+  };
+  if (reply.contentType !== undefined) return new Response(String(body), { status, headers });
+  if ('_envelope' in query) {
+    return new Response(htmlSafeJson({ body, status, headers: reply.headers ?? {} }), { status: 200, headers });
+  }
+  return new Response(htmlSafeJson(body), { status, headers });
+}

@@ -1,5 +1,4 @@
-import { tagsOfChange } from '../cache/answer-facts.js';
-import type { ChangeLogReader, LogPosition } from '../cache/stale-tags.js';
+import { type ChangeLogReader, type LogPosition, tagsOfChange } from '../cache/tags.js';
 import type { CdnPurgeConfig } from '../config.js';
 import { comparePositions, decodePosition, encodePosition } from '../db/change-log.js';
 import type { Db } from '../db/client.js';
@@ -35,7 +34,7 @@ export interface PurgeTiming {
  * at a time among all those serving the database (the one holding the `cdn-purge` lease), as the webhook dispatcher
  * follows the log (src/webhooks/dispatcher.ts). It wakes every `wakeMs` and acts when the data version moved: the
  * entries after the position stored in the database (`cdn_purge_position`) become one purge request carrying the tags
- * they made stale (`event:12` and `event`, src/cache/answer-facts.ts), up to TAGS_PER_PURGE, and the position moves
+ * they made stale (`event:12` and `event`, src/cache/tags.ts), up to TAGS_PER_PURGE, and the position moves
  * past them once it succeeded. A failed request is logged and sent again (with what changed meanwhile) after a delay
  * doubling from 1 s to CDN_PURGE_RETRY_MAX_MS; a process taking over the lease goes on from the stored position.
  * Each purge is sent once more CDN_PURGE_REPEAT_MS after it succeeded (remembered in memory only).

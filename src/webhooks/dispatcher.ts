@@ -63,7 +63,7 @@ export function deliveryBody(delivery: DeliveryRow, data: unknown): string {
 /**
  * Sends every change of the change log to the webhooks subscribed to its record type, from one process at a time
  * among all those serving the database (the one holding the `webhook-dispatcher` lease). It wakes when the data
- * version moves (src/db/data-version-watch.ts), when an attempt ends, and every `wakeMs` for due retries. A round
+ * version moves (src/db/data-version.ts), when an attempt ends, and every `wakeMs` for due retries. A round
  * queues a bounded step of new log entries as deliveries (src/webhooks/queue.ts), then starts the due deliveries of
  * each webhook that has a free slot, without waiting for them: at most `concurrencyPerWebhook` attempts per webhook
  * (one until an attempt to it succeeds, and again after one fails) and `concurrency` in all, the webhooks served in

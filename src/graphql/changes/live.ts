@@ -1,4 +1,4 @@
-import { clientKeyOf } from '../../auth/client-address.js';
+import { clientKeyOf } from '../../http/request-head.js';
 import { GraphQLError } from 'graphql';
 import type { ChangeEntry, ChangeRecordType } from '../../db/change-log.js';
 import type { ChangeBatch, ChangeNotifier } from '../../db/change-notifier.js';

@@ -1,7 +1,6 @@
-import { describe } from '../i18n/index.js';
+import { describe, type Language } from '../i18n/index.js';
 import { docText, isDocKey, type DocKey } from '../i18n/doc/index.js';
 import type { Param, ParamDeclaration } from '../params.js';
-import type { Language } from '../request.js';
 import type { Endpoint, HttpMethod, RouteDefinition } from '../route.js';
 import { argumentSchema } from '../routes/index-route.js';
 import type { RestUrls } from '../../read/urls.js';

@@ -1,7 +1,6 @@
-import { describe } from '../i18n/index.js';
+import { describe, type Language } from '../i18n/index.js';
 import type { Param, ParamDeclaration } from '../params.js';
 import { NAMESPACE } from '../../read/urls.js';
-import type { Language } from '../request.js';
 import type { RouteDefinition } from '../route.js';
 import type { RestUrls } from '../../read/urls.js';
 

@@ -1,4 +1,4 @@
-import type { Language } from '../../request.js';
+import type { Language } from '../index.js';
 import { docDe } from './de.js';
 import { docEn, type DocKey } from './en.js';
 import { docEs } from './es.js';

@@ -2,6 +2,9 @@ import { performance } from 'node:perf_hooks';
 import { ErrorCode } from '../graphql/errors.js';
 import type { RefusalReason } from '../logging/request-log.js';
 
+// Admission: whether a request is taken or shed (LoadShedder), and when a request taken starts its work (StartPacing on
+// SQLite, FairRunningLimit on PostgreSQL), the lightest client's first.
+
 /**
  * Sheds load instead of timing everyone out, and sheds the clients that cause it first. A process given more requests
  * than it can serve makes each of them wait for all the others; instead, a request that arrives while the process is
@@ -19,7 +22,7 @@ import type { RefusalReason } from '../logging/request-log.js';
  * request at a time (429 for the others), so that its long requests never run side by side (on PostgreSQL they
  * would interleave on the loop and make every other request wait for all of them).
  *
- * Whom to refuse: each client (an address, see clientKeyOf in src/auth/client-address.ts) has a load, the time its requests took lately (decaying,
+ * Whom to refuse: each client (an address, see clientKeyOf in src/http/request-head.ts) has a load, the time its requests took lately (decaying,
  * half of it forgotten every LOAD_HALF_LIFE_MS) plus the time its requests in flight have taken so far, each moment
  * shared out among the requests in flight then (a request slowed down by others' work is not charged for it), and at
  * least MIN_REQUEST_COST_MS a request. The time is measured, so a request costs what it really cost: a response-cache
@@ -27,7 +30,7 @@ import type { RefusalReason } from '../logging/request-log.js';
  * kind. While the process is behind, a client holding at least its share
  * (#overShare) is refused with 429 (its own excess: it alone is asked to slow down); the others' requests are still
  * taken, up to twice MAX_IN_FLIGHT, and answered 503 beyond (the process as a whole is behind). The same load orders
- * the requests waiting to start (src/limits/start-pacing.ts): the lightest client's first.
+ * the requests waiting to start (StartPacing and FairRunningLimit below): the lightest client's first.
  *
  * Per process: with WORKERS=N each process counts on its own.
  */
@@ -309,4 +312,85 @@ export function refusalAnswer(pathname: string, status: 429 | 503, restBody: Res
     },
     body: JSON.stringify(pathname === '/graphql' ? graphql : rest),
   };
+}
+
+/**
+ * Lets requests start their work one per turn of the event loop. With SQLite every statement runs on the loop's own
+ * thread, so requests that arrive together (libuv accepts a connection per turn, a keep-alive client sends the next
+ * request at once) would otherwise all start and then interleave statement by statement: each finishes only when
+ * nearly all of them do, and the median waits as long as the slowest (p99 8.8× p50 at 32 connections). Started one
+ * per turn they finish roughly in arrival order, and the total work is the same.
+ *
+ * A request that finds no other start in the current turn starts at once: one client at a time never waits. Of the
+ * requests waiting, the one of lowest `rank` starts next (its client's load, LoadShedder above: a light
+ * client's request does not wait behind a greedy client's queue), in arrival order among equals.
+ * PostgreSQL does not need this (its statements run in the database's processes, not on the loop): FairRunningLimit.
+ */
+export class StartPacing {
+  readonly #waiting: { rank: () => number; start: () => void }[] = [];
+  #startedThisTurn = false;
+
+  /** Runs `work` now, or once it is the lowest ranked of the requests waiting. */
+  run<T>(work: () => Promise<T>, rank: () => number = () => 0): Promise<T> {
+    if (!this.#startedThisTurn && this.#waiting.length === 0) {
+      this.#markStarted();
+      return work();
+    }
+    return new Promise<void>((start) => this.#waiting.push({ rank, start })).then(work);
+  }
+
+  #markStarted(): void {
+    this.#startedThisTurn = true;
+    setImmediate(this.#nextTurn);
+  }
+
+  readonly #nextTurn = (): void => {
+    this.#startedThisTurn = false;
+    if (this.#waiting.length === 0) return;
+    this.#markStarted();
+    this.#waiting.splice(lowestRanked(this.#waiting), 1)[0]!.start();
+  };
+}
+
+/**
+ * PostgreSQL's counterpart: at most `maxRunning` requests run at once (as many as the pool has connections), the
+ * others wait here rather than in the pool's queue, and when one ends the waiting request of lowest `rank` (its
+ * client's load, LoadShedder above) starts: a light client's request does not wait behind every statement of
+ * a greedy client's burst. Requests are few enough to start at once while the process keeps up.
+ */
+export class FairRunningLimit {
+  readonly #waiting: { rank: () => number; start: () => void }[] = [];
+  #running = 0;
+
+  constructor(private readonly maxRunning: number) {}
+
+  /** Runs `work` now, or once it is the lowest ranked of the requests waiting for a place. */
+  async run<T>(work: () => Promise<T>, rank: () => number = () => 0): Promise<T> {
+    if (this.#running < this.maxRunning) this.#running++;
+    else await new Promise<void>((start) => this.#waiting.push({ rank, start }));
+    try {
+      return await work();
+    } finally {
+      this.#ended();
+    }
+  }
+
+  #ended(): void {
+    if (this.#waiting.length === 0) {
+      this.#running--;
+      return;
+    }
+    // The place passes to the waiting request of lowest rank: the running count stays.
+    this.#waiting.splice(lowestRanked(this.#waiting), 1)[0]!.start();
+  }
+}
+
+function lowestRanked(waiting: readonly { rank: () => number }[]): number {
+  let lowest = 0;
+  let lowestRank = waiting[0]!.rank();
+  for (let i = 1; i < waiting.length; i++) {
+    const rank = waiting[i]!.rank();
+    if (rank < lowestRank) [lowest, lowestRank] = [i, rank];
+  }
+  return lowest;
 }
