@@ -5,7 +5,7 @@
 /** Each layer: a name, and the modules in it (regular expressions on paths from the project root). */
 const LAYERS = [
   { name: 'config', paths: ['^src/config\\.ts$'] },
-  { name: 'foundation', paths: ['^src/(time|net|content|types)/', '^src/(random|project-files|site-pages)\\.ts$'] },
+  { name: 'foundation', paths: ['^src/(time|net|content|types)/', '^src/(random|project-files|urls)\\.ts$'] },
   { name: 'platform', paths: ['^src/(logging|http|cache)/'] },
   { name: 'data', paths: ['^src/db/'] },
   { name: 'services', paths: ['^src/(auth|webhooks|ical|images)/'] },

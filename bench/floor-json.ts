@@ -12,7 +12,7 @@ import { extensionOf } from '../src/images/facts.js';
 import type { RestOrganizerFragment, RestVenueFragment, PostStatus } from '../src/read/operations/generated/graphql.js';
 import { formattedCost } from '../src/read/serialize/event.js';
 import { lockedOrganizerToTec, lockedVenueToTec } from '../src/read/serialize/linked-posts.js';
-import type { RestUrls } from '../src/read/urls.js';
+import type { RestUrls } from '../src/urls.js';
 import { fromWallClock, timeZoneAbbreviation } from '../src/time/dates.js';
 
 export type Row = Record<string, unknown>;

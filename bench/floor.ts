@@ -21,7 +21,7 @@ import { DateTime } from 'luxon';
 import { loadConfig } from '../src/config.js';
 import { htmlSafeJson } from '../src/content/html.js';
 import { MAX_PER_PAGE, pageLinks, totalPages } from '../src/rest/routes/shared.js';
-import { restUrls } from '../src/read/urls.js';
+import { restUrls } from '../src/urls.js';
 import { endOfDayWallClock, startOfDayWallClock } from '../src/time/dates.js';
 import { floorJson, type Row } from './floor-json.js';
 

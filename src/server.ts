@@ -57,7 +57,7 @@ import { clientAddressOf, clientKeyOf, headOf, type RequestHead } from './http/r
 import { createCors } from './http/cors.js';
 import { graphiql, GRAPHIQL_ASSETS_PATH } from './http/graphiql.js';
 import { EVERY_ANSWER } from './http/security-headers.js';
-import { restUrls } from './read/urls.js';
+import { restUrls } from './urls.js';
 import { CdnPurger } from './webhooks/cdn-purge.js';
 import { pruneDeliveriesPeriodically } from './webhooks/delivery-retention.js';
 import { WebhookDispatcher, type RenderRecord } from './webhooks/dispatcher.js';

@@ -1,7 +1,7 @@
 import type { Context } from '../graphql/builder.js';
 import { RestEventBySlugDocument, type RestEventFragment } from '../read/operations/generated/graphql.js';
 import { eventJsonLd } from '../read/serialize/event.js';
-import type { RestUrls } from '../read/urls.js';
+import type { RestUrls } from '../urls.js';
 import { assertPublic, runPageQuery } from './data.js';
 import { eventWhen } from './dates.js';
 import { html, trustedHtml, type Html } from './html.js';

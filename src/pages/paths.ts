@@ -1,6 +1,5 @@
 import type { Config } from '../config.js';
-import { NAMESPACE } from '../read/urls.js';
-import { pageUrl } from '../site-pages.js';
+import { NAMESPACE, pageUrl } from '../urls.js';
 
 export type PostType = 'event' | 'venue' | 'organizer';
 

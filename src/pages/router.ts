@@ -8,7 +8,7 @@ import {
   signInRefusalMessage,
 } from '../read/request-contexts.js';
 import type { RequestLog } from '../logging/request-log.js';
-import { restUrls } from '../read/urls.js';
+import { restUrls } from '../urls.js';
 import { PageRefusal } from './data.js';
 import { eventPage } from './event-page.js';
 import { eventsListPage } from './events-list-page.js';

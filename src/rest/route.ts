@@ -3,7 +3,7 @@ import type { Context } from '../graphql/builder.js';
 import type { ErrorMapping } from './errors.js';
 import type { ParamDeclaration, ParamValues } from './params.js';
 import type { Language } from './i18n/index.js';
-import type { RestUrls } from '../read/urls.js';
+import type { RestUrls } from '../urls.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export const READABLE: readonly HttpMethod[] = ['GET'];

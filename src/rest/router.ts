@@ -14,7 +14,7 @@ import {
   type RequestScope,
   type SignInRefusal,
 } from '../read/request-contexts.js';
-import { NAMESPACE, type RestUrls, restUrls } from '../read/urls.js';
+import { NAMESPACE, type RestUrls, restUrls } from '../urls.js';
 import { invalidParams, missingParams, RestError, restErrorFromGraphQL } from './errors.js';
 import { type Language, LANGUAGES } from './i18n/index.js';
 import { parseParams, type DefaultContext } from './params.js';

@@ -12,7 +12,7 @@ import { isLocked, readableLinkedPosts } from '../access.js';
 import { builder, type Context } from '../builder.js';
 import { EventType } from './type.js';
 import { VersionedMemo } from '../../db/data-version.js';
-import { pageUrl } from '../../site-pages.js';
+import { pageUrl } from '../../urls.js';
 
 // Events as iCalendar (RFC 5545): `ical` on an event, and on the events connection for the whole filtered list.
 

@@ -7,7 +7,7 @@ import type {
   RestImageFragment,
   RestTagFragment,
 } from '../operations/generated/graphql.js';
-import { globalId, type RestUrls } from '../urls.js';
+import { globalId, type RestUrls } from '../../urls.js';
 
 export const WALL_CLOCK = 'yyyy-MM-dd HH:mm:ss';
 

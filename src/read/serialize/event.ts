@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import type { RestEventFragment } from '../operations/generated/graphql.js';
-import type { RestUrls } from '../urls.js';
+import { pageUrl, type RestUrls } from '../../urls.js';
 import {
   authorString,
   dateDetails,
@@ -20,7 +20,6 @@ import {
   venueToTec,
   type SerializeOptions,
 } from './linked-posts.js';
-import { pageUrl } from '../../site-pages.js';
 
 const AMOUNT = String.raw`\d+(?:[.,]\d+)?`;
 /** An amount or a range of amounts and nothing else (once the currency symbol is taken out). */

@@ -1,7 +1,6 @@
 import type { RestOrganizerFragment, RestVenueFragment } from '../operations/generated/graphql.js';
-import type { RestUrls } from '../urls.js';
+import { pageUrl, type RestUrls } from '../../urls.js';
 import { authorString, globalIds, imageObject, postDates, restStatus, withoutEmpty } from './common.js';
-import { pageUrl } from '../../site-pages.js';
 
 export interface SerializeOptions {
   /** Single-record reads carry `json_ld`. */

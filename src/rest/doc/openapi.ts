@@ -3,7 +3,7 @@ import { docText, isDocKey, type DocKey } from '../i18n/doc/index.js';
 import type { Param, ParamDeclaration } from '../params.js';
 import type { Endpoint, HttpMethod, RouteDefinition } from '../route.js';
 import { argumentSchema } from '../routes/index-route.js';
-import type { RestUrls } from '../../read/urls.js';
+import type { RestUrls } from '../../urls.js';
 import { componentSchemas, ref, toOpenApi30, type Schema } from './schemas.js';
 
 export type OpenApiVersion = '3.0' | '3.1';

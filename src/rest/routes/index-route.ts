@@ -1,8 +1,7 @@
 import { describe, type Language } from '../i18n/index.js';
 import type { Param, ParamDeclaration } from '../params.js';
-import { NAMESPACE } from '../../read/urls.js';
+import { NAMESPACE, type RestUrls } from '../../urls.js';
 import type { RouteDefinition } from '../route.js';
-import type { RestUrls } from '../../read/urls.js';
 
 /** A parameter as the WordPress index lists it: JSON-schema keywords, no callbacks. */
 export function argumentSchema(param: Param, language: Language) {

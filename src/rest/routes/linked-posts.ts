@@ -4,7 +4,7 @@ import type { PostStatus } from '../../read/operations/generated/graphql.js';
 import type { ParamDeclaration } from '../params.js';
 import { CREATABLE, DELETABLE, EDITABLE, endpoint, READABLE, type RestCall, type RouteDefinition } from '../route.js';
 import type { SerializeOptions } from '../../read/serialize/linked-posts.js';
-import type { RestUrls } from '../../read/urls.js';
+import type { RestUrls } from '../../urls.js';
 import { pageVariables } from '../../graphql/shared/connections.js';
 import {
   idPathParam,

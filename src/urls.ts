@@ -1,4 +1,11 @@
-import type { Config } from '../config.js';
+// The URLs the service writes: its records' public pages on the site (as WordPress's permalinks give them) and the
+// routes of its REST API.
+import type { Config } from './config.js';
+
+/** The public page of a record on the site, as WordPress's permalinks for The Events Calendar's post types give it. */
+export function pageUrl(siteUrl: string, postType: 'event' | 'venue' | 'organizer', slug: string): string {
+  return `${siteUrl}/${postType}/${slug}/`;
+}
 
 /** The REST API's namespace below the REST root (TEC's own is `tribe/events/v1`, answered as an alias). */
 export const NAMESPACE = 'calendar/events/v1';
