@@ -47,8 +47,7 @@ import {
 import { persistedOperationsPlugin } from './limits/persisted-operations.js';
 import { requestParamChecks } from './limits/request-params.js';
 import { logErrorCodes, reportUnexpectedErrors, yogaLogger } from './logging/graphql-errors.js';
-import { createLogger, requestLineLogger, type Logger } from './logging/logger.js';
-import { withRequestLog, type RequestLog } from './logging/request-log.js';
+import { createLogger, type Logger, type RequestLog, requestLineLogger, withRequestLog } from './logging/logger.js';
 import { RestError } from './rest/errors.js';
 import { createRestHandler, type RestHandler } from './rest/router.js';
 import { createPageHandler } from './pages/router.js';

@@ -4,8 +4,7 @@ import type { Cors } from '../http/cors.js';
 import { keepReadBody, readDeclaredBody } from '../http/request-body.js';
 import { headOf, type PlainAnswer, type RequestHead } from '../http/request-head.js';
 import { finishAnswer, Representation, type SharedCacheSettings } from '../http/representation.js';
-import type { Logger } from '../logging/logger.js';
-import { loggedPath, REQUEST_ID_HEADER, requestIdOf } from '../logging/request-log.js';
+import { type Logger, loggedPath, REQUEST_ID_HEADER, requestIdOf } from '../logging/logger.js';
 import { AnswerFacts, type StaleTags, type TableProbe } from './tags.js';
 
 // The response cache: the answers it keeps and when they are stale (ResponseCache), and its front on node:http, where

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { ErrorCode } from '../graphql/errors.js';
-import type { RefusalReason } from '../logging/request-log.js';
+import type { RefusalReason } from '../logging/logger.js';
 
 // Admission: whether a request is taken or shed (LoadShedder), and when a request taken starts its work (StartPacing on
 // SQLite, FairRunningLimit on PostgreSQL), the lightest client's first.

@@ -1,7 +1,6 @@
 import { GraphQLError } from 'graphql';
 import type { Plugin, YogaLogger } from 'graphql-yoga';
-import type { Logger } from './logger.js';
-import type { RequestLog } from './request-log.js';
+import type { Logger, RequestLog } from './logger.js';
 
 /**
  * The cause of an error the API did not mean to answer with: the first error below GraphQL's wrappers that is not a

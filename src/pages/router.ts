@@ -7,7 +7,7 @@ import {
   type SignInRefusal,
   signInRefusalMessage,
 } from '../read/request-contexts.js';
-import type { RequestLog } from '../logging/request-log.js';
+import type { RequestLog } from '../logging/logger.js';
 import { restUrls } from '../urls.js';
 import { PageRefusal } from './data.js';
 import { eventPage } from './event-page.js';

@@ -16,7 +16,7 @@ import {
 import { schema } from '../graphql/schema.js';
 import { inProcessRoot } from '../graphql/shared/connections.js';
 import { type Deadline, guardedDb } from '../limits/deadline.js';
-import type { RefusalReason } from '../logging/request-log.js';
+import type { RefusalReason } from '../logging/logger.js';
 
 // Above the schema: a request's context holds its deadline-guarded database (src/limits/deadline.ts), which the
 // schema's own context type does not need to know how to make; and the faces in this process (REST, the pages) run

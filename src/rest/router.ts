@@ -6,7 +6,7 @@ import { htmlSafeJson } from '../content/html.js';
 import type { Context } from '../graphql/builder.js';
 import { MAX_INPUT_DEPTH, nestedTooDeep } from '../limits/input.js';
 import { unexpectedCause } from '../logging/graphql-errors.js';
-import type { RequestLog } from '../logging/request-log.js';
+import type { RequestLog } from '../logging/logger.js';
 import {
   executeInProcess,
   isRefusal,
