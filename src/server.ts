@@ -33,7 +33,7 @@ import {
 } from './read/request-contexts.js';
 import { ErrorCode } from './graphql/errors.js';
 import { schema } from './graphql/schema.js';
-import { Deadline, DeadlineExceededError, TIMEOUT_CODE } from './limits/deadline.js';
+import { Deadline, DeadlineExceededError, TIMEOUT_CODE } from './db/request-client.js';
 import { documentCaches } from './limits/document-cache.js';
 import { documentBytesLimit, graphqlLimitPlugins } from './limits/graphql.js';
 import {

@@ -62,7 +62,7 @@ export class AnswerFacts {
 }
 
 /**
- * One read of a table as the cache can repeat it (src/db/reads-recorded.ts): `repeat` asks it again now and answers
+ * One read of a table as the cache can repeat it (src/db/request-client.ts): `repeat` asks it again now and answers
  * its digest (the IDs it listed in order, or the count), `digest` is what it answered when the answer was computed.
  */
 export interface TableProbe {

@@ -5,7 +5,7 @@ import type { SignInLimiter } from '../auth/sign-in-limits.js';
 import type { Config } from '../config.js';
 import type { AnswerFacts } from '../cache/tags.js';
 import type { Db } from '../db/client.js';
-import { readsRecorded } from '../db/reads-recorded.js';
+import { type Deadline, guardedDb, readsRecorded } from '../db/request-client.js';
 import {
   type ChangeStreams,
   type Context,
@@ -15,10 +15,9 @@ import {
 } from '../graphql/builder.js';
 import { schema } from '../graphql/schema.js';
 import { inProcessRoot } from '../graphql/shared/connections.js';
-import { type Deadline, guardedDb } from '../limits/deadline.js';
 import type { RefusalReason } from '../logging/logger.js';
 
-// Above the schema: a request's context holds its deadline-guarded database (src/limits/deadline.ts), which the
+// Above the schema: a request's context holds its deadline-guarded database (src/db/request-client.ts), which the
 // schema's own context type does not need to know how to make; and the faces in this process (REST, the pages) run
 // their operations against the schema with it (executeInProcess).
 

@@ -2,7 +2,7 @@
 // its occurrences, which, as every list, are materialised as far as the list reaches first.
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { VersionedMemo } from '../../db/data-version.js';
-import { noteRememberedRead } from '../../db/reads-recorded.js';
+import { noteRememberedRead } from '../../db/request-client.js';
 import { assertReadable, offerPassword } from '../access.js';
 import { builder, type Context } from '../builder.js';
 import { NotFoundError } from '../errors.js';

@@ -14,7 +14,7 @@ import { DateTime } from 'luxon';
 import type { Config } from '../../config.js';
 import { postgresSchema, type Db, type DbTransaction } from '../../db/client.js';
 import { lockForWriting, VersionedMemo } from '../../db/data-version.js';
-import { noteRememberedRead } from '../../db/reads-recorded.js';
+import { noteRememberedRead } from '../../db/request-client.js';
 import type { Event, Prisma } from '../../db/generated/prisma/client.js';
 import type { Logger } from '../../logging/logger.js';
 import { LAST_INSTANT } from '../../time/dates.js';
