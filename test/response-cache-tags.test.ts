@@ -340,6 +340,25 @@ describe(`response cache tags (${TEST_ENGINE})`, () => {
     expect(JSON.parse((await read(cached, lists[0]!)).body).total).toBe(5);
   });
 
+  it('shows the occurrences a later list added to an unbounded series in a list without an end', async () => {
+    const made = await write('POST', '/events', {
+      title: 'Endless fortnightly probe',
+      start_date: '2034-01-02 18:00:00',
+      end_date: '2034-01-02 19:00:00',
+      recurrence: ['RRULE:FREQ=WEEKLY;INTERVAL=2'],
+    });
+    expect(made.status).toBe(201);
+    const endless = `/graphql?query=${encodeURIComponent(`{
+      events(filter: { startDate: "2034-01-01", search: "Endless fortnightly" }, first: 100) {
+        totalCount pageInfo { hasNextPage } edges { node { databaseId startsAt } }
+      }
+    }`)}`;
+    expect(await read(cached, endless)).toEqual(await read(reference, endless));
+    // Another list reaches a year further: the series gains occurrences, which the list without an end shows.
+    await read(cached, `${API}/events?start_date=2035-06-01&end_date=2035-06-30`);
+    expect(await read(cached, endless)).toEqual(await read(reference, endless));
+  });
+
   it('shows a write in a feed whose calendar was remembered for another URL of the same list', async () => {
     const ids = [];
     for (const day of ['03', '04', '05']) {

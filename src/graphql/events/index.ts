@@ -33,6 +33,7 @@ import {
   extendSeriesFor,
   followSeriesTasks,
   markSeriesWritten,
+  showsSeriesAsFarAsMade,
 } from './series-sync.js';
 import { queueSeriesTrash, startSeriesDelete, withMoveSettled } from './series-tasks.js';
 import { EventScopeEnum, SCOPE_DESCRIPTION, splitSeries } from './split.js';
@@ -46,6 +47,7 @@ export async function materialiseForList(ctx: Context, filter: EventsFilter) {
   const horizon = defaultReach(ctx);
   const window = windowReach(ctx, filter);
   await extendSeriesFor(ctx, window && window > horizon ? window : horizon);
+  if (window === null) await showsSeriesAsFarAsMade(ctx);
 }
 
 builder.prismaObjectFields(EventType, (t) => ({

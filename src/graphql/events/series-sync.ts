@@ -514,6 +514,27 @@ const EARLIEST_MATERIALISED = {
   select: { materializedUntil: true },
 } as const;
 
+/** Where the series whose rows stop soonest stops (null when every series is whole), remembered per data version. */
+async function earliestSeriesEnd(ctx: Context): Promise<number | null> {
+  const first = await earliestMaterialised.get(ctx.config.databaseUrl, await ctx.dataVersion(), () =>
+    ctx.db.event.findFirst(EARLIEST_MATERIALISED),
+  );
+  noteRememberedRead(ctx.db, 'Event', 'findFirst', EARLIEST_MATERIALISED, first);
+  return first?.materializedUntil?.getTime() ?? null;
+}
+
+/**
+ * A list without an end shows the occurrences made so far, and series upkeep adds more without a change-log entry:
+ * when another list reaches further (the data version moves), and when the horizon passes the series that stops
+ * soonest. Its answer is right at its data version, until then.
+ */
+export async function showsSeriesAsFarAsMade(ctx: Context): Promise<void> {
+  ctx.facts.readsUnloggedData();
+  const earliest = await earliestSeriesEnd(ctx);
+  const horizonMs = defaultReach(ctx).getTime() - ctx.requestTime.getTime();
+  if (earliest !== null) ctx.facts.changesAt(earliest - horizonMs);
+}
+
 /** The reach every series is materialised to without being asked: now plus the configured horizon. */
 export function defaultReach(ctx: Context): Date {
   // Untracked: the horizon decides which occurrences are written (the change log reports them), not what is shown.
@@ -527,11 +548,7 @@ export function defaultReach(ctx: Context): Date {
  * with OccurrencesPendingError rather than answered without their occurrences.
  */
 export async function extendSeriesFor(ctx: Context, reach: Date) {
-  const first = await earliestMaterialised.get(ctx.config.databaseUrl, await ctx.dataVersion(), () =>
-    ctx.db.event.findFirst(EARLIEST_MATERIALISED),
-  );
-  noteRememberedRead(ctx.db, 'Event', 'findFirst', EARLIEST_MATERIALISED, first);
-  const earliest = first?.materializedUntil?.getTime() ?? null;
+  const earliest = await earliestSeriesEnd(ctx);
   if (earliest === null || earliest >= reach.getTime()) return;
   const due = (await ctx.db.event.findMany({ where: { materializedUntil: { lt: reach } }, select: { id: true } })).map(
     (row) => row.id,
