@@ -340,8 +340,9 @@ describe(`response cache tags (${TEST_ENGINE})`, () => {
     expect(JSON.parse((await read(cached, lists[0]!)).body).total).toBe(5);
   });
 
-  it('shows the occurrences a later list added to an unbounded series in a list without an end', async () => {
+  it('shows the occurrences a later list added to an unbounded series in lists without an end', async () => {
     const made = await write('POST', '/events', {
+      venue: { venue: 'Endless Hall' },
       title: 'Endless fortnightly probe',
       start_date: '2034-01-02 18:00:00',
       end_date: '2034-01-02 19:00:00',
@@ -353,10 +354,17 @@ describe(`response cache tags (${TEST_ENGINE})`, () => {
         totalCount pageInfo { hasNextPage } edges { node { databaseId startsAt } }
       }
     }`)}`;
-    expect(await read(cached, endless)).toEqual(await read(reference, endless));
-    // Another list reaches a year further: the series gains occurrences, which the list without an end shows.
+    const atTheHall = `/graphql?query=${encodeURIComponent(`{
+      venues(first: 100) { edges { node { name events(first: 3) { totalCount edges { node { startsAt } } } } } }
+    }`)}`;
+    const lists = [endless, atTheHall];
+    for (const path of lists) expect(await read(cached, path)).toEqual(await read(reference, path));
+    // Another list reaches a year further: the series gains occurrences, which the lists without an end show.
     await read(cached, `${API}/events?start_date=2035-06-01&end_date=2035-06-30`);
-    expect(await read(cached, endless)).toEqual(await read(reference, endless));
+    for (const path of lists) expect(await read(cached, path), path).toEqual(await read(reference, path));
+    expect(JSON.parse((await read(cached, atTheHall)).body).data.venues.edges).toContainEqual({
+      node: expect.objectContaining({ name: 'Endless Hall', events: expect.objectContaining({ totalCount: 42 }) }),
+    });
   });
 
   it('shows a write in a feed whose calendar was remembered for another URL of the same list', async () => {

@@ -191,6 +191,8 @@ const LINKED_EVENT_ORDER = [{ event: { startsAt: 'asc' as const } }, { eventId: 
 
 /** The page of link rows (with the events' planned selection) and their count, for the parent's query. */
 function linkedEventsSelect(args: PageArgs, ctx: Context, eventSelection: () => unknown) {
+  // Unbounded: it shows the occurrences made so far, which series upkeep adds to without a change-log entry.
+  ctx.facts.readsUnloggedData();
   const where = linkedEventsWhere(ctx);
   const page = plannedRelation(
     args,
