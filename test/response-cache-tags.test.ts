@@ -474,8 +474,10 @@ describe(`response cache tags (${TEST_ENGINE})`, () => {
     });
     // One computation (and one reading of the change log), as for a single request; eight would be eight times it
     // (88 statements against 15 on PostgreSQL without the sharing; on SQLite, start pacing alone keeps the eight
-    // from overlapping, so there the first one's answer is kept before the others look).
-    expect(together).toBeLessThanOrEqual(alone);
+    // from overlapping, so there the first one's answer is kept before the others look). The count is the process's:
+    // a background task's statement may fall inside it (the webhook dispatcher renews its lease every second, and on
+    // PostgreSQL reads the data version after a write), so the bound is less than two computations, not one.
+    expect(together).toBeLessThan(2 * alone);
     expect(new Set(answers.map((answer) => answer.body)).size).toBe(1);
     expect(answers[0]!.body).toContain('Asked together again');
   });
