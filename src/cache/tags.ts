@@ -6,7 +6,7 @@
  * long as it is right (docs/caching.md): the records and tables it read, whether it read anything the change log
  * does not report, and the moment the clock changes it.
  *
- * Tags name what the change log reports (src/db/changes-read.ts): `event:12` is one record, `event` is the whole
+ * Tags name what the change log reports (src/db/change-log.ts): `event:12` is one record, `event` is the whole
  * table (a list, a count, a filter over it). A change of event 12 makes both `event:12` and `event` stale.
  */
 export class AnswerFacts {
