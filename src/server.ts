@@ -19,6 +19,7 @@ import { pruneChangesPeriodically } from './db/change-retention.js';
 import { createDb, HELPER_CONNECTION_CACHE_KIB, rawTableName, type Db, type QueryCounter } from './db/client.js';
 import { readDataVersion, watchDataVersion, type DataVersionWatch } from './db/data-version.js';
 import { migrate } from './db/migrate.js';
+import { refreshSqliteStatisticsPeriodically } from './db/planner-statistics.js';
 import { bootstrapAdmin } from './auth/credentials.js';
 import { credentialKey } from './auth/credential-key.js';
 import { icalUidSuffix } from './ical/uid-suffix.js';
@@ -151,7 +152,6 @@ function timeoutResponse(request: Request, deadline: Deadline): Response {
 const isGraphQL = (request: Request) => new URL(request.url).pathname === GRAPHQL_PATH;
 
 const GRAPHQL_PATH = '/graphql';
-/** A path as the routes name it: trailing slashes are the same path. */
 
 /** A preflight refused by CORS_ORIGINS, shaped as the API it was for. */
 function corsRefusal(request: Request, origin: string): Response {
@@ -165,6 +165,8 @@ function corsRefusal(request: Request, origin: string): Response {
  * nothing failed on the server's side, and nobody receives the answer (nginx's 499, "client closed request").
  */
 const CLIENT_CLOSED_REQUEST = 499;
+/** How often a SQLite process checks its planner's statistics (src/db/planner-statistics.ts). */
+const SQLITE_STATISTICS_INTERVAL_MS = 3_600_000;
 const hungUp = (request: Request, error: unknown) =>
   request.signal.aborted && error instanceof Error && error.name === 'AbortError';
 
@@ -231,6 +233,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     config.changes.pruneIntervalMs,
     logger,
   );
+  const stopRefreshingStatistics =
+    config.engine === 'sqlite'
+      ? refreshSqliteStatisticsPeriodically(db, SQLITE_STATISTICS_INTERVAL_MS, logger)
+      : () => {};
   // A client of its own: the extender's statements are not the requests' (nor counted with them).
   const seriesDb = createDb({ ...config, databasePoolSize: 1 }, { sqliteCacheKiB: HELPER_CONNECTION_CACHE_KIB });
   const series = new SeriesMaintainer(seriesDb, dialectOf(config), logger, UNFINISHED_SYNC_POLL_MS);
@@ -434,6 +440,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     close: async () => {
       changes.close();
       stopPruning();
+      stopRefreshingStatistics();
       await series.close();
       await seriesDb.$disconnect();
       await Promise.all([dispatcher.close(), purger?.close(), stopPruningDeliveries()]);

@@ -45,6 +45,8 @@ export function postgresConnectionString(databaseUrl: string): string {
 /** Counts the SQL statements Prisma sends, so tests and benchmarks can check the cost of an operation. */
 export interface QueryCounter {
   count: number;
+  /** Shown each statement as it is sent, while set (tests read the plans of what a request sends). */
+  seen?: (statement: { query: string; params: string }) => void;
 }
 
 function logOptions(counter?: QueryCounter) {
@@ -95,6 +97,10 @@ export function createDb(config: Config, { counter, writeCommitted, sqliteCacheK
     const adapter = writeCommitted ? reportingCommittedWrites(pgAdapter, writeCommitted) : pgAdapter;
     db = new PostgresPrismaClient({ adapter, log: logOptions(counter) }) as unknown as Db;
   }
-  if (counter) db.$on('query' as never, () => void counter.count++);
+  if (counter)
+    db.$on('query' as never, (statement: { query: string; params: string }) => {
+      counter.count++;
+      counter.seen?.(statement);
+    });
   return db;
 }

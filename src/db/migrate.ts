@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { Config, Engine } from '../config.js';
 import type { Logger } from '../logging/logger.js';
+import { refreshSqliteStatistics } from './planner-statistics.js';
 import { postgresConnectionString, postgresSchema, sqlitePath } from './client.js';
 import { DATA_STEPS, dataStepSetting, runDataSteps } from './data-steps.js';
 import { readMigrations } from './schema-diff.js';
@@ -103,6 +104,7 @@ function migrateSqlite(config: Config, options: MigrateOptions = {}): MigrationR
       if (appliedHere) applied.push(migration.name);
     }
     if (options.until !== undefined) return { applied, dataSteps: [] };
+    refreshSqliteStatistics(sqlite);
     const recorded = sqlite
       .prepare(`SELECT "name" FROM "Setting" WHERE "name" IN ${DATA_STEP_SETTINGS}`)
       .all() as Array<{ name: string }>;

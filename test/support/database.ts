@@ -81,7 +81,11 @@ export async function sqlitePlan(databaseUrl: string, statement: { query: string
   try {
     const plan = db
       .prepare(`EXPLAIN QUERY PLAN ${statement.query}`)
-      .all(...(JSON.parse(statement.params) as unknown[])) as Array<{ detail: string }>;
+      .all(
+        ...(JSON.parse(statement.params) as unknown[]).map((value) =>
+          typeof value === 'boolean' ? Number(value) : value,
+        ),
+      ) as Array<{ detail: string }>;
     return plan.map((step) => step.detail).join(' | ');
   } finally {
     db.close();

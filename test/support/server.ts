@@ -38,6 +38,8 @@ export interface TestServer {
   gqlOk<T = any>(query: string, variables?: Record<string, unknown>, as?: As): Promise<T>;
   /** Statements the database received while `action` ran. */
   countQueries(action: () => Promise<unknown>): Promise<number>;
+  /** The statements the server sends while `action` runs (background tasks' included). */
+  captureQueries(action: () => Promise<unknown>): Promise<Array<{ query: string; params: string }>>;
   close(): Promise<void>;
 }
 
@@ -107,6 +109,16 @@ export async function startServer(env: Record<string, string> = {}, options: Sta
       const result = await gql(query, variables, as);
       if (result.errors?.length) throw new Error(`GraphQL errors: ${JSON.stringify(result.errors, null, 2)}`);
       return result.data;
+    },
+    async captureQueries(action) {
+      const statements: Array<{ query: string; params: string }> = [];
+      app.queries.seen = (statement) => statements.push(statement);
+      try {
+        await action();
+      } finally {
+        app.queries.seen = undefined;
+      }
+      return statements;
     },
     async countQueries(action) {
       const before = app.queries.count;
