@@ -5,6 +5,7 @@ import { type IRequest, Router } from 'itty-router';
 import type { Config } from './config.js';
 import { type CacheLookup, createCachedAnswers, ResponseCache } from './cache/response-cache.js';
 import { graphqlPostKeys } from './cache/graphql-post-key.js';
+import { RememberedCounts } from './cache/remembered-counts.js';
 import { type AnswerFacts, StaleTags } from './cache/tags.js';
 import { changeLogReader } from './db/change-log.js';
 import { ChangeNotifier } from './db/change-notifier.js';
@@ -165,6 +166,8 @@ function corsRefusal(request: Request, origin: string): Response {
  * nothing failed on the server's side, and nobody receives the answer (nginx's 499, "client closed request").
  */
 const CLIENT_CLOSED_REQUEST = 499;
+/** List totals a process remembers (src/cache/remembered-counts.ts): a number and a key each. */
+const REMEMBERED_COUNTS = 1000;
 /** How often a SQLite process checks its planner's statistics (src/db/planner-statistics.ts). */
 const SQLITE_STATISTICS_INTERVAL_MS = 3_600_000;
 const hungUp = (request: Request, error: unknown) =>
@@ -248,7 +251,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   await prepareChangeCursors(db);
 
   const signInLimiter = new SignInLimiter(config.signInLimits);
-  const contexts = new RequestContexts({ db, config, signInLimiter, dataVersion, series });
+  // What writes made stale, from the change log: the response cache and the remembered list totals both ask it.
+  const staleTags = new StaleTags(changeLogReader(db, config.engine));
+  const counts = new RememberedCounts(REMEMBERED_COUNTS, staleTags);
+  const contexts = new RequestContexts({ db, config, signInLimiter, dataVersion, series, counts });
 
   // Errors already on their request's log line, so that GraphQL Yoga's own error logging skips them.
   const reported = new WeakSet<object>();
@@ -282,12 +288,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       contexts.contextOf(viewer, { deadline, passwordGuesses, facts }, stream),
   });
 
-  const responseCache = new ResponseCache(
-    dataVersion,
-    new StaleTags(changeLogReader(db, config.engine)),
-    config.responseCache,
-    graphqlPostKeys(GRAPHQL_PATH),
-  );
+  const responseCache = new ResponseCache(dataVersion, staleTags, config.responseCache, graphqlPostKeys(GRAPHQL_PATH));
   const cors = createCors(config.corsOrigins);
   const shedder = new LoadShedder(config.limits.maxInFlight, config.limits.maxEventLoopLagMs);
   const clientOf = (request: RequestHead, socketAddress: string | undefined) =>

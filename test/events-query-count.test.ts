@@ -89,7 +89,11 @@ describe('SQL statements per page of events', () => {
     // PostgreSQL: after this process's writes the data version is read once more, by this request or by a background
     // task of the process (the webhook dispatcher asks for the version too), whichever asks first.
     const versionRead = TEST_ENGINE === 'postgres' ? [0, 1] : [0];
-    expect(versionRead.map((read) => small.statements + 2 + read)).toContain(first.statements);
+    // The process's first remembered total also finds where the change log ends, once (src/cache/remembered-counts.ts:
+    // the data version, the last entry, the last pruned one).
+    const logEnd = [0, 3];
+    const expected = versionRead.flatMap((read) => logEnd.map((end) => small.statements + 2 + read + end));
+    expect(expected).toContain(first.statements);
 
     // The page really holds what it claims, so the count measures real work.
     expect(large.data.events.totalCount).toBe(EVENTS_ON_PAGE);

@@ -197,6 +197,21 @@ export class StaleTags {
     return columns.some((column) => this.changedSince(columnTag(table, column), version));
   }
 
+  /**
+   * Whether no change after data version `since` (looked up in `generation`) touched `columns` of `table`, as far as
+   * the log tells up to data version `now`.
+   */
+  async unchangedColumns(
+    table: string,
+    columns: readonly string[],
+    since: bigint,
+    generation: number,
+    now: bigint,
+  ): Promise<boolean> {
+    await this.catchUp(now);
+    return generation === this.generation && !this.changedColumns(table, columns, since);
+  }
+
   private async read(version: bigint): Promise<void> {
     // The first time, the log is followed from its end: nothing was remembered before.
     if (this.position === undefined) {

@@ -314,6 +314,40 @@ function collectColumns(model: string, tree: unknown, read: Set<string>): boolea
   return true;
 }
 
+/**
+ * The columns of `model` a filter reads, for a total remembered while none of them changes (RememberedCounts): its
+ * own columns, and its logged links (an event's venues, organizers, terms) matched by the linked IDs only. Null when
+ * it reads more: a linked record's own columns change as that record, which the log does not report as the event's.
+ */
+export function filterColumns(model: string, where: unknown): string[] | null {
+  const read = new Set<string>();
+  return collectFilterColumns(model, where, read) ? [...read] : null;
+}
+
+function collectFilterColumns(model: string, tree: unknown, read: Set<string>): boolean {
+  if (Array.isArray(tree)) return tree.every((item) => collectFilterColumns(model, item, read));
+  if (tree === null || typeof tree !== 'object') return true;
+  for (const [key, value] of Object.entries(tree)) {
+    if (value === undefined) continue;
+    if (scalars.get(model)?.has(key)) read.add(key);
+    else if (key === 'AND' || key === 'OR' || key === 'NOT') {
+      if (!collectFilterColumns(model, value, read)) return false;
+    } else if (LOGGED_RELATIONS[model]?.has(key) && linkedIdsOnly(relations.get(model)!.get(key)!.model, value))
+      read.add(key);
+    else return false;
+  }
+  return true;
+}
+
+/** A link-table filter (`{ some: { venueId: { in: [3] } } }`) that reads the link's own columns only. */
+function linkedIdsOnly(link: string, filter: unknown): boolean {
+  if (filter === null || typeof filter !== 'object') return false;
+  return Object.entries(filter).every(
+    ([quantifier, tree]) =>
+      ['some', 'every', 'none'].includes(quantifier) && collectFilterColumns(link, tree, new Set<string>()),
+  );
+}
+
 function tableProbe(
   table: string,
   operation: string,

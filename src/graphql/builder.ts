@@ -7,6 +7,7 @@ import { GraphQLError, Kind } from 'graphql';
 import { DateTime } from 'luxon';
 import type { PasswordGuesses } from '../auth/authenticate.js';
 import type { ViewerUser } from '../auth/permissions.js';
+import { RememberedCounts } from '../cache/remembered-counts.js';
 import { AnswerFacts } from '../cache/tags.js';
 import type { Config } from '../config.js';
 import { plainText, safeHtml } from '../content/sanitize.js';
@@ -74,7 +75,12 @@ export interface Context {
   changes?: ChangeStreams;
   /** This process's extender of recurring series (absent outside the server: lists then extend them themselves). */
   series?: SeriesExtender;
+  /** List totals remembered across requests (src/cache/remembered-counts.ts). */
+  counts: RememberedCounts;
 }
+
+/** Outside the server (seeding, importing) totals are remembered at one data version, by database and filter. */
+const COUNTS_OUTSIDE_THE_SERVER = new RememberedCounts(1000);
 
 export function createContext(
   db: Db,
@@ -85,6 +91,7 @@ export function createContext(
   series?: SeriesExtender,
   passwordGuesses?: PasswordGuesses,
   facts: AnswerFacts = new AnswerFacts(),
+  counts: RememberedCounts = COUNTS_OUTSIDE_THE_SERVER,
 ): Context {
   const now = new Date();
   const readClock = () => facts.changesAt(now.getTime() + config.responseCache.clockBoundMs);
@@ -104,6 +111,7 @@ export function createContext(
     dataVersion,
     changes,
     series,
+    counts,
   };
 }
 

@@ -1,3 +1,4 @@
+import type { RememberedCounts } from '../cache/remembered-counts.js';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { type ExecutionResult, execute } from 'graphql';
 import { authenticate, parseAuthorization, type PasswordGuesses } from '../auth/authenticate.js';
@@ -51,6 +52,7 @@ export interface ContextParts {
   signInLimiter: SignInLimiter;
   dataVersion: () => Promise<bigint>;
   series?: SeriesExtender;
+  counts?: RememberedCounts;
 }
 
 /**
@@ -84,7 +86,7 @@ export class RequestContexts {
     scope: Pick<RequestScope, 'deadline' | 'passwordGuesses' | 'facts'>,
     changes?: ChangeStreams,
   ) {
-    const { db, config, dataVersion, series } = this.parts;
+    const { db, config, dataVersion, series, counts } = this.parts;
     const guarded = guardedDb(db, scope.deadline);
     return createContext(
       scope.facts ? readsRecorded(guarded, scope.facts, db) : guarded,
@@ -95,6 +97,7 @@ export class RequestContexts {
       series,
       scope.passwordGuesses,
       scope.facts,
+      counts,
     );
   }
 
