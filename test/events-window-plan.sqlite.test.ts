@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEvent } from './support/factories.js';
+import { createEvent, createVenue } from './support/factories.js';
 import { sqlitePlan } from './support/database.js';
 import { startServer, type TestServer } from './support/server.js';
 
@@ -70,5 +70,29 @@ describe('a list of a window with an end', () => {
       expect(await sqlitePlan(server.databaseUrl, read)).toMatch(
         /USING (COVERING )?INDEX Event_listing_idx \(startsAt>\? AND startsAt<\?\)/,
       );
+  });
+
+  it('reads the events of a venue by their IDs, not by asking every event of the window for its links', async () => {
+    const venue = Number((await createVenue(server)).id);
+    const atVenue = await createEvent(
+      server,
+      { startDate: '2031-05-06 10:00:00', endDate: '2031-05-06 11:00:00', venues: [{ id: venue }] },
+      'title',
+    );
+    let titles: string[] = [];
+    const statements = await server.captureQueries(async () => {
+      const response = await fetch(
+        `${server.url}/wp-json/calendar/events/v1/events?start_date=2031-05-05&end_date=2031-05-11&venue=${venue}`,
+      );
+      titles = ((await response.json()) as { events: Array<{ title: string }> }).events.map((event) => event.title);
+    });
+    expect(titles).toEqual([atVenue.title]);
+    const windowReads = statements.filter(({ query }) => /FROM `main`\.`Event` WHERE .*`endLocal` <=/.test(query));
+    expect(windowReads.length).toBeGreaterThanOrEqual(2);
+    for (const read of windowReads) {
+      const plan = await sqlitePlan(server.databaseUrl, read);
+      expect(plan).toMatch(/SEARCH main\.Event USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+      expect(plan).not.toMatch(/EventVenue/);
+    }
   });
 });

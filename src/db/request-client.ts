@@ -266,12 +266,24 @@ function noteRead(model: string, operation: string, args: Record<string, unknown
   return FOUND_BY_KEY;
 }
 
+/** The link tables, by the relation of Event each is: the change log names a change of links by the relation. */
+const LINKS_OF_EVENT: Record<string, string> = {
+  EventVenue: 'venues',
+  EventOrganizer: 'organizers',
+  EventTerm: 'terms',
+};
+
 /**
  * A list of records, a count or a first record of a logged record table, as a probe the cache can repeat: the list
- * asked for the IDs alone, the others as they were. Null for any other read (one record by key, a link table,
- * `distinct`, an aggregate).
+ * asked for the IDs alone, the others as they were; a list of an event link table's rows, asked again when links
+ * change. Null for any other read (one record by key, `distinct`, an aggregate).
  */
 function probeOf(model: string, operation: string, args: Record<string, unknown>, plain: Delegate) {
+  const links = LINKS_OF_EVENT[model];
+  if (links)
+    return operation === 'findMany' && args.distinct === undefined && args.include === undefined
+      ? tableProbe('event', 'links', args, [links], () => plain.findMany!(args), digestOfLinks)
+      : null;
   const table = LOGGED_AS[model];
   if (!table || table !== model.toLowerCase() || args.distinct !== undefined) return null;
   const columns = columnsRead(model, operation, args);
@@ -373,6 +385,12 @@ function tableProbe(
 function digestOfRows(rows: unknown): string | null {
   const ids = (rows as { id?: unknown }[]).map((row) => row.id);
   return ids.every((id) => typeof id === 'number') ? ids.join(',') : null;
+}
+
+/** The linked events of link rows, in order (the events are not shown for that: no record is noted). */
+function digestOfLinks(rows: unknown): string | null {
+  const ids = (rows as { eventId?: unknown }[]).map((row) => row.eventId);
+  return ids.every((id) => typeof id === 'number') ? `links ${ids.join(',')}` : null;
 }
 
 /** A count, or one record's selected columns (its relations are noted as tables). */
