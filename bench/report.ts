@@ -42,7 +42,8 @@ export interface SizeResult {
   byteCheck: Array<{ path: string; bytes: number; identical: boolean }>;
   /** restarts: times a server was replaced because it was still busy with what a run cut off (see bench/run.ts). */
   /** startupSeconds: spawn to the first 200 from /healthz; startupRssMb: resident memory then, before any other request. */
-  server: { startupSeconds: number; startupRssMb: number; peakRssMb: number; restarts: number };
+  /** peakRssMb: the highest of one server process over the runs (with or without its cache); null when none ran. */
+  server: { startupSeconds: number; startupRssMb: number; peakRssMb: number | null; restarts: number };
   floor: FloorResult;
   staticFloor: FloorResult;
   runs: RunResult[];
@@ -270,9 +271,9 @@ export function judge(sizes: SizeResult[], concurrency: number[]): Target[] {
   targets.push({
     id: 'rss',
     description: 'Server peak RSS under load, 100,000 events',
-    measured: large ? `${large.server.peakRssMb.toFixed(0)} MB` : '–',
+    measured: large?.server.peakRssMb != null ? `${large.server.peakRssMb.toFixed(0)} MB` : '–',
     goal: '< 200 MB',
-    pass: large ? large.server.peakRssMb < 200 : null,
+    pass: large?.server.peakRssMb != null ? large.server.peakRssMb < 200 : null,
   });
   const pairs: Array<[string, string]> = [
     ['rest-list-10', 'rest-list-50'],
@@ -351,7 +352,7 @@ export function resultTables(results: Results): string {
         `${int(size.data.organizers)} organizers, ${size.data.categories} categories, ${size.data.tags} tags, ${int(size.data.media)} images; ` +
         `${size.data.databaseMb.toFixed(1)} MB, ${size.source === 'seed' ? 'seeded' : 'generated'} in ${size.data.generateSeconds.toFixed(1)} s). ` +
         `Server (compiled, as \`npm start\` runs it) started in ${size.server.startupSeconds.toFixed(2)} s to a healthy \`/healthz\`, RSS ${(size.server.startupRssMb ?? Number.NaN).toFixed(0)} MB then; ` +
-        `peak RSS ${size.server.peakRssMb.toFixed(0)} MB under load, floor ${size.floor.peakRssMb.toFixed(0)} MB, static floor ${size.staticFloor.peakRssMb.toFixed(0)} MB` +
+        `peak RSS ${size.server.peakRssMb?.toFixed(0) ?? '–'} MB under load, floor ${size.floor.peakRssMb.toFixed(0)} MB, static floor ${size.staticFloor.peakRssMb.toFixed(0)} MB` +
         `${restarts ? ` (restarted ${restarts}× to drop requests a run cut off)` : ''}. Filter: \`${size.data.filter}\`.`,
       '',
     );
