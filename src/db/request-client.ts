@@ -312,15 +312,25 @@ function columnsRead(model: string, operation: string, args: Record<string, unkn
   return parts.every((part) => collectColumns(model, part, read)) ? [...read] : null;
 }
 
-/** Adds the columns `tree` (a filter, an order, a selection of `model`) reads to `read`; false if it cannot tell. */
-function collectColumns(model: string, tree: unknown, read: Set<string>): boolean {
-  if (Array.isArray(tree)) return tree.every((item) => collectColumns(model, item, read));
+/**
+ * Adds the columns `tree` (a filter, an order, a selection of `model`) reads to `read`; false if it cannot tell. A
+ * logged link relation counts as a column when `linkReadable` accepts what is asked of it (anything, by default).
+ */
+function collectColumns(
+  model: string,
+  tree: unknown,
+  read: Set<string>,
+  linkReadable: (link: string, asked: unknown) => boolean = () => true,
+): boolean {
+  if (Array.isArray(tree)) return tree.every((item) => collectColumns(model, item, read, linkReadable));
   if (tree === null || typeof tree !== 'object') return true;
   for (const [key, value] of Object.entries(tree)) {
     if (value === undefined) continue;
-    if (scalars.get(model)?.has(key) || LOGGED_RELATIONS[model]?.has(key)) read.add(key);
+    if (scalars.get(model)?.has(key)) read.add(key);
+    else if (LOGGED_RELATIONS[model]?.has(key) && linkReadable(relations.get(model)!.get(key)!.model, value))
+      read.add(key);
     else if (key === 'AND' || key === 'OR' || key === 'NOT') {
-      if (!collectColumns(model, value, read)) return false;
+      if (!collectColumns(model, value, read, linkReadable)) return false;
     } else return false;
   }
   return true;
@@ -333,22 +343,7 @@ function collectColumns(model: string, tree: unknown, read: Set<string>): boolea
  */
 export function filterColumns(model: string, where: unknown): string[] | null {
   const read = new Set<string>();
-  return collectFilterColumns(model, where, read) ? [...read] : null;
-}
-
-function collectFilterColumns(model: string, tree: unknown, read: Set<string>): boolean {
-  if (Array.isArray(tree)) return tree.every((item) => collectFilterColumns(model, item, read));
-  if (tree === null || typeof tree !== 'object') return true;
-  for (const [key, value] of Object.entries(tree)) {
-    if (value === undefined) continue;
-    if (scalars.get(model)?.has(key)) read.add(key);
-    else if (key === 'AND' || key === 'OR' || key === 'NOT') {
-      if (!collectFilterColumns(model, value, read)) return false;
-    } else if (LOGGED_RELATIONS[model]?.has(key) && linkedIdsOnly(relations.get(model)!.get(key)!.model, value))
-      read.add(key);
-    else return false;
-  }
-  return true;
+  return collectColumns(model, where, read, linkedIdsOnly) ? [...read] : null;
 }
 
 /** A link-table filter (`{ some: { venueId: { in: [3] } } }`) that reads the link's own columns only. */
@@ -356,7 +351,7 @@ function linkedIdsOnly(link: string, filter: unknown): boolean {
   if (filter === null || typeof filter !== 'object') return false;
   return Object.entries(filter).every(
     ([quantifier, tree]) =>
-      ['some', 'every', 'none'].includes(quantifier) && collectFilterColumns(link, tree, new Set<string>()),
+      ['some', 'every', 'none'].includes(quantifier) && collectColumns(link, tree, new Set<string>(), linkedIdsOnly),
   );
 }
 
