@@ -5,8 +5,7 @@ import { type IRequest, Router } from 'itty-router';
 import type { Config } from './config.js';
 import { type CacheLookup, createCachedAnswers, ResponseCache } from './cache/response-cache.js';
 import { graphqlPostKeys } from './cache/graphql-post-key.js';
-import { RememberedCounts } from './cache/remembered-counts.js';
-import { type AnswerFacts, StaleTags } from './cache/tags.js';
+import { RememberedCounts, type AnswerFacts, StaleTags } from './cache/tags.js';
 import { changeLogReader } from './db/change-log.js';
 import { ChangeNotifier } from './db/change-notifier.js';
 import { prepareChangeCursors } from './graphql/changes/cursor.js';
@@ -166,7 +165,7 @@ function corsRefusal(request: Request, origin: string): Response {
  * nothing failed on the server's side, and nobody receives the answer (nginx's 499, "client closed request").
  */
 const CLIENT_CLOSED_REQUEST = 499;
-/** List totals a process remembers (src/cache/remembered-counts.ts): a number and a key each. */
+/** List totals a process remembers (src/cache/tags.ts, RememberedCounts): a number and a key each. */
 const REMEMBERED_COUNTS = 1000;
 /** How often a SQLite process checks its planner's statistics (src/db/planner-statistics.ts). */
 const SQLITE_STATISTICS_INTERVAL_MS = 3_600_000;

@@ -89,8 +89,8 @@ describe('SQL statements per page of events', () => {
     // PostgreSQL: after this process's writes the data version is read once more, by this request or by a background
     // task of the process (the webhook dispatcher asks for the version too), whichever asks first.
     const versionRead = TEST_ENGINE === 'postgres' ? [0, 1] : [0];
-    // The process's first remembered total also finds where the change log ends, once (src/cache/remembered-counts.ts:
-    // the data version, the last entry, the last pruned one).
+    // The process's first remembered total also finds where the change log ends, once (RememberedCounts in
+    // src/cache/tags.ts: the data version, the last entry, the last pruned one).
     const logEnd = [0, 3];
     const expected = versionRead.flatMap((read) => logEnd.map((end) => small.statements + 2 + read + end));
     expect(expected).toContain(first.statements);

@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEvent, createVenue } from './support/factories.js';
 import { startServer, type TestServer } from './support/server.js';
 
-// A list's total is remembered until a change touches a column its filter reads (src/cache/remembered-counts.ts): a
-// retitled event leaves the totals of date and venue windows alone, and a change of what they filter by, made by this
-// process or another one on the same database, is counted at once. The response cache is off: these are its misses.
+// A list's total is remembered until a change touches a column its filter reads (RememberedCounts in
+// src/cache/tags.ts): a retitled event leaves the totals of date and venue windows alone, and a change of what they
+// filter by, made by this process or another one on the same database, is counted at once. The response cache is off:
+// these are its misses.
 
 let server: TestServer;
 let other: TestServer;

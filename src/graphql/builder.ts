@@ -7,8 +7,7 @@ import { GraphQLError, Kind } from 'graphql';
 import { DateTime } from 'luxon';
 import type { PasswordGuesses } from '../auth/authenticate.js';
 import type { ViewerUser } from '../auth/permissions.js';
-import { RememberedCounts } from '../cache/remembered-counts.js';
-import { AnswerFacts } from '../cache/tags.js';
+import { RememberedCounts, AnswerFacts } from '../cache/tags.js';
 import type { Config } from '../config.js';
 import { plainText, safeHtml } from '../content/sanitize.js';
 import type { ChangeRecordType } from '../db/change-log.js';
@@ -75,7 +74,7 @@ export interface Context {
   changes?: ChangeStreams;
   /** This process's extender of recurring series (absent outside the server: lists then extend them themselves). */
   series?: SeriesExtender;
-  /** List totals remembered across requests (src/cache/remembered-counts.ts). */
+  /** List totals remembered across requests (src/cache/tags.ts, RememberedCounts). */
   counts: RememberedCounts;
 }
 

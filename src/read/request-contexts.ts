@@ -1,10 +1,9 @@
-import type { RememberedCounts } from '../cache/remembered-counts.js';
+import type { RememberedCounts, AnswerFacts } from '../cache/tags.js';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { type ExecutionResult, execute } from 'graphql';
 import { authenticate, parseAuthorization, type PasswordGuesses } from '../auth/authenticate.js';
 import type { SignInLimiter } from '../auth/sign-in-limits.js';
 import type { Config } from '../config.js';
-import type { AnswerFacts } from '../cache/tags.js';
 import type { Db } from '../db/client.js';
 import { type Deadline, guardedDb, readsRecorded } from '../db/request-client.js';
 import {
