@@ -1,5 +1,5 @@
 import type { Db } from '../db/client.js';
-import type { ViewerUser } from './permissions.js';
+import type { Role } from '../db/generated/prisma/enums.js';
 import { ADMIN_CREDENTIAL_NAME, LOGIN_MAX_LENGTH } from './credentials.js';
 import { credentialKey } from './credential-key.js';
 import {
@@ -16,6 +16,13 @@ import type { SignInLimiter, Throttled } from './sign-in-limits.js';
 
 // Who a request acts for (its Authorization header checked, failed sign-ins rationed), and its guesses at protected
 // records' passwords, counted with the failed sign-ins of its address (PasswordGuesses).
+
+/** The signed-in user a request acts for, or null for an anonymous reader. */
+export interface ViewerUser {
+  id: number;
+  login: string;
+  role: Role;
+}
 
 export type Authentication =
   | { kind: 'anonymous' }

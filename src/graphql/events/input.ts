@@ -3,7 +3,7 @@ import type { Event } from '../../db/generated/prisma/client.js';
 import { assertRuleMatches, parseRecurrence, RecurrenceError } from '../../time/recurrence.js';
 import { canonicalTimeZone } from '../../config.js';
 import { fromWallClock, NOT_A_DATE, readDateInput, toWallClock, type ReadDate } from '../../time/dates.js';
-import { canReadPost } from '../../auth/permissions.js';
+import { canReadPost } from '../access.js';
 import { builder, type Context } from '../builder.js';
 import { FieldErrors } from '../errors.js';
 import { readImageInput } from '../media/index.js';

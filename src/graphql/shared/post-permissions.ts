@@ -1,6 +1,13 @@
 import { roleCan } from '../../auth/capabilities.js';
-import { canCreatePosts, canDeletePost, canEditPost, permittedStatus, type PostLike } from '../../auth/permissions.js';
-import { ForbiddenError, refuse } from '../access.js';
+import {
+  canCreatePosts,
+  canDeletePost,
+  canEditPost,
+  permittedStatus,
+  type PostLike,
+  ForbiddenError,
+  refuse,
+} from '../access.js';
 import type { Context } from '../builder.js';
 import { invalidField } from '../errors.js';
 import type { PostStatusValue } from './posts.js';

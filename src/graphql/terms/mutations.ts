@@ -1,5 +1,4 @@
-import { canManageTerms } from '../../auth/permissions.js';
-import { refuse } from '../access.js';
+import { canManageTerms, refuse } from '../access.js';
 import type { Taxonomy } from '../../db/generated/prisma/enums.js';
 import { builder, type Context } from '../builder.js';
 import { databaseIdOf } from '../shared/node.js';

@@ -1,4 +1,4 @@
-import { canManageTerms } from '../../auth/permissions.js';
+import { canManageTerms } from '../access.js';
 import type { DbTransaction } from '../../db/client.js';
 import type { Taxonomy } from '../../db/generated/prisma/enums.js';
 import type { Context } from '../builder.js';
