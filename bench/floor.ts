@@ -20,7 +20,7 @@ import Database from 'better-sqlite3';
 import { DateTime } from 'luxon';
 import { loadConfig } from '../src/config.js';
 import { htmlSafeJson } from '../src/content/html.js';
-import { MAX_PER_PAGE, pageLinks, totalPages } from '../src/rest/routes/shared.js';
+import { MAX_PER_PAGE, pageLinks, totalPages } from '../src/rest/params.js';
 import { restUrls } from '../src/urls.js';
 import { endOfDayWallClock, startOfDayWallClock } from '../src/time/dates.js';
 import { floorJson, type Row } from './floor-json.js';

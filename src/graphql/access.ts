@@ -133,7 +133,7 @@ const ANY_STATUS: PostStatusValue[] = ['publish', 'future', 'draft', 'pending', 
 /**
  * Whether the viewer may list records in statuses other than published (drafts, pending, private, trash; REST's
  * `any`): users who write records. The one statement of the rule: GraphQL's `statuses` filters (listVisibility) and
- * REST's `status` parameter (src/rest/routes/shared.ts) both ask it.
+ * REST's `status` parameter (src/rest/params.ts) both ask it.
  */
 export function mayListOtherStatuses(user: ViewerUser | null): boolean {
   return !!user && roleCan(user.role, 'edit_posts');

@@ -1,8 +1,7 @@
 import { RestChangesDocument } from '../../read/operations/generated/graphql.js';
-import type { ParamDeclaration } from '../params.js';
 import { endpoint, READABLE, type RouteDefinition } from '../route.js';
 import { utcWallClock } from '../../read/serialize/common.js';
-import { perPageParam } from './shared.js';
+import { perPageParam, type ParamDeclaration } from '../params.js';
 
 // GET /changes: the change feed for incremental sync (GraphQL `changes`). An unknown or expired cursor answers 410
 // rest_changes_resync_required (src/rest/errors.ts) with a fresh cursor in `data.next`.

@@ -13,7 +13,6 @@ import {
   type EventUpdateScope,
   type RestEventFragment,
 } from '../../read/operations/generated/graphql.js';
-import type { LinkedValue, Param, ParamDeclaration, ParamValues } from '../params.js';
 import { CREATABLE, DELETABLE, EDITABLE, endpoint, READABLE, type RestCall, type RouteDefinition } from '../route.js';
 import { blankProtectedEvent, eventToTec } from '../../read/serialize/event.js';
 import { pageVariables } from '../../graphql/shared/connections.js';
@@ -28,7 +27,11 @@ import {
   POST_STATUSES,
   slugPathParam,
   totalPages,
-} from './shared.js';
+  type LinkedValue,
+  type Param,
+  type ParamDeclaration,
+  type ParamValues,
+} from '../params.js';
 
 const date = (description: string): Param => ({ type: 'date', description });
 export const eventPasswordParam = { type: 'string', description: 'event.password' } satisfies Param;

@@ -5,10 +5,9 @@ import {
   RestEventsIcalDocument,
   type RestEventsIcalQuery,
 } from '../../read/operations/generated/graphql.js';
-import type { ParamDeclaration } from '../params.js';
 import { endpoint, READABLE, type RestCall, type RestReply, type RouteDefinition } from '../route.js';
 import { assertShowable, eventFilterParams, eventPasswordParam, listErrors, listFilter, readErrors } from './events.js';
-import { idPathParam } from './shared.js';
+import { idPathParam, type ParamDeclaration } from '../params.js';
 
 // iCalendar feeds (RFC 5545) of the events list and of one event: the same parameters, operations and visibility
 // as their JSON routes, answered with the GraphQL `ical` fields.

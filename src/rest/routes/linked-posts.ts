@@ -1,7 +1,6 @@
 import { PAGE_OFFSET } from '../../graphql/shared/connections.js';
 import { invalidParams, RestError, type ErrorMapping } from '../errors.js';
 import type { PostStatus } from '../../read/operations/generated/graphql.js';
-import type { ParamDeclaration } from '../params.js';
 import { CREATABLE, DELETABLE, EDITABLE, endpoint, READABLE, type RestCall, type RouteDefinition } from '../route.js';
 import type { SerializeOptions } from '../../read/serialize/linked-posts.js';
 import type { RestUrls } from '../../urls.js';
@@ -15,7 +14,8 @@ import {
   slugPathParam,
   totalPages,
   type FieldMap,
-} from './shared.js';
+  type ParamDeclaration,
+} from '../params.js';
 
 // Venues and organizers behave alike (TEC's "linked posts"): one set of routes, parameterised by the kind.
 

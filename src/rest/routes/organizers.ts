@@ -8,12 +8,11 @@ import {
   type OrganizerInput,
   type RestOrganizerFragment,
 } from '../../read/operations/generated/graphql.js';
-import type { ParamDeclaration } from '../params.js';
 import type { RouteDefinition } from '../route.js';
 import { lockedOrganizerToTec, organizerToTec } from '../../read/serialize/linked-posts.js';
 import { ORGANIZER_FIELDS } from './linked-input.js';
 import { linkedListParams, linkedPostRoutes, type LinkedOperations } from './linked-posts.js';
-import { FieldMap, POST_STATUSES } from './shared.js';
+import { FieldMap, POST_STATUSES, type ParamDeclaration } from '../params.js';
 
 export const organizerListParams = linkedListParams('organizers');
 

@@ -17,7 +17,6 @@ import {
   type TermInput,
   type TermOrderBy,
 } from '../../read/operations/generated/graphql.js';
-import type { ParamDeclaration, ParamValues } from '../params.js';
 import {
   CREATABLE,
   DELETABLE,
@@ -30,7 +29,15 @@ import {
 } from '../route.js';
 import { termToTec, type TaxonomyRoute } from '../../read/serialize/common.js';
 import { pageVariables } from '../../graphql/shared/connections.js';
-import { FieldMap, idPathParam, pageParam, perPageParam, totalPages } from './shared.js';
+import {
+  FieldMap,
+  idPathParam,
+  pageParam,
+  perPageParam,
+  totalPages,
+  type ParamDeclaration,
+  type ParamValues,
+} from '../params.js';
 
 // `/categories` and `/tags`: one implementation parametrised by taxonomy. Categories are hierarchical and take a
 // `parent`; tags do not. The envelope, paging and write semantics follow TEC's Term_Archive_Base / Term_Single_Base,
