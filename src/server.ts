@@ -54,7 +54,7 @@ import { createRestHandler, type RestHandler } from './rest/router.js';
 import { createPageHandler } from './pages/router.js';
 import { createRefusals } from './limits/refusals.js';
 import { clientAddressOf, clientKeyOf, headOf, type RequestHead } from './http/request-head.js';
-import { createCors } from './http/cors.js';
+import { createCors } from './http/representation.js';
 import { graphiql, GRAPHIQL_ASSETS_PATH } from './http/graphiql.js';
 import { EVERY_ANSWER } from './http/security-headers.js';
 import { restUrls } from './urls.js';
@@ -270,7 +270,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     graphqlEndpoint: '/graphql',
     graphiql: false, // served below, from this service's own assets (src/http/graphiql.ts)
     landingPage: false,
-    cors: false, // decided for REST and GraphQL alike (src/http/cors.ts)
+    cors: false, // decided for REST and GraphQL alike (createCors in src/http/representation.ts)
     logging: yogaLogger(logger, reported),
     plugins: [
       requestParamChecks(),

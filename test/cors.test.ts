@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createVenue } from './support/factories.js';
 import { startServer, type TestServer } from './support/server.js';
 
-// CORS as WordPress answers it for its REST API, for REST and GraphQL alike (src/http/cors.ts): the request's origin
-// reflected with credentials, or, with CORS_ORIGINS, only the origins listed; a refused origin gets no CORS headers
-// and a 403 preflight in the API's error shape.
+// CORS as WordPress answers it for its REST API, for REST and GraphQL alike (createCors in
+// src/http/representation.ts): the request's origin reflected with credentials, or, with CORS_ORIGINS, only the
+// origins listed; a refused origin gets no CORS headers and a 403 preflight in the API's error shape.
 
 const REST = '/wp-json/calendar/events/v1';
 const PAGE = 'https://app.example';

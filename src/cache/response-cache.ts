@@ -1,9 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import type { Cors } from '../http/cors.js';
+import { type Cors, finishAnswer, Representation, type SharedCacheSettings } from '../http/representation.js';
 import { keepReadBody, readDeclaredBody } from '../http/request-body.js';
 import { headOf, type PlainAnswer, type RequestHead } from '../http/request-head.js';
-import { finishAnswer, Representation, type SharedCacheSettings } from '../http/representation.js';
 import { type Logger, loggedPath, REQUEST_ID_HEADER, requestIdOf } from '../logging/logger.js';
 import { AnswerFacts, type StaleTags, type TableProbe } from './tags.js';
 
@@ -71,7 +70,7 @@ const UNCACHED: CacheLookup = { hit: null, answer: async (request, compute) => f
 
 /**
  * Request headers that change an answer for the same URL: GraphiQL's HTML or JSON. (Accept-Encoding chooses among a
- * representation's codings; CORS headers are added to every answer after the cache, src/http/cors.ts.)
+ * representation's codings; CORS headers are added to every answer after the cache, src/http/representation.ts.)
  */
 const VARY = ['accept'];
 

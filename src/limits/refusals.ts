@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { refusalAnswer, type Refusal, type RestRefusalBody } from './admission.js';
 import { type Logger, loggedPath, REQUEST_ID_HEADER, requestIdOf } from '../logging/logger.js';
-import type { Cors } from '../http/cors.js';
+import type { Cors } from '../http/representation.js';
 import { comeBackLater, EVENT_STREAM_HEADERS, isEventSourceRequest } from '../http/event-source.js';
 import { headOf, type PlainAnswer } from '../http/request-head.js';
 

@@ -350,7 +350,7 @@ function fieldsParam(query: Record<string, unknown>): string[] | null {
 
 /**
  * Applies `_fields` and `_envelope`, and the headers WordPress REST clients expect; a text reply is sent as it is.
- * ETag, Cache-Control, 304, HEAD, compression and CORS are the HTTP layer's (src/http/representation.ts, cors.ts).
+ * ETag, Cache-Control, 304, HEAD, compression and CORS are the HTTP layer's (src/http/representation.ts).
  */
 export function finishResponse(query: Record<string, unknown>, reply: RestReply, urls: RestUrls): Response {
   const status = reply.status ?? 200;
