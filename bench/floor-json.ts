@@ -11,7 +11,7 @@ import { costValues } from '../src/graphql/events/columns.js';
 import { extensionOf } from '../src/images/facts.js';
 import type { RestOrganizerFragment, RestVenueFragment, PostStatus } from '../src/read/operations/generated/graphql.js';
 import { formattedCost } from '../src/read/serialize/event.js';
-import { lockedOrganizerToTec, lockedVenueToTec } from '../src/read/serialize/linked-posts.js';
+import { lockedOrganizerToTec, lockedVenueToTec } from '../src/read/serialize/records.js';
 import type { RestUrls } from '../src/urls.js';
 import { fromWallClock, timeZoneAbbreviation } from '../src/time/dates.js';
 

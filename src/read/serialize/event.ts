@@ -2,6 +2,13 @@ import { DateTime } from 'luxon';
 import type { RestEventFragment } from '../operations/generated/graphql.js';
 import { pageUrl, type RestUrls } from '../../urls.js';
 import {
+  lockedOrganizerToTec,
+  lockedVenueToTec,
+  organizerJsonLd,
+  organizerToTec,
+  venueJsonLd,
+  venueToTec,
+  type SerializeOptions,
   authorString,
   dateDetails,
   embeddedTermToTec,
@@ -10,16 +17,7 @@ import {
   postDates,
   restStatus,
   utcWallClock,
-} from './common.js';
-import {
-  lockedOrganizerToTec,
-  lockedVenueToTec,
-  organizerJsonLd,
-  organizerToTec,
-  venueJsonLd,
-  venueToTec,
-  type SerializeOptions,
-} from './linked-posts.js';
+} from './records.js';
 
 const AMOUNT = String.raw`\d+(?:[.,]\d+)?`;
 /** An amount or a range of amounts and nothing else (once the currency symbol is taken out). */
