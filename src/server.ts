@@ -24,14 +24,14 @@ import { bootstrapAdmin } from './auth/credentials.js';
 import { credentialKey } from './auth/credential-key.js';
 import { icalUidSuffix } from './ical/uid-suffix.js';
 import { SignInLimiter } from './auth/sign-in-limits.js';
-import { PasswordGuesses } from './auth/authenticate.js';
-import type { Context, Viewer } from './graphql/builder.js';
 import {
+  PasswordGuesses,
   RequestContexts,
   type RequestScope,
   type SignInRefusal,
   signInRefusalMessage,
 } from './read/request-contexts.js';
+import type { Context, Viewer } from './graphql/builder.js';
 import { ErrorCode } from './graphql/errors.js';
 import { schema } from './graphql/schema.js';
 import { Deadline, DeadlineExceededError, TIMEOUT_CODE } from './db/request-client.js';

@@ -1,8 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { GraphQLError } from 'graphql';
 import { roleCan, type Capability } from '../auth/capabilities.js';
-import type { ViewerUser } from '../auth/authenticate.js';
-import type { Context } from './builder.js';
+import type { Context, ViewerUser } from './builder.js';
 import { ErrorCode, invalidField, RateLimitedError } from './errors.js';
 import type { PostStatusValue } from './shared/posts.js';
 
@@ -117,7 +116,7 @@ export function unlockedWhere(ctx: Context): object {
 
 /**
  * Remembers a `password` argument for the fields resolved after it; refuses it (RATE_LIMITED) when the client has
- * guessed wrong too often lately (src/auth/authenticate.ts).
+ * guessed wrong too often lately (src/read/request-contexts.ts).
  */
 export function offerPassword(ctx: Context, password: string | null | undefined): void {
   if (!password) return;

@@ -5,12 +5,12 @@ import PrismaPlugin from '@pothos/plugin-prisma';
 import RelayPlugin from '@pothos/plugin-relay';
 import { GraphQLError, Kind } from 'graphql';
 import { DateTime } from 'luxon';
-import type { PasswordGuesses, ViewerUser } from '../auth/authenticate.js';
 import { RememberedCounts, AnswerFacts } from '../cache/tags.js';
 import type { Config } from '../config.js';
 import { plainText, safeHtml } from '../content/sanitize.js';
 import type { ChangeRecordType } from '../db/change-log.js';
 import type { Db } from '../db/client.js';
+import type { Role } from '../db/generated/prisma/enums.js';
 import { readDataVersion } from '../db/data-version.js';
 import type PrismaTypes from '../db/generated/pothos-types.js';
 import { getDatamodel } from '../db/generated/pothos-types.js';
@@ -21,6 +21,13 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './shared/page-size.js';
 // ---------------------------------------------------------------------------------------------------------------
 // The request context
 
+/** The signed-in user a request acts for, or null for an anonymous reader. */
+export interface ViewerUser {
+  id: number;
+  login: string;
+  role: Role;
+}
+
 /** Who is asking: a signed-in user, or an anonymous reader (user null). */
 export interface Viewer {
   user: ViewerUser | null;
@@ -29,6 +36,14 @@ export interface Viewer {
 }
 
 export const ANONYMOUS: Viewer = { user: null };
+
+/** One request's guesses at protected records' passwords (PasswordGuesses in src/read/request-contexts.ts). */
+export interface PasswordGuessing {
+  /** Before a password is taken: seconds to wait when the client is past its limit, 0 when it may be checked. */
+  offer(): number;
+  /** A record's password was compared with the ones offered. */
+  compared(matched: boolean): void;
+}
 
 /** What one request may open: one `changed` stream (src/graphql/changes/index.ts). */
 export interface ChangeStreams {
@@ -66,7 +81,7 @@ export interface Context {
   /** Passwords the request offered for password-protected records (the `password` arguments). */
   offeredPasswords: string[];
   /** Counts those passwords as guesses of the client's (absent outside the server: seeding, importing). */
-  passwordGuesses?: PasswordGuesses;
+  passwordGuesses?: PasswordGuessing;
   /** The database's data version now (src/db/data-version.ts), for what is remembered across requests. */
   dataVersion: () => Promise<bigint>;
   /** The `changed` streams this request may open (absent outside /graphql). */
@@ -87,7 +102,7 @@ export function createContext(
   dataVersion: () => Promise<bigint> = () => readDataVersion(db),
   changes?: ChangeStreams,
   series?: SeriesExtender,
-  passwordGuesses?: PasswordGuesses,
+  passwordGuesses?: PasswordGuessing,
   facts: AnswerFacts = new AnswerFacts(),
   counts: RememberedCounts = COUNTS_OUTSIDE_THE_SERVER,
 ): Context {

@@ -1,8 +1,19 @@
 import type { RememberedCounts, AnswerFacts } from '../cache/tags.js';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { type ExecutionResult, execute } from 'graphql';
-import { authenticate, parseAuthorization, type PasswordGuesses } from '../auth/authenticate.js';
-import type { SignInLimiter } from '../auth/sign-in-limits.js';
+import { ADMIN_CREDENTIAL_NAME, LOGIN_MAX_LENGTH } from '../auth/credentials.js';
+import { credentialKey } from '../auth/credential-key.js';
+import {
+  isScryptHash,
+  lookupOf,
+  macMatches,
+  macOf,
+  normalizeApplicationPassword,
+  TOKEN_ID_SHAPE,
+  verifyAgainstDecoy,
+  verifyChosenSecret,
+} from '../auth/secrets.js';
+import type { SignInLimiter, Throttled } from '../auth/sign-in-limits.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { type Deadline, guardedDb, readsRecorded } from '../db/request-client.js';
@@ -12,12 +23,14 @@ import {
   createContext,
   type SeriesExtender,
   type Viewer,
+  type PasswordGuessing,
+  type ViewerUser,
 } from '../graphql/builder.js';
 import { schema } from '../graphql/schema.js';
 import { inProcessRoot } from '../graphql/shared/connections.js';
 import type { RefusalReason } from '../logging/logger.js';
 
-// Above the schema: a request's context holds its deadline-guarded database (src/db/request-client.ts), which the
+// Signing a request in and making its context. Above the schema: a request's context holds its deadline-guarded database (src/db/request-client.ts), which the
 // schema's own context type does not need to know how to make; and the faces in this process (REST, the pages) run
 // their operations against the schema with it (executeInProcess).
 
@@ -123,4 +136,240 @@ export async function executeInProcess<Result, Variables>(
     contextValue: context,
     rootValue: inProcessRoot(variables),
   })) as ExecutionResult<Result>;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Signing in
+
+// Who a request acts for (its Authorization header checked, failed sign-ins rationed), and its guesses at protected
+// records' passwords, counted with the failed sign-ins of its address (PasswordGuesses).
+
+export type Authentication =
+  | { kind: 'anonymous' }
+  | { kind: 'user'; user: ViewerUser; credentialId: number }
+  | { kind: 'invalid' }
+  | Throttled;
+
+/** A bearer token's ID: the random public ID tokens carry, or the row's number a token issued before those starts with. */
+type TokenId = { publicId: string } | { rowId: number };
+
+/** What an Authorization header claims, before anything is checked. */
+export type Claim =
+  | { scheme: 'basic'; login: string; secret: string }
+  | { scheme: 'bearer'; id: TokenId | null; secret: string }
+  | { scheme: 'malformed' };
+
+const ANONYMOUS: Authentication = { kind: 'anonymous' };
+const INVALID: Authentication = { kind: 'invalid' };
+const USER_FIELDS = { id: true, login: true, role: true } as const;
+
+function decodeBasic(value: string): Claim {
+  const decoded = Buffer.from(value, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) return { scheme: 'malformed' };
+  return { scheme: 'basic', login: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
+}
+
+function decodeBearer(value: string): Claim {
+  const [, id = '', secret = ''] = /^([^.]*)\.(.+)$/.exec(value.trim()) ?? [];
+  if (TOKEN_ID_SHAPE.test(id)) return { scheme: 'bearer', id: { publicId: id }, secret };
+  if (/^\d{1,12}$/.test(id)) return { scheme: 'bearer', id: { rowId: Number(id) }, secret };
+  return { scheme: 'bearer', id: null, secret: value };
+}
+
+/** Reads the Authorization header: null when there is none (an anonymous reader). */
+export function parseAuthorization(authorization: string | null): Claim | null {
+  if (!authorization || authorization.trim() === '') return null;
+  const [scheme = '', value = ''] = authorization.trim().split(/\s+(.*)/s);
+  if (scheme.toLowerCase() === 'basic') return decodeBasic(value);
+  if (scheme.toLowerCase() === 'bearer') return decodeBearer(value);
+  return { scheme: 'malformed' };
+}
+
+/**
+ * The login a claim's failures are counted under (src/auth/sign-in-limits.ts): a Basic header's, cut to one character
+ * more than any login has (a longer one names nobody). A bearer token's failures count under its address only: the
+ * token is unguessable, and counting under its ID would let anyone who knows the ID hold it up.
+ */
+function claimedLogin(claim: Claim): string | null {
+  return claim.scheme === 'basic' ? claim.login.slice(0, LOGIN_MAX_LENGTH + 1) : null;
+}
+
+async function signedIn(
+  db: Db,
+  credentialId: number,
+  user: ViewerUser,
+  upgrade: { lookup?: string | null; secretHash?: string } = {},
+): Promise<Authentication> {
+  const used = { lastUsedAt: new Date() };
+  try {
+    await db.credential.update({ where: { id: credentialId }, data: { ...used, ...upgrade } });
+  } catch (error) {
+    // An old row's public part taken by a newer credential (all but impossible): it stays scrypt, and works.
+    if ((error as { code?: string }).code !== 'P2002') throw error;
+    await db.credential.update({ where: { id: credentialId }, data: used });
+  }
+  return { kind: 'user', user, credentialId };
+}
+
+/**
+ * scrypt checks every failed sign-in with an application password costs: as many as the user with the most scrypt
+ * rows holds, whoever signs in, so neither time nor answer tells which logins exist. It falls as old rows are
+ * rewritten on use, to 1 or 0 (only CALENDAR_ADMIN_PASSWORD, a password a person chose, stays scrypt).
+ */
+async function scryptChecksPerFailure(db: Db): Promise<number> {
+  const [most] = await db.credential.groupBy({
+    by: ['userId'],
+    where: { kind: 'application_password', lookup: null, revokedAt: null },
+    _count: { userId: true },
+    orderBy: { _count: { userId: 'desc' } },
+    take: 1,
+  });
+  return most?._count.userId ?? 0;
+}
+
+/** An old row of an issued password is rewritten to the keyed form when used; a chosen password stays scrypt. */
+function upgradeOf(key: Buffer, normalized: string, credentialName: string) {
+  const lookup = lookupOf(normalized);
+  return lookup && credentialName !== ADMIN_CREDENTIAL_NAME ? { lookup, secretHash: macOf(key, normalized) } : {};
+}
+
+/** The user's scrypt rows: passwords written before the keyed form, and CALENDAR_ADMIN_PASSWORD. */
+async function byScryptPassword(db: Db, key: Buffer, login: string, normalized: string): Promise<Authentication> {
+  const [rows, checks] = await Promise.all([
+    db.credential.findMany({
+      where: { user: { login }, kind: 'application_password', lookup: null, revokedAt: null },
+      select: { id: true, name: true, secretHash: true, user: { select: USER_FIELDS } },
+      orderBy: { id: 'asc' },
+    }),
+    scryptChecksPerFailure(db),
+  ]);
+  for (const row of rows) {
+    if (await verifyChosenSecret(normalized, row.secretHash))
+      return signedIn(db, row.id, row.user, upgradeOf(key, normalized, row.name));
+  }
+  for (let n = rows.length; n < checks; n++) await verifyAgainstDecoy(normalized);
+  return INVALID;
+}
+
+/**
+ * What the fast check of a claim settled: signed in by an issued secret (one indexed read, one HMAC), or else the
+ * slow check still to make, which settles it (scrypt rows and decoys; src/auth/sign-in-limits.ts rations it).
+ */
+type FastCheck = { signedIn: Authentication } | { slowCheck: () => Promise<Authentication> };
+
+/** By the password's public part and one HMAC; else the user's scrypt rows (a fixed number of checks, see scryptChecksPerFailure). */
+async function byApplicationPassword(db: Db, login: string, secret: string): Promise<FastCheck> {
+  const normalized = normalizeApplicationPassword(secret);
+  const key = await credentialKey(db);
+  const mac = macOf(key, normalized);
+  const lookup = lookupOf(normalized);
+  const row = lookup
+    ? await db.credential.findUnique({
+        where: { lookup },
+        select: { id: true, kind: true, revokedAt: true, secretHash: true, user: { select: USER_FIELDS } },
+      })
+    : null;
+  const verified = row !== null && macMatches(mac, row.secretHash);
+  if (verified && row.kind === 'application_password' && row.revokedAt === null && row.user.login === login)
+    return { signedIn: await signedIn(db, row.id, row.user) };
+  return { slowCheck: () => byScryptPassword(db, key, login, normalized) };
+}
+
+/** Whether any bearer token is still a scrypt row: then every failure spends one scrypt check, as one on such a row does. */
+async function scryptTokensRemain(db: Db): Promise<boolean> {
+  return (
+    (await db.credential.findFirst({
+      where: { kind: 'bearer_token', revokedAt: null, secretHash: { startsWith: 'scrypt$' } },
+      select: { id: true },
+    })) !== null
+  );
+}
+
+/** A token's row: by its public ID, or, for a token issued before those, by its number (and only such a token's). */
+const tokenRow = (id: TokenId) => ('publicId' in id ? { lookup: id.publicId } : { id: id.rowId, lookup: null });
+
+/** Found by the ID it starts with, then one HMAC (or, for a token from before the keyed form, one scrypt check). */
+async function byBearerToken(db: Db, id: TokenId | null, secret: string): Promise<FastCheck> {
+  const key = await credentialKey(db);
+  const mac = macOf(key, secret);
+  const row =
+    id === null
+      ? null
+      : await db.credential.findFirst({
+          where: { ...tokenRow(id), kind: 'bearer_token', revokedAt: null },
+          select: { id: true, secretHash: true, user: { select: USER_FIELDS } },
+        });
+  const old = row !== null && isScryptHash(row.secretHash);
+  if (row && !old && macMatches(mac, row.secretHash)) return { signedIn: await signedIn(db, row.id, row.user) };
+  return {
+    slowCheck: async () => {
+      if (row && old && (await verifyChosenSecret(secret, row.secretHash)))
+        return signedIn(db, row.id, row.user, { secretHash: mac });
+      if (!old && (await scryptTokensRemain(db))) await verifyAgainstDecoy(secret);
+      return INVALID;
+    },
+  };
+}
+
+function fastCheck(db: Db, claim: Claim): Promise<FastCheck> {
+  if (claim.scheme === 'basic') return byApplicationPassword(db, claim.login, claim.secret);
+  if (claim.scheme === 'bearer') return byBearerToken(db, claim.id, claim.secret);
+  return byApplicationPassword(db, '', '');
+}
+
+/**
+ * Checks a claim: HTTP Basic with an application password, or a Bearer token. No claim means an anonymous reader.
+ * A right issued secret is proven by the fast check and never refused; anything else gets the slow check only as
+ * the limits on failed sign-ins allow (`throttled` otherwise, whether or not it was right). Anything that does not
+ * verify (unknown user, wrong or revoked secret, malformed header) is `invalid`, the same answer after the same work.
+ */
+export async function authenticate(
+  db: Db,
+  claim: Claim | null,
+  limiter: SignInLimiter,
+  address: string,
+): Promise<Authentication> {
+  if (!claim) return ANONYMOUS;
+  const fast = await fastCheck(db, claim);
+  if ('signedIn' in fast) return fast.signedIn;
+  return limiter.check({ address, login: claimedLogin(claim) }, fast.slowCheck, (result) => result.kind === 'invalid');
+}
+
+/**
+ * One request's guesses at the passwords of password-protected records (the `password` arguments of reads and
+ * feeds). A password compared with a record's and found wrong, with none found right, is a failed guess at a secret,
+ * as a wrong sign-in is: it is counted with the failed sign-ins of the client's address (SignInLimiter,
+ * SIGNIN_FAILURES_PER_ADDRESS in SIGNIN_WINDOW_MS), and past that limit a request offering a password is refused
+ * before anything is read or rendered. A password that no record was compared with (a list without protected
+ * records, a feed remembered from an earlier request) guessed nothing and counts for nothing.
+ */
+export class PasswordGuesses implements PasswordGuessing {
+  #wrong = false;
+  #right = false;
+  /** Seconds the request was told to wait, when it was refused; 0 otherwise. */
+  refusedFor = 0;
+
+  constructor(
+    private readonly limiter: SignInLimiter,
+    private readonly address: string,
+  ) {}
+
+  /** Before a password is taken: seconds to wait when the address is past its limit, 0 when it may be checked. */
+  offer(): number {
+    const wait = this.limiter.addressRetryAfter(this.address);
+    if (wait > 0) this.refusedFor = wait;
+    return wait;
+  }
+
+  /** A record's password was compared with the ones offered. */
+  compared(matched: boolean): void {
+    if (matched) this.#right = true;
+    else this.#wrong = true;
+  }
+
+  /** Once the request is answered: counts its failure, if it was one. */
+  settle(): void {
+    if (this.#wrong && !this.#right) this.limiter.recordAddressFailure(this.address);
+  }
 }

@@ -89,7 +89,7 @@ export function openApiPath(pattern: string): string {
 const resourceOf = (path: string) => (path.split('/')[1] ?? '').split('.')[0]!;
 
 const WRITE_METHODS: readonly HttpMethod[] = ['POST', 'PUT', 'PATCH'];
-/** The ways to sign in (src/auth/authenticate.ts): either one. */
+/** The ways to sign in (src/read/request-contexts.ts): either one. */
 const SIGNED_IN = [{ applicationPassword: [] }, { bearerToken: [] }];
 const pascal = (text: string) =>
   text
