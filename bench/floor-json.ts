@@ -1,5 +1,5 @@
 /**
- * The floor's serializer: TEC's event JSON (the shape of src/read/serialize/event.ts, byte for byte as the service
+ * The floor's serializer: TEC's event JSON (the shape of src/read/serialize.ts, byte for byte as the service
  * writes it through src/content/html.ts) written by hand from the stored rows. Dates come from the stored
  * wall-clock columns and UTC instants by string slicing, with no date library per field; the zone abbreviation is
  * computed once per zone and offset. Descriptions and excerpts go through the service's own paragraph formatter
@@ -10,8 +10,7 @@ import { formattedContent, htmlSafeJson } from '../src/content/html.js';
 import { costValues } from '../src/graphql/events/columns.js';
 import { extensionOf } from '../src/images/facts.js';
 import type { RestOrganizerFragment, RestVenueFragment, PostStatus } from '../src/read/operations/generated/graphql.js';
-import { formattedCost } from '../src/read/serialize/event.js';
-import { lockedOrganizerToTec, lockedVenueToTec } from '../src/read/serialize/records.js';
+import { formattedCost, lockedOrganizerToTec, lockedVenueToTec } from '../src/read/serialize.js';
 import type { RestUrls } from '../src/urls.js';
 import { fromWallClock, timeZoneAbbreviation } from '../src/time/dates.js';
 

@@ -1,6 +1,6 @@
 import type { Context } from '../graphql/builder.js';
 import { RestEventBySlugDocument, type RestEventFragment } from '../read/operations/generated/graphql.js';
-import { eventJsonLd } from '../read/serialize/event.js';
+import { eventJsonLd } from '../read/serialize.js';
 import type { RestUrls } from '../urls.js';
 import { assertPublic, runPageQuery } from './data.js';
 import { eventWhen } from './dates.js';

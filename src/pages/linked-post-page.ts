@@ -4,7 +4,7 @@ import {
   RestOrganizerBySlugDocument,
   RestVenueBySlugDocument,
 } from '../read/operations/generated/graphql.js';
-import { organizerJsonLd, venueJsonLd } from '../read/serialize/records.js';
+import { organizerJsonLd, venueJsonLd } from '../read/serialize.js';
 import { assertPublic, runPageQuery } from './data.js';
 import { eventList, eventsPage, upcoming } from './event-list.js';
 import { type Html, html, trustedHtml } from './html.js';

@@ -5,7 +5,7 @@ import { mayListOtherStatuses } from '../graphql/access.js';
 import type { Context } from '../graphql/builder.js';
 import { invalidParams } from './errors.js';
 import type { PostStatus } from '../read/operations/generated/graphql.js';
-import { graphqlStatus, POST_STATUSES } from '../read/serialize/records.js';
+import { graphqlStatus, POST_STATUSES } from '../read/serialize.js';
 
 /**
  * One declaration per REST parameter: its type drives coercion (WordPress style), validation, the default and the
@@ -257,7 +257,7 @@ export const slugPathParam = {
   description: 'slug',
 } satisfies Param;
 
-export { POST_STATUSES, type RestPostStatus } from '../read/serialize/records.js';
+export { POST_STATUSES, type RestPostStatus } from '../read/serialize.js';
 
 /**
  * The `status` filter of a list: registered statuses (or `any`), CSV or array. Who may list what is the GraphQL

@@ -1,6 +1,6 @@
 import { RestChangesDocument } from '../../read/operations/generated/graphql.js';
 import { endpoint, READABLE, type RouteDefinition } from '../route.js';
-import { utcWallClock } from '../../read/serialize/records.js';
+import { utcWallClock } from '../../read/serialize.js';
 import { perPageParam, type ParamDeclaration } from '../params.js';
 
 // GET /changes: the change feed for incremental sync (GraphQL `changes`). An unknown or expired cursor answers 410

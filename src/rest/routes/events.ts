@@ -14,7 +14,7 @@ import {
   type RestEventFragment,
 } from '../../read/operations/generated/graphql.js';
 import { CREATABLE, DELETABLE, EDITABLE, endpoint, READABLE, type RestCall, type RouteDefinition } from '../route.js';
-import { blankProtectedEvent, eventToTec } from '../../read/serialize/event.js';
+import { blankProtectedEvent, eventToTec } from '../../read/serialize.js';
 import { pageVariables } from '../../graphql/shared/connections.js';
 import { ORGANIZER_FIELDS, VENUE_FIELDS, linksInput } from './linked-input.js';
 import {

@@ -1,7 +1,7 @@
 import { invalidParams } from '../errors.js';
 import { MAX_INT } from '../../graphql/shared/ids.js';
 import { parseWpBoolean, type LinkedValue } from '../params.js';
-import { graphqlStatus } from '../../read/serialize/records.js';
+import { graphqlStatus } from '../../read/serialize.js';
 
 /** REST venue fields → GraphQL VenueInput fields. */
 export const VENUE_FIELDS: Record<string, string> = {

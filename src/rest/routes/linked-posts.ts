@@ -2,7 +2,7 @@ import { PAGE_OFFSET } from '../../graphql/shared/connections.js';
 import { invalidParams, RestError, type ErrorMapping } from '../errors.js';
 import type { PostStatus } from '../../read/operations/generated/graphql.js';
 import { CREATABLE, DELETABLE, EDITABLE, endpoint, READABLE, type RestCall, type RouteDefinition } from '../route.js';
-import type { SerializeOptions } from '../../read/serialize/records.js';
+import type { SerializeOptions } from '../../read/serialize.js';
 import type { RestUrls } from '../../urls.js';
 import { pageVariables } from '../../graphql/shared/connections.js';
 import {

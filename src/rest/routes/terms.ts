@@ -27,7 +27,7 @@ import {
   type RestReply,
   type RouteDefinition,
 } from '../route.js';
-import { termToTec, type TaxonomyRoute } from '../../read/serialize/records.js';
+import { termToTec, type TaxonomyRoute } from '../../read/serialize.js';
 import { pageVariables } from '../../graphql/shared/connections.js';
 import {
   FieldMap,

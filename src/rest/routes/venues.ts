@@ -9,7 +9,7 @@ import {
   type VenueInput,
 } from '../../read/operations/generated/graphql.js';
 import type { RouteDefinition } from '../route.js';
-import { lockedVenueToTec, venueToTec } from '../../read/serialize/records.js';
+import { lockedVenueToTec, venueToTec } from '../../read/serialize.js';
 import { VENUE_FIELDS } from './linked-input.js';
 import { linkedListParams, linkedPostRoutes, type LinkedOperations } from './linked-posts.js';
 import { FieldMap, POST_STATUSES, type ParamDeclaration } from '../params.js';
