@@ -3,6 +3,7 @@
 import SchemaBuilder from '@pothos/core';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import RelayPlugin from '@pothos/plugin-relay';
+import DataLoader from 'dataloader';
 import { GraphQLError, Kind } from 'graphql';
 import { DateTime } from 'luxon';
 import { RememberedCounts, AnswerFacts } from '../cache/tags.js';
@@ -90,6 +91,8 @@ export interface Context {
   series?: SeriesExtender;
   /** List totals remembered across requests (src/cache/tags.ts, RememberedCounts). */
   counts: RememberedCounts;
+  /** The request's DataLoaders by name (loaderOf): reads that Prisma's relation planning does not merge. */
+  loaders: Map<string, DataLoader<never, unknown>>;
 }
 
 /** Outside the server (seeding, importing) totals are remembered at one data version, by database and filter. */
@@ -125,7 +128,26 @@ export function createContext(
     changes,
     series,
     counts,
+    loaders: new Map(),
   };
+}
+
+/**
+ * The request's DataLoader named `name`, made on first use: the keys asked for while one wave of fields resolves go
+ * to `batch` together, in one statement, whichever types asked (an image of an event, of its venue, of its
+ * organizer). Per request, so that it never answers with another viewer's reads or an earlier data version.
+ */
+export function loaderOf<K, V>(
+  ctx: Context,
+  name: string,
+  batch: (keys: readonly K[]) => Promise<ArrayLike<V | Error>>,
+): DataLoader<K, V> {
+  let loader = ctx.loaders.get(name) as DataLoader<K, V> | undefined;
+  if (!loader) {
+    loader = new DataLoader(batch);
+    ctx.loaders.set(name, loader as DataLoader<never, unknown>);
+  }
+  return loader;
 }
 
 /**

@@ -3,7 +3,7 @@
 import { abbreviationAt } from '../../time/dates.js';
 import { isLocked, listVisibility, readableLinkedPosts } from '../access.js';
 import { builder, type Context } from '../builder.js';
-import { MediaType } from '../media/index.js';
+import { imageOf, MediaType } from '../media/index.js';
 import { OrganizerType } from '../organizers/index.js';
 import {
   connectionNodes,
@@ -98,8 +98,8 @@ export const EventType = builder.prismaObject('Event', {
       type: MediaType,
       nullable: true,
       description: 'The featured image; null when there is none or while the event is locked.',
-      select: { image: true },
-      resolve: (event, _args, ctx) => (isLocked(ctx, event) ? null : event.image),
+      select: { imageId: true },
+      resolve: (event, _args, ctx) => (isLocked(ctx, event) ? null : imageOf(ctx, event.imageId)),
     }),
     showMap: t.exposeBoolean('showMap', { description: 'Whether the event page shows a map of the venue.' }),
     showMapLink: t.exposeBoolean('showMapLink', {

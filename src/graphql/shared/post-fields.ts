@@ -3,7 +3,7 @@ import { formattedContent } from '../../content/html.js';
 import type PrismaTypes from '../../db/generated/pothos-types.js';
 import { isLocked } from '../access.js';
 import { builder } from '../builder.js';
-import { MediaType } from '../media/index.js';
+import { imageOf, MediaType } from '../media/index.js';
 import { UserType } from '../users/index.js';
 import { databaseIdField, globalIdField } from './node.js';
 import { POST_INPUT_DESCRIPTIONS, PostStatusEnum, postFieldDescriptions } from './posts.js';
@@ -117,8 +117,8 @@ export function linkedPostObjectFields(t: object, typename: 'Venue' | 'Organizer
       type: MediaType,
       nullable: true,
       description: d.image,
-      select: { image: true },
-      resolve: (post, _args, ctx) => (isLocked(ctx, post) ? null : post.image),
+      select: { imageId: true },
+      resolve: (post, _args, ctx) => (isLocked(ctx, post) ? null : imageOf(ctx, post.imageId)),
     }),
   };
 }
