@@ -123,7 +123,9 @@ describe('SQL statements per page of events', () => {
     // planning reads each relation on its own, a request's DataLoader reads them together (imageOf,
     // src/graphql/media/index.ts).
     expect(large.tables.filter((table) => table === 'Media')).toHaveLength(1);
-    const organizerImages = large.data.events.edges.flatMap(({ node }: any) => node.organizers.map((o: any) => o.image));
+    const organizerImages = large.data.events.edges.flatMap(({ node }: any) =>
+      node.organizers.map((o: any) => o.image),
+    );
     expect(organizerImages.filter((image: any) => image?.url.endsWith('/organizer.png')).length).toBeGreaterThan(0);
     expect(large.data.events.edges.some(({ node }: any) => node.venues.some((v: any) => v.image))).toBe(true);
   });
