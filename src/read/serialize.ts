@@ -40,7 +40,7 @@ export function globalIds(urls: RestUrls, id: number) {
 }
 
 /**
- * TEC's image object (§2.5) with the fields this service knows, in its order; like TEC it drops empty keys (an image
+ * TEC's image object with the fields this service knows, in its order; like TEC it drops empty keys (an image
  * kept before images were fetched has no width, height or size; there are never `sizes`: no smaller copies are made).
  */
 export function imageObject(image: RestImageFragment | null | undefined) {
@@ -177,7 +177,7 @@ export function organizerJsonLd(organizer: RestOrganizerFragment) {
   };
 }
 
-/** TEC's venue object (§2.2): empty values dropped, then the always-present keys. */
+/** TEC's venue object: empty values dropped, then the always-present keys. */
 export function venueToTec(urls: RestUrls, venue: RestVenueFragment, options: SerializeOptions = {}) {
   const image = imageObject(venue.image);
   return {
@@ -210,7 +210,7 @@ export function venueToTec(urls: RestUrls, venue: RestVenueFragment, options: Se
   };
 }
 
-/** TEC's organizer object (§2.3): every empty value dropped. */
+/** TEC's organizer object: every empty value dropped. */
 export function organizerToTec(urls: RestUrls, organizer: RestOrganizerFragment, options: SerializeOptions = {}) {
   const image = imageObject(organizer.image);
   return withoutEmpty({
@@ -268,7 +268,7 @@ const ORGANIZER_BLANKS: Readonly<Record<string, unknown>> = {
  * keep their values.
  *
  * Deliberate deviation from TEC: TEC blanks only the protected keys present, i.e. those whose value is non-empty
- * (empty ones were dropped, §2.2/§2.3), so which keys a locked record carries tells whether it has a phone, an
+ * (empty ones were dropped, as TEC drops them), so which keys a locked record carries tells whether it has a phone, an
  * image, coordinates, and so on. GraphQL withholds the content of a locked record (`isLocked`), so that is unknown
  * here; rather than a shape that depends on what was withheld, every protected key is always emitted, blanked. Two
  * further departures: the name is not turned into `[]` (TEC's shared field list catches `venue`/`organizer`), and
@@ -293,7 +293,7 @@ function blankProtected(
   return blanked;
 }
 
-/** Every key a venue may have, in the emitted order (§2.2). */
+/** Every key a venue may have, in the order TEC emits them. */
 export const VENUE_KEY_ORDER = [
   'id',
   'author',
@@ -326,7 +326,7 @@ export const VENUE_KEY_ORDER = [
   'global_id_lineage',
 ] as const;
 
-/** Every key an organizer may have, in the emitted order (§2.3). */
+/** Every key an organizer may have, in the order TEC emits them. */
 export const ORGANIZER_KEY_ORDER = [
   'id',
   'author',
@@ -427,7 +427,7 @@ export function eventJsonLd(urls: RestUrls, event: RestEventFragment) {
   };
 }
 
-/** TEC's event object (§2.1), every key present, in the emitted order. */
+/** TEC's event object, every key present, in the order TEC emits them. */
 export function eventToTec(urls: RestUrls, event: RestEventFragment, options: SerializeOptions = {}) {
   // An embedded protected venue or organizer keeps TEC's blanked shape, as on its own routes.
   const venues = event.venues.map((venue) => (venue.isLocked ? lockedVenueToTec : venueToTec)(urls, venue, options));

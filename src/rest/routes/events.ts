@@ -309,7 +309,7 @@ function repeated(
     });
 }
 
-/** An object that carries an `id` links that record (§4.1 "an object with `id`"); its other fields do not make a new one. */
+/** An object that carries an `id` links that record (as TEC reads "an object with `id`"); its other fields do not make a new one. */
 function idFirst(values: LinkedValue[]): LinkedValue[] {
   return values.map((value) =>
     typeof value === 'object' && value.id !== undefined && value.id !== null && value.id !== ''
