@@ -32,8 +32,13 @@ const HTML_SIGNIFICANT = /[<>&\u2028\u2029]/g;
  * element or start an HTML comment a client pastes it into, nor end a JavaScript string literal in older engines.
  */
 export function htmlSafeJson(value: unknown): string {
-  return JSON.stringify(value).replace(
-    HTML_SIGNIFICANT,
-    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  return JSON.stringify(value).replace(HTML_SIGNIFICANT, (char) => HTML_SAFE_ESCAPES[char]!);
 }
+
+const HTML_SAFE_ESCAPES: Record<string, string> = {
+  '<': '\\u003c',
+  '>': '\\u003e',
+  '&': '\\u0026',
+  '\u2028': '\\u2028',
+  '\u2029': '\\u2029',
+};
