@@ -210,11 +210,3 @@ export function permittedStatus(
   if (requested === undefined) return creating ? 'draft' : undefined;
   return PUBLISHED_STATUSES.includes(requested) ? 'pending' : requested;
 }
-
-/** Statuses a list may show this viewer (others' non-public records only with read_private_posts). */
-export function listableStatuses(user: ViewerUser | null): PostStatusValue[] {
-  if (!user) return ['publish'];
-  if (roleCan(user.role, 'read_private_posts') || roleCan(user.role, 'edit_posts'))
-    return ['publish', 'future', 'draft', 'pending', 'private'];
-  return ['publish'];
-}
