@@ -1,6 +1,8 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomSequence } from '../src/random.js';
 import { TEST_ENGINE } from './support/database.js';
+import { type RawResponse, rawRequest } from './support/raw-http.js';
 import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
 
 // The response cache keeps each answer until what it shows changes (docs/caching.md): a write makes stale only the
@@ -494,29 +496,37 @@ describe(`response cache budget (${TEST_ENGINE})`, () => {
     await small?.close();
   });
 
-  it('keeps within RESPONSE_CACHE_MB when more answers are asked for than fit, dropping the least recently used', async () => {
-    const description = 'A long evening by the water. '.repeat(40);
+  /** Forty events on days of `year`, each with `description`, and `count` distinct URLs of pages of twelve of them. */
+  async function longPages(year: number, description: (day: number) => string, count: number) {
     for (let day = 1; day <= 40; day++) {
-      const date = `2028-05-${String((day % 28) + 1).padStart(2, '0')}`;
+      const date = `${year}-05-${String((day % 28) + 1).padStart(2, '0')}`;
       const reply = await fetch(`${small.url}${API}/events`, {
         method: 'POST',
         headers: { authorization: ADMIN_AUTHORIZATION, 'content-type': 'application/json' },
         body: JSON.stringify({
           title: `Long ${day}`,
-          description,
+          description: description(day),
           start_date: `${date} 18:00:00`,
           end_date: `${date} 20:00:00`,
         }),
       });
       expect(reply.status).toBe(201);
     }
-    // Thirty distinct pages of about 40 KB: more than a megabyte between them.
-    const pages = Array.from(
-      { length: 30 },
+    return Array.from(
+      { length: count },
       (_, index) =>
-        `${API}/events?start_date=2028-01-01&end_date=2028-12-31&per_page=12&search=${'e'.repeat(index % 2) || 'Long'}&_=${index}`,
+        `${API}/events?start_date=${year}-01-01&end_date=${year}-12-31&per_page=12&search=${'e'.repeat(index % 2) || 'Long'}&_=${index}`,
     );
-    const statements = (path: string) => small.countQueries(() => read(small, path));
+  }
+
+  const statements = (path: string) => small.countQueries(() => read(small, path));
+
+  it('keeps within RESPONSE_CACHE_MB when more answers are asked for than fit, dropping the least recently used', async () => {
+    // Descriptions of random characters, which gzip cannot shrink much: fifty pages of about 60 KB hold more than a
+    // megabyte even packed.
+    const { next } = randomSequence(20261129);
+    const noise = () => Buffer.from(Array.from({ length: 1500 }, () => Math.floor(next() * 256))).toString('base64');
+    const pages = await longPages(2028, noise, 50);
     const [hot, cold] = pages;
     // The first page is asked for again every fifth page (the most recently used stay); the second is not.
     expect((await read(small, hot!)).body.length).toBeGreaterThan(30_000);
@@ -528,5 +538,46 @@ describe(`response cache budget (${TEST_ENGINE})`, () => {
     expect(await statements(pages.at(-1)!)).toBe(0);
     expect(await statements(hot!)).toBe(0);
     expect(await statements(cold!)).toBeGreaterThan(0);
+  });
+
+  it('keeps answers beyond half the budget gzipped: still kept, the same bytes and ETag in every coding', async () => {
+    // Thirty pages of about 40 KB (1.2 MB as they are, more than the budget) of text that gzip shrinks tenfold.
+    const pages = await longPages(2029, () => 'A long evening by the water. '.repeat(40), 30);
+    const identity = new Map<string, RawResponse>();
+    for (const path of pages) {
+      const answer = await rawRequest(`${small.url}${path}`, { 'accept-encoding': 'identity' });
+      expect(answer.status).toBe(200);
+      identity.set(path, answer);
+    }
+    expect(identity.get(pages[0]!)!.body.length).toBeGreaterThan(30_000);
+    // Every page is still kept; the first ones were packed to make room.
+    const asked = (path: string) => rawRequest(`${small.url}${path}`, { 'accept-encoding': 'identity' });
+    for (const path of pages) expect(await small.countQueries(() => asked(path))).toBe(0);
+    const [oldest] = pages;
+    const first = identity.get(oldest!)!;
+    const again = await asked(oldest!);
+    expect(again.headers['content-encoding']).toBeUndefined();
+    expect(again.headers.etag).toBe(first.headers.etag);
+    expect(again.body.equals(first.body)).toBe(true);
+    // Packed, it is sent as gzip to a client that takes gzip or brotli; the newest page is still sent as brotli.
+    const coded = await rawRequest(`${small.url}${oldest}`, { 'accept-encoding': 'br, gzip' });
+    expect(coded.headers['content-encoding']).toBe('gzip');
+    expect(coded.headers.etag).toBe(`${String(first.headers.etag).slice(0, -1)}-gzip"`);
+    expect(gunzipSync(coded.body).equals(first.body)).toBe(true);
+    const newest = await rawRequest(`${small.url}${pages.at(-1)}`, { 'accept-encoding': 'br, gzip' });
+    expect(newest.headers['content-encoding']).toBe('br');
+    expect(brotliDecompressSync(newest.body).equals(identity.get(pages.at(-1)!)!.body)).toBe(true);
+    // Revalidation by the tag the client holds, in either coding.
+    for (const [tag, coding] of [
+      [first.headers.etag, 'identity'],
+      [coded.headers.etag, 'gzip'],
+    ]) {
+      const revalidated = await rawRequest(`${small.url}${oldest}`, {
+        'accept-encoding': String(coding),
+        'if-none-match': String(tag),
+      });
+      expect(revalidated.status).toBe(304);
+      expect(revalidated.headers.etag).toBe(tag);
+    }
   });
 });

@@ -31,6 +31,8 @@ interface Entry {
   validUntil: number;
   /** The answer's bytes, ETag and compressed copies (one per coding, made on first use). */
   representation: Representation;
+  /** The bytes it is counted for in the cache's total (its representation's size when it was stored or packed). */
+  size: number;
 }
 
 /**
@@ -96,6 +98,8 @@ export class ResponseCache {
     { version: bigint; generation: number; representation: Promise<Representation | null> }
   >();
   private bytes = 0;
+  /** The part of `bytes` held by answers not packed (Representation.pack). */
+  private unpackedBytes = 0;
   /** What probes answered when asked again, by the read they ask and the data version they were asked at. */
   private readonly probeAnswers = new Map<string, { version: bigint; digest: Promise<string> }>();
 
@@ -185,7 +189,8 @@ export class ResponseCache {
         const { readsUnlogged, validUntil } = facts;
         const tags = [...facts.tags];
         const probes = readsUnlogged ? [] : facts.checkableProbes();
-        this.store(key, { version, generation, tags, probes, readsUnlogged, validUntil, representation });
+        const size = representation.size;
+        this.store(key, { version, generation, tags, probes, readsUnlogged, validUntil, representation, size });
       }
       return representation.respond(request, { validators });
     } catch (error) {
@@ -262,23 +267,44 @@ export class ResponseCache {
     this.entries.set(key, entry);
   }
 
+  /**
+   * Keeps `entry`, then makes room: beyond half the budget in answers not packed, the least recently used of them
+   * are packed (kept gzipped only); beyond the whole budget, the least recently used answers go.
+   */
   private store(key: string, entry: Entry) {
-    const size = entrySize(key, entry);
-    if (size > this.settings.maxBytes / 8) return;
+    if (entrySize(key, entry) > this.settings.maxBytes / 8) return;
     this.remove(key);
     this.entries.set(key, entry);
-    this.bytes += size;
+    this.count(key, entry, 1);
+    for (const [oldest, kept] of this.entries) {
+      if (this.unpackedBytes <= this.settings.maxBytes / 2) break;
+      if (kept.representation.packable) this.pack(oldest, kept);
+    }
     for (const [oldest] of this.entries) {
       if (this.bytes <= this.settings.maxBytes) break;
       this.remove(oldest);
     }
   }
 
+  private pack(key: string, entry: Entry) {
+    this.count(key, entry, -1);
+    entry.representation.pack();
+    entry.size = entry.representation.size;
+    this.count(key, entry, 1);
+  }
+
   private remove(key: string) {
     const entry = this.entries.get(key);
     if (!entry) return;
     this.entries.delete(key);
-    this.bytes -= entrySize(key, entry);
+    this.count(key, entry, -1);
+  }
+
+  /** Adds an entry's bytes to the totals (`sign` 1) or takes them out (-1). */
+  private count(key: string, entry: Entry, sign: 1 | -1) {
+    const size = sign * entrySize(key, entry);
+    this.bytes += size;
+    if (!entry.representation.packed) this.unpackedBytes += size;
   }
 }
 
@@ -295,9 +321,9 @@ async function bodyText(request: Request): Promise<string | null> {
   }
 }
 
-/** The bytes an entry holds, roughly: its representation, its key and its tags. */
+/** The bytes an entry holds, roughly: its representation (as counted when stored or packed), its key and its tags. */
 const entrySize = (key: string, entry: Entry) =>
-  entry.representation.size + key.length + entry.tags.reduce((sum, tag) => sum + tag.length + 16, 0);
+  entry.size + key.length + entry.tags.reduce((sum, tag) => sum + tag.length + 16, 0);
 
 /** What tells one remembered answer from another: the URL (or a POST's key) and the headers in VARY. */
 function cacheKey(request: RequestHead, identity: string): string {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
-import { brotliCompress, constants as zlibConstants, gzip } from 'node:zlib';
+import { brotliCompress, constants as zlibConstants, gunzipSync, gzip, gzipSync } from 'node:zlib';
 import Negotiator from 'negotiator';
 import { surrogateKeys, type AnswerFacts } from '../cache/tags.js';
 import { toResponse, type PlainAnswer, type RequestHead } from './request-head.js';
@@ -13,8 +13,14 @@ import { type CorsOrigins, wellFormedOrigin } from '../config.js';
 // Content codings
 
 export type Bytes = Buffer<ArrayBuffer>;
-// zlib's typings allow a SharedArrayBuffer under its output; it never is one.
-const asBytes = (buffer: Buffer) => buffer as Bytes;
+
+/**
+ * zlib's output, in memory of its own size: a short output is a slice of zlib's 16 KB chunk, which would stay held as
+ * long as the copy is kept (a 5 KB gzipped list would hold 16 KB). Not copied into Buffer's shared pool either, whose
+ * 8 KB slabs a kept copy would hold. (zlib's typings allow a SharedArrayBuffer under its output; it never is one.)
+ */
+const asBytes = (buffer: Buffer) =>
+  (buffer.byteLength < buffer.buffer.byteLength ? Buffer.from(new Uint8Array(buffer).buffer) : buffer) as Bytes;
 
 /** How hard to compress: `dynamic` for answers computed per request, `static` for files compressed once. */
 export type Effort = 'dynamic' | 'static';
@@ -44,13 +50,19 @@ export const CONTENT_CODINGS = Object.keys(compressors) as ContentCoding[];
 /** The server's preference when the client accepts several equally. */
 const CODINGS: readonly Coding[] = ['br', 'gzip', 'identity'];
 
-/** The coding to answer `request` with (Accept-Encoding, q=0 refusals included), or null when it accepts none of ours. */
-export function negotiateCoding(request: RequestHead): Coding | null {
+/**
+ * The coding to answer `request` with among `codings` (Accept-Encoding, q=0 refusals included), or null when it
+ * accepts none of them.
+ */
+export function negotiateCoding(request: RequestHead, codings: readonly Coding[] = CODINGS): Coding | null {
   const headers = { 'accept-encoding': request.headers.get('accept-encoding') ?? undefined };
   return (
-    (new Negotiator({ headers }).encoding([...CODINGS], { preferred: [...CODINGS] }) as Coding | undefined) ?? null
+    (new Negotiator({ headers }).encoding([...codings], { preferred: [...codings] }) as Coding | undefined) ?? null
   );
 }
+
+/** What a packed representation (Representation.pack) is sent in, to a client that accepts it. */
+const PACKED_CODINGS: readonly Coding[] = ['gzip', 'identity'];
 
 /** `bytes` compressed with `coding`, off the main thread. */
 export function encode(coding: ContentCoding, bytes: Uint8Array, effort: Effort): Promise<Bytes> {
@@ -181,18 +193,22 @@ function cacheControlFor(request: RequestHead, shared: Shared | undefined, now =
 }
 
 /**
- * A successful answer as bytes (a GET's, or a POST's to be compressed): its strong ETag (a hash of the body unless the route chose one), its Cache-Control,
- * its compressed copies (computed on first use and kept with it, so a remembered answer is compressed once per
- * coding) and the 304 answer to a request that already holds it.
+ * A successful answer as bytes (a GET's, or a POST's to be compressed): its strong ETag (a hash of the body unless the
+ * route chose one), its Cache-Control, its compressed copies (computed on first use and kept with it, so a remembered
+ * answer is compressed once per coding) and the 304 answer to a request that already holds it. A remembered answer
+ * the response cache no longer asks for often is packed: only its gzip copy is kept (`pack`).
  */
 export class Representation {
   private readonly encoded = new Map<ContentCoding, Promise<Bytes>>();
   private shared: Shared | undefined;
+  /** The body's gzip copy, alone, once packed; the body itself is then dropped. */
+  private gzipped: Bytes | null = null;
 
   private constructor(
     private readonly headers: readonly [string, string][],
-    private readonly body: Uint8Array,
+    private body: Uint8Array | null,
     private readonly etag: string,
+    private readonly length: number = body?.byteLength ?? 0,
   ) {}
 
   /** The representation of `response`, or null when it is not a finished successful body (errors, streams, encoded). */
@@ -221,9 +237,37 @@ export class Representation {
     this.shared = { facts: { readsUnlogged, validUntil }, settings, keys: surrogateKeys(facts.allTags()) };
   }
 
-  /** Bytes held, with room for the compressed copies (JSON compresses to well under half). */
+  /** Bytes held, with room for the compressed copies (JSON compresses to well under half); once packed, its copy's. */
   get size(): number {
-    return this.body.byteLength * (this.body.byteLength >= COMPRESSION_THRESHOLD_BYTES ? 2 : 1);
+    if (this.gzipped) return this.gzipped.byteLength;
+    return this.length * (this.compressible ? 2 : 1);
+  }
+
+  /** Whether it is packed (`pack`). */
+  get packed(): boolean {
+    return this.gzipped !== null;
+  }
+
+  /** Whether `pack` would make it smaller: a body worth compressing, not packed yet. */
+  get packable(): boolean {
+    return this.gzipped === null && this.compressible;
+  }
+
+  private get compressible(): boolean {
+    return this.length >= COMPRESSION_THRESHOLD_BYTES;
+  }
+
+  /**
+   * Keeps the body gzipped only (JSON lists shrink about ninefold; 0.3 ms for a 45 KB list, on this thread so the
+   * cache knows the size at once). It is then sent as gzip to a client that accepts gzip, and unpacked (0.05 ms) for
+   * one that does not; its ETag and headers do not change.
+   */
+  pack(): void {
+    if (!this.packable || !this.body) return;
+    this.gzipped = asBytes(gzipSync(this.body, { level: GZIP_LEVEL.dynamic }));
+    this.encoded.clear();
+    this.encoded.set('gzip', Promise.resolve(this.gzipped));
+    this.body = null;
   }
 
   /**
@@ -254,16 +298,23 @@ export class Representation {
       headers.delete('content-type');
       return { status: 304, headers, body: null };
     }
-    const body = coding === 'identity' ? this.body : await this.encodedAs(coding);
+    const body = coding === 'identity' ? this.identity() : await this.encodedAs(coding);
     if (coding !== 'identity') headers.set('content-encoding', coding);
     headers.set('content-length', String(body.byteLength));
     return { status: 200, headers, body };
   }
 
-  /** The coding the request prefers among ours; identity for a small body, or when it accepts none of ours. */
+  /**
+   * The coding the request prefers among ours (gzip or none once packed); identity for a small body, or when it
+   * accepts none of ours.
+   */
   private codingFor(request: RequestHead): Coding {
-    if (this.body.byteLength < COMPRESSION_THRESHOLD_BYTES) return 'identity';
-    return negotiateCoding(request) ?? 'identity';
+    if (!this.compressible) return 'identity';
+    return negotiateCoding(request, this.gzipped ? PACKED_CODINGS : CODINGS) ?? 'identity';
+  }
+
+  private identity(): Uint8Array {
+    return this.body ?? gunzipSync(this.gzipped!);
   }
 
   /**
@@ -284,7 +335,7 @@ export class Representation {
   private encodedAs(coding: ContentCoding): Promise<Bytes> {
     let bytes = this.encoded.get(coding);
     if (!bytes) {
-      bytes = encode(coding, this.body, 'dynamic');
+      bytes = encode(coding, this.identity(), 'dynamic');
       this.encoded.set(coding, bytes);
     }
     return bytes;
