@@ -16,7 +16,14 @@ import {
 } from './graphql/changes/event-stream.js';
 import { LiveChanges } from './graphql/changes/live.js';
 import { pruneChangesPeriodically } from './db/change-retention.js';
-import { createDb, HELPER_CONNECTION_CACHE_KIB, rawTableName, type Db, type QueryCounter } from './db/client.js';
+import {
+  createDb,
+  HELPER_CONNECTION_CACHE_KIB,
+  rawTableName,
+  REQUESTS_CONNECTION_CACHE_KIB,
+  type Db,
+  type QueryCounter,
+} from './db/client.js';
 import { readDataVersion, watchDataVersion, type DataVersionWatch } from './db/data-version.js';
 import { migrate } from './db/migrate.js';
 import { refreshSqliteStatisticsPeriodically } from './db/planner-statistics.js';
@@ -204,6 +211,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const db = createDb(config, {
     counter: options.countQueries ? queries : undefined,
     writeCommitted: () => watch?.writeCommitted(),
+    sqliteCacheKiB: REQUESTS_CONNECTION_CACHE_KIB,
   });
   await db.$queryRawUnsafe('SELECT 1');
   watch = await watchDataVersion(config, () => readDataVersion(db), logger);
