@@ -579,5 +579,11 @@ describe(`response cache budget (${TEST_ENGINE})`, () => {
       expect(revalidated.status).toBe(304);
       expect(revalidated.headers.etag).toBe(tag);
     }
+    // Asked for often again, it is kept as it is again: sent as brotli, still the same bytes.
+    for (let hit = 0; hit < 16; hit++) await asked(oldest!);
+    const unpacked = await rawRequest(`${small.url}${oldest}`, { 'accept-encoding': 'br, gzip' });
+    expect(unpacked.headers['content-encoding']).toBe('br');
+    expect(brotliDecompressSync(unpacked.body).equals(first.body)).toBe(true);
+    expect((await asked(oldest!)).body.equals(first.body)).toBe(true);
   });
 });

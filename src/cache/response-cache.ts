@@ -33,6 +33,8 @@ interface Entry {
   representation: Representation;
   /** The bytes it is counted for in the cache's total (its representation's size when it was stored or packed). */
   size: number;
+  /** Hits since it was packed (HITS_TO_UNPACK). */
+  packedHits: number;
 }
 
 /**
@@ -190,7 +192,18 @@ export class ResponseCache {
         const tags = [...facts.tags];
         const probes = readsUnlogged ? [] : facts.checkableProbes();
         const size = representation.size;
-        this.store(key, { version, generation, tags, probes, readsUnlogged, validUntil, representation, size });
+        const entry = {
+          version,
+          generation,
+          tags,
+          probes,
+          readsUnlogged,
+          validUntil,
+          representation,
+          size,
+          packedHits: 0,
+        };
+        this.store(key, entry);
       }
       return representation.respond(request, { validators });
     } catch (error) {
@@ -209,6 +222,7 @@ export class ResponseCache {
       return null;
     }
     this.touch(key, entry);
+    if (entry.representation.packed && ++entry.packedHits >= HITS_TO_UNPACK) this.unpack(key, entry);
     return entry.representation;
   }
 
@@ -276,6 +290,10 @@ export class ResponseCache {
     this.remove(key);
     this.entries.set(key, entry);
     this.count(key, entry, 1);
+    this.makeRoom();
+  }
+
+  private makeRoom() {
     for (const [oldest, kept] of this.entries) {
       if (this.unpackedBytes <= this.settings.maxBytes / 2) break;
       if (kept.representation.packable) this.pack(oldest, kept);
@@ -287,8 +305,19 @@ export class ResponseCache {
   }
 
   private pack(key: string, entry: Entry) {
+    this.resize(key, entry, () => entry.representation.pack());
+  }
+
+  private unpack(key: string, entry: Entry) {
+    this.resize(key, entry, () => entry.representation.unpack());
+    entry.packedHits = 0;
+    this.makeRoom();
+  }
+
+  /** Counts an entry again after `change` changed its representation's size. */
+  private resize(key: string, entry: Entry, change: () => void) {
     this.count(key, entry, -1);
-    entry.representation.pack();
+    change();
     entry.size = entry.representation.size;
     this.count(key, entry, 1);
   }
@@ -307,6 +336,12 @@ export class ResponseCache {
     if (!entry.representation.packed) this.unpackedBytes += size;
   }
 }
+
+/**
+ * Hits that unpack a packed answer: one asked for often again is kept as it is (the least recently used are packed in
+ * its place), so that the most asked answers are neither unpacked per request nor packed and unpacked by turns.
+ */
+const HITS_TO_UNPACK = 16;
 
 /** Probe answers remembered at most (they are small; all are dropped at once when full). */
 const MAX_PROBE_ANSWERS = 10_000;

@@ -253,6 +253,13 @@ export class Representation {
     return this.gzipped === null && this.compressible;
   }
 
+  /** Keeps the body as it is again, the gzip copy among the others (an answer asked for often again). */
+  unpack(): void {
+    if (!this.gzipped) return;
+    this.body = gunzipSync(this.gzipped);
+    this.gzipped = null;
+  }
+
   private get compressible(): boolean {
     return this.length >= COMPRESSION_THRESHOLD_BYTES;
   }
