@@ -253,13 +253,6 @@ export class Representation {
     return this.gzipped === null && this.compressible;
   }
 
-  /** Keeps the body as it is again, the gzip copy among the others (an answer asked for often again). */
-  unpack(): void {
-    if (!this.gzipped) return;
-    this.body = gunzipSync(this.gzipped);
-    this.gzipped = null;
-  }
-
   private get compressible(): boolean {
     return this.length >= COMPRESSION_THRESHOLD_BYTES;
   }
@@ -275,6 +268,13 @@ export class Representation {
     this.encoded.clear();
     this.encoded.set('gzip', Promise.resolve(this.gzipped));
     this.body = null;
+  }
+
+  /** Keeps the body as it is again, the gzip copy among the others (an answer asked for often again). */
+  unpack(): void {
+    if (!this.gzipped) return;
+    this.body = asBytes(gunzipSync(this.gzipped));
+    this.gzipped = null;
   }
 
   /**
