@@ -87,7 +87,7 @@ function startScriptSettings(): { nodeFlags: string[]; env: Record<string, strin
 /** The compiled server `npm start` runs; built (or found up to date) by `npm run build` before a harness starts it. */
 export const COMPILED_CLI = 'dist/cli.js';
 
-/** `npm run build`: compiles src/ to dist/ unless it is up to date (about a second then). */
+/** `npm run build`: type-checks src/ and bundles it into dist/ (about 4 s when nothing changed). */
 export function buildServer(): void {
   execFileSync('npm', ['run', 'build', '--silent'], { cwd: PROJECT_ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
 }

@@ -1,9 +1,10 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-// The server runs compiled (dist/, mirroring src/) or from the sources (tsx in tests and scripts). Files it reads at
-// run time that are not TypeScript (GraphQL documents, GraphiQL's start script, the data model, migrations) stay in
-// the project and are found from its root, whichever of the two is running: this module is one level below it either way.
+// The server runs bundled (dist/, chunks of the bundle) or from the sources (tsx in tests and scripts). Files it reads
+// at run time that are not TypeScript (GraphQL documents, GraphiQL's start script, the data model, migrations) stay in
+// the project and are found from its root, whichever of the two is running: this module (or the chunk it is bundled
+// into) is one level below it either way.
 
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 

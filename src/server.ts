@@ -247,9 +247,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     config.engine === 'sqlite'
       ? refreshSqliteStatisticsPeriodically(db, SQLITE_STATISTICS_INTERVAL_MS, logger)
       : () => {};
-  // A client of its own: the extender's statements are not the requests' (nor counted with them).
-  const seriesDb = createDb({ ...config, databasePoolSize: 1 }, { sqliteCacheKiB: HELPER_CONNECTION_CACHE_KIB });
-  const series = new SeriesMaintainer(seriesDb, dialectOf(config), logger, UNFINISHED_SYNC_POLL_MS);
+  // The background work (series upkeep, webhooks, CDN purges) shares a client of its own: its statements are not the
+  // requests' (nor counted with them), and each Prisma client costs about 5 MB of resident memory.
+  const helperDb = createDb({ ...config, databasePoolSize: 2 }, { sqliteCacheKiB: HELPER_CONNECTION_CACHE_KIB });
+  const series = new SeriesMaintainer(helperDb, dialectOf(config), logger, UNFINISHED_SYNC_POLL_MS);
   series.start();
 
   if (config.adminPassword) await bootstrapAdmin(db, config.adminPassword, logger);
@@ -352,11 +353,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   });
   const dispatch = (request: Request, log: RequestLog, scope: RequestScope, cached: Cached): Promise<Response> =>
     router.fetch(request, log, scope, cached);
-  // A client of its own: the dispatcher's statements are not the requests' (nor counted with them).
-  const webhooksDb = createDb({ ...config, databasePoolSize: 2 }, { sqliteCacheKiB: HELPER_CONNECTION_CACHE_KIB });
   const render = publicRecordRenderer(config, rest, logger);
   const dispatcher = new WebhookDispatcher(
-    webhooksDb,
+    helperDb,
     config.webhooks,
     dataVersion,
     render,
@@ -366,8 +365,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   dispatcher.start();
   const purger = config.cdnPurge
     ? new CdnPurger(
-        webhooksDb,
-        changeLogReader(webhooksDb, config.engine),
+        helperDb,
+        changeLogReader(helperDb, config.engine),
         config.cdnPurge,
         config.webhooks,
         dataVersion,
@@ -376,7 +375,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     : undefined;
   purger?.start();
   const stopPruningDeliveries = pruneDeliveriesPeriodically(
-    webhooksDb,
+    helperDb,
     config.webhooks.deliveryRetentionDays,
     config.changes.pruneIntervalMs,
     logger,
@@ -449,10 +448,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       changes.close();
       stopPruning();
       stopRefreshingStatistics();
-      await series.close();
-      await seriesDb.$disconnect();
-      await Promise.all([dispatcher.close(), purger?.close(), stopPruningDeliveries()]);
-      await webhooksDb.$disconnect();
+      await Promise.all([series.close(), dispatcher.close(), purger?.close(), stopPruningDeliveries()]);
+      await helperDb.$disconnect();
       shedder.close();
       await watch.close();
       if (healthDb !== db) await healthDb.$disconnect();

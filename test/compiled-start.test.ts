@@ -8,8 +8,8 @@ import { PROJECT_ROOT } from '../src/project-files.js';
 import { freshDatabase, type TestDatabase } from './support/database.js';
 import { freePort } from './support/processes.js';
 
-// `npm start` runs the compiled JavaScript in dist/ (built by postinstall and, when stale, by prestart), not the
-// TypeScript sources through tsx; the compiled server still finds the files it reads at run time (GraphQL documents,
+// `npm start` runs the bundle in dist/ (type-checked and bundled by postinstall and, when stale, by prestart), not the
+// TypeScript sources through tsx; the bundled server still finds the files it reads at run time (GraphQL documents,
 // GraphiQL's start script, migrations) in the project. test/support/build.ts has built dist/ before this file runs.
 
 const API = '/wp-json/calendar/events/v1';
@@ -77,7 +77,7 @@ afterAll(async () => {
 
 describe('npm start runs the compiled server', () => {
   it('declares a build of src/ to dist/ run on install and before start, and tsx only as a dev dependency', () => {
-    expect(manifest.scripts.build).toMatch(/\btsc\b.*tsconfig\.build\.json/);
+    expect(manifest.scripts.build).toMatch(/\btsc\b.*tsconfig\.build\.json.*scripts\/bundle\.ts/);
     expect(manifest.scripts.postinstall).toContain('npm run build');
     expect(manifest.scripts.prestart).toContain('npm run build');
     expect(manifest.scripts.start).toContain('dist/cli.js serve');
@@ -112,6 +112,17 @@ describe('npm start runs the compiled server', () => {
     const body = (await list.json()) as { events: Array<{ title: string }>; total: number };
     expect(body.total).toBe(1);
     expect(body.events.map((event) => event.title)).toEqual(['Compiled concert']);
+  });
+
+  it('is a bundle in chunks of Latin-1 text, which V8 keeps at one byte per character', () => {
+    const chunks = readdirSync(join(PROJECT_ROOT, 'dist')).filter((name) => name.endsWith('.js'));
+    // tsc's output would mirror src/, a file per module; the bundle is a handful of chunks beside dist/cli.js.
+    expect(existsSync(join(PROJECT_ROOT, 'dist/server.js'))).toBe(false);
+    expect(chunks.length).toBeLessThan(40);
+    const beyondLatin1 = chunks.filter((name) =>
+      /[^\x00-\xff]/.test(readFileSync(join(PROJECT_ROOT, 'dist', name), 'utf8')),
+    );
+    expect(beyondLatin1).toEqual([]);
   });
 
   it("serves GraphiQL's start script from src/http, which the compiler does not copy to dist/", async () => {

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { COMPILED_CLI } from '../../bench/processes.js';
 import { TEST_ENGINE } from './database.js';
 
-// Server child processes, started as `npm start` starts them (the compiled dist/cli.js, built by test/support/build.ts),
+// Server child processes, started as `npm start` starts them (the bundled dist/cli.js, built by test/support/build.ts),
 // for tests about several processes on one database.
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
