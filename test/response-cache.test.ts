@@ -5,7 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, TEST_ENGINE, type TestDatabase } from './support/database.js';
 import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
-import { rawRequest, withoutDate } from './support/raw-http.js';
+import { type RawResponse, rawRequest, withoutDate } from './support/raw-http.js';
 import { PROCESS_ADMIN_PASSWORD, readUntil, rest, startInstance, stop, type Instance } from './support/processes.js';
 
 // The response cache answers repeated anonymous reads from memory, yet a write through REST or GraphQL is visible to
@@ -216,6 +216,23 @@ describe(`learning of changes without asking (${TEST_ENGINE})`, () => {
 
     // Learnt from the notification (PostgreSQL) or the synchronous read (SQLite): hits stay free of statements.
     expect(await reader.countQueries(async () => expect(await venues()).toEqual(['Quay shed']))).toBe(0);
+  });
+
+  it('answers a request without Accept from the answer kept for `*/*`, and the other way round', async () => {
+    const answer = ({ status, headers, body }: RawResponse) => ({ status, etag: headers.etag, body: body.toString() });
+    const get = (path: string, headers: Record<string, string> = {}) =>
+      rawRequest(`${reader.url}/wp-json/calendar/events/v1${path}`, headers).then(answer);
+    const venues = await get('/venues?per_page=7', { accept: '*/*' });
+    expect(venues.status).toBe(200);
+    expect(await reader.countQueries(async () => expect(await get('/venues?per_page=7')).toEqual(venues))).toBe(0);
+    const organizers = await get('/organizers?per_page=7');
+    expect(organizers.status).toBe(200);
+    const asked = () => get('/organizers?per_page=7', { accept: '*/*' });
+    expect(await reader.countQueries(async () => expect(await asked()).toEqual(organizers))).toBe(0);
+    // Another type is another entry (GraphiQL's page is not the JSON of the same URL), computed once.
+    const json = () => get('/venues?per_page=7', { accept: 'application/json' });
+    expect(await reader.countQueries(async () => expect(await json()).toEqual(venues))).toBeGreaterThan(0);
+    expect(await reader.countQueries(async () => expect(await json()).toEqual(venues))).toBe(0);
   });
 
   it('sees its own write at the very next read', async () => {

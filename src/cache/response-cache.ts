@@ -72,11 +72,12 @@ export interface CacheLookup {
 /** The lookup of a request the cache does not consider (credentials, writes): every answer is computed and finished. */
 const UNCACHED: CacheLookup = { hit: null, answer: async (request, compute) => finishAnswer(request, await compute()) };
 
-/**
- * Request headers that change an answer for the same URL: GraphiQL's HTML or JSON. (Accept-Encoding chooses among a
- * representation's codings; CORS headers are added to every answer after the cache, src/http/representation.ts.)
- */
-const VARY = ['accept'];
+// The request header that changes an answer for the same URL: Accept (GraphiQL's HTML or JSON, GraphQL's media type).
+// A request without one accepts anything (RFC 9110, 12.5.1), as `*/*` does, and GraphQL Yoga and the routes answer
+// both alike: one entry serves both (HTTP libraries and load generators send none, browsers' fetch `*/*`).
+// (Accept-Encoding chooses among a representation's codings; CORS headers are added to every answer after the cache,
+// src/http/representation.ts.)
+const acceptOf = (request: RequestHead) => request.headers.get('accept') || '*/*';
 
 /** Headers that belong to one exchange, never to a remembered answer. */
 const PER_RESPONSE = new Set(['x-request-id', 'date', 'set-cookie']);
@@ -360,9 +361,9 @@ async function bodyText(request: Request): Promise<string | null> {
 const entrySize = (key: string, entry: Entry) =>
   entry.size + key.length + entry.tags.reduce((sum, tag) => sum + tag.length + 16, 0);
 
-/** What tells one remembered answer from another: the URL (or a POST's key) and the headers in VARY. */
+/** What tells one remembered answer from another: the URL (or a POST's key) and Accept. */
 function cacheKey(request: RequestHead, identity: string): string {
-  return [identity, ...VARY.map((name) => request.headers.get(name) ?? '')].join('\n');
+  return `${identity}\n${acceptOf(request)}`;
 }
 
 /**
