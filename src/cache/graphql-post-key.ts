@@ -7,6 +7,10 @@ const MAX_BODY_BYTES = 16 * 1024;
 /** Documents whose operation type was read, by text and operation name; emptied when full. */
 const MAX_DOCUMENTS = 1000;
 const isQueryByDocument = new Map<string, boolean>();
+/** Bodies whose answer to isQueryBody is kept (at most 2 MB of text); emptied when full. */
+const MAX_BODIES = 1000;
+const MAX_REMEMBERED_BODY_CHARS = 2048;
+const isQueryByBody = new Map<string, boolean>();
 /** A document with more tokens is not kept (Yoga applies its own limits when it runs it). */
 const MAX_TOKENS = 5000;
 
@@ -33,12 +37,26 @@ function bodyLengthToRead(head: RequestHead, path: string): number | null {
 }
 
 function keyOf(head: RequestHead, text: string): string | null {
-  const body = readJson(text);
-  if (!body || typeof body.query !== 'string' || body.extensions !== undefined) return null;
-  const operationName = typeof body.operationName === 'string' ? body.operationName : null;
   // The body's own text is the key: writing the variables out again would recurse as deep as a hostile client
   // nested them (Yoga refuses those with its own limits).
-  return isQuery(body.query, operationName) ? `POST ${head.url}\n${text}` : null;
+  return isQueryBody(text) ? `POST ${head.url}\n${text}` : null;
+}
+
+/** Whether a body is a query the cache may answer; remembered by text for the bodies a front end sends again. */
+function isQueryBody(text: string): boolean {
+  const known = isQueryByBody.get(text);
+  if (known !== undefined) return known;
+  const body = readJson(text);
+  const query =
+    !!body &&
+    typeof body.query === 'string' &&
+    body.extensions === undefined &&
+    isQuery(body.query, typeof body.operationName === 'string' ? body.operationName : null);
+  if (text.length <= MAX_REMEMBERED_BODY_CHARS) {
+    if (isQueryByBody.size >= MAX_BODIES) isQueryByBody.clear();
+    isQueryByBody.set(text, query);
+  }
+  return query;
 }
 
 function readJson(text: string): Record<string, unknown> | null {
