@@ -1,17 +1,17 @@
 // The project files one REST list request runs through, measured rather than read: V8's precise coverage of the
-// compiled server (dist/, so `npm run build` first) over one anonymous GET of the events list that misses the
-// response cache. Prints one src/ path a line on stderr (stdout has the server's log lines, which are on the path);
-// docs/request-path.md lists them in the order the request meets them.
-//   node scripts/request-path.mjs 2>&1 >/dev/null
+// server's sources (through tsx: the bundle in dist/ has no file per module) over one anonymous GET of the events
+// list that misses the response cache. Prints one src/ path a line on stderr (stdout has the server's log lines, which
+// are on the path); docs/request-path.md lists them in the order the request meets them.
+//   node --import tsx scripts/request-path.mjs 2>&1 >/dev/null
 import { mkdtempSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const dist = fileURLToPath(new URL('../dist/', import.meta.url));
-const { loadConfig } = await import(join(dist, 'config.js'));
-const { createApp, listen, shutdown } = await import(join(dist, 'server.js'));
+const sources = fileURLToPath(new URL('../src/', import.meta.url));
+const { loadConfig } = await import(join(sources, 'config.ts'));
+const { createApp, listen, shutdown } = await import(join(sources, 'server.ts'));
 
 const adminPassword = 'request-path-admin-secret';
 const config = loadConfig({
@@ -61,9 +61,9 @@ await shutdown(server, app);
 // Timers of the process (webhook deliveries) may run meanwhile; they are not the request's.
 const background = /^webhooks\//;
 const files = result
-  .filter(({ url }) => url.startsWith(`file://${dist}`))
+  .filter(({ url }) => url.startsWith(`file://${sources}`))
   .filter(({ functions }) => functions.some((fn) => fn.ranges[0].count > 0))
-  .map(({ url }) => relative(dist, fileURLToPath(url)).replace(/\.js$/, '.ts'))
+  .map(({ url }) => relative(sources, fileURLToPath(url)))
   .filter((file) => !background.test(file))
   .sort();
 console.error(`${response.status} ${files.length} files`);
