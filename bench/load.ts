@@ -56,6 +56,8 @@ export interface LoadResult {
   statuses: Record<string, number>;
   /** Average response size in bytes (headers and body). */
   bytesPerResponse: number;
+  /** Throughputs of every run of a scenario measured more than once (bench/run.ts, PAIRED_SCENARIOS): this is the median. */
+  samples?: number[];
 }
 
 /** The value at percentile `p` (0–100) of ascending `sorted`, nearest rank. */

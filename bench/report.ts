@@ -120,7 +120,9 @@ const sizeName = (size: SizeResult) =>
 function realisticTargets(size: SizeResult, name: string, high: number, single: RunResult | undefined): Target[] {
   const ratio = (run: RunResult | undefined) => (run && single ? run.rps / single.rps : null);
   const versus = (run: RunResult | undefined) =>
-    run && single ? `${pct(ratio(run))} (${rps(run.rps)} vs ${rps(single.rps)} req/s), p99 ${ms(run.p99)} ms` : '–';
+    run && single
+      ? `${pct(ratio(run))} (${rps(run.rps)} vs ${rps(single.rps)} req/s${medianOf(run, single)}), p99 ${ms(run.p99)} ms`
+      : '–';
   const read = find(size, 'realistic-read', high);
   const write = find(size, 'realistic-write', high);
   const graphqlPost = find(size, 'gql-list-10-cached', high);
@@ -156,6 +158,10 @@ function realisticTargets(size: SizeResult, name: string, high: number, single: 
     },
   ];
 }
+
+/** Says that both figures are medians of runs in alternation (bench/run.ts, PAIRED_SCENARIOS), when they are. */
+const medianOf = (run: RunResult, other: RunResult) =>
+  run.samples && other.samples ? `, medians of ${run.samples.length} runs each in alternation` : '';
 
 /** The scenario listing a two-year window: on the `series` data it holds 100,000 occurrences. */
 export const WINDOW_SCENARIO = 'rest-list-window';

@@ -25,6 +25,7 @@
  *   BENCH_RESPONSE_CACHE_MB  the service's RESPONSE_CACHE_MB when its cache is on, default 32
  *   BENCH_NODE_FLAGS   more node flags for the service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it
  *   BENCH_WAIT_QUIET   wait up to this many seconds for other processes to leave the CPUs idle first, default 0
+ *   BENCH_PAIRED_ROUNDS  more runs of the scenarios judged against each other (PAIRED_SCENARIOS), default 2
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -96,6 +97,14 @@ const [warmup] = [Number(process.env.BENCH_WARMUP ?? '1')];
 const REALISTIC_WARMUP_SECONDS = 5;
 const [drainSeconds] = numbers('BENCH_DRAIN', '2');
 const concurrency = numbers('BENCH_CONCURRENCY', '1,32').map(Math.round);
+/**
+ * Scenarios whose throughputs are judged against each other (issue 27: a cached GraphQL POST against the cached REST
+ * list, goal 90%). One 3-second run of each, a minute apart, differed by more than that margin on a shared 2-core
+ * machine (the same REST list ran at 6,515 and 11,749 req/s in one run); so at the highest concurrency each is run
+ * BENCH_PAIRED_ROUNDS more times, the two in alternation, and each keeps its median run.
+ */
+const PAIRED_SCENARIOS = ['rest-list-10-cached', 'gql-list-10-cached'];
+const [pairedRounds] = numbers('BENCH_PAIRED_ROUNDS', '2');
 const outDir = resolve(process.env.BENCH_OUT ?? join(PROJECT_ROOT, 'bench'));
 const defaultOut = outDir === resolve(PROJECT_ROOT, 'bench');
 if (!Number.isFinite(warmup) || warmup! < 0) throw new Error('BENCH_WARMUP must be a number of seconds');
@@ -433,8 +442,33 @@ async function benchSize(size: Size, dir: string): Promise<SizeResult> {
           report(label, scenario, result, null);
         }
       }
+      await remeasurePaired(on, selected);
     } finally {
       await on.stop();
+    }
+  };
+  /** PAIRED_SCENARIOS run again in alternation; each keeps its median run, with the peak memory of all its runs. */
+  const remeasurePaired = async (on: ManagedServer, selected: Scenario[]) => {
+    const pair = PAIRED_SCENARIOS.map((id) => selected.find((scenario) => scenario.id === id));
+    if (pairedRounds! < 1 || pair.some((scenario) => !scenario)) return;
+    const connections = Math.max(...concurrency);
+    const samples = new Map(pair.map((scenario) => [scenario!, [] as Array<LoadResult & { peakRssMb: number }>]));
+    for (const { scenario, result } of measured) {
+      if (result.connections === connections) samples.get(scenario)?.push(result);
+    }
+    for (let round = 0; round < pairedRounds!; round++) {
+      for (const scenario of pair) {
+        const result = await on.measure(scenario!, connections);
+        samples.get(scenario!)!.push(result);
+        report(label, scenario!, result, null);
+      }
+    }
+    for (const [scenario, runs] of samples) {
+      const median = [...runs].sort((a, b) => a.rps - b.rps)[Math.floor((runs.length - 1) / 2)]!;
+      const at = measured.findIndex((entry) => entry.scenario === scenario && entry.result.connections === connections);
+      const peakRssMb = Math.max(...runs.map((run) => run.peakRssMb));
+      measured[at] = { scenario, result: { ...median, peakRssMb, samples: runs.map((run) => run.rps) } };
+      log(`  ${label.padStart(6)}  ${scenario.id}: median of ${runs.map((run) => fmt(run.rps)).join(', ')} req/s`);
     }
   };
   // The one-process server without cache first, then the others.

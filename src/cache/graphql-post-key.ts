@@ -28,12 +28,20 @@ export function graphqlPostKeys(path: string): PostKeys {
 
 /** The body's declared length, when the head leaves the POST a candidate; else null, and the body is not read. */
 function bodyLengthToRead(head: RequestHead, path: string): number | null {
-  if (new URL(head.url).pathname !== path) return null;
+  if (pathOf(head.url) !== path) return null;
   if (!head.headers.get('content-type')?.toLowerCase().startsWith('application/json')) return null;
   if (head.headers.get('accept')?.includes('text/event-stream')) return null;
   const length = Number(head.headers.get('content-length') ?? Number.NaN);
   // An empty body is no query: nothing to read.
   return Number.isInteger(length) && length > 0 && length <= MAX_BODY_BYTES ? length : null;
+}
+
+/** The path of an absolute URL as RequestHead gives it (`http://host/path?query`), without parsing all of it. */
+function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  if (start === -1) return '/';
+  const end = url.indexOf('?', start);
+  return url.slice(start, end === -1 ? undefined : end);
 }
 
 function keyOf(head: RequestHead, text: string): string | null {

@@ -6,6 +6,9 @@ import type { IncomingMessage } from 'node:http';
  * `timeoutMs` (0: no limit). The bytes read are then put back into `req`, unread, for whoever reads it next.
  */
 export function readDeclaredBody(req: IncomingMessage, length: number, timeoutMs: number): Promise<Buffer | null> {
+  // A small body usually comes with the head: node:http has buffered all of it by the time the handler resumes (its
+  // parser never buffers more than the declared length), and it is taken as it is, without listeners or a timer.
+  if (req.readableLength === length) return Promise.resolve(req.read(length) as Buffer);
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let received = 0;
