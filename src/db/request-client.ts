@@ -166,11 +166,24 @@ export function readsRecorded(db: Db, facts: AnswerFacts, plain: Db = db): Db {
       return value.bind(target);
     },
   });
-  recorders.set(recorded, { facts, plain });
+  recorders.set(recorded, { facts, plain, client: db });
   return recorded;
 }
 
-const recorders = new WeakMap<Db, { facts: AnswerFacts; plain: Db }>();
+/** What readsRecorded made: the facts it notes, a client without a deadline, and the client it records. */
+const recorders = new WeakMap<Db, { facts: AnswerFacts; plain: Db; client: Db }>();
+
+/**
+ * A raw read of rows that events own (their links to venues, organizers and terms: src/db/event-links.ts), noted as
+ * showing those events: the change log reports a change of an event's links as a change of the event. `read` gets the
+ * client without the recording, on which a raw statement would keep the answer from being kept.
+ */
+export function readOfEventRows<T>(db: Db, eventIds: readonly number[], read: (client: Db) => Promise<T>): Promise<T> {
+  const recorder = recorders.get(db);
+  if (!recorder) return read(db);
+  for (const id of eventIds) recorder.facts.showsRecord('event', id);
+  return read(recorder.client);
+}
 
 /**
  * Notes a read whose result was remembered (a VersionedMemo) rather than read again: the answer depends on it all

@@ -17,6 +17,7 @@ import type PrismaTypes from '../db/generated/pothos-types.js';
 import { getDatamodel } from '../db/generated/pothos-types.js';
 import { parseDateInput, readsTheClock } from '../time/dates.js';
 import type { SeenChange } from './changes/seen-change.js';
+import { RelationLoads } from './relation-loads.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './shared/page-size.js';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -93,6 +94,8 @@ export interface Context {
   counts: RememberedCounts;
   /** The request's DataLoaders by name (loaderOf): reads that Prisma's relation planning does not merge. */
   loaders: Map<string, DataLoader<never, unknown>>;
+  /** The request's pending loads of linked records, which the images' DataLoader waits for. */
+  relationLoads: RelationLoads;
 }
 
 /** Outside the server (seeding, importing) totals are remembered at one data version, by database and filter. */
@@ -129,6 +132,7 @@ export function createContext(
     series,
     counts,
     loaders: new Map(),
+    relationLoads: new RelationLoads(),
   };
 }
 
@@ -141,10 +145,11 @@ export function loaderOf<K, V>(
   ctx: Context,
   name: string,
   batch: (keys: readonly K[]) => Promise<ArrayLike<V | Error>>,
+  options?: DataLoader.Options<K, V>,
 ): DataLoader<K, V> {
   let loader = ctx.loaders.get(name) as DataLoader<K, V> | undefined;
   if (!loader) {
-    loader = new DataLoader(batch);
+    loader = new DataLoader(batch, options);
     ctx.loaders.set(name, loader as DataLoader<never, unknown>);
   }
   return loader;

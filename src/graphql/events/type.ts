@@ -12,6 +12,7 @@ import {
   plannedRelation,
   type PageArgs,
 } from '../shared/connections.js';
+import { linkedRecordsOf } from '../shared/linked-records.js';
 import { NodeInterface } from '../shared/node.js';
 import { contentArgs, postObjectFields, shownContent } from '../shared/post-fields.js';
 import { EventCategoryType, EventTagType } from '../terms/types.js';
@@ -31,8 +32,6 @@ const CostDetailsType = builder.objectRef<CostDetails>('CostDetails').implement(
     values: t.exposeStringList('values', { description: 'Numeric values in the cost, ascending.' }),
   }),
 });
-
-const TERM_ORDER = [{ term: { name: 'asc' as const } }, { termId: 'asc' as const }];
 
 export const EventType = builder.prismaObject('Event', {
   description: 'A calendar event.',
@@ -126,21 +125,23 @@ export const EventType = builder.prismaObject('Event', {
       nullable: true,
       description: 'The parent event of a recurring series; null for an event on its own.',
     }),
-    // Both read the one `terms` link list, planned into the event's query with the terms' own relations (a category's
-    // parent and children), so a page costs the same statements whatever its size.
-    categories: t.field({
+    // Both read the event's links, then its terms by ID (src/graphql/shared/linked-records.ts): a statement each for
+    // a whole page, whatever its size.
+    categories: t.prismaField({
       type: [EventCategoryType],
       description: 'The event’s categories, by name; empty while the event is locked.',
-      select: (_args, _ctx, nested) => ({ terms: { select: { term: nested(true) }, orderBy: TERM_ORDER } }),
-      resolve: (event, _args, ctx) =>
-        isLocked(ctx, event) ? [] : event.terms.map((link) => link.term).filter((term) => term.taxonomy === 'category'),
+      resolve: async (query, event, _args, ctx) =>
+        isLocked(ctx, event)
+          ? []
+          : (await linkedRecordsOf(ctx, event.id, 'term', query)).filter((term) => term.taxonomy === 'category'),
     }),
-    tags: t.field({
+    tags: t.prismaField({
       type: [EventTagType],
       description: 'The event’s tags, by name; empty while the event is locked.',
-      select: (_args, _ctx, nested) => ({ terms: { select: { term: nested(true) }, orderBy: TERM_ORDER } }),
-      resolve: (event, _args, ctx) =>
-        isLocked(ctx, event) ? [] : event.terms.map((link) => link.term).filter((term) => term.taxonomy === 'tag'),
+      resolve: async (query, event, _args, ctx) =>
+        isLocked(ctx, event)
+          ? []
+          : (await linkedRecordsOf(ctx, event.id, 'term', query)).filter((term) => term.taxonomy === 'tag'),
     }),
   }),
 });
@@ -148,35 +149,19 @@ export const EventType = builder.prismaObject('Event', {
 // ---------------------------------------------------------------------------------------------------------------
 // Links: the fields that cross between events and their venues and organizers
 
-// Each loads through the link table in the same planned query as its event (no N+1).
+// Each reads the event's links and then the linked records, a statement each for a whole page (no N+1).
 builder.prismaObjectFields(EventType, (t) => ({
-  venues: t.field({
+  venues: t.prismaField({
     type: [VenueType],
     description: 'Where the event happens: its venues that the viewer may read, in the order they were given.',
-    select: (_args, _ctx, nested) => ({
-      venues: { select: { venue: nested(true) }, orderBy: [{ position: 'asc' }, { venueId: 'asc' }] },
-    }),
-    resolve: (event, _args, ctx) =>
-      isLocked(ctx, event)
-        ? []
-        : readableLinkedPosts(
-            ctx,
-            event.venues.map((link) => link.venue),
-          ),
+    resolve: async (query, event, _args, ctx) =>
+      isLocked(ctx, event) ? [] : readableLinkedPosts(ctx, await linkedRecordsOf(ctx, event.id, 'venue', query)),
   }),
-  organizers: t.field({
+  organizers: t.prismaField({
     type: [OrganizerType],
     description: 'Who runs the event: its organizers that the viewer may read, in the order they were given.',
-    select: (_args, _ctx, nested) => ({
-      organizers: { select: { organizer: nested(true) }, orderBy: [{ position: 'asc' }, { organizerId: 'asc' }] },
-    }),
-    resolve: (event, _args, ctx) =>
-      isLocked(ctx, event)
-        ? []
-        : readableLinkedPosts(
-            ctx,
-            event.organizers.map((link) => link.organizer),
-          ),
+    resolve: async (query, event, _args, ctx) =>
+      isLocked(ctx, event) ? [] : readableLinkedPosts(ctx, await linkedRecordsOf(ctx, event.id, 'organizer', query)),
   }),
 }));
 

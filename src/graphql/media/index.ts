@@ -39,16 +39,22 @@ export const MediaType = builder.prismaObject('Media', {
 registerNodeReader('Media', (ctx, id, query) => ctx.db.media.findUnique({ ...query, where: { id } }));
 
 /**
- * The image `imageId` names, read with every other image the request asks for in the same wave: a page's event,
- * venue and organizer images are one statement (Prisma's includes would read them in one statement per type).
+ * The image `imageId` names, read with every other image the request asks for until its linked records are loaded
+ * (src/graphql/relation-loads.ts): a page's event, venue and organizer images are one statement (Prisma's includes
+ * would read them in one statement per type).
  */
 export function imageOf(ctx: Context, imageId: number | null): Promise<Media | null> | null {
   if (imageId === null) return null;
-  return loaderOf<number, Media | null>(ctx, 'Media', async (ids) => {
-    const rows = await ctx.db.media.findMany({ where: { id: { in: [...ids] } } });
-    const byId = new Map(rows.map((row) => [row.id, row]));
-    return ids.map((id) => byId.get(id) ?? null);
-  }).load(imageId);
+  return loaderOf<number, Media | null>(
+    ctx,
+    'Media',
+    async (ids) => {
+      const rows = await ctx.db.media.findMany({ where: { id: { in: [...ids] } } });
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      return ids.map((id) => byId.get(id) ?? null);
+    },
+    { batchScheduleFn: (dispatch) => ctx.relationLoads.afterSettled(dispatch) },
+  ).load(imageId);
 }
 
 /** An image URL not known yet: fetched (`facts`) after the write is checked and authorized, before it is written. */
