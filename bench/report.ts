@@ -163,6 +163,48 @@ function realisticTargets(size: SizeResult, name: string, high: number, single: 
 const medianOf = (run: RunResult, other: RunResult) =>
   run.samples && other.samples ? `, medians of ${run.samples.length} runs each in alternation` : '';
 
+/**
+ * Issue 28: the cost of one uncached request. The REST events list against the floor answering the same page size
+ * (bench/floor.ts), its statements per page, and the GraphQL month view's p50 on the demo data.
+ */
+function uncachedTargets(size: SizeResult, name: string, concurrencies: number[]): Target[] {
+  const targets: Target[] = [];
+  for (const [id, goal] of [
+    ['rest-list-10', 0.4],
+    ['rest-list-50', 0.25],
+  ] as const) {
+    for (const c of concurrencies) {
+      const run = find(size, id, c);
+      targets.push({
+        id: `${id}-vs-floor`,
+        description: `${run?.title ?? id}, uncached, ${name}, c${c}: throughput vs the floor answering the same page`,
+        measured: run ? `${pct(run.ratioToFloor)} (${rps(run.rps)} req/s)` : '–',
+        goal: `≥ ${pct(goal)}`,
+        pass: run?.ratioToFloor == null ? null : run.ratioToFloor >= goal,
+      });
+    }
+    const statements = size.queries[id];
+    targets.push({
+      id: `${id}-statements`,
+      description: `${id}, ${name}: SQL statements per request`,
+      measured: statements === undefined ? '–' : String(statements),
+      goal: '≤ 6',
+      pass: statements === undefined ? null : statements <= 6,
+    });
+  }
+  if (size.source === 'seed') {
+    const month = find(size, 'gql-month-view', Math.min(...concurrencies));
+    targets.push({
+      id: 'gql-month-view-p50',
+      description: `${month?.title ?? 'GraphQL month view'}, ${name}, c${Math.min(...concurrencies)}: p50`,
+      measured: month ? `${ms(month.p50)} ms (${rps(month.rps)} req/s)` : '–',
+      goal: '≤ 15 ms',
+      pass: month ? month.p50 <= 15 : null,
+    });
+  }
+  return targets;
+}
+
 /** The scenario listing a two-year window: on the `series` data it holds 100,000 occurrences. */
 export const WINDOW_SCENARIO = 'rest-list-window';
 
@@ -249,6 +291,7 @@ export function judge(sizes: SizeResult[], concurrency: number[]): Target[] {
       pass: cached ? cached.p99 < 25 : null,
     });
     targets.push(...realisticTargets(size, name, high, cached));
+    targets.push(...uncachedTargets(size, name, [low, high]));
     for (const id of ['rest-list-10-basic', 'rest-list-10-bearer']) {
       const signed = find(size, id, high);
       const anonymous = find(size, 'rest-list-10', high);
@@ -387,7 +430,13 @@ export function resultTables(results: Results): string {
       const errors = runs.reduce((sum, run) => sum + run.errors + (run.unexpected ?? run.non2xx), 0);
       return `| ${title} | ${queries ?? '–'} | ${[...cells(low), ...(both ? cells(high) : [])].join(' | ')} | ${errors} |`;
     };
-    lines.push(row('Floor: events list, per_page 10', size.floorQueries, size.floor.runs));
+    for (const [title, id] of [
+      ['Floor: events list, per_page 10', 'floor-list-10'],
+      ['Floor: events list, per_page 50', 'floor-list-50'],
+    ]) {
+      const runs = size.floor.runs.filter((run) => run.scenario === id);
+      if (runs.length) lines.push(row(title, size.floorQueries, runs));
+    }
     lines.push(row('Static floor: the same bytes from memory', 0, size.staticFloor.runs));
     const ids = [...new Set(size.runs.map((run) => run.scenario))];
     for (const id of ids) {

@@ -59,6 +59,7 @@ import {
   checkResponse,
   EMPTY_LIST,
   firstDifference,
+  FLOOR_50_SCENARIO,
   FLOOR_SCENARIO,
   REST,
   scenariosFor,
@@ -486,36 +487,43 @@ async function benchSize(size: Size, dir: string): Promise<SizeResult> {
       await measureAll(await new ManagedServer(() => startService(databaseUrl, SITE_URL, setting)).begin(), selected);
   }
 
-  const measureFloor = async (start: () => Promise<ChildServer>, scenario: Scenario) => {
+  const measureFloor = async (start: () => Promise<ChildServer>, scenarios: Scenario[]) => {
     const floor = await new ManagedServer(start).begin();
     const runs: RunResult[] = [];
     try {
-      for (const connections of concurrency) {
-        const result = await floor.measure(scenario, connections);
-        report(label, scenario, result, null);
-        runs.push({
-          ...result,
-          scenario: scenario.id,
-          title: scenario.title,
-          api: 'REST',
-          concurrency: connections,
-          ratioToFloor: null,
-          ratioToStatic: null,
-        });
+      for (const scenario of scenarios) {
+        for (const connections of concurrency) {
+          const result = await floor.measure(scenario, connections);
+          report(label, scenario, result, null);
+          runs.push({
+            ...result,
+            scenario: scenario.id,
+            title: scenario.title,
+            api: 'REST',
+            concurrency: connections,
+            ratioToFloor: null,
+            ratioToStatic: null,
+          });
+        }
       }
     } finally {
       await floor.stop();
     }
     return { peakRssMb: floor.peakMb(), runs, restarts: floor.restarts };
   };
-  const floor = await measureFloor(() => startFloorProcess(databaseUrl, SITE_URL), FLOOR_SCENARIO);
-  const staticFloor = await measureFloor(() => startStaticFloorProcess(staticBody), STATIC_FLOOR_SCENARIO);
-  const ratio = (rps: number, base: RunResult[], connections: number) => {
-    const run = base.find((candidate) => candidate.concurrency === connections);
+  const floor = await measureFloor(() => startFloorProcess(databaseUrl, SITE_URL), [FLOOR_SCENARIO, FLOOR_50_SCENARIO]);
+  const staticFloor = await measureFloor(() => startStaticFloorProcess(staticBody), [STATIC_FLOOR_SCENARIO]);
+  const ratio = (rps: number, base: RunResult[], connections: number, scenario = base[0]?.scenario) => {
+    const run = base.find((candidate) => candidate.concurrency === connections && candidate.scenario === scenario);
     return run && run.rps > 0 ? rps / run.rps : null;
   };
   for (const run of [...floor.runs, ...staticFloor.runs]) {
-    run.ratioToFloor = ratio(run.rps, floor.runs, run.concurrency);
+    run.ratioToFloor = ratio(
+      run.rps,
+      floor.runs,
+      run.concurrency,
+      run.scenario === FLOOR_50_SCENARIO.id ? run.scenario : undefined,
+    );
     run.ratioToStatic = ratio(run.rps, staticFloor.runs, run.concurrency);
   }
 
@@ -529,7 +537,7 @@ async function benchSize(size: Size, dir: string): Promise<SizeResult> {
     title: scenario.title,
     api: scenario.api,
     concurrency: result.connections,
-    ratioToFloor: ratio(result.rps, floor.runs, result.connections),
+    ratioToFloor: ratio(result.rps, floor.runs, result.connections, scenario.floor ?? FLOOR_SCENARIO.id),
     ratioToStatic: ratio(result.rps, staticFloor.runs, result.connections),
   }));
   for (const run of runs.filter((candidate) => candidate.unexpected > 0)) {

@@ -28,6 +28,8 @@ export interface Scenario {
    * answered; a server that sends no ETag fails the scenario (bench/run.ts) rather than measuring 200s.
    */
   conditional?: boolean;
+  /** The floor scenario its "vs floor" divides by: the one answering the same page size (floor-list-10 unless set). */
+  floor?: string;
   /** The anonymous scenario reading the same URL (authenticated scenarios are judged against it). */
   anonymousOf?: string;
   /** Realistic traffic (bench/realistic.ts): its requests are sampled from the running server's records. */
@@ -79,6 +81,25 @@ const EVENT_BY_ID = withFragments(`query BenchEventById($id: ID!) { event(id: $i
 const EVENT_BY_SLUG = withFragments(
   `query BenchEventBySlug($slug: String!) { eventBySlug(slug: $slug) { ...RestEvent } }`,
 );
+/**
+ * What a front end's month view asks (issue 28): up to 100 events of a calendar month, each with its image, venues,
+ * organizers, categories and tags, the fields a month grid and its pop-overs show.
+ */
+const MONTH_VIEW = `query BenchMonthView($filter: EventsFilter, $first: Int!) {
+  events(filter: $filter, first: $first) {
+    totalCount
+    edges {
+      node {
+        id title slug startsAt endsAt startsAtLocal endsAtLocal allDay timezone featured excerpt
+        image { url width height }
+        venues { id name city }
+        organizers { id name }
+        categories { id name slug }
+        tags { id name slug }
+      }
+    }
+  }
+}`;
 const VENUE_LIST = withFragments(`query BenchVenueList($first: Int!) {
   venues(first: $first) { totalCount edges { node { ...RestVenue } } }
 }`);
@@ -108,6 +129,8 @@ function listedScenarios(
   const from = day({});
   const filteredTo = day({ days: 180 });
   const defaultTo = day({ years: 2 });
+  const monthStart = today.startOf('month').toFormat('yyyy-MM-dd');
+  const monthEnd = today.endOf('month').toFormat('yyyy-MM-dd');
   const filter = `categories=${encodeURIComponent(data.filterCategory)}&search=${encodeURIComponent(data.filterSearch)}&start_date=${from}&end_date=${filteredTo}`;
   return [
     { id: 'rest-list-10', title: 'REST events list, per_page 10', api: 'REST', requests: [{ path: `${REST}/events` }] },
@@ -151,6 +174,7 @@ function listedScenarios(
       id: 'rest-list-50',
       title: 'REST events list, per_page 50',
       api: 'REST',
+      floor: FLOOR_50_SCENARIO.id,
       requests: [{ path: `${REST}/events?per_page=50` }],
     },
     {
@@ -196,6 +220,7 @@ function listedScenarios(
       id: 'gql-list-50',
       title: 'GraphQL events, first 50',
       api: 'GraphQL',
+      floor: FLOOR_50_SCENARIO.id,
       requests: [graphql(EVENT_LIST, { filter: { startDate: from, endDate: defaultTo }, first: 50 })],
     },
     {
@@ -213,6 +238,12 @@ function listedScenarios(
           first: 10,
         }),
       ],
+    },
+    {
+      id: 'gql-month-view',
+      title: 'GraphQL month view: events of this month, first 100, with images, venues, organizers and terms',
+      api: 'GraphQL',
+      requests: [graphql(MONTH_VIEW, { filter: { startDate: monthStart, endDate: monthEnd }, first: 100 })],
     },
     {
       id: 'gql-event-id',
@@ -262,6 +293,14 @@ export const FLOOR_SCENARIO: Scenario = {
   title: 'Floor: events list, per_page 10 (node:http, same SQL walk, hand-written JSON)',
   api: 'REST',
   requests: [{ path: `${REST}/events` }],
+};
+
+/** The floor answering a page of 50 (the bytes checked against the service's before the runs, as for 10). */
+export const FLOOR_50_SCENARIO: Scenario = {
+  id: 'floor-list-50',
+  title: 'Floor: events list, per_page 50 (node:http, same SQL walk, hand-written JSON)',
+  api: 'REST',
+  requests: [{ path: `${REST}/events?per_page=50` }],
 };
 
 /** The static floor answers the service's events-list bytes from memory. */

@@ -200,12 +200,20 @@ describe('benchmark harness', () => {
         expect(run.ratioToStatic, scenario.id).toBeGreaterThan(0);
       }
     }
-    for (const floor of [size!.floor, size!.staticFloor]) {
-      expect(floor.runs.map((run) => [run.concurrency, run.unexpected, run.errors])).toEqual([
-        [1, 0, 0],
-        [2, 0, 0],
-      ]);
-    }
+    // The floor answers a page of 10 and a page of 50 (each page size of the service is judged against its own).
+    expect(size!.floor.runs.map((run) => [run.scenario, run.concurrency, run.unexpected, run.errors])).toEqual([
+      ['floor-list-10', 1, 0, 0],
+      ['floor-list-10', 2, 0, 0],
+      ['floor-list-50', 1, 0, 0],
+      ['floor-list-50', 2, 0, 0],
+    ]);
+    expect(size!.staticFloor.runs.map((run) => [run.concurrency, run.unexpected, run.errors])).toEqual([
+      [1, 0, 0],
+      [2, 0, 0],
+    ]);
+    const list50 = size!.runs.find((run) => run.scenario === 'rest-list-50' && run.concurrency === 1);
+    const floor50 = size!.floor.runs.find((run) => run.scenario === 'floor-list-50' && run.concurrency === 1);
+    expect(list50!.ratioToFloor).toBeCloseTo(list50!.rps / floor50!.rps, 6);
     expect(code, output.slice(-2000)).toBe(size!.failed.length ? 1 : 0);
 
     const markdown = readFileSync(join(out, 'results.md'), 'utf8');
