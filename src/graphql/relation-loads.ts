@@ -19,14 +19,21 @@ export class RelationLoads {
   }
 
   /**
-   * Calls `dispatch` once no load is pending. Checked after the current macrotask, and again after each time the
-   * pending loads settle: by then the fields resolved with what they loaded have asked for their own records.
+   * Calls `dispatch` once no load is pending. Checked once the promise jobs queued so far have run (when DataLoader
+   * would dispatch), and again after the pending loads settle: by then the fields resolved with what they loaded
+   * have asked for their own records. Never later than that: a request on SQLite runs in one turn of the event loop
+   * (src/limits/admission.ts).
    */
   afterSettled(dispatch: () => void): void {
     const check = () => {
       if (this.pending === 0) dispatch();
-      else this.waiting.push(() => setImmediate(check));
+      else this.waiting.push(() => afterPromiseJobs(check));
     };
-    setImmediate(check);
+    afterPromiseJobs(check);
   }
+}
+
+/** Runs `callback` after the promise jobs queued so far and those they queue in turn, as DataLoader schedules a batch. */
+function afterPromiseJobs(callback: () => void): void {
+  Promise.resolve().then(() => process.nextTick(callback));
 }
