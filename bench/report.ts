@@ -20,6 +20,18 @@ export interface FloorResult {
   restarts: number;
 }
 
+/** POSTGRES_SCENARIOS (bench/run.ts) on a PostgreSQL copy of a data set (bench/postgres.ts). */
+export interface PostgresResult {
+  /** Seconds to copy the SQLite data set into PostgreSQL. */
+  copySeconds: number;
+  /** SQL statements per request, by scenario, on PostgreSQL. */
+  queries: Record<string, number>;
+  peakRssMb: number;
+  restarts: number;
+  /** sqliteRps: the same scenario on SQLite in the run just before; ratioToSqlite: the throughput over that. */
+  runs: Array<RunResult & { sqliteRps: number; ratioToSqlite: number | null }>;
+}
+
 export interface SizeResult {
   events: number;
   /** `seed`: the `npm run seed` demo calendar; `generated`: bench/generate.ts; `series`: generated with recurring series. */
@@ -47,6 +59,8 @@ export interface SizeResult {
   floor: FloorResult;
   staticFloor: FloorResult;
   runs: RunResult[];
+  /** Null when the run measured SQLite only (BENCH_ENGINES). */
+  postgres: PostgresResult | null;
   /** Scenarios that could not run (no ETag for a conditional one) or got an unexpected status. */
   failed: Array<{ scenario: string; title: string; reason: string }>;
 }
@@ -205,6 +219,19 @@ function uncachedTargets(size: SizeResult, name: string, concurrencies: number[]
   return targets;
 }
 
+/** Issue 28: the uncached lists on PostgreSQL within 1.5× of SQLite (throughput at least 1/1.5 of SQLite's). */
+function postgresTargets(size: SizeResult, name: string): Target[] {
+  return (size.postgres?.runs ?? [])
+    .filter((run) => run.scenario.startsWith('rest-list-'))
+    .map((run) => ({
+      id: `${run.scenario}-postgres`,
+      description: `${run.title}, uncached, ${name}, c${run.concurrency}: PostgreSQL throughput vs SQLite (runs back to back)`,
+      measured: `${pct(run.ratioToSqlite)} (${rps(run.rps)} vs ${rps(run.sqliteRps)} req/s)`,
+      goal: `≥ ${pct(1 / 1.5)}`,
+      pass: run.ratioToSqlite === null ? null : run.ratioToSqlite >= 1 / 1.5,
+    }));
+}
+
 /** The scenario listing a two-year window: on the `series` data it holds 100,000 occurrences. */
 export const WINDOW_SCENARIO = 'rest-list-window';
 
@@ -292,6 +319,7 @@ export function judge(sizes: SizeResult[], concurrency: number[]): Target[] {
     });
     targets.push(...realisticTargets(size, name, high, cached));
     targets.push(...uncachedTargets(size, name, [low, high]));
+    targets.push(...postgresTargets(size, name));
     for (const id of ['rest-list-10-basic', 'rest-list-10-bearer']) {
       const signed = find(size, id, high);
       const anonymous = find(size, 'rest-list-10', high);
@@ -328,25 +356,32 @@ export function judge(sizes: SizeResult[], concurrency: number[]): Target[] {
     ['rest-list-10', 'rest-list-50'],
     ['gql-list-10', 'gql-list-50'],
   ];
-  const counted = sizes
-    .flatMap((size) => pairs.map(([a, b]) => [size.queries[a], size.queries[b]] as const))
+  const counts = sizes.flatMap((size) => (size.postgres ? [size.queries, size.postgres.queries] : [size.queries]));
+  const counted = counts
+    .flatMap((queries) => pairs.map(([a, b]) => [queries[a], queries[b]] as const))
     .filter(([a, b]) => a !== undefined || b !== undefined);
   const independent = counted.length > 0 && counted.every(([a, b]) => a !== undefined && a === b);
   const generated = sizes.filter((size) => size.source === 'generated');
   const sameAcrossSizes = generated.every((size) =>
     Object.entries(size.queries).every(([id, count]) => generated[0]!.queries[id] === count),
   );
-  const maximum = Math.max(...sizes.flatMap((size) => Object.values(size.queries)));
+  const maximum = Math.max(...counts.flatMap((queries) => Object.values(queries)));
   targets.push({
     id: 'queries',
-    description: 'SQL statements per request bounded, independent of page size (10 vs 50) and of data size',
+    description:
+      'SQL statements per request bounded, independent of page size (10 vs 50, on each engine) and of data size',
     measured: counted.length
       ? `${independent ? 'equal' : 'different'} for 10 and 50; ${sameAcrossSizes ? 'same' : 'different'} at every generated size; at most ${maximum}`
       : '–',
     goal: 'equal',
     pass: counted.length ? independent && sameAcrossSizes : null,
   });
-  const all = sizes.flatMap((size) => [...size.runs, ...size.floor.runs, ...size.staticFloor.runs]);
+  const all = sizes.flatMap((size) => [
+    ...size.runs,
+    ...size.floor.runs,
+    ...size.staticFloor.runs,
+    ...(size.postgres?.runs ?? []),
+  ]);
   const failures =
     all.reduce((sum, run) => sum + run.errors + run.unexpected, 0) +
     sizes.reduce((sum, size) => sum + size.failed.length, 0);
@@ -402,7 +437,12 @@ export function resultTables(results: Results): string {
         `${size.data.databaseMb.toFixed(1)} MB, ${size.source === 'seed' ? 'seeded' : 'generated'} in ${size.data.generateSeconds.toFixed(1)} s). ` +
         `Server (compiled, as \`npm start\` runs it) started in ${size.server.startupSeconds.toFixed(2)} s to a healthy \`/healthz\`, RSS ${(size.server.startupRssMb ?? Number.NaN).toFixed(0)} MB then; ` +
         `peak RSS ${size.server.peakRssMb?.toFixed(0) ?? '–'} MB under load, floor ${size.floor.peakRssMb.toFixed(0)} MB, static floor ${size.staticFloor.peakRssMb.toFixed(0)} MB` +
-        `${restarts ? ` (restarted ${restarts}× to drop requests a run cut off)` : ''}. Filter: \`${size.data.filter}\`.`,
+        `${restarts ? ` (restarted ${restarts}× to drop requests a run cut off)` : ''}. Filter: \`${size.data.filter}\`.` +
+        (size.postgres
+          ? ` PostgreSQL rows: the same data copied into PostgreSQL in ${size.postgres.copySeconds.toFixed(1)} s (bench/postgres.ts), ` +
+            `its server's peak RSS ${size.postgres.peakRssMb.toFixed(0)} MB; the floors read SQLite, so those rows have no ratio to them ` +
+            '(the targets compare them with the same scenario on SQLite).'
+          : ''),
       '',
     );
     const head = (c: number) => [`c${c} req/s`, `c${c} p50 ms`, `c${c} p99 ms`, `c${c} vs floor`, `c${c} vs static`];
@@ -442,6 +482,10 @@ export function resultTables(results: Results): string {
     for (const id of ids) {
       const runs = size.runs.filter((run) => run.scenario === id);
       lines.push(row(runs[0]!.title, size.queries[id], runs));
+    }
+    for (const id of new Set(size.postgres?.runs.map((run) => run.scenario))) {
+      const runs = size.postgres!.runs.filter((run) => run.scenario === id);
+      lines.push(row(`PostgreSQL: ${runs[0]!.title}`, size.postgres!.queries[id], runs));
     }
     for (const failure of size.failed)
       lines.push(

@@ -26,6 +26,8 @@
  *   BENCH_NODE_FLAGS   more node flags for the service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it
  *   BENCH_WAIT_QUIET   wait up to this many seconds for other processes to leave the CPUs idle first, default 0
  *   BENCH_PAIRED_ROUNDS  more runs of the scenarios judged against each other (PAIRED_SCENARIOS), default 2
+ *   BENCH_ENGINES      `sqlite,postgres` (default) also runs POSTGRES_SCENARIOS on a PostgreSQL copy of each data set
+ *                      (bench/postgres.ts, at BENCH_POSTGRES_URL); `sqlite` measures the embedded default alone
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -36,6 +38,7 @@ import { createReader, seedDatabase } from './datasets.js';
 import { FLOOR_STATEMENTS } from './floor.js';
 import { generateDatabase, type GeneratedData } from './generate.js';
 import { runLoad, type LoadRequest, type LoadResult } from './load.js';
+import { copyToPostgres, dropPostgresCopy } from './postgres.js';
 import { prepareRealistic } from './realistic.js';
 import {
   buildServer,
@@ -51,6 +54,7 @@ import {
   resultsMarkdown,
   resultTables,
   type Machine,
+  type PostgresResult,
   type Results,
   type RunResult,
   type SizeResult,
@@ -106,6 +110,11 @@ const concurrency = numbers('BENCH_CONCURRENCY', '1,32').map(Math.round);
  */
 const PAIRED_SCENARIOS = ['rest-list-10-cached', 'gql-list-10-cached'];
 const [pairedRounds] = numbers('BENCH_PAIRED_ROUNDS', '2');
+/** Scenarios measured on PostgreSQL as well, against the same scenario on SQLite: the uncached reads of issue 28. */
+const POSTGRES_SCENARIOS = ['rest-list-10', 'rest-list-50', 'gql-month-view'];
+const engines = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',').map((part) => part.trim());
+if (!engines.includes('sqlite') || engines.some((engine) => engine !== 'sqlite' && engine !== 'postgres'))
+  throw new Error(`BENCH_ENGINES must be "sqlite" or "sqlite,postgres", got "${engines.join(',')}"`);
 const outDir = resolve(process.env.BENCH_OUT ?? join(PROJECT_ROOT, 'bench'));
 const defaultOut = outDir === resolve(PROJECT_ROOT, 'bench');
 if (!Number.isFinite(warmup) || warmup! < 0) throw new Error('BENCH_WARMUP must be a number of seconds');
@@ -357,11 +366,76 @@ function compareBodies(ours: Buffer, floor: Buffer): { identical: boolean; diffe
   return { identical: false, difference: sameJson ? null : difference };
 }
 
+/** The runs that got responses with an unexpected status, as failures (logged). */
+function unexpectedStatuses(runs: RunResult[], where: string): SizeResult['failed'] {
+  return runs
+    .filter((run) => run.unexpected > 0)
+    .map((run) => {
+      const reason = `${run.scenario}${where}: ${run.unexpected} responses with an unexpected status at concurrency ${run.concurrency} (${JSON.stringify(run.statuses)})`;
+      log(`  FAILED ${reason}`);
+      return { scenario: run.scenario, title: run.title, reason };
+    });
+}
+
 async function prepareData(size: Size, dir: string): Promise<GeneratedData> {
   if (size === 'seed') return seedDatabase(join(dir, 'seed.db'));
   if (size === 'series')
     return generateDatabase(join(dir, 'series.db'), SERIES_SINGLE_EVENTS, { seriesOccurrences: SERIES_OCCURRENCES });
   return generateDatabase(join(dir, `events-${size}.db`), size);
+}
+
+/**
+ * POSTGRES_SCENARIOS on a PostgreSQL copy of the data set, on a server set up as the SQLite one (no response cache,
+ * one process). Each PostgreSQL run comes right after a run of the same scenario on a SQLite server, and is judged
+ * against that one: the CPU speed of a shared machine drifts by more than the margin judged between the runs of
+ * one benchmark minutes apart.
+ */
+async function benchPostgres(
+  data: GeneratedData,
+  label: string,
+  scenarios: Scenario[],
+  dir: string,
+): Promise<PostgresResult | null> {
+  const selected = scenarios.filter((scenario) => POSTGRES_SCENARIOS.includes(scenario.id));
+  if (!selected.length) return null;
+  // Of this process: two benchmarks on one PostgreSQL server (the test suite runs one per engine) keep apart.
+  const schema = `bench_${label}_${process.pid}`;
+  const copy = await copyToPostgres(data.path, schema);
+  log(`  PostgreSQL: the data set copied into schema ${schema} in ${fmt(copy.seconds)} s`);
+  try {
+    const queries = await countQueries(copy.url, selected, dir);
+    log(`  SQL statements per request on PostgreSQL: ${JSON.stringify(queries)}`);
+    const setting = { responseCache: false, workers: 1 };
+    const sqlite = await new ManagedServer(() => startService(`file:${data.path}`, SITE_URL, setting)).begin();
+    const postgres = await new ManagedServer(() => startService(copy.url, SITE_URL, setting)).begin();
+    const runs: PostgresResult['runs'] = [];
+    try {
+      for (const scenario of selected) {
+        for (const connections of concurrency) {
+          const onSqlite = await sqlite.measure(scenario, connections);
+          report(`sq ${label}`, scenario, onSqlite, null);
+          const result = await postgres.measure(scenario, connections);
+          report(`pg ${label}`, scenario, result, null);
+          runs.push({
+            ...result,
+            scenario: scenario.id,
+            title: scenario.title,
+            api: scenario.api,
+            concurrency: connections,
+            ratioToFloor: null,
+            ratioToStatic: null,
+            sqliteRps: onSqlite.rps,
+            ratioToSqlite: onSqlite.rps > 0 ? result.rps / onSqlite.rps : null,
+          });
+        }
+      }
+    } finally {
+      await Promise.all([sqlite.stop(), postgres.stop()]);
+    }
+    return { copySeconds: copy.seconds, queries, peakRssMb: postgres.peakMb(), restarts: postgres.restarts, runs };
+  } finally {
+    if (process.env.BENCH_KEEP !== '1') await dropPostgresCopy(schema);
+  }
 }
 
 async function benchSize(size: Size, dir: string): Promise<SizeResult> {
@@ -540,11 +614,9 @@ async function benchSize(size: Size, dir: string): Promise<SizeResult> {
     ratioToFloor: ratio(result.rps, floor.runs, result.connections, scenario.floor ?? FLOOR_SCENARIO.id),
     ratioToStatic: ratio(result.rps, staticFloor.runs, result.connections),
   }));
-  for (const run of runs.filter((candidate) => candidate.unexpected > 0)) {
-    const reason = `${run.scenario}: ${run.unexpected} responses with an unexpected status at concurrency ${run.concurrency} (${JSON.stringify(run.statuses)})`;
-    failed.push({ scenario: run.scenario, title: run.title, reason });
-    log(`  FAILED ${reason}`);
-  }
+  failed.push(...unexpectedStatuses(runs, ''));
+  const postgres = engines.includes('postgres') ? await benchPostgres(data, label, scenarios, dir) : null;
+  failed.push(...unexpectedStatuses(postgres?.runs ?? [], ' on PostgreSQL'));
   return {
     events: data.events,
     source: size === 'seed' ? 'seed' : size === 'series' ? 'series' : 'generated',
@@ -570,6 +642,7 @@ async function benchSize(size: Size, dir: string): Promise<SizeResult> {
     floor,
     staticFloor,
     runs,
+    postgres,
     failed,
   };
 }

@@ -15,8 +15,8 @@ import { createApp, type App } from '../src/server.js';
 
 // The benchmark harness works (npm run bench measures; it never runs here): the floor answers the service's bytes
 // and follows writes, and a tiny run of the whole harness over the `npm run seed` data runs every scenario, reports
-// both floors, and fails what cannot be measured. Always on SQLite, whatever engine the rest of the run uses: the
-// benchmark measures the embedded default. The seed and the servers run compiled (test/support/build.ts builds).
+// both floors, and fails what cannot be measured. On SQLite, whatever engine the rest of the run uses (the benchmark
+// measures the embedded default), and a few scenarios on a PostgreSQL copy of the data (bench/postgres.ts). The seed and the servers run compiled (test/support/build.ts builds).
 
 const SITE_URL = 'http://calendar.bench';
 let dir: string;
@@ -214,6 +214,17 @@ describe('benchmark harness', () => {
     const list50 = size!.runs.find((run) => run.scenario === 'rest-list-50' && run.concurrency === 1);
     const floor50 = size!.floor.runs.find((run) => run.scenario === 'floor-list-50' && run.concurrency === 1);
     expect(list50!.ratioToFloor).toBeCloseTo(list50!.rps / floor50!.rps, 6);
+    // The uncached lists and the month view on a PostgreSQL copy, each against a SQLite run just before it.
+    const postgres = size!.postgres!;
+    expect(postgres.runs.map((run) => [run.scenario, run.concurrency, run.unexpected, run.errors])).toEqual(
+      ['rest-list-10', 'rest-list-50', 'gql-month-view'].flatMap((id) => [
+        [id, 1, 0, 0],
+        [id, 2, 0, 0],
+      ]),
+    );
+    for (const run of postgres.runs) expect(run.ratioToSqlite).toBeCloseTo(run.rps / run.sqliteRps, 6);
+    for (const id of ['rest-list-10', 'rest-list-50']) expect(postgres.queries[id], id).toBe(size!.queries[id]);
+    expect(results.targets.filter((target) => target.id === 'rest-list-10-postgres')).toHaveLength(2);
     expect(code, output.slice(-2000)).toBe(size!.failed.length ? 1 : 0);
 
     const markdown = readFileSync(join(out, 'results.md'), 'utf8');
