@@ -1,5 +1,6 @@
 /** The benchmark's results: the targets of the performance issue, judged, and the tables of bench/results.md. */
 import type { LoadResult } from './load.js';
+import type { ScenarioProfile } from './profile.js';
 
 export interface RunResult extends LoadResult {
   scenario: string;
@@ -48,6 +49,8 @@ export interface SizeResult {
   };
   /** SQL statements per request, by scenario (one request, counted in process). */
   queries: Record<string, number>;
+  /** Where one uncached request's time goes, by scenario (bench/profile.ts); empty when not profiled. */
+  profiles: Record<string, ScenarioProfile>;
   /** Statements the floor sends per list request (fixed by its code). */
   floorQueries: number;
   /** The floor answered the service's content for these lists: the same bytes (identical) or the same JSON. */
@@ -520,5 +523,31 @@ export function resultsMarkdown(results: Results): string {
     '',
     resultTables(results),
     '',
+    profileTables(results),
   ].join('\n');
+}
+
+/**
+ * The profiles of the uncached scenarios: per data size, each scenario's time in process and its largest shares,
+ * by where the code lives (bench/profile.ts).
+ */
+function profileTables(results: Results): string {
+  const profiled = results.sizes.filter((size) => Object.keys(size.profiles ?? {}).length);
+  if (!profiled.length) return '';
+  const lines = [
+    '## Where the time goes',
+    '',
+    'Each uncached scenario answered in process (the app run from its sources, no HTTP), after a warm-up, under ' +
+      "V8's sampling profiler (bench/profile.ts): the mean time of one request, and the share of the samples by where " +
+      "the sampled code lives. A builtin counts where it was called from (better-sqlite3's native calls in the SQLite " +
+      'share, `JSON.stringify` in the caller\'s folder); "promise jobs" is V8 running promise callbacks; shares under 2% are in "other".',
+  ];
+  for (const size of profiled) {
+    lines.push('', `**${sizeName(size)}**`, '', '| scenario | ms per request | where the time goes |', '|---|--:|---|');
+    for (const [id, profile] of Object.entries(size.profiles)) {
+      const shares = profile.shares.map((entry) => `${entry.place} ${pct(entry.share)}`).join(', ');
+      lines.push(`| ${id} | ${ms(profile.msPerRequest)} | ${shares} |`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
 }

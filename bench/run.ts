@@ -26,6 +26,7 @@
  *   BENCH_NODE_FLAGS   more node flags for the service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it
  *   BENCH_WAIT_QUIET   wait up to this many seconds for other processes to leave the CPUs idle first, default 0
  *   BENCH_PAIRED_ROUNDS  more runs of the scenarios judged against each other (PAIRED_SCENARIOS), default 2
+ *   BENCH_PROFILE_SECONDS  seconds each uncached scenario is profiled in process (bench/profile.ts), default 2; 0: none
  *   BENCH_ENGINES      `sqlite,postgres` (default) also runs POSTGRES_SCENARIOS on a PostgreSQL copy of each data set
  *                      (bench/postgres.ts, at BENCH_POSTGRES_URL); `sqlite` measures the embedded default alone
  */
@@ -39,6 +40,7 @@ import { FLOOR_STATEMENTS } from './floor.js';
 import { generateDatabase, type GeneratedData } from './generate.js';
 import { runLoad, type LoadRequest, type LoadResult } from './load.js';
 import { copyToPostgres, dropPostgresCopy } from './postgres.js';
+import type { ScenarioProfile } from './profile.js';
 import { prepareRealistic } from './realistic.js';
 import {
   buildServer,
@@ -110,6 +112,8 @@ const concurrency = numbers('BENCH_CONCURRENCY', '1,32').map(Math.round);
  */
 const PAIRED_SCENARIOS = ['rest-list-10-cached', 'gql-list-10-cached'];
 const [pairedRounds] = numbers('BENCH_PAIRED_ROUNDS', '2');
+const profileSeconds = Number(process.env.BENCH_PROFILE_SECONDS ?? '2');
+if (!(profileSeconds >= 0)) throw new Error('BENCH_PROFILE_SECONDS must be a number of seconds (0: no profiles)');
 /** Scenarios measured on PostgreSQL as well, against the same scenario on SQLite: the uncached reads of issue 28. */
 const POSTGRES_SCENARIOS = ['rest-list-10', 'rest-list-50', 'gql-month-view'];
 const engines = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',').map((part) => part.trim());
@@ -164,14 +168,23 @@ function machine(): Machine {
   };
 }
 
-/** Runs bench/query-counts.ts in a child process over the database and reads its JSON line. */
-function countQueries(databaseUrl: string, scenarios: Scenario[], dir: string): Promise<Record<string, number>> {
+/**
+ * Runs a bench script over the database in a child process (`bench/query-counts.ts`, `bench/profile.ts`: the app in
+ * process, the scenarios in a file) and reads the JSON object of its last line.
+ */
+function inProcess<Answer>(
+  script: string,
+  databaseUrl: string,
+  scenarios: Scenario[],
+  dir: string,
+  env: Record<string, string> = {},
+): Promise<Answer> {
   const file = join(dir, 'scenarios.json');
   writeFileSync(file, JSON.stringify(scenarios));
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/query-counts.ts', file], {
+    const child = spawn(process.execPath, ['--import', 'tsx', script, file], {
       cwd: PROJECT_ROOT,
-      env: { ...process.env, DATABASE_URL: databaseUrl, SITE_URL, NODE_ENV: 'production' },
+      env: { ...process.env, ...env, DATABASE_URL: databaseUrl, SITE_URL, NODE_ENV: 'production' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -180,11 +193,23 @@ function countQueries(databaseUrl: string, scenarios: Scenario[], dir: string): 
     child.stderr.on('data', (chunk: Buffer) => void (err += chunk.toString()));
     child.on('exit', (code) => {
       const line = out.trim().split('\n').pop() ?? '';
-      if (code === 0 && line.startsWith('{')) done(JSON.parse(line) as Record<string, number>);
-      else fail(new Error(`query counting failed (exit ${code}):\n${out}\n${err}`));
+      if (code === 0 && line.startsWith('{')) done(JSON.parse(line) as Answer);
+      else fail(new Error(`${script} failed (exit ${code}):\n${out}\n${err}`));
     });
   });
 }
+
+/** SQL statements of one request per scenario (bench/query-counts.ts). */
+const countQueries = (databaseUrl: string, scenarios: Scenario[], dir: string) =>
+  inProcess<Record<string, number>>('bench/query-counts.ts', databaseUrl, scenarios, dir);
+
+/** Where one request's time goes per scenario (bench/profile.ts), BENCH_PROFILE_SECONDS each; none at 0. */
+const profileScenarios = async (databaseUrl: string, scenarios: Scenario[], dir: string) =>
+  profileSeconds > 0
+    ? inProcess<Record<string, ScenarioProfile>>('bench/profile.ts', databaseUrl, scenarios, dir, {
+        PROFILE_SECONDS: String(profileSeconds),
+      })
+    : {};
 
 async function fetchBody(base: string, request: Scenario['requests'][number]) {
   const response = await fetch(base + request.path, {
@@ -496,16 +521,15 @@ async function benchSize(size: Size, dir: string): Promise<SizeResult> {
   } finally {
     await floorCheck.stop();
   }
-  const queries = await countQueries(
-    databaseUrl,
-    scenarios.filter((scenario) => !scenario.cached && !scenario.workers),
-    dir,
-  );
+  const uncached = scenarios.filter((scenario) => !scenario.cached && !scenario.workers);
+  const queries = await countQueries(databaseUrl, uncached, dir);
   log(
     `  SQL statements per request: ${Object.entries(queries)
       .map(([id, count]) => `${id} ${count}`)
       .join(', ')}`,
   );
+  const profiles = await profileScenarios(databaseUrl, uncached, dir);
+  if (profileSeconds > 0) log(`  profiled ${Object.keys(profiles).length} scenarios in process`);
 
   const measured: Array<{ scenario: Scenario; result: LoadResult & { peakRssMb: number } }> = [];
   const measureAll = async (on: ManagedServer, selected: Scenario[]) => {
@@ -631,6 +655,7 @@ async function benchSize(size: Size, dir: string): Promise<SizeResult> {
       filter: `categories=${data.filterCategory}&search=${data.filterSearch}&start_date=<today>&end_date=<today + 180 days>`,
     },
     queries,
+    profiles,
     floorQueries: FLOOR_STATEMENTS,
     byteCheck,
     server: {

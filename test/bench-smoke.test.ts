@@ -8,6 +8,7 @@ import { seedDatabase } from '../bench/datasets.js';
 import { startFloor, type RunningFloor } from '../bench/floor.js';
 import { generateDatabase } from '../bench/generate.js';
 import { PROJECT_ROOT } from '../bench/processes.js';
+import { placeOf, SQLITE_PLACE } from '../bench/profile.js';
 import type { Results } from '../bench/report.js';
 import { firstDifference, REST, scenariosFor, selectScenarios } from '../bench/scenarios.js';
 import { loadConfig } from '../src/config.js';
@@ -142,6 +143,21 @@ describe('benchmark scenarios', () => {
   });
 });
 
+describe('benchmark profiles', () => {
+  it('count a sample where its code lives, a builtin where it was called from', () => {
+    const at = (url: string, functionName = 'f') => placeOf({ functionName, url });
+    expect(at('file:///app/node_modules/@prisma/client/runtime/client.js')).toBe('@prisma/client');
+    expect(at('file:///app/node_modules/graphql/execution/execute.js')).toBe('graphql');
+    expect(at('file:///app/node_modules/better-sqlite3/lib/methods/wrappers.js')).toBe(SQLITE_PLACE);
+    expect(at('file:///app/src/db/sqlite-adapter.ts')).toBe(SQLITE_PLACE);
+    expect(at('file:///app/src/graphql/events/type.ts')).toBe('src/graphql/');
+    expect(at('file:///app/src/server.ts')).toBe('src/server.ts');
+    expect(at('node:internal/deps/undici/undici')).toBe('Node.js (HTTP objects, streams, buffers)');
+    expect(at('', 'stringify')).toBeNull();
+    expect(at('', '(garbage collector)')).toBe('garbage collection');
+  });
+});
+
 describe('benchmark harness', () => {
   it('runs every scenario on the seed data and reports ratios to both floors', async () => {
     const out = join(dir, 'out');
@@ -152,6 +168,7 @@ describe('benchmark harness', () => {
       BENCH_WARMUP: '0',
       BENCH_CONCURRENCY: '1,2',
       BENCH_DRAIN: '1',
+      BENCH_PROFILE_SECONDS: '0.3',
       BENCH_OUT: out,
     };
     mkdirSync(out);
@@ -214,6 +231,21 @@ describe('benchmark harness', () => {
     const list50 = size!.runs.find((run) => run.scenario === 'rest-list-50' && run.concurrency === 1);
     const floor50 = size!.floor.runs.find((run) => run.scenario === 'floor-list-50' && run.concurrency === 1);
     expect(list50!.ratioToFloor).toBeCloseTo(list50!.rps / floor50!.rps, 6);
+    // Each uncached scenario profiled in process: its time per request, and shares that add up to the whole.
+    for (const id of ['rest-list-10', 'rest-list-50', 'gql-month-view', 'rest-event-id']) {
+      const profile = size!.profiles[id]!;
+      expect(profile.requests, id).toBeGreaterThan(0);
+      expect(profile.msPerRequest, id).toBeGreaterThan(0);
+      expect(
+        profile.shares.reduce((sum, entry) => sum + entry.share, 0),
+        id,
+      ).toBeCloseTo(1, 6);
+      expect(
+        profile.shares.map((entry) => entry.place),
+        id,
+      ).toContain(SQLITE_PLACE);
+    }
+    expect(readFileSync(join(out, 'results.md'), 'utf8')).toContain('## Where the time goes');
     // The uncached lists and the month view on a PostgreSQL copy, each against a SQLite run just before it.
     const postgres = size!.postgres!;
     expect(postgres.runs.map((run) => [run.scenario, run.concurrency, run.unexpected, run.errors])).toEqual(
