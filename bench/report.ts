@@ -47,7 +47,7 @@ export interface SizeResult {
     databaseMb: number;
     filter: string;
   };
-  /** SQL statements per request, by scenario (one request, counted in process). */
+  /** SQL statements per request, by scenario (the most of its first five requests, counted in process). */
   queries: Record<string, number>;
   /** Where one uncached request's time goes, by scenario (bench/profile.ts); empty when not profiled. */
   profiles: Record<string, ScenarioProfile>;
@@ -518,7 +518,7 @@ export function resultsMarkdown(results: Results): string {
       `uncached list at 4× its previous throughput (${PREVIOUS_LIST_RPS.low} req/s at c1, ${PREVIOUS_LIST_RPS.high} at c32) with p99 ` +
       'within 10× p50 at c32; cached anonymous reads at 30% of the static floor with p99 under 25 ms at c32; authenticated reads ' +
       '(HTTP Basic with an application password, bearer token) at half the anonymous rate on the same URL; peak RSS under ' +
-      "200 MB at 100,000 events. SQL/req: statements the database received for one request, counted in process (the floor's " +
+      "200 MB at 100,000 events. SQL/req: statements the database received for one request (the most of the scenario's first five), counted in process (the floor's " +
       'once its total is remembered).',
     '',
     resultTables(results),
