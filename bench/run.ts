@@ -615,13 +615,10 @@ async function benchSize(size: Size, dir: string): Promise<SizeResult> {
     const run = base.find((candidate) => candidate.concurrency === connections && candidate.scenario === scenario);
     return run && run.rps > 0 ? rps / run.rps : null;
   };
+  // Each floor run against the floor answering the same page size (the static floor's against the page of 10).
+  const floorOf = (scenario: string) => (scenario === FLOOR_50_SCENARIO.id ? scenario : FLOOR_SCENARIO.id);
   for (const run of [...floor.runs, ...staticFloor.runs]) {
-    run.ratioToFloor = ratio(
-      run.rps,
-      floor.runs,
-      run.concurrency,
-      run.scenario === FLOOR_50_SCENARIO.id ? run.scenario : undefined,
-    );
+    run.ratioToFloor = ratio(run.rps, floor.runs, run.concurrency, floorOf(run.scenario));
     run.ratioToStatic = ratio(run.rps, staticFloor.runs, run.concurrency);
   }
 
