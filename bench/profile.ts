@@ -6,11 +6,9 @@
  *
  *   DATABASE_URL=file:bench.db SITE_URL=http://calendar.bench NODE_ENV=production npx tsx bench/profile.ts <scenarios.json>
  */
-import { readFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { loadConfig } from '../src/config.js';
 import { createApp } from '../src/server.js';
-import type { Scenario } from './scenarios.js';
+import { answer, inProcessConfig, scenariosOfArgument } from './in-process.js';
 
 export interface ScenarioProfile {
   /** Requests answered while profiling, and the mean time of one. */
@@ -90,18 +88,8 @@ function summarise(profile: { nodes: ProfileNode[]; samples?: number[]; timeDelt
 }
 
 async function main() {
-  const scenarios = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as Scenario[];
-  const app = await createApp(
-    loadConfig({
-      DATABASE_URL: process.env.DATABASE_URL,
-      SITE_URL: process.env.SITE_URL,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      RESPONSE_CACHE_MB: '0',
-      MAX_EVENT_LOOP_LAG_MS: '0',
-    }),
-  );
+  const scenarios = scenariosOfArgument();
+  const app = await createApp(inProcessConfig());
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');
@@ -111,23 +99,11 @@ async function main() {
   try {
     for (const scenario of scenarios) {
       let turn = 0;
-      const answer = async () => {
-        const request = scenario.requests[turn++ % scenario.requests.length]!;
-        const response = await app.fetch(
-          new Request(`http://127.0.0.1${request.path}`, {
-            method: request.method ?? 'GET',
-            headers: request.headers,
-            body: request.body,
-          }),
-        );
-        await response.arrayBuffer();
-        if (response.status !== (scenario.expectStatus ?? 200))
-          throw new Error(`${scenario.id}: ${request.path} answered ${response.status}`);
-      };
+      const answerNext = () => answer(app, scenario, scenario.requests[turn++ % scenario.requests.length]!);
       const answerFor = async (seconds: number) => {
         const until = performance.now() + seconds * 1000;
         let count = 0;
-        for (; performance.now() < until; count++) await answer();
+        for (; performance.now() < until; count++) await answerNext();
         return count;
       };
       await answerFor(WARMUP_SECONDS);

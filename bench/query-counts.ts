@@ -1,50 +1,25 @@
 /**
  * SQL statements per request, per scenario: the app runs in this process with query counting on
  * (createApp(config, { countQueries: true })), each of a scenario's first five requests is answered until two answers
- * in a row took as many statements, and the most of the five is reported. Run by the harness as a child process; prints one JSON object `{ scenarioId: statements }`.
+ * in a row took as many statements, and the most of the five is reported. Run by the harness as a child process;
+ * prints one JSON object `{ scenarioId: statements }`.
  *
  *   DATABASE_URL=file:bench.db SITE_URL=http://calendar.bench npx tsx bench/query-counts.ts <scenarios.json>
  */
-import { readFileSync } from 'node:fs';
-import { loadConfig } from '../src/config.js';
 import { createApp } from '../src/server.js';
+import { answer, inProcessConfig, scenariosOfArgument } from './in-process.js';
 import type { Scenario } from './scenarios.js';
 
-const scenarios = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as Scenario[];
-// Request lines stay out of stdout, whose last line is the answer.
-// Without the response cache: the statements a request really needs (a cached answer costs none).
-const config = loadConfig({
-  DATABASE_URL: process.env.DATABASE_URL,
-  SITE_URL: process.env.SITE_URL,
-  PORT: '0',
-  HOST: '127.0.0.1',
-  LOG_LEVEL: 'warn',
-  RESPONSE_CACHE_MB: '0',
-  // One request at a time, in this process: a slow first request (a cold 100,000-event database) must not read as
-  // a process falling behind.
-  MAX_EVENT_LOOP_LAG_MS: '0',
-});
-const app = await createApp(config, { countQueries: true });
+const scenarios = scenariosOfArgument();
+const app = await createApp(inProcessConfig(), { countQueries: true });
 /** Requests of a scenario counted: the first ones of those it rotates over. */
 const SAMPLED_REQUESTS = 5;
 const counts: Record<string, number> = {};
 try {
   for (const scenario of scenarios) {
-    const send = async (request: Scenario['requests'][number]) => {
-      const response = await app.fetch(
-        new Request(`http://127.0.0.1${request.path}`, {
-          method: request.method ?? 'GET',
-          headers: request.headers,
-          body: request.body,
-        }),
-      );
-      const text = await response.text();
-      if (response.status !== (scenario.expectStatus ?? 200) || /^\{"errors"/.test(text))
-        throw new Error(`${scenario.id}: ${response.status} ${text.slice(0, 300)}`);
-    };
     const counted = async (request: Scenario['requests'][number]) => {
       const before = app.queries.count;
-      await send(request);
+      await answer(app, scenario, request);
       return app.queries.count - before;
     };
     // Settled: until two requests in a row send as many statements. A process's first requests on PostgreSQL can
