@@ -13,6 +13,7 @@ import type { Results } from '../bench/report.js';
 import { firstDifference, REST, scenariosFor, selectScenarios } from '../bench/scenarios.js';
 import { loadConfig } from '../src/config.js';
 import { createApp, type App } from '../src/server.js';
+import { TEST_POSTGRES_URL } from './support/database.js';
 
 // The benchmark harness works (npm run bench measures; it never runs here): the floor answers the service's bytes
 // and follows writes, and a tiny run of the whole harness over the `npm run seed` data runs every scenario, reports
@@ -20,6 +21,8 @@ import { createApp, type App } from '../src/server.js';
 // measures the embedded default), and a few scenarios on a PostgreSQL copy of the data (bench/postgres.ts). The seed and the servers run compiled (test/support/build.ts builds).
 
 const SITE_URL = 'http://calendar.bench';
+/** Whether the suite runs with PostgreSQL (vitest.config.ts: TEST_ENGINES). */
+const withPostgres = (process.env.TEST_ENGINES ?? 'sqlite,postgres').split(',').includes('postgres');
 let dir: string;
 let seedPath: string;
 
@@ -169,6 +172,9 @@ describe('benchmark harness', () => {
       BENCH_CONCURRENCY: '1,2',
       BENCH_DRAIN: '1',
       BENCH_PROFILE_SECONDS: '0.3',
+      // The PostgreSQL rows on the suite's PostgreSQL, unless the suite runs without one (TEST_ENGINES=sqlite).
+      BENCH_ENGINES: withPostgres ? 'sqlite,postgres' : 'sqlite',
+      BENCH_POSTGRES_URL: TEST_POSTGRES_URL,
       BENCH_OUT: out,
     };
     mkdirSync(out);
@@ -247,16 +253,20 @@ describe('benchmark harness', () => {
     }
     expect(readFileSync(join(out, 'results.md'), 'utf8')).toContain('## Where the time goes');
     // The uncached lists and the month view on a PostgreSQL copy, each against a SQLite run just before it.
-    const postgres = size!.postgres!;
-    expect(postgres.runs.map((run) => [run.scenario, run.concurrency, run.unexpected, run.errors])).toEqual(
-      ['rest-list-10', 'rest-list-50', 'gql-month-view'].flatMap((id) => [
-        [id, 1, 0, 0],
-        [id, 2, 0, 0],
-      ]),
-    );
-    for (const run of postgres.runs) expect(run.ratioToSqlite).toBeCloseTo(run.rps / run.sqliteRps, 6);
-    for (const id of ['rest-list-10', 'rest-list-50']) expect(postgres.queries[id], id).toBe(size!.queries[id]);
-    expect(results.targets.filter((target) => target.id === 'rest-list-10-postgres')).toHaveLength(2);
+    if (withPostgres) {
+      const postgres = size!.postgres!;
+      expect(postgres.runs.map((run) => [run.scenario, run.concurrency, run.unexpected, run.errors])).toEqual(
+        ['rest-list-10', 'rest-list-50', 'gql-month-view'].flatMap((id) => [
+          [id, 1, 0, 0],
+          [id, 2, 0, 0],
+        ]),
+      );
+      for (const run of postgres.runs) expect(run.ratioToSqlite).toBeCloseTo(run.rps / run.sqliteRps, 6);
+      for (const id of ['rest-list-10', 'rest-list-50']) expect(postgres.queries[id], id).toBe(size!.queries[id]);
+      expect(results.targets.filter((target) => target.id === 'rest-list-10-postgres')).toHaveLength(2);
+    } else {
+      expect(size!.postgres).toBeNull();
+    }
     expect(code, output.slice(-2000)).toBe(size!.failed.length ? 1 : 0);
 
     const markdown = readFileSync(join(out, 'results.md'), 'utf8');
