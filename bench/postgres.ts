@@ -25,6 +25,7 @@ interface Column {
 }
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+const qualified = (schema: string, table: string) => `${quote(schema)}.${quote(table)}`;
 
 /** A SQLite value as PostgreSQL takes it in a column of `type` (SQLite keeps booleans as 0/1). */
 function converted(value: unknown, type: string): unknown {
@@ -49,8 +50,14 @@ async function columnsByTable(client: pg.Client, schema: string): Promise<Map<st
   return tables;
 }
 
-async function copyTable(source: Database.Database, client: pg.Client, target: string, columns: Column[]) {
-  const table = target.slice(target.lastIndexOf('.') + 1).replaceAll('"', '');
+async function copyTable(
+  source: Database.Database,
+  client: pg.Client,
+  schema: string,
+  table: string,
+  columns: Column[],
+) {
+  const target = qualified(schema, table);
   const names = columns.map((column) => column.name);
   const batch = Math.floor(MAX_PARAMETERS / names.length);
   const read = source.prepare(`SELECT ${names.map(quote).join(', ')} FROM ${quote(table)}`).raw();
@@ -80,22 +87,20 @@ async function copyTable(source: Database.Database, client: pg.Client, target: s
  * their own sequences count down and stay as they are.
  */
 async function continueSequences(client: pg.Client, schema: string) {
-  const { rows } = await client.query<{ table_name: string; column_name: string }>(
-    `SELECT c.table_name, c.column_name FROM information_schema.columns c
-       JOIN pg_sequences s ON s.schemaname = c.table_schema AND c.column_default LIKE '%' || s.sequencename || '%'
-      WHERE c.table_schema = $1 AND c.column_default LIKE 'nextval(%' AND s.increment_by > 0`,
+  const { rows } = await client.query<{ table_name: string; column_name: string; sequence: string }>(
+    `SELECT c.table_name, c.column_name, c.sequence FROM (
+        SELECT table_name, column_name, pg_get_serial_sequence(format('%I.%I', table_schema, table_name), column_name) AS sequence
+          FROM information_schema.columns WHERE table_schema = $1) c
+       JOIN pg_sequences s ON format('%I.%I', s.schemaname, s.sequencename) = c.sequence
+      WHERE s.increment_by > 0`,
     [schema],
   );
-  const next = (target: string, maximum: string) =>
-    client.query(`SELECT setval($1, COALESCE((${maximum}), 0) + 1, false)`, [target]);
-  for (const { table_name: table, column_name: column } of rows) {
-    const target = `${quote(schema)}.${quote(table)}`;
-    await next(`${target.slice(0, -1)}_${column}_seq"`, `SELECT max(${quote(column)}) FROM ${target}`);
-  }
-  const posts = ['Event', 'Venue', 'Organizer'].map(
-    (table) => `SELECT max("id") FROM ${quote(schema)}.${quote(table)}`,
-  );
-  await next(`${quote(schema)}."Post_id_seq"`, `SELECT max(m) FROM (${posts.join(' UNION ALL ')}) AS ids(m)`);
+  const next = (sequence: string, maximum: string) =>
+    client.query(`SELECT setval($1, COALESCE((${maximum}), 0) + 1, false)`, [sequence]);
+  for (const { table_name: table, column_name: column, sequence } of rows)
+    await next(sequence, `SELECT max(${quote(column)}) FROM ${qualified(schema, table)}`);
+  const posts = ['Event', 'Venue', 'Organizer'].map((table) => `SELECT max("id") FROM ${qualified(schema, table)}`);
+  await next(qualified(schema, 'Post_id_seq'), `SELECT max(m) FROM (${posts.join(' UNION ALL ')}) AS ids(m)`);
 }
 
 /**
@@ -122,7 +127,7 @@ export async function copyToPostgres(
     await client.query(`DROP SCHEMA IF EXISTS ${quote(schema)} CASCADE`);
     await migrate(loadConfig({ DATABASE_URL: url.toString(), LOG_LEVEL: 'warn' }));
     const tables = await columnsByTable(client, schema);
-    const targets = [...tables.keys()].map((table) => `${quote(schema)}.${quote(table)}`);
+    const targets = [...tables.keys()].map((table) => qualified(schema, table));
     await client.query('BEGIN');
     await client.query('SET LOCAL session_replication_role = replica');
     await client.query(`TRUNCATE ${targets.join(', ')}`);
@@ -133,7 +138,7 @@ export async function copyToPostgres(
       const missing = columns.filter((column) => !sourceColumns.has(column.name));
       if (missing.length)
         throw new Error(`${table}: the SQLite copy has no ${missing.map((column) => column.name).join(', ')}`);
-      await copyTable(source, client, `${quote(schema)}.${quote(table)}`, columns);
+      await copyTable(source, client, schema, table, columns);
     }
     await client.query('COMMIT');
     await continueSequences(client, schema);
