@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { reusingStatements, type StatementSource } from '../src/db/sqlite-adapter.js';
@@ -88,5 +91,32 @@ describe('the SQLite statement cache', () => {
     const returning = 'INSERT INTO item (name) VALUES (?) RETURNING id, name';
     expect(query(cached, returning, ['y'])).toEqual({ columns: ['id', 'name'], rows: [[2n, 'y']] });
     expect(query(cached, returning, ['z'])).toEqual({ columns: ['id', 'name'], rows: [[3n, 'z']] });
+  });
+});
+
+describe('the columns of a kept statement', () => {
+  it('follow a column added by another connection when the statement reads `*`; named ones stay', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'statement-columns-')), 'db.sqlite');
+    const ours = new Database(path);
+    const theirs = new Database(path);
+    try {
+      ours.exec("CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT NOT NULL); INSERT INTO item (name) VALUES ('a')");
+      const cached = reusingStatements(ours);
+      const named = 'SELECT id, name FROM item';
+      expect(query(cached, 'SELECT * FROM item', [])).toEqual({ columns: ['id', 'name'], rows: [[1, 'a']] });
+      expect(query(cached, named, [])).toEqual({ columns: ['id', 'name'], rows: [[1, 'a']] });
+      theirs.exec("ALTER TABLE item ADD COLUMN colour TEXT NOT NULL DEFAULT 'red'");
+      // The first run after the change still names the old columns, as a freshly prepared statement does (SQLite reads
+      // the new schema when the statement runs); the next one names them all.
+      query(cached, 'SELECT * FROM item', []);
+      expect(query(cached, 'SELECT * FROM item', [])).toEqual({
+        columns: ['id', 'name', 'colour'],
+        rows: [[1, 'a', 'red']],
+      });
+      expect(query(cached, named, [])).toEqual({ columns: ['id', 'name'], rows: [[1, 'a']] });
+    } finally {
+      ours.close();
+      theirs.close();
+    }
   });
 });

@@ -99,8 +99,9 @@ function takingTurns(adapter: SqlDriverAdapter): SqlDriverAdapter {
  *
  * A better-sqlite3 statement is stateful: `bind()` binds it once for good and `raw()` switches its mode for good. The
  * adapter calls `prepare(sql).bind(args)` and then `columns()`, `raw().all()` or `run()`; the statement handed back
- * here keeps the arguments beside the shared statement instead and passes them to each call, and sets raw mode on
- * every use. better-sqlite3 is synchronous and the adapter never iterates, so no statement is busy when reused.
+ * here keeps the arguments beside the shared statement instead and passes them to each call. A reading statement is
+ * only ever read in raw mode, set when it is prepared. better-sqlite3 is synchronous and the adapter never iterates,
+ * so no statement is busy when reused.
  */
 export const STATEMENTS_KEPT = 500;
 
@@ -115,23 +116,50 @@ interface BoundStatement {
   run(): ReturnType<Statement['run']>;
 }
 
-function bound(statement: Statement, args: unknown[]): BoundStatement {
+/**
+ * A statement kept with its raw mode, set once, and its result columns: better-sqlite3 builds a new array of column
+ * descriptions on every `columns()`, and the adapter asks on every read.
+ */
+interface KeptStatement {
+  statement: Statement;
+  columns: ReturnType<Statement['columns']> | undefined;
+}
+
+function keep(statement: Statement): KeptStatement {
+  if (statement.reader) statement.raw(true);
+  return { statement, columns: undefined };
+}
+
+/**
+ * A `*` among the result columns (`SELECT *`, `t.*`, not `count(*)`): after another connection adds a column, SQLite
+ * prepares such a statement anew when it runs, but its `columns()` before that still names the old ones. Only
+ * statements that name their columns are kept (all of Prisma's and the service's own).
+ */
+const COLUMN_WILDCARD = /(?:^|[\s,.])\*(?=\s|,|$)/;
+
+function columnsOf(kept: KeptStatement): ReturnType<Statement['columns']> {
+  kept.columns ??= kept.statement.columns();
+  return kept.columns;
+}
+
+function bound(kept: KeptStatement, args: unknown[]): BoundStatement {
+  const { statement } = kept;
   return {
     reader: statement.reader,
-    columns: () => statement.columns(),
-    raw: () => ({ all: () => statement.raw(true).all(args) }),
+    columns: () => columnsOf(kept),
+    raw: () => ({ all: () => statement.all(args) }),
     run: () => statement.run(args),
   };
 }
 
 /** A stand-in for the adapter's Database whose `prepare` reuses statements. */
 export function reusingStatements(database: StatementSource, capacity = STATEMENTS_KEPT): StatementSource {
-  const kept = new LRUCache<string, Statement>({ max: capacity });
+  const kept = new LRUCache<string, KeptStatement>({ max: capacity });
   const prepare = (sql: string) => {
     let statement = kept.get(sql);
     if (!statement) {
-      statement = database.prepare(sql);
-      kept.set(sql, statement);
+      statement = keep(database.prepare(sql));
+      if (!COLUMN_WILDCARD.test(sql)) kept.set(sql, statement);
     }
     const shared = statement;
     // The adapter also runs a statement without binding it (`prepare('BEGIN').run()`).
