@@ -233,23 +233,40 @@ export function timeZoneAbbreviation(moment: DateTime): string {
   return `UTC${moment.toFormat('Z')}`;
 }
 
-const abbreviations = new Map<string, string>();
 const ABBREVIATION_CACHE_SIZE = 10_000;
+const abbreviations = new Map<string, string>();
+const abbreviationsByQuarterHour = new Map<string, string>();
+const QUARTER_HOUR_MS = 15 * 60_000;
+
+/** A memo that starts over when full (its keys are few: zones by years, or by the quarter hours events start at). */
+function remembered(memo: Map<string, string>, key: string, compute: () => string): string {
+  let value = memo.get(key);
+  if (value === undefined) {
+    if (memo.size >= ABBREVIATION_CACHE_SIZE) memo.clear();
+    value = compute();
+    memo.set(key, value);
+  }
+  return value;
+}
 
 /**
- * The abbreviation of `zone` at an instant, memoised by zone, year and offset: asking ICU (through luxon) for the
- * name costs far more than the rest of an event's fields, and the answer depends only on its inputs (zone rules
- * change with Node's ICU, not at run time), so every process can keep its own copy. By instant, not wall clock: an
- * hour the clocks repeat has two names (`01:30 EDT`, `01:30 EST`).
+ * The abbreviation of `zone` at an instant. Asking ICU (through luxon) costs far more than the rest of an event's
+ * fields, and the answer depends only on its inputs (zone rules change with Node's ICU, not at run time), so every
+ * process keeps its own copy: the name by zone, year and offset, and in front of it, by zone and quarter hour (the
+ * offset alone costs ICU a call), for a quarter hour with one offset throughout: no zone changes its offset twice
+ * within one. By instant, not wall clock: an hour the clocks repeat has two names (`01:30 EDT`, `01:30 EST`).
  */
 export function abbreviationAt(zone: string, instant: Date): string {
-  const offset = Info.normalizeZone(zone).offset(instant.getTime());
-  const key = `${zone}|${instant.getUTCFullYear()}|${offset}`;
-  let abbreviation = abbreviations.get(key);
-  if (abbreviation === undefined) {
-    if (abbreviations.size >= ABBREVIATION_CACHE_SIZE) abbreviations.clear();
-    abbreviation = timeZoneAbbreviation(DateTime.fromJSDate(instant, { zone }));
-    abbreviations.set(key, abbreviation);
-  }
+  const quarterHour = Math.floor(instant.getTime() / QUARTER_HOUR_MS);
+  const cached = abbreviationsByQuarterHour.get(`${zone}|${quarterHour}`);
+  if (cached !== undefined) return cached;
+  const ianaZone = Info.normalizeZone(zone);
+  const offset = ianaZone.offset(instant.getTime());
+  const abbreviation = remembered(abbreviations, `${zone}|${instant.getUTCFullYear()}|${offset}`, () =>
+    timeZoneAbbreviation(DateTime.fromJSDate(instant, { zone })),
+  );
+  const start = quarterHour * QUARTER_HOUR_MS;
+  if (ianaZone.offset(start) === offset && ianaZone.offset(start + QUARTER_HOUR_MS - 1) === offset)
+    remembered(abbreviationsByQuarterHour, `${zone}|${quarterHour}`, () => abbreviation);
   return abbreviation;
 }
