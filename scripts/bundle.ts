@@ -44,6 +44,9 @@ const result = await build({
   platform: 'node',
   target: 'node20',
   external: EXTERNAL,
+  // The packages' production paths: graphql-js otherwise checks, on every failed `instanceof` of its type tests (several
+  // per resolved field), whether a second copy of itself is loaded, which a bundle with one copy cannot have.
+  define: { 'process.env.NODE_ENV': '"production"' },
   // Identifiers keep their names, so stack traces in the logs stay readable.
   minifyWhitespace: true,
   minifySyntax: true,
