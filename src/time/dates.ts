@@ -233,16 +233,18 @@ export function timeZoneAbbreviation(moment: DateTime): string {
   return `UTC${moment.toFormat('Z')}`;
 }
 
-const ABBREVIATION_CACHE_SIZE = 10_000;
 const abbreviations = new Map<string, string>();
 const abbreviationsByQuarterHour = new Map<string, string>();
+// Zones by years and offsets are few; the quarter hours a page of events starts at are too, those of 100,000 not.
+const ABBREVIATIONS_KEPT = 10_000;
+const QUARTER_HOURS_KEPT = 2048;
 const QUARTER_HOUR_MS = 15 * 60_000;
 
-/** A memo that starts over when full (its keys are few: zones by years, or by the quarter hours events start at). */
-function remembered(memo: Map<string, string>, key: string, compute: () => string): string {
+/** A memo that starts over when full. */
+function remembered(memo: Map<string, string>, kept: number, key: string, compute: () => string): string {
   let value = memo.get(key);
   if (value === undefined) {
-    if (memo.size >= ABBREVIATION_CACHE_SIZE) memo.clear();
+    if (memo.size >= kept) memo.clear();
     value = compute();
     memo.set(key, value);
   }
@@ -262,11 +264,14 @@ export function abbreviationAt(zone: string, instant: Date): string {
   if (cached !== undefined) return cached;
   const ianaZone = Info.normalizeZone(zone);
   const offset = ianaZone.offset(instant.getTime());
-  const abbreviation = remembered(abbreviations, `${zone}|${instant.getUTCFullYear()}|${offset}`, () =>
-    timeZoneAbbreviation(DateTime.fromJSDate(instant, { zone })),
+  const abbreviation = remembered(
+    abbreviations,
+    ABBREVIATIONS_KEPT,
+    `${zone}|${instant.getUTCFullYear()}|${offset}`,
+    () => timeZoneAbbreviation(DateTime.fromJSDate(instant, { zone })),
   );
   const start = quarterHour * QUARTER_HOUR_MS;
   if (ianaZone.offset(start) === offset && ianaZone.offset(start + QUARTER_HOUR_MS - 1) === offset)
-    remembered(abbreviationsByQuarterHour, `${zone}|${quarterHour}`, () => abbreviation);
+    remembered(abbreviationsByQuarterHour, QUARTER_HOURS_KEPT, `${zone}|${quarterHour}`, () => abbreviation);
   return abbreviation;
 }
