@@ -17,6 +17,12 @@ export interface SignInLimits {
   windowMs: number;
 }
 
+/** The site's currency (DEFAULT_CURRENCY_SYMBOL, DEFAULT_CURRENCY_POSITION), for costs that name none. */
+export interface SiteCurrency {
+  symbol: string;
+  position: 'prefix' | 'postfix';
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -29,6 +35,10 @@ export interface Config {
   siteUrl: string;
   siteTimezone: string;
   restRoot: string;
+  /** DEFAULT_CURRENCY_SYMBOL, DEFAULT_CURRENCY_POSITION: the currency of a cost whose event names none (TEC's defaults). */
+  defaultCurrency: SiteCurrency;
+  /** API_LICENSE: the SPDX identifier of the license /doc states for the API (OpenAPI `info.license`). */
+  apiLicense: string;
   /** CALENDAR_ADMIN_PASSWORD: while the database has no administrator, creates `admin` with this application password. */
   adminPassword: string | undefined;
   /** LOG_LEVEL: the least severe log level written (pino's levels, or `silent`). */
@@ -347,6 +357,28 @@ function readWebhookConfig(env: Env): WebhookConfig {
   };
 }
 
+/** TEC's defaults: `$` before the amount. */
+function readDefaultCurrency(env: Env): SiteCurrency {
+  const symbol = env.DEFAULT_CURRENCY_SYMBOL ?? '$';
+  if (symbol.length > 10 || /[\d\s]/.test(symbol))
+    throw new ConfigError(`DEFAULT_CURRENCY_SYMBOL must be a short symbol without digits or spaces, got "${symbol}"`);
+  const position = env.DEFAULT_CURRENCY_POSITION ?? 'prefix';
+  if (position !== 'prefix' && position !== 'postfix')
+    throw new ConfigError(`DEFAULT_CURRENCY_POSITION must be prefix or postfix, got "${position}"`);
+  return { symbol, position };
+}
+
+/**
+ * An SPDX license identifier (`CC-BY-4.0`, `GPL-2.0-or-later`, `LicenseRef-…` for terms of one's own). The default
+ * is the license of The Events Calendar, whose REST API v1 this service answers.
+ */
+function readApiLicense(env: Env): string {
+  const raw = env.API_LICENSE ?? 'GPL-2.0-or-later';
+  if (!/^[A-Za-z0-9.+-]+$/.test(raw))
+    throw new ConfigError(`API_LICENSE must be an SPDX license identifier such as "CC-BY-4.0", got "${raw}"`);
+  return raw;
+}
+
 /** Reads the environment into a typed configuration; throws ConfigError with a one-line reason when it is wrong. */
 export function loadConfig(env: Env = process.env): Config {
   const port = readPort(env);
@@ -366,6 +398,8 @@ export function loadConfig(env: Env = process.env): Config {
     siteUrl: readSiteUrl(env, port),
     siteTimezone,
     restRoot: readRestRoot(env),
+    apiLicense: readApiLicense(env),
+    defaultCurrency: readDefaultCurrency(env),
     adminPassword: env.CALENDAR_ADMIN_PASSWORD || undefined,
     logLevel: readLogLevel(env),
     limits: readLimits(env),

@@ -10,6 +10,8 @@ export type OpenApiVersion = '3.0' | '3.1';
 
 export interface DocOptions {
   urls: RestUrls;
+  /** An SPDX identifier (API_LICENSE). */
+  license: string;
   language: Language;
   version: OpenApiVersion;
 }
@@ -395,14 +397,27 @@ class DocumentBuilder {
     return [path, item];
   }
 
+  /** OpenAPI 3.1 names a license by its SPDX identifier; 3.0 has a URL only (SPDX's page of the license). */
+  private license() {
+    const name = this.options.license;
+    if (this.options.version === '3.1') return { name, identifier: name };
+    return { name, url: `https://spdx.org/licenses/${name}.html` };
+  }
+
   document(routes: RouteDefinition[]) {
     const paths = Object.fromEntries(routes.map((route) => this.pathItem(route)));
     const tagNames = [...new Set(Object.keys(paths).map(resourceOf))];
     const schemas = componentSchemas((key) => this.text(key));
     return {
       openapi: this.options.version === '3.1' ? '3.1.0' : '3.0.0',
-      info: { version: '1.0.0', title: this.text('info.title'), description: this.text('info.description') },
-      servers: [{ url: `${this.options.urls.api}/` }],
+      info: {
+        version: '1.0.0',
+        title: this.text('info.title'),
+        description: this.text('info.description'),
+        license: this.license(),
+      },
+      // Without the original's trailing slash: the paths start with one (OpenAPI joins the two as they are).
+      servers: [{ url: this.options.urls.api }],
       tags: tagNames.map((name) => {
         const key = `tag.${name}`;
         return { name, ...(isDocKey(key) ? { description: this.text(key) } : {}) };

@@ -313,9 +313,20 @@ function typeOfConstant(value: unknown): string | undefined {
 const isNullSchema = (schema: unknown) => !!schema && typeof schema === 'object' && (schema as Schema).type === 'null';
 
 /**
- * Rewrites a 3.1 schema for OpenAPI 3.0: `type: [t, 'null']` and a `{type: 'null'}` alternative become
- * `nullable: true`, `const` becomes a one-value `enum`, `examples` becomes `example`, and a `$ref` with siblings is
- * wrapped in `allOf` (3.0 ignores siblings of `$ref`).
+ * Alternatives of which null is one, for OpenAPI 3.0: `nullable` counts only beside a `type` (3.0.3), so it goes on
+ * exactly one alternative (two would both match null, which `oneOf` refuses), the first with a type and no `enum` (an
+ * `enum` would have to list null as well).
+ */
+function withOneNullable(options: Schema[]): Schema[] {
+  const index = options.findIndex((option) => typeof option.type === 'string' && !('enum' in option));
+  if (index < 0) throw new Error(`No alternative can be made nullable for OpenAPI 3.0: ${JSON.stringify(options)}`);
+  return options.map((option, i) => (i === index ? { ...option, nullable: true } : option));
+}
+
+/**
+ * Rewrites a 3.1 schema for OpenAPI 3.0: `type: [t, 'null']` becomes `type: t, nullable: true`, and a null among
+ * alternatives makes one of the others nullable (below); `const` becomes a one-value `enum`, `examples` becomes
+ * `example`, and a `$ref` with siblings is wrapped in `allOf` (3.0 ignores siblings of `$ref`).
  */
 export function toOpenApi30(schema: Schema): Schema {
   const out: Schema = {};
@@ -337,17 +348,17 @@ export function toOpenApi30(schema: Schema): Schema {
       case 'anyOf':
       case 'allOf': {
         const options = value as Schema[];
-        const kept = options.filter((option) => !isNullSchema(option));
-        if (kept.length < options.length) out.nullable = true;
-        out[keyword] = kept.map(toOpenApi30);
+        const kept = options.filter((option) => !isNullSchema(option)).map(toOpenApi30);
+        out[keyword] = kept.length < options.length ? withOneNullable(kept) : kept;
         break;
       }
       case 'type':
         if (Array.isArray(value)) {
           const types = value.filter((type) => type !== 'null');
-          if (types.length < value.length) out.nullable = true;
-          if (types.length === 1) out.type = types[0];
-          else out.oneOf = types.map((type) => ({ type }));
+          const options = types.map((type) => ({ type }) as Schema);
+          const nullable = types.length < value.length;
+          if (types.length === 1) Object.assign(out, options[0], nullable ? { nullable: true } : {});
+          else out.oneOf = nullable ? withOneNullable(options) : options;
         } else out.type = value;
         break;
       case 'const': {

@@ -20,7 +20,14 @@ export function docRoute(routes: () => readonly RouteDefinition[]): RouteDefinit
         params: docParams,
         async handle(call) {
           const version = call.params.openapi?.startsWith('3.1') ? '3.1' : '3.0';
-          return { body: openApiDocument([...routes()], { urls: call.urls, language: call.language, version }) };
+          return {
+            body: openApiDocument([...routes()], {
+              urls: call.urls,
+              language: call.language,
+              version,
+              license: call.context.config.apiLicense,
+            }),
+          };
         },
       }),
     ],
