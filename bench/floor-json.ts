@@ -7,10 +7,11 @@
  * serializers.
  */
 import { formattedContent, htmlSafeJson } from '../src/content/html.js';
-import { costValues } from '../src/graphql/events/columns.js';
+import type { SiteCurrency } from '../src/config.js';
+import { costValues, formattedCost } from '../src/graphql/events/columns.js';
 import { extensionOf } from '../src/images/facts.js';
 import type { RestOrganizerFragment, RestVenueFragment, PostStatus } from '../src/read/operations/generated/graphql.js';
-import { formattedCost, lockedOrganizerToTec, lockedVenueToTec } from '../src/read/serialize.js';
+import { lockedOrganizerToTec, lockedVenueToTec } from '../src/read/serialize.js';
 import type { RestUrls } from '../src/urls.js';
 import { fromWallClock, timeZoneAbbreviation } from '../src/time/dates.js';
 
@@ -63,7 +64,7 @@ export interface FloorJson {
   ): string;
 }
 
-export function floorJson(urls: RestUrls): FloorJson {
+export function floorJson(urls: RestUrls, currency: SiteCurrency): FloorJson {
   const globalIds = (id: unknown) => {
     const value = str(`${urls.globalIdBase}?id=${id}`);
     return `"global_id":${value},"global_id_lineage":[${value}]`;
@@ -162,7 +163,7 @@ export function floorJson(urls: RestUrls): FloorJson {
     for (const link of terms) (link.taxonomy === 'category' ? categories : tags).push(term(link));
     return (
       `${head},"description":${str(formattedContent(row.description as string))},"excerpt":${str(formattedContent(row.excerpt as string))},"slug":${str(row.slug)},` +
-      `"image":${image(row)},"all_day":${bool(row.allDay)},${dates},"cost":${str(formattedCost({ cost, costDetails }))},` +
+      `"image":${image(row)},"all_day":${bool(row.allDay)},${dates},"cost":${str(formattedCost(cost, costDetails, currency))},` +
       `"cost_details":{"currency_symbol":${str(costDetails.currencySymbol)},"currency_code":${str(costDetails.currencyCode)},` +
       `"currency_position":${str(costDetails.currencyPosition)},"values":[${values.map(str).join(',')}]},` +
       `"website":${row.website ? str(row.website) : url},"show_map":${bool(row.showMap)},"show_map_link":${bool(row.showMapLink)},` +

@@ -78,7 +78,7 @@ export function createFloor(options: FloorOptions) {
     REST_ROOT: options.restRoot ?? 'wp-json',
   });
   const urls = restUrls(config);
-  const json = floorJson(urls);
+  const json = floorJson(urls, config.defaultCurrency);
   const listPath = `/${config.restRoot}/calendar/events/v1/events`;
   const window = defaultWindow(config.siteTimezone);
   const db = new Database(resolve(config.databaseUrl.replace(/^file:/, '').replace(/\?.*$/, '')), {

@@ -114,6 +114,28 @@ function defaultWindow(): string[] {
   ];
 }
 
+describe('a site with its own currency (DEFAULT_CURRENCY_SYMBOL, DEFAULT_CURRENCY_POSITION)', () => {
+  let euro: TestServer;
+  let client: RestClient;
+  beforeAll(async () => {
+    euro = await startServer({ SITE_URL: SITE, DEFAULT_CURRENCY_SYMBOL: '€', DEFAULT_CURRENCY_POSITION: 'postfix' });
+    client = restClient(euro);
+  });
+  afterAll(() => euro?.close());
+
+  it('shows a plain amount with it, over REST and GraphQL, and an event’s own symbol as before', async () => {
+    const plain = await newEvent({ cost: '6,50' }, client);
+    expect(plain.cost).toBe('6,50€');
+    expect((await newEvent({ cost: '5 - 8' }, client)).cost).toBe('5€ – 8€');
+    expect((await newEvent({ cost: '$12' }, client)).cost).toBe('$12');
+    const byDatabaseId = await euro.gqlOk(
+      `query($id: Int!) { events(first: 1, filter: { include: [$id] }) { edges { node { formattedCost cost } } } }`,
+      { id: plain.id },
+    );
+    expect((byDatabaseId as any).events.edges[0].node).toEqual({ formattedCost: '6,50€', cost: '6,50' });
+  });
+});
+
 describe('GET /events on an empty database', () => {
   let empty: TestServer;
   let client: RestClient;
@@ -904,6 +926,21 @@ describe('POST /events (create)', () => {
       values: ['10', '25'],
     });
     expect((await newEvent({ cost: '0' })).cost).toBe('Free');
+  });
+
+  it('shows a plain amount with the site’s currency when the event names none, as TEC’s tribe_format_currency', async () => {
+    const plain = await newEvent({ cost: '15' });
+    expect([plain.cost, plain.cost_details.currency_symbol, plain.cost_details.currency_position]).toEqual([
+      '$15',
+      '',
+      '',
+    ]);
+    expect((await newEvent({ cost: '10 - 25' })).cost).toBe('$10 – $25');
+    expect((await newEvent({ cost: '0 - 25' })).cost).toBe('Free – $25');
+    // Text that is not only amounts stays as entered; the event's own symbol and position win.
+    expect((await newEvent({ cost: 'Donation' })).cost).toBe('Donation');
+    expect((await newEvent({ cost: '10 at the door' })).cost).toBe('10 at the door');
+    expect((await newEvent({ cost: '20€' })).cost).toBe('20€');
   });
 
   it('accepts an image URL and answers the image object (decision 8)', async () => {

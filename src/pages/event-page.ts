@@ -24,7 +24,7 @@ function eventDetails(paths: SitePaths, event: RestEventFragment): Html {
   const organizers = event.organizers.map((organizer) => organizerDetails(paths, organizer));
   return html`${venues.length ? html`<section><h2>Venue</h2>${venues}</section>` : null}
 ${organizers.length ? html`<section><h2>Organizer</h2>${organizers}</section>` : null}
-${event.cost ? html`<p>Cost: ${event.cost}</p>` : null}
+${event.formattedCost ? html`<p>Cost: ${event.formattedCost}</p>` : null}
 ${event.website && isWebUrl(event.website) ? html`<p><a href="${event.website}" rel="external">Event website</a></p>` : null}
 ${event.description ? html`<section class="description">${trustedHtml(event.description)}</section>` : null}`;
 }

@@ -362,35 +362,6 @@ export function lockedOrganizerToTec(urls: RestUrls, organizer: RestOrganizerFra
 // ---------------------------------------------------------------------------------------------------------------
 // Events
 
-const AMOUNT = String.raw`\d+(?:[.,]\d+)?`;
-/** An amount or a range of amounts and nothing else (once the currency symbol is taken out). */
-const PLAIN_AMOUNTS = new RegExp(`^${AMOUNT}(?:\\s*(?:-|–|—|,|to)\\s*${AMOUNT})*$`, 'i');
-
-/**
- * TEC renders a cost with its currency symbol in place: a plain amount or range is rebuilt from the parsed values,
- * lowest and highest joined by an en dash (`$10 – $25`), and 0 reads "Free". Any other text is kept, with the
- * symbol put beside its numbers when the text lacks it.
- */
-export function formattedCost(event: Pick<RestEventFragment, 'cost' | 'costDetails'>): string {
-  const cost = event.cost.trim();
-  if (cost === '') return '';
-  const { currencySymbol: symbol, currencyPosition: position, values } = event.costDetails;
-  const withSymbol = (amount: string) =>
-    !symbol ? amount : position === 'postfix' ? `${amount}${symbol}` : `${symbol}${amount}`;
-  const label = (amount: string) => (Number(amount) === 0 ? 'Free' : withSymbol(amount));
-  const bare = (symbol ? cost.split(symbol).join('') : cost).trim();
-  const amounts = values.filter((value) => /^\d+(\.\d+)?$/.test(value));
-  if (PLAIN_AMOUNTS.test(bare) && amounts.length > 0) {
-    const low = amounts[0]!;
-    const high = amounts[amounts.length - 1]!;
-    // A single amount keeps the way it was written (`6,50`).
-    if (low === high) return Number(low) === 0 ? 'Free' : withSymbol(new RegExp(`^${AMOUNT}$`).test(bare) ? bare : low);
-    return `${label(low)} – ${label(high)}`;
-  }
-  if (!symbol || cost.includes(symbol)) return cost;
-  return cost.replace(new RegExp(AMOUNT, 'g'), (n) => withSymbol(n));
-}
-
 /** An instant with the offset of its zone: from the instant, as a wall clock the zone repeats names two of them. */
 function isoWithOffset(instant: string, timezone: string): string {
   // `+00:00` rather than `Z`, as TEC prints it.
@@ -455,7 +426,7 @@ export function eventToTec(urls: RestUrls, event: RestEventFragment, options: Se
     utc_end_date_details: dateDetails(utcWallClock(event.endsAt)),
     timezone: event.timezone,
     timezone_abbr: event.timezoneAbbreviation,
-    cost: formattedCost(event),
+    cost: event.formattedCost,
     cost_details: {
       currency_symbol: event.costDetails.currencySymbol,
       currency_code: event.costDetails.currencyCode,

@@ -8,6 +8,8 @@
 // Not a database trigger: SQLite's triggers cannot set the row being written (only update it again afterwards), and
 // a generated column cannot be declared in the Prisma schema, so `migrate:check` would see it as drift.
 
+import type { SiteCurrency } from '../../config.js';
+
 /** The columns that store a series' recurrence lines; no lines make an event that is not a series master. */
 export function recurrenceColumns(lines: readonly string[]): { recurrence: string; isSeriesMaster: boolean } {
   const recurrence = lines.join('\n');
@@ -42,4 +44,40 @@ export function guessCurrency(cost: string): { symbol: string; position: 'prefix
   const postfix = /\d\s*([^\d\s.,-]+)$/.exec(text);
   if (postfix) return { symbol: postfix[1]!, position: 'postfix' };
   return null;
+}
+
+const AMOUNT = String.raw`\d+(?:[.,]\d+)?`;
+/** An amount or a range of amounts and nothing else (once the currency symbol is taken out). */
+const PLAIN_AMOUNTS = new RegExp(`^${AMOUNT}(?:\\s*(?:-|–|—|,|to)\\s*${AMOUNT})*$`, 'i');
+
+/**
+ * The cost as TEC shows it (REST `cost`), with the currency symbol in place: a plain amount or range is rebuilt from
+ * the parsed values, lowest and highest joined by an en dash (`$10 – $25`), 0 reads "Free", and the symbol and its
+ * position are the event's or, where it sets none, the site's (TEC's `tribe_format_currency`). Any other text is
+ * kept, with the event's own symbol put beside its numbers when the text lacks it.
+ */
+export function formattedCost(
+  cost: string,
+  details: Pick<CostDetails, 'currencySymbol' | 'currencyPosition' | 'values'>,
+  site: SiteCurrency,
+): string {
+  const text = cost.trim();
+  if (text === '') return '';
+  const own = details.currencySymbol;
+  const bare = (own ? text.split(own).join('') : text).trim();
+  const amounts = details.values.filter((value) => /^\d+(\.\d+)?$/.test(value));
+  const symbol = own || site.symbol;
+  const position = details.currencyPosition || site.position;
+  const withSymbol = (amount: string) =>
+    !symbol ? amount : position === 'postfix' ? `${amount}${symbol}` : `${symbol}${amount}`;
+  if (PLAIN_AMOUNTS.test(bare) && amounts.length > 0) {
+    const label = (amount: string) => (Number(amount) === 0 ? 'Free' : withSymbol(amount));
+    const low = amounts[0]!;
+    const high = amounts[amounts.length - 1]!;
+    // A single amount keeps the way it was written (`6,50`).
+    if (low === high) return Number(low) === 0 ? 'Free' : withSymbol(new RegExp(`^${AMOUNT}$`).test(bare) ? bare : low);
+    return `${label(low)} – ${label(high)}`;
+  }
+  if (!own || text.includes(own)) return text;
+  return text.replace(new RegExp(AMOUNT, 'g'), (n) => withSymbol(n));
 }

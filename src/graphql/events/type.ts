@@ -17,7 +17,7 @@ import { NodeInterface } from '../shared/node.js';
 import { contentArgs, postObjectFields, shownContent } from '../shared/post-fields.js';
 import { EventCategoryType, EventTagType } from '../terms/types.js';
 import { VenueType } from '../venues/index.js';
-import { costValues, type CostDetails } from './columns.js';
+import { costValues, formattedCost, type CostDetails } from './columns.js';
 
 const CostDetailsType = builder.objectRef<CostDetails>('CostDetails').implement({
   description: 'The currency and numeric values behind the cost text.',
@@ -87,6 +87,25 @@ export const EventType = builder.prismaObject('Event', {
               currencyPosition: event.currencyPosition,
               values: costValues(event.cost),
             },
+    }),
+    formattedCost: t.string({
+      description:
+        'The cost as shown (REST `cost`): a plain amount or range with the currency symbol in place (the event’s, or the ' +
+        'site’s DEFAULT_CURRENCY_SYMBOL where it sets none) and joined by an en dash (`$10 – $20`), 0 as "Free"; other ' +
+        'text as entered. Empty when there is none or while the event is locked.',
+      select: { cost: true, currencySymbol: true, currencyPosition: true },
+      resolve: (event, _args, ctx) =>
+        isLocked(ctx, event)
+          ? ''
+          : formattedCost(
+              event.cost,
+              {
+                currencySymbol: event.currencySymbol,
+                currencyPosition: event.currencyPosition,
+                values: costValues(event.cost),
+              },
+              ctx.config.defaultCurrency,
+            ),
     }),
     website: t.string({
       description:
