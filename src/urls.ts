@@ -7,6 +7,15 @@ export function pageUrl(siteUrl: string, postType: 'event' | 'venue' | 'organize
   return `${siteUrl}/${postType}/${slug}/`;
 }
 
+/** Where a WordPress site with The Events Calendar shows the events of an event category and of a tag. */
+export const TERM_ARCHIVES = { category: 'events/category', tag: 'tag' } as const;
+export type Taxonomy = keyof typeof TERM_ARCHIVES;
+
+/** The public page of an event category or a tag: the events it holds. */
+export function termPageUrl(siteUrl: string, taxonomy: Taxonomy, slug: string): string {
+  return `${siteUrl}/${TERM_ARCHIVES[taxonomy]}/${slug}/`;
+}
+
 /** The REST API's namespace below the REST root (TEC's own is `tribe/events/v1`, answered as an alias). */
 export const NAMESPACE = 'calendar/events/v1';
 

@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEvent, createOrganizer, createVenue, daysFromNow, unique } from './support/factories.js';
+import {
+  createCategory,
+  createEvent,
+  createOrganizer,
+  createTag,
+  createVenue,
+  daysFromNow,
+  unique,
+} from './support/factories.js';
 import { call } from './support/rest.js';
 import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
 
@@ -192,6 +200,79 @@ describe('venue and organizer pages', () => {
       expect(answer.text).not.toContain('Upcoming events');
     },
   );
+});
+
+describe('the category and tag pages', () => {
+  it('are what the REST `url` of a category and of a tag point at: the term and its upcoming events in order', async () => {
+    const category = await createCategory(
+      server,
+      { name: unique('Jazz & Blues'), description: 'Live <b>music</b>' },
+      'databaseId slug name',
+    );
+    const tag = await createTag(server, { name: unique('outdoor') }, 'databaseId slug name');
+    const event = (title: string, days: number, terms: Record<string, string[]>) =>
+      createEvent(
+        server,
+        { title: unique(title), startDate: daysFromNow(days), endDate: daysFromNow(days + 0.1), ...terms },
+        'title slug',
+      );
+    const later = await event('Later gig', 603, {
+      categories: [String(category.databaseId)],
+      tags: [String(tag.databaseId)],
+    });
+    const sooner = await event('Sooner gig', 601, { categories: [String(category.databaseId)] });
+    const past = await event('Past gig', -3, { categories: [String(category.databaseId)] });
+    const other = await event('Other', 602, {});
+
+    const restCategory = await call(server, 'GET', `/categories/${category.databaseId}`);
+    expect(restCategory.body.url).toBe(`${SITE}/events/category/${category.slug}/`);
+    const categoryPage = await page(new URL(restCategory.body.url).pathname);
+    expect(categoryPage.status).toBe(200);
+    expect(categoryPage.type).toBe('text/html; charset=utf-8');
+    // The name and description as text, never as markup.
+    expect(categoryPage.text).toContain(`<h1>${category.name.replace('&', '&amp;')}</h1>`);
+    expect(categoryPage.text).toContain('Live &lt;b&gt;music&lt;/b&gt;');
+    expect(categoryPage.text).toContain(`<link rel="canonical" href="${SITE}/events/category/${category.slug}/">`);
+    const soonerAt = categoryPage.text.indexOf(`<a href="/event/${sooner.slug}/">`);
+    expect(soonerAt).toBeGreaterThan(0);
+    expect(categoryPage.text.indexOf(`<a href="/event/${later.slug}/">`)).toBeGreaterThan(soonerAt);
+    expect(categoryPage.text).not.toContain(past.title);
+    expect(categoryPage.text).not.toContain(other.title);
+
+    const restTag = await call(server, 'GET', `/tags/${tag.databaseId}`);
+    expect(restTag.body.url).toBe(`${SITE}/tag/${tag.slug}/`);
+    const tagPage = await page(new URL(restTag.body.url).pathname);
+    expect(tagPage.status).toBe(200);
+    expect(tagPage.text).toContain(`<a href="/event/${later.slug}/">`);
+    expect(tagPage.text).not.toContain(sooner.title);
+  });
+
+  it('answers 404 for an unknown term, a category slug asked as a tag, and 400 for a page that is not one', async () => {
+    const category = await createCategory(server, {}, 'slug');
+    expect((await page('/events/category/no-such-category/')).status).toBe(404);
+    expect((await page(`/tag/${category.slug}/`)).status).toBe(404);
+    expect((await page('/events/category/%E0%A4%A/')).status).toBe(404);
+    expect((await page(`/events/category/${category.slug}/?page=0`)).status).toBe(400);
+    expect((await page(`/events/category/${category.slug}`)).status).toBe(200);
+  });
+
+  it('shows a term’s events a page at a time, with links between the pages', async () => {
+    const category = await createCategory(server, {}, 'databaseId slug');
+    for (let i = 0; i < 21; i++)
+      await createEvent(server, {
+        title: `Paged ${String(i).padStart(2, '0')} ${category.slug}`,
+        // Far ahead, so that they stay off the first page of the whole events list other tests read.
+        startDate: daysFromNow(600 + i / 100),
+        endDate: daysFromNow(600.001 + i / 100),
+        categories: [String(category.databaseId)],
+      });
+    const first = await page(`/events/category/${category.slug}/`);
+    expect(first.text.match(/Paged \d\d/g)).toHaveLength(20);
+    expect(first.text).toContain(`<a href="/events/category/${category.slug}/?page=2">Later events</a>`);
+    const second = await page(`/events/category/${category.slug}/?page=2`);
+    expect(second.text.match(/Paged \d\d/g)).toEqual(['Paged 20']);
+    expect(second.text).toContain(`<a href="/events/category/${category.slug}/">Earlier events</a>`);
+  });
 });
 
 describe('the events list', () => {

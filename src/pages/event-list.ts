@@ -5,7 +5,7 @@ import {
   type RestEventFragment,
 } from '../read/operations/generated/graphql.js';
 import { pageVariables } from '../graphql/shared/connections.js';
-import { runPageQuery } from './data.js';
+import { PageRefusal, runPageQuery } from './data.js';
 import { eventWhen } from './dates.js';
 import { html, type Html } from './html.js';
 import type { SitePaths } from './paths.js';
@@ -46,4 +46,18 @@ export function eventList(paths: SitePaths, events: RestEventFragment[]): Html {
   return events.length
     ? html`<ol class="events">${events.map((event) => eventListItem(paths, event))}</ol>`
     : html`<p>No upcoming events.</p>`;
+}
+
+/** `?page=`: a whole number from 1 (1 when left out). */
+export function readPageNumber(url: URL): number {
+  const page = url.searchParams.get('page') ?? '1';
+  if (!/^[1-9]\d{0,5}$/.test(page)) throw new PageRefusal(400, 'Bad request', '`page` must be a whole number from 1.');
+  return Number(page);
+}
+
+/** Links to the pages before and after `page` of `pages`, at the addresses `href` gives. */
+export function pager(href: (page: number) => string, page: number, pages: number, labels: [string, string]): Html {
+  if (pages <= 1) return html``;
+  const link = (to: number, label: string) => html`<a href="${href(to)}">${label}</a>`;
+  return html`<p class="pager"><span>${page > 1 ? link(page - 1, labels[0]) : null}</span><span>${page < pages ? link(page + 1, labels[1]) : null}</span></p>`;
 }

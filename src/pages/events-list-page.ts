@@ -3,7 +3,15 @@ import type { Context } from '../graphql/builder.js';
 import type { EventsFilter, RestEventFragment } from '../read/operations/generated/graphql.js';
 import { PageRefusal } from './data.js';
 import { dayHeading } from './dates.js';
-import { EVENTS_PER_PAGE, eventList, eventListItem, eventsPage, upcoming } from './event-list.js';
+import {
+  EVENTS_PER_PAGE,
+  eventList,
+  eventListItem,
+  eventsPage,
+  pager,
+  readPageNumber,
+  upcoming,
+} from './event-list.js';
 import { html, type Html } from './html.js';
 import { pageDocument } from './layout.js';
 import type { SitePaths } from './paths.js';
@@ -19,25 +27,21 @@ interface ListQuery {
 }
 
 function readListQuery(url: URL): ListQuery {
-  const page = url.searchParams.get('page') ?? '1';
   const month = url.searchParams.get('month') ?? undefined;
-  if (!/^[1-9]\d{0,5}$/.test(page)) throw new PageRefusal(400, 'Bad request', '`page` must be a whole number from 1.');
   if (month !== undefined && !MONTH.test(month))
     throw new PageRefusal(400, 'Bad request', '`month` must be a month such as 2030-01.');
-  return { page: Number(page), month };
+  return { page: readPageNumber(url), month };
 }
 
-/** Links to the pages before and after this one, the query otherwise kept. */
-function pager(paths: SitePaths, query: ListQuery, pages: number, labels: [string, string]): Html {
-  const link = (page: number, label: string) => {
-    const params: Record<string, string> = {
-      ...(query.month ? { month: query.month } : {}),
-      ...(page > 1 ? { page: String(page) } : {}),
-    };
-    return html`<a href="${paths.eventsList(params)}">${label}</a>`;
-  };
-  if (pages <= 1) return html``;
-  return html`<p class="pager"><span>${query.page > 1 ? link(query.page - 1, labels[0]) : null}</span><span>${query.page < pages ? link(query.page + 1, labels[1]) : null}</span></p>`;
+/** Links to the pages before and after this one, the month kept. */
+function listPager(paths: SitePaths, query: ListQuery, pages: number, labels: [string, string]): Html {
+  return pager(
+    (page) =>
+      paths.eventsList({ ...(query.month ? { month: query.month } : {}), ...(page > 1 ? { page: String(page) } : {}) }),
+    query.page,
+    pages,
+    labels,
+  );
 }
 
 async function upcomingPage(paths: SitePaths, query: ListQuery, context: Context): Promise<string> {
@@ -48,7 +52,7 @@ async function upcomingPage(paths: SitePaths, query: ListQuery, context: Context
     body: html`<h1>Upcoming events</h1>
 <p><a href="${paths.eventsList({ month: thisMonth })}">Month view</a></p>
 ${eventList(paths, events)}
-${pager(paths, query, Math.ceil(total / EVENTS_PER_PAGE), ['Earlier events', 'Later events'])}`,
+${listPager(paths, query, Math.ceil(total / EVENTS_PER_PAGE), ['Earlier events', 'Later events'])}`,
   });
 }
 
@@ -77,7 +81,7 @@ async function monthPage(paths: SitePaths, query: ListQuery, month: string, cont
 <p class="pager"><a href="${paths.eventsList({ month: first.minus({ months: 1 }).toFormat('yyyy-MM') })}">Previous month</a>
 <a href="${paths.eventsList({ month: first.plus({ months: 1 }).toFormat('yyyy-MM') })}">Next month</a></p>
 ${days.length ? days.map(([day, dayEvents]) => html`<h2 class="day">${dayHeading(day)}</h2><ol class="events">${dayEvents.map((event) => eventListItem(paths, event))}</ol>`) : html`<p>No events this month.</p>`}
-${pager(paths, query, Math.ceil(total / EVENTS_PER_MONTH_PAGE), ['Previous page', 'Next page'])}`,
+${listPager(paths, query, Math.ceil(total / EVENTS_PER_MONTH_PAGE), ['Previous page', 'Next page'])}`,
   });
 }
 

@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { NAMESPACE, pageUrl } from '../urls.js';
+import { NAMESPACE, pageUrl, TERM_ARCHIVES, type Taxonomy, termPageUrl } from '../urls.js';
 
 export type PostType = 'event' | 'venue' | 'organizer';
 
@@ -15,6 +15,8 @@ export interface SitePaths {
   base: string;
   page(type: PostType, slug: string): string;
   absolutePage(type: PostType, slug: string): string;
+  termPage(taxonomy: Taxonomy, slug: string): string;
+  absoluteTermPage(taxonomy: Taxonomy, slug: string): string;
   eventsList(query?: Record<string, string>): string;
   eventIcs(id: number): string;
 }
@@ -25,6 +27,8 @@ export function sitePaths(config: Config): SitePaths {
     base,
     page: (type, slug) => `${base}/${type}/${encodeURIComponent(slug)}/`,
     absolutePage: (type, slug) => pageUrl(config.siteUrl, type, slug),
+    termPage: (taxonomy, slug) => `${base}/${TERM_ARCHIVES[taxonomy]}/${encodeURIComponent(slug)}/`,
+    absoluteTermPage: (taxonomy, slug) => termPageUrl(config.siteUrl, taxonomy, slug),
     eventsList: (query = {}) => {
       const search = new URLSearchParams(query).toString();
       return `${base}/${EVENTS_LIST}/${search ? `?${search}` : ''}`;

@@ -10,7 +10,7 @@ import type {
   RestVenueFragment,
   RestEventFragment,
 } from './operations/generated/graphql.js';
-import { globalId, type RestUrls, pageUrl } from '../urls.js';
+import { globalId, pageUrl, type RestUrls, type Taxonomy, termPageUrl } from '../urls.js';
 import { DateTime } from 'luxon';
 
 export const WALL_CLOCK = 'yyyy-MM-dd HH:mm:ss';
@@ -87,7 +87,7 @@ type Term = RestCategoryFragment | RestTagFragment;
 export type TaxonomyRoute = 'categories' | 'tags';
 
 const WP_TAXONOMY: Record<TaxonomyRoute, string> = { categories: 'tribe_events_cat', tags: 'post_tag' };
-const ARCHIVE_PATH: Record<TaxonomyRoute, string> = { categories: 'events/category', tags: 'tag' };
+const TAXONOMY: Record<TaxonomyRoute, Taxonomy> = { categories: 'category', tags: 'tag' };
 
 function parentOf(term: Term): number {
   return 'parentId' in term ? (term.parentId ?? 0) : 0;
@@ -130,7 +130,7 @@ export function termToTec(urls: RestUrls, route: TaxonomyRoute, term: Term) {
     taxonomy: WP_TAXONOMY[route],
     ...(route === 'categories' ? { parent: parentOf(term) } : {}),
     meta: [],
-    url: `${urls.site}/${ARCHIVE_PATH[route]}/${term.slug}/`,
+    url: termPageUrl(urls.site, TAXONOMY[route], term.slug),
     urls: termUrls(urls, route, term),
   };
 }
