@@ -245,6 +245,18 @@ describe('the category and tag pages', () => {
     expect(tagPage.status).toBe(200);
     expect(tagPage.text).toContain(`<a href="/event/${later.slug}/">`);
     expect(tagPage.text).not.toContain(sooner.title);
+
+    // Not kept stale by the response cache: an event added to the category, and the category renamed, show at once.
+    const added = await event('Added gig', 602.5, { categories: [String(category.databaseId)] });
+    await server.gqlOk(
+      `mutation($id: ID!) { updateEventCategory(id: $id, input: { name: "Renamed jazz" }) { name } }`,
+      {
+        id: category.id,
+      },
+    );
+    const again = await page(`/events/category/${category.slug}/`);
+    expect(again.text).toContain(`<a href="/event/${added.slug}/">`);
+    expect(again.text).toContain('<h1>Renamed jazz</h1>');
   });
 
   it('answers 404 for an unknown term, a category slug asked as a tag, and 400 for a page that is not one', async () => {
