@@ -1,6 +1,7 @@
 // Webhooks (docs/sync-and-webhooks.md): changes POSTed signed to a receiver on 127.0.0.1 (allowed by WEBHOOKS_ALLOW_PRIVATE=1),
 // retried until the receiver recovers, in order per record; the administrator-only GraphQL API; private URLs refused.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { retryDelay } from '../src/webhooks/dispatcher.js';
 import { postOnce } from '../src/webhooks/post.js';
@@ -213,6 +214,106 @@ describe('webhooks', () => {
     expect(bad.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     const ftp = await server.gql(CREATE, { input: { url: 'ftp://example.com/' } });
     expect(ftp.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+  });
+});
+
+describe('Standard Webhooks, verified by the standardwebhooks package as a receiver would', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** A delivered attempt of the first test and its webhook's secret, for the receiver's refusals. */
+  let delivered: { secret: string; attempt: (typeof receiver.received)[number] } | undefined;
+  /** The attempts the receiver got for one record, in arrival order. */
+  const attemptsFor = (recordId: number) => receiver.received.filter((r) => r.json?.record_id === recordId);
+  const verify = (verifier: Webhook, attempt: { body: Buffer; headers: Record<string, unknown> }) =>
+    verifier.verify(attempt.body.toString('utf8'), attempt.headers as Record<string, string>);
+
+  it('signs with a generated whsec_ secret; every retry carries the same id and the same body, however the record changed meanwhile', async () => {
+    receiver.received.length = 0;
+    const created = await server.gqlOk(CREATE, { input: { url: `${receiver.url}?standard`, types: ['EVENT'] } });
+    const secret = created.createWebhook.secret as string;
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    const verifier = new Webhook(secret);
+    const api = restClient(server);
+    // The creation's attempts fail until the event has been changed: the retry that then succeeds must still send the
+    // body of the first attempt.
+    let changed = false;
+    receiver.answer = (request) =>
+      request.path.endsWith('?standard') && request.json?.action === 'created' && !changed ? 500 : 204;
+    const event = await api.post('/events', {
+      json: { title: 'Standard first', start_date: tomorrow(10), end_date: tomorrow(11), status: 'publish' },
+    });
+    const eventId = event.body.id as number;
+    await receiver.waitFor(() => attemptsFor(eventId).length >= 1);
+    expect((await api.post(`/events/${eventId}`, { json: { title: 'Standard second' } })).status).toBe(200);
+    changed = true;
+    await receiver.waitFor(() => receiver.accepted().some((b) => b.record_id === eventId && b.action === 'updated'));
+
+    const creation = attemptsFor(eventId).filter((r) => r.json.action === 'created');
+    const first = creation[0]!;
+    const retry = creation.at(-1)!;
+    expect([first.answered, retry.answered]).toEqual([500, 204]);
+    for (const attempt of creation) {
+      expect(attempt.headers['webhook-id']).toBe(first.headers['webhook-id']);
+      expect(attempt.body.equals(first.body)).toBe(true);
+    }
+    expect(retry.json).toMatchObject({ id: first.headers['webhook-id'], data: { title: 'Standard first' } });
+    for (const attempt of [first, retry]) {
+      expect(verify(verifier, attempt)).toEqual(attempt.json);
+      expect(Math.abs(Number(attempt.headers['webhook-timestamp']) - attempt.at / 1000)).toBeLessThan(5);
+      // The service's own signature stays, keyed with the secret as text.
+      expect(attempt.headers['x-calendar-signature']).toBe(expectedSignature(attempt.body, secret));
+    }
+    // The update is its own delivery, with its own id.
+    const update = attemptsFor(eventId).find((r) => r.json.data?.title === 'Standard second')!;
+    expect(update.json.action).toBe('updated');
+    expect(update.headers['webhook-id']).not.toBe(first.headers['webhook-id']);
+    expect(verify(verifier, update)).toEqual(update.json);
+    delivered = { secret, attempt: retry };
+  });
+
+  it('is refused by the receiver when replayed 10 minutes later, tampered with, or checked with another secret', () => {
+    const { secret, attempt } = delivered!;
+    expect(verify(new Webhook(secret), attempt)).toEqual(attempt.json);
+    const tampered = { ...attempt, body: Buffer.from(attempt.body.toString('utf8').replace('Standard', 'Forged')) };
+    expect(tampered.body.equals(attempt.body)).toBe(false);
+    expect(() => verify(new Webhook(secret), tampered)).toThrow(WebhookVerificationError);
+    const otherSecret = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
+    expect(() => verify(new Webhook(otherSecret), attempt)).toThrow(WebhookVerificationError);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(attempt.at + 10 * 60_000);
+    expect(() => verify(new Webhook(secret), attempt)).toThrow(/too old/);
+  });
+
+  it('signs with a secret given as text with its UTF-8 bytes, which the raw format of the library takes', async () => {
+    receiver.received.length = 0;
+    receiver.answer = () => 204;
+    await createWebhook(`${receiver.url}?raw`, ['VENUE']);
+    const venue = await restClient(server).post('/venues', { json: { venue: 'Raw secret hall', status: 'publish' } });
+    await receiver.waitFor(() => receiver.accepted().some((b) => b.record_id === venue.body.id));
+    const attempt = receiver.received.find((r) => r.path.endsWith('?raw'))!;
+    expect(verify(new Webhook(SECRET, { format: 'raw' }), attempt)).toMatchObject({ record_id: venue.body.id });
+  });
+
+  it.each([
+    ['whsec_ with a key that is not base64', 'whsec_not*base64*at*all*but*long*enough'],
+    ['whsec_ with a 16-byte key', `whsec_${Buffer.alloc(16, 7).toString('base64')}`],
+    ['whsec_ with a 65-byte key', `whsec_${Buffer.alloc(65, 7).toString('base64')}`],
+    ['text of 15 characters', 'fifteen-chars!!'],
+  ])('refuses a secret that is %s', async (_case, secret) => {
+    const result = await server.gql(CREATE, { input: { url: receiver.url, secret } });
+    expect(result.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+  });
+
+  it('takes a whsec_ secret of 24 and of 64 bytes', async () => {
+    for (const size of [24, 64]) {
+      const secret = `whsec_${Buffer.alloc(size, size).toString('base64')}`;
+      const data = await server.gqlOk(CREATE, {
+        input: { url: `${receiver.url}?size${size}`, types: ['TAG'], secret },
+      });
+      expect(data.createWebhook.secret).toBe(secret);
+    }
   });
 });
 

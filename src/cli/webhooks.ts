@@ -41,7 +41,7 @@ function webhookId(raw: string): number {
 
 const COMMANDS: Record<string, Command> = {
   create: {
-    usage: 'webhooks create <url> [--types event,venue,organizer,category,tag] [--secret S]',
+    usage: 'webhooks create <url> [--types event,venue,organizer,category,tag] [--secret=S]',
     summary: 'POST every change to <url>, signed (a secret is made and shown once unless given)',
     positionals: ['url'],
     options: ['types', 'secret'],
@@ -61,7 +61,8 @@ const COMMANDS: Record<string, Command> = {
       if (options.secret === undefined) {
         console.log(webhook.secret);
         console.error(
-          'That is its signing secret (X-Calendar-Signature: sha256=<HMAC of the body>). Copy it now: it is not shown again.',
+          'That is its signing secret, for Standard Webhooks receivers (webhook-signature) and X-Calendar-Signature alike. ' +
+            'Copy it now: it is not shown again.',
         );
       }
     },
@@ -151,9 +152,8 @@ export async function runWebhookCommand(config: Config, args: string[]): Promise
       options: Object.fromEntries(command.options.map((name) => [name, { type: 'string' as const }])),
     });
   } catch (error) {
-    throw new CliError(
-      `${error instanceof Error ? error.message.split(/\.\s/)[0] : String(error)}; usage: ${command.usage}`,
-    );
+    // Node's whole message: it says how to pass a value that starts with a dash (`--secret=-…`).
+    throw new CliError(`${error instanceof Error ? error.message : String(error)}; usage: ${command.usage}`);
   }
   const missing = command.positionals[parsed.positionals.length];
   if (missing) throw new CliError(`missing <${missing}>; usage: ${command.usage}`);

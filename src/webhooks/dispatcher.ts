@@ -12,11 +12,12 @@ import {
   pendingDeliveries,
   queueChanges,
   scheduleRetry,
+  storeBody,
   type DeliveriesTable,
   type DeliveryRow,
   type WebhookRow,
 } from './queue.js';
-import { DELIVERY_HEADER, SIGNATURE_HEADER, signBody } from './signature.js';
+import { deliveryHeaders } from './signature.js';
 
 /** The record as REST answers an anonymous reader, or null when it is gone or not public (src/server.ts renders it). */
 export type RenderRecord = (recordType: string, recordId: number) => Promise<unknown>;
@@ -249,18 +250,27 @@ export class WebhookDispatcher {
     return true;
   }
 
-  /** Renders, signs and POSTs the delivery, and records how it went. Never rejects. */
+  /**
+   * The delivery's body: rendered at its first attempt and kept with it, so that every retry sends the same bytes
+   * under the same `webhook-id` (a receiver that saw one attempt and not its answer gets the same message again).
+   */
+  private async bodyOf(delivery: ClaimedDelivery): Promise<string> {
+    if (delivery.body !== null) return delivery.body;
+    const body = deliveryBody(delivery, await this.render(delivery.recordType, delivery.recordId));
+    await storeBody(this.db, delivery, body);
+    return body;
+  }
+
+  /** Renders (the first time), signs and POSTs the delivery, and records how it went. Never rejects. */
   private async attempt(delivery: ClaimedDelivery, webhook: WebhookRow): Promise<void> {
     let posted = false;
-    const outcome = await this.render(delivery.recordType, delivery.recordId).then(
-      (data) => {
+    const outcome = await this.bodyOf(delivery).then(
+      (body) => {
         posted = true;
-        const body = deliveryBody(delivery, data);
-        const headers = { [SIGNATURE_HEADER]: signBody(body, webhook.secret), [DELIVERY_HEADER]: delivery.id };
         return postOnce(
           webhook.url,
           body,
-          headers,
+          deliveryHeaders(delivery.id, body, webhook.secret),
           this.config.timeoutMs,
           this.config.allowPrivate,
           this.stopping.signal,

@@ -171,6 +171,11 @@ export async function finishDelivery(
   });
 }
 
+/** Keeps the body of a claimed delivery's first attempt, for its retries. */
+export async function storeBody(db: Db, delivery: DeliveryRow, body: string): Promise<void> {
+  await db.webhookDelivery.updateMany({ where: { id: delivery.id, body: null }, data: { body } });
+}
+
 /** Ends a claimed attempt that failed, to be retried at `retryAt`. */
 export async function scheduleRetry(db: Db, delivery: DeliveryRow, lastError: string, retryAt: Date): Promise<void> {
   await db.webhookDelivery.updateMany({

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { newSecret, secretProblem } from './signature.js';
 import type { Db } from '../db/client.js';
 import { CHANGE_RECORD_TYPES, currentChangePosition, type ChangeRecordType } from '../db/change-log.js';
 import { checkWebhookUrl } from './addresses.js';
@@ -102,12 +102,12 @@ export async function createWebhook(
   allowPrivate: boolean,
 ): Promise<CreatedWebhook> {
   const types = parseTypes(input.types);
-  if (input.secret != null && input.secret.length < 16)
-    throw new WebhookInputError('secret', 'must be at least 16 characters long');
+  const problem = input.secret == null ? null : secretProblem(input.secret);
+  if (problem) throw new WebhookInputError('secret', problem);
   const url = await checkWebhookUrl(input.url, allowPrivate).catch((error: Error) => {
     throw new WebhookInputError('url', error.message);
   });
-  const secret = input.secret ?? randomBytes(32).toString('base64url');
+  const secret = input.secret ?? newSecret();
   const from = await currentChangePosition(db);
   const row = await db.webhook.create({
     data: { url: url.href, types: types.join(','), secret, fromVersion: from.version, fromSeq: from.seq },

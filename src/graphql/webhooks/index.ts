@@ -155,7 +155,9 @@ const CreatedWebhookType = builder.objectRef<CreatedWebhook>('CreatedWebhook').i
         ctx.db.webhook.findUniqueOrThrow({ ...query, where: { id: created.id } }),
     }),
     secret: t.exposeString('secret', {
-      description: 'The key of the `X-Calendar-Signature` HMAC (SHA-256) of each body.',
+      description:
+        'The signing secret: `whsec_` and a base64 key when the service made it. Standard Webhooks libraries verify ' +
+        '`webhook-signature` with it; `X-Calendar-Signature` is the HMAC (SHA-256) of each body keyed with it as text.',
     }),
   }),
 });
@@ -168,7 +170,11 @@ const WebhookInput = builder.inputType('WebhookInput', {
       description: 'An http(s) URL on a public address (unless WEBHOOKS_ALLOW_PRIVATE=1).',
     }),
     types: t.field({ type: [ChangeRecordTypeEnum], description: 'The record types to send; all when left out.' }),
-    secret: t.string({ description: 'The signing secret, at least 16 characters; a random one when left out.' }),
+    secret: t.string({
+      description:
+        'The signing secret: `whsec_` and a base64 key of 24 to 64 bytes, or any text of 16 characters or more (its ' +
+        'UTF-8 bytes are the Standard Webhooks key); a random `whsec_` one when left out.',
+    }),
   }),
 });
 
