@@ -64,6 +64,25 @@ describe('global IDs and node(id:)', () => {
     ]);
   });
 
+  it('nulls only the place of a malformed or refused ID in nodes(ids:), with its error there, and keeps the rest of data', async () => {
+    const event = await createEvent(server, { title: 'Kept beside a bad ID' });
+    const draft = await createEvent(server, { status: 'DRAFT' });
+    const result = await server.gql(
+      `query ($ids: [ID!]!, $one: ID!) { nodes(ids: $ids) { id ... on Event { title } } beside: node(id: $one) { id } }`,
+      { ids: ['not an id', event.globalId, draft.globalId], one: event.globalId },
+      null,
+    );
+    expect(result.data).toEqual({
+      nodes: [null, { id: event.globalId, title: 'Kept beside a bad ID' }, null],
+      beside: { id: event.globalId },
+    });
+    const places = result.errors!.filter((error) => error.path?.[0] === 'nodes');
+    expect(places.map((error) => [error.path, error.extensions?.code])).toEqual([
+      [['nodes', 0], 'BAD_USER_INPUT'],
+      [['nodes', 2], 'FORBIDDEN'],
+    ]);
+  });
+
   it('applies the record type’s own visibility through node(id:): a draft is refused to anonymous readers', async () => {
     const draft = await createEvent(server, { status: 'DRAFT' });
     const result = await server.gql(`query ($id: ID!) { node(id: $id) { id } }`, { id: draft.globalId }, null);

@@ -91,9 +91,11 @@ builder.queryFields((t) => ({
   nodes: t.field({
     type: [NodeInterface],
     nullable: { list: false, items: true },
-    description: 'Records by global ID, in the order asked; null in place of each that does not exist.',
+    description:
+      'Records by global ID, in the order asked; null in place of each that does not exist, and in place of each ID ' +
+      'that is refused (malformed, or a record the viewer may not read), with an error at that place (`["nodes", 2]`).',
     args: { ids: t.arg.idList({ required: true, description: 'Global IDs (at most 100).' }) },
-    resolve: (_root, args, ctx, info) =>
-      Promise.all(args.ids.map((id, index) => readNode(ctx, info, String(id), `ids.${index}`))),
+    // One promise per place, not Promise.all: graphql-js then nulls only the place whose read failed.
+    resolve: (_root, args, ctx, info) => args.ids.map((id, index) => readNode(ctx, info, String(id), `ids.${index}`)),
   }),
 }));
