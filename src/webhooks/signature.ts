@@ -4,16 +4,16 @@ import { createHmac, randomBytes } from 'node:crypto';
 // keep working), and Standard Webhooks (https://www.standardwebhooks.com), which receivers verify with a library of
 // their language (`standardwebhooks` on npm and PyPI, Svix's libraries) and which bounds replays by a timestamp.
 
-export const SIGNATURE_HEADER = 'X-Calendar-Signature';
-export const DELIVERY_HEADER = 'X-Calendar-Delivery';
+const SIGNATURE_HEADER = 'X-Calendar-Signature';
+const DELIVERY_HEADER = 'X-Calendar-Delivery';
 
 /** Standard Webhooks' prefix of a secret: the rest is the key, base64-encoded. */
-export const STANDARD_SECRET_PREFIX = 'whsec_';
+const STANDARD_SECRET_PREFIX = 'whsec_';
 /** Key sizes Standard Webhooks allows (24 to 64 bytes); the service makes keys of 32. */
 const KEY_BYTES = { min: 24, max: 64, made: 32 };
 
 /** `sha256=<hex HMAC-SHA-256 of the exact body bytes, keyed with the webhook's secret>`. */
-export function signBody(body: string | Buffer, secret: string): string {
+function signBody(body: string | Buffer, secret: string): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 
