@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from './support/rest.js';
 import { runSql } from './support/database.js';
-import { createEvent, createTag, createVenue } from './support/factories.js';
+import { createCategory, createEvent, createTag, createVenue } from './support/factories.js';
 import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
 
 // The change feed: GET /changes and GraphQL `changes`. The property-based sync test is in changes-sync.test.ts.
@@ -192,5 +192,22 @@ describe('GraphQL changes', () => {
       });
       expect(refused.errors?.[0]?.extensions?.code, String(first)).toBe('BAD_USER_INPUT');
     }
+  });
+
+  it('gives each change the record’s global ID, the one its own `id` answers, for a client cache to evict by', async () => {
+    const start = await server.gqlOk(`{ changes { next } }`);
+    const venue = await createVenue(server);
+    const category = await createCategory(server);
+    const page = await server.gqlOk(`query ($since: String) { changes(since: $since) { nodes { type nodeId } } }`, {
+      since: start.changes.next,
+    });
+    const byType = Object.fromEntries(page.changes.nodes.map((change: any) => [change.type, change.nodeId]));
+    const refetched = await server.gqlOk(`query ($ids: [ID!]!) { nodes(ids: $ids) { __typename id } }`, {
+      ids: [byType.VENUE, byType.CATEGORY],
+    });
+    expect(refetched.nodes).toEqual([
+      { __typename: 'Venue', id: venue.globalId },
+      { __typename: 'EventCategory', id: category.globalId },
+    ]);
   });
 });

@@ -7,6 +7,7 @@ import {
 } from '../../db/change-log.js';
 import { builder, type Context } from '../builder.js';
 import { invalidField } from '../errors.js';
+import type { NodeTypeName } from '../shared/node.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../shared/page-size.js';
 import { encodeCursor, positionOf, ResyncRequiredError } from './cursor.js';
 import { ChangeRecordTypeEnum } from './record-type.js';
@@ -32,12 +33,27 @@ const ChangeActionEnum = builder.enumType('ChangeAction', {
   } satisfies Record<string, { value: SeenChange['action']; description: string }>,
 });
 
+/** The GraphQL type each kind of record is, whose global IDs `nodeId` gives. */
+const NODE_TYPE_OF: Record<ChangeRecordType, NodeTypeName> = {
+  event: 'Event',
+  venue: 'Venue',
+  organizer: 'Organizer',
+  category: 'EventCategory',
+  tag: 'EventTag',
+};
+
 const ChangeType = builder.objectRef<SeenChange>('Change').implement({
   description:
     'A change of one record since the cursor, as the reader sees it (several changes of a record in one page are one).',
   fields: (t) => ({
     type: t.field({ type: ChangeRecordTypeEnum, description: 'The kind of record.', resolve: (change) => change.type }),
     databaseId: t.int({ description: 'The record’s database ID (REST `id`).', resolve: (change) => change.databaseId }),
+    nodeId: t.globalID({
+      description:
+        'The record’s global ID, the `id` its own type answers: what a normalising client cache evicts or refetches ' +
+        '(`node(id:)`) by. Kept for a deleted record too.',
+      resolve: (change) => ({ type: NODE_TYPE_OF[change.type], id: change.databaseId }),
+    }),
     action: t.field({
       type: ChangeActionEnum,
       description: 'What happened to it, for this reader.',
