@@ -68,7 +68,8 @@ async function plannedUpdates(token: string): Promise<EventState[]> {
       startsAtLocal: `2031-03-${day} ${String(8 + (n % 10)).padStart(2, '0')}:15:00`,
       endsAtLocal: `2031-03-${day} 20:45:00`,
       timezone: ZONES[n % ZONES.length]!,
-      cost: String(10 + n),
+      // With its symbol: REST shows a bare amount with the site's currency, and this compares what was sent.
+      cost: `$${10 + n}`,
       venues: [venues[n]!],
       organizers: [organizers[2 * n]!, organizers[2 * n + 1]!].sort((a, b) => a - b),
       categories: [categories[n]!],

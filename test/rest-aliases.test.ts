@@ -217,7 +217,8 @@ describe('write requests behave identically through every alias', () => {
     const updated = await eachBase((base, index) =>
       call(server, 'POST', `/events/${created[index]!.body.id}`, { base, json: { cost: '20', all_day: false } }),
     );
-    for (const answer of updated) expect(answer.body).toMatchObject({ status: 'publish', cost: '20' });
+    for (const answer of updated)
+      expect(answer.body).toMatchObject({ status: 'publish', cost: '$20', cost_details: { values: ['20'] } });
     await eachBase((base, index) =>
       call(server, 'PATCH', `/events/by-slug/${created[index]!.body.slug}`, { base, form: { sticky: '1' } }),
     );
