@@ -442,6 +442,101 @@ describe('REST: filters through the series', () => {
   });
 });
 
+describe('REST: series as Events Calendar Pro clients list them', () => {
+  it('lists the occurrences of one series by post_parent, in any window, with the filter in rest_url', async () => {
+    const series = await newSeries({
+      start_date: '2027-09-06 18:00:00',
+      end_date: '2027-09-06 19:00:00',
+      recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'],
+    });
+    const other = await newSeries({
+      start_date: '2027-09-06 18:00:00',
+      end_date: '2027-09-06 19:00:00',
+      recurrence: ['RRULE:FREQ=WEEKLY;COUNT=2'],
+    });
+    const window = { start_date: '2027-09-01', end_date: '2027-12-31' };
+    const response = await rest.get('/events', { query: { post_parent: series.id, ...window } });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.total).toBe(4);
+    expect(response.body.events.map((event: Json) => [event.recurring_event_id, event.start_date])).toEqual([
+      [series.id, '2027-09-06 18:00:00'],
+      [series.id, '2027-09-13 18:00:00'],
+      [series.id, '2027-09-20 18:00:00'],
+      [series.id, '2027-09-27 18:00:00'],
+    ]);
+    expect(response.body.rest_url).toContain(`&post_parent=${series.id}`);
+    const narrowed = await rest.get('/events', {
+      query: { post_parent: other.id, start_date: '2027-09-10', end_date: '2027-12-31' },
+    });
+    expect(narrowed.body.events.map((event: Json) => event.start_date)).toEqual(['2027-09-13 18:00:00']);
+    // An event that is neither a series nor a parent has no children; one that does not exist is a 400.
+    const single = await rest.post('/events', {
+      json: { title: unique('Single'), start_date: '2027-09-06 10:00:00', end_date: '2027-09-06 11:00:00' },
+    });
+    expect((await rest.get('/events', { query: { post_parent: single.body.id, ...window } })).body.total).toBe(0);
+    const missing = await rest.get('/events', { query: { post_parent: 999_999_999, ...window } });
+    expect(missing.status).toBe(400);
+    expect(missing.body.data.details.post_parent.message).toMatch(/no event with ID 999999999/);
+  });
+
+  it('lists each series once as its master with expand_recurring=false, when any occurrence is in the window', async () => {
+    const category = unique('Masters');
+    const create = async (fields: Json) => {
+      const response = await rest.post('/events', {
+        json: { title: unique('Class'), timezone: 'Europe/Berlin', categories: [category], ...fields },
+      });
+      expect(response.status, response.text).toBe(201);
+      return response.body.id as number;
+    };
+    const earlier = await create({
+      start_date: '2027-01-05 09:00:00',
+      end_date: '2027-01-05 10:00:00',
+      recurrence: ['RRULE:FREQ=MONTHLY;COUNT=12'],
+    });
+    const endless = await create({
+      start_date: '2027-02-01 09:00:00',
+      end_date: '2027-02-01 10:00:00',
+      recurrence: ['RRULE:FREQ=YEARLY'],
+    });
+    const inside = await create({
+      start_date: '2027-08-02 09:00:00',
+      end_date: '2027-08-02 10:00:00',
+      recurrence: ['RRULE:FREQ=DAILY;COUNT=2'],
+    });
+    const over = await create({
+      start_date: '2027-01-10 09:00:00',
+      end_date: '2027-01-10 10:00:00',
+      recurrence: ['RRULE:FREQ=DAILY;COUNT=3'],
+    });
+    const single = await create({ start_date: '2027-08-03 12:00:00', end_date: '2027-08-03 13:00:00' });
+    const august = { categories: category, start_date: '2027-08-01', end_date: '2027-08-31' };
+    const masters = await rest.get('/events', { query: { ...august, expand_recurring: false } });
+    expect(masters.status, masters.text).toBe(200);
+    // By first start; the endless yearly series has no August date, the January daily one none either.
+    expect(masters.body.events.map((event: Json) => event.id)).toEqual([earlier, inside, single]);
+    expect(masters.body.events[0].recurrence).toEqual(['RRULE:FREQ=MONTHLY;COUNT=12']);
+    expect(masters.body.total).toBe(3);
+    expect(masters.body.rest_url).toContain('&expand_recurring=false');
+    const february = { categories: category, start_date: '2028-02-01', end_date: '2028-02-29' };
+    const later = await rest.get('/events', { query: { ...february, expand_recurring: false } });
+    expect(later.body.events.map((event: Json) => event.id)).toEqual([endless]);
+    // Far past the horizon the endless series is still there, without its occurrences being written to know it.
+    const far = { categories: category, start_date: '2090-01-01', end_date: '2090-12-31', expand_recurring: 'false' };
+    expect((await rest.get('/events', { query: far })).body.events.map((event: Json) => event.id)).toEqual([endless]);
+    const expanded = await rest.get('/events', { query: august });
+    expect(expanded.body.events.every((event: Json) => event.id !== earlier && event.id !== inside)).toBe(true);
+    expect(expanded.body.total).toBe(4); // the monthly one's August date, the two daily ones, the single event
+    const january = { categories: category, start_date: '2027-01-01', end_date: '2027-01-31', expand_recurring: false };
+    expect((await rest.get('/events', { query: january })).body.events.map((event: Json) => event.id)).toEqual([
+      earlier,
+      over,
+    ]);
+    const refused = await rest.get('/events', { query: { ...august, expand_recurring: 'sometimes' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.code).toBe('rest_invalid_param');
+  });
+});
+
 describe('REST: refused input', () => {
   const cases: Array<[string, string[], RegExp]> = [
     ['a malformed line', ['RRULE FREQ=DAILY'], /not an RFC 5545 line/],

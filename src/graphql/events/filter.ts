@@ -72,7 +72,11 @@ export const EventsFilterInput = builder.inputType('EventsFilter', {
       description: 'Defaults to published only for readers, and to every status but trash for users who write records.',
     }),
     include: t.intList({ description: 'Only these event IDs.' }),
-    parent: t.int({ description: 'Only the children of this event (a recurring series).' }),
+    parent: t.int({
+      description:
+        'Only the children of this event: the occurrences of the series it is the master of, and the events that name ' +
+        'it as their parent (REST `post_parent`, as Events Calendar Pro clients send it).',
+    }),
     ticketed: t.boolean({
       description: 'true: only events with tickets (`ticketed`); false: only those without; left out: both.',
     }),
@@ -80,7 +84,8 @@ export const EventsFilterInput = builder.inputType('EventsFilter', {
       defaultValue: true,
       description:
         'true (the default): a recurring series is listed as its occurrences, each its own event, and not itself. ' +
-        'false: series are listed once, as their masters (with `recurrence`), and occurrences are left out.',
+        'false: series are listed once, as their masters (with `recurrence`), and occurrences are left out; a series ' +
+        'is in the date window when any of its occurrences is (listed by its first start).',
     }),
     hasCoordinates: t.boolean({ description: 'true: only events whose venue has coordinates; false: only without.' }),
     near: t.field({
@@ -138,6 +143,38 @@ function dateConditions(ctx: Context, filter: EventsFilter, errors: FieldErrors)
     }
   }
   return conditions;
+}
+
+/**
+ * The date conditions of a list of series as their masters: a series is in the window when any occurrence is, not
+ * only its first (the master's own dates). That is the master itself, a series with an occurrence in the window, or
+ * a series without end whose written occurrences stop short of the window's end (those beyond are not written yet:
+ * src/graphql/events/series-sync.ts) and that starts before it. Series are named by ID when they are few, as
+ * linkedTo does for links.
+ */
+async function seriesInWindow(
+  ctx: Context,
+  filter: EventsFilter,
+  dates: Prisma.EventWhereInput[],
+): Promise<Prisma.EventWhereInput[]> {
+  if (dates.length === 0) return [];
+  const inWindow = { AND: dates };
+  const series = await ctx.db.event.findMany({
+    where: { AND: [...dates, { recurringEventId: { not: null } }] },
+    distinct: ['recurringEventId'],
+    select: { recurringEventId: true },
+    take: LINKED_EVENTS_BY_ID + 1,
+  });
+  const reach = windowReach(ctx, filter);
+  const withOccurrenceInWindow: Prisma.EventWhereInput =
+    series.length > LINKED_EVENTS_BY_ID
+      ? { occurrences: { some: inWindow } }
+      : { id: { in: series.map((row) => row.recurringEventId!) } };
+  const endless: Prisma.EventWhereInput = {
+    isSeriesMaster: true,
+    ...(reach ? { materializedUntil: { lt: reach }, startsAt: { lte: reach } } : { materializedUntil: { not: null } }),
+  };
+  return [{ OR: [inWindow, withOccurrenceInWindow, endless] }];
 }
 
 /** UTC offsets of real time zones lie between −12:00 and +14:00. */
@@ -230,8 +267,10 @@ export async function eventsWhere(ctx: Context, filter: EventsFilter): Promise<P
     { hideFromListings: false },
     filter.expandRecurring === false ? { recurringEventId: null } : { isSeriesMaster: false },
     ...statusConditions(ctx, filter),
-    ...dateConditions(ctx, filter, errors),
   ];
+  const dates = dateConditions(ctx, filter, errors);
+  if (filter.expandRecurring === false) conditions.push(...(await seriesInWindow(ctx, filter, dates)));
+  else conditions.push(...dates);
   if (filter.search != null && filter.search.trim() === '') errors.add('search', 'must not be empty');
   for (const [field, taxonomy] of [
     ['categories', 'category'],
@@ -261,7 +300,8 @@ export async function eventsWhere(ctx: Context, filter: EventsFilter): Promise<P
   if (filter.organizers?.length) conditions.push(await linkedTo(ctx, 'organizers', filter.organizers));
   if (filter.featured != null) conditions.push({ featured: filter.featured });
   if (filter.include?.length) conditions.push({ id: { in: filter.include } });
-  if (filter.parent != null) conditions.push({ parentId: filter.parent });
+  if (filter.parent != null)
+    conditions.push({ OR: [{ parentId: filter.parent }, { recurringEventId: filter.parent }] });
   if (filter.ticketed != null) conditions.push({ ticketed: filter.ticketed });
   const withCoordinates = { venues: { some: { venue: { latitude: { not: null }, longitude: { not: null } } } } };
   if (filter.hasCoordinates === true) conditions.push(withCoordinates);

@@ -28,7 +28,10 @@ export const de: Partial<Record<string, string>> = {
     'Längengrad des Punktes, in dessen Nähe die Veranstaltungen liegen müssen; erfordert geoloc_lat.',
   'events.geoloc_radius': 'Umkreis um den Punkt in Kilometern (Standard 25).',
   'events.include': 'Nur diese Veranstaltungs-IDs; der Datumszeitraum wird dann ignoriert.',
-  'events.post_parent': 'Nur die Veranstaltungen, deren übergeordnete Veranstaltung diese ist.',
+  'events.post_parent':
+    'Nur die Kinder dieser Veranstaltung: die Termine der Serie, deren Hauptveranstaltung sie ist, und die Veranstaltungen, deren übergeordnete Veranstaltung sie ist.',
+  'events.expand_recurring':
+    'true (Standard): eine wiederkehrende Serie erscheint als ihre Termine. false: jede Serie einmal, als ihre Hauptveranstaltung (mit recurrence), wenn einer ihrer Termine im Zeitraum liegt; die Termine selbst erscheinen nicht.',
   'events.ticketed': 'Nur Veranstaltungen mit Tickets (true) oder ohne (false).',
   'event.title': 'Der Titel der Veranstaltung.',
   'event.description': 'Die Beschreibung der Veranstaltung (HTML).',

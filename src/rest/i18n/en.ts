@@ -25,7 +25,10 @@ export const en = {
   'events.geoloc_lng': 'Longitude of the point events must be near; needs geoloc_lat.',
   'events.geoloc_radius': 'Radius around the point, in kilometres (default 25).',
   'events.include': 'Only these event IDs; the date window is then ignored.',
-  'events.post_parent': 'Only the events whose parent is this event.',
+  'events.post_parent':
+    'Only the children of this event: the occurrences of the series it is the master of, and events whose parent it is.',
+  'events.expand_recurring':
+    'true (the default): a recurring series is listed as its occurrences. false: each series once, as its master (with recurrence), when any occurrence is in the window; occurrences are left out.',
   'events.ticketed': 'Only events with tickets (true) or without (false).',
   'event.title': 'The event title.',
   'event.description': 'The event description (HTML).',

@@ -25,7 +25,10 @@ export const es: Partial<Record<string, string>> = {
   'events.geoloc_lng': 'Longitud del punto cerca del cual deben estar los eventos; requiere geoloc_lat.',
   'events.geoloc_radius': 'Radio alrededor del punto, en kilómetros (25 por defecto).',
   'events.include': 'Solo estos IDs de eventos; en ese caso se ignora el intervalo de fechas.',
-  'events.post_parent': 'Solo los eventos cuyo evento padre es este.',
+  'events.post_parent':
+    'Solo los hijos de este evento: las repeticiones de la serie de la que es el evento principal y los eventos cuyo padre es.',
+  'events.expand_recurring':
+    'true (por defecto): una serie recurrente aparece como sus repeticiones. false: cada serie una vez, como su evento principal (con recurrence), si alguna repetición cae en el intervalo; las repeticiones no aparecen.',
   'events.ticketed': 'Solo eventos con entradas (true) o sin ellas (false).',
   'event.title': 'El título del evento.',
   'event.description': 'La descripción del evento (HTML).',

@@ -27,7 +27,10 @@ export const fr: Partial<Record<string, string>> = {
   'events.geoloc_lng': 'Longitude du point près duquel les événements doivent se trouver ; nécessite geoloc_lat.',
   'events.geoloc_radius': 'Rayon autour du point, en kilomètres (25 par défaut).',
   'events.include': 'Seulement ces identifiants d’événements ; la période de dates est alors ignorée.',
-  'events.post_parent': 'Seulement les événements dont cet événement est le parent.',
+  'events.post_parent':
+    "Seulement les enfants de cet événement : les occurrences de la série dont il est l'événement principal, et les événements dont il est le parent.",
+  'events.expand_recurring':
+    "true (par défaut) : une série récurrente apparaît comme ses occurrences. false : chaque série une fois, comme son événement principal (avec recurrence), si l'une de ses occurrences est dans la période ; les occurrences n'apparaissent pas.",
   'events.ticketed': 'Seulement les événements avec billets (true) ou sans (false).',
   'event.title': "Le titre de l'événement.",
   'event.description': "La description de l'événement (HTML).",

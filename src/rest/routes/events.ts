@@ -74,6 +74,7 @@ export const eventListParams = {
   page: pageParam,
   per_page: perPageParam,
   ...eventFilterParams,
+  expand_recurring: { type: 'boolean', default: true, description: 'events.expand_recurring' },
 } satisfies ParamDeclaration;
 
 /** REST event fields → GraphQL EventInput fields (drives input building and error naming). */
@@ -242,7 +243,7 @@ export const listErrors: ErrorMapping = {
 
 async function listEvents(call: RestCall<typeof eventListParams>) {
   const { params } = call;
-  const filter = listFilter(call);
+  const filter = { ...listFilter(call), expandRecurring: params.expand_recurring };
   const page = params.page!;
   const perPage = params.per_page!;
   const data = await call.run(
@@ -270,6 +271,7 @@ async function listEvents(call: RestCall<typeof eventListParams>) {
       'ticketed',
       'venue',
       'organizer',
+      'expand_recurring',
     ]),
   ];
   return {

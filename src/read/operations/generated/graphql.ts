@@ -111,7 +111,7 @@ export type EventsFilter = {
   endsAfter?: string | null | undefined;
   /** Events ending on or before that day; with `strictDates`, before that instant. */
   endsBefore?: string | null | undefined;
-  /** true (the default): a recurring series is listed as its occurrences, each its own event, and not itself. false: series are listed once, as their masters (with `recurrence`), and occurrences are left out. */
+  /** true (the default): a recurring series is listed as its occurrences, each its own event, and not itself. false: series are listed once, as their masters (with `recurrence`), and occurrences are left out; a series is in the date window when any of its occurrences is (listed by its first start). */
   expandRecurring?: boolean | null | undefined;
   /** true: only featured events; false: only the others; left out: both. */
   featured?: boolean | null | undefined;
@@ -123,7 +123,7 @@ export type EventsFilter = {
   near?: GeoPointInput | null | undefined;
   /** Organizer IDs; any of them. */
   organizers?: Array<number> | null | undefined;
-  /** Only the children of this event (a recurring series). */
+  /** Only the children of this event: the occurrences of the series it is the master of, and the events that name it as their parent (REST `post_parent`, as Events Calendar Pro clients send it). */
   parent?: number | null | undefined;
   /** Words, each found in any of the title, description or excerpt; a record matches when it contains every word (ASCII letters in any case), as WordPress searches: "a quoted phrase" is one word, -word excludes, single letters and stopwords (the, of, with …) are left out. */
   search?: string | null | undefined;
