@@ -67,7 +67,8 @@ import { EVERY_ANSWER } from './http/security-headers.js';
 import { restUrls } from './urls.js';
 import { CdnPurger } from './webhooks/cdn-purge.js';
 import { pruneDeliveriesPeriodically } from './webhooks/delivery-retention.js';
-import { WebhookDispatcher, type RenderRecord } from './webhooks/dispatcher.js';
+import type { RenderRecord } from './webhooks/bodies.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { dialectOf, SeriesMaintainer, UNFINISHED_SYNC_POLL_MS } from './graphql/events/series-sync.js';
 
 export interface App {

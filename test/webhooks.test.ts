@@ -6,7 +6,7 @@ import { loadConfig } from '../src/config.js';
 import { retryDelay } from '../src/webhooks/dispatcher.js';
 import { postOnce } from '../src/webhooks/post.js';
 import { restClient } from './support/rest.js';
-import { basicAuthorization, startServer, type TestServer } from './support/server.js';
+import { ADMIN_AUTHORIZATION, basicAuthorization, startServer, type TestServer } from './support/server.js';
 import { expectedSignature, startReceiver, type Receiver } from './support/webhook-receiver.js';
 
 const FAST_RETRIES = {
@@ -315,6 +315,99 @@ describe('Standard Webhooks, verified by the standardwebhooks package as a recei
       expect(data.createWebhook.secret).toBe(secret);
     }
   });
+});
+
+describe('one delivery per change, each describing that change', () => {
+  /** The bodies the receiver accepted at `path` for one record, each delivery once (other tests' webhooks stay). */
+  const acceptedAt = (path: string, recordId: number) => {
+    const seen = new Set<string>();
+    return receiver.received
+      .filter((r) => r.path.endsWith(path) && r.answered >= 200 && r.answered < 300 && r.json.record_id === recordId)
+      .map((r) => r.json)
+      .filter((body) => !seen.has(body.id) && seen.add(body.id));
+  };
+  const DELIVERIES_OF = `query ($id: Int!) { webhook(id: $id) { deliveries(first: 100) { nodes { recordId action } } } }`;
+
+  it('sends each change with the record as that change left it, though the later ones were queued behind a failing one', async () => {
+    receiver.received.length = 0;
+    receiver.answer = () => 500;
+    const id = await createWebhook(`${receiver.url}?each`, ['EVENT']);
+    const api = restClient(server);
+    const event = await api.post('/events', {
+      json: { title: 'Each first', start_date: tomorrow(8), end_date: tomorrow(9), status: 'publish' },
+    });
+    const eventId = event.body.id as number;
+    const queued = async (count: number) => {
+      for (const until = Date.now() + 10_000; Date.now() < until; await new Promise((r) => setTimeout(r, 20))) {
+        const { webhook } = await server.gqlOk(DELIVERIES_OF, { id }, ADMIN_AUTHORIZATION);
+        if (webhook.deliveries.nodes.filter((d: any) => d.recordId === eventId).length >= count) return;
+      }
+      throw new Error(`fewer than ${count} deliveries of event ${eventId} were queued`);
+    };
+    await queued(1);
+    const renamed = await api.post(`/events/${eventId}`, { json: { title: 'Each second' } });
+    expect(renamed.status).toBe(200);
+    await queued(2);
+    expect((await api.delete(`/events/${eventId}`)).status).toBe(200);
+    await queued(3);
+    // The receiver recovers only now: the update's first attempt comes after the trash.
+    receiver.answer = () => 204;
+    await receiver.waitFor(() => acceptedAt('?each', eventId).length >= 3);
+    const bodies = acceptedAt('?each', eventId);
+    expect(bodies.map((b) => [b.action, b.data?.title ?? null, b.superseded ?? false])).toEqual([
+      ['created', 'Each first', false],
+      ['updated', 'Each second', false],
+      ['deleted', null, false],
+    ]);
+    expect(bodies[1].data).toMatchObject({
+      id: eventId,
+      title: 'Each second',
+      status: 'publish',
+      url: renamed.body.url,
+    });
+    expect(new Set(bodies.map((b) => b.id)).size).toBe(3);
+    await server.gqlOk(`mutation ($id: Int!) { deleteWebhook(id: $id) }`, { id });
+  });
+
+  it('says a change was superseded, not the later state as its own, when the record changed again before it was read', async () => {
+    // The first server holds the dispatcher's lease and looks at the log only every few seconds; the writes go
+    // through a second server on the same database, so all three are read in one round.
+    const holder = await startServer({ ...FAST_RETRIES, WEBHOOK_WAKE_MS: '6000' });
+    const writer = await startServer(FAST_RETRIES, { databaseOf: holder });
+    try {
+      receiver.received.length = 0;
+      receiver.answer = () => 204;
+      await writer.gqlOk(CREATE, { input: { url: `${receiver.url}?superseded`, types: ['EVENT'], secret: SECRET } });
+      const api = restClient(writer);
+      const event = await api.post('/events', {
+        json: { title: 'Quick first', start_date: tomorrow(8), end_date: tomorrow(9), status: 'publish' },
+      });
+      const eventId = event.body.id as number;
+      expect((await api.post(`/events/${eventId}`, { json: { title: 'Quick second' } })).status).toBe(200);
+      expect((await api.delete(`/events/${eventId}`)).status).toBe(200);
+      const other = await api.post('/events', {
+        json: { title: 'Quick other', start_date: tomorrow(8), end_date: tomorrow(9), status: 'publish' },
+      });
+      await receiver.waitFor(() => acceptedAt('?superseded', eventId).length >= 3, 15_000);
+      const bodies = acceptedAt('?superseded', eventId);
+      expect(bodies.map((b) => [b.action, b.superseded ?? false, b.data])).toEqual([
+        ['created', true, null],
+        ['updated', true, null],
+        ['deleted', false, null],
+      ]);
+      // A record changed once in the same round is sent with its state.
+      await receiver.waitFor(() => acceptedAt('?superseded', other.body.id).length > 0);
+      const [otherBody] = acceptedAt('?superseded', other.body.id);
+      expect(otherBody).toMatchObject({
+        action: 'created',
+        data: { id: other.body.id, title: 'Quick other' },
+      });
+      expect(otherBody.superseded).toBeUndefined();
+    } finally {
+      await writer.close();
+      await holder.close();
+    }
+  }, 30_000);
 });
 
 describe('webhooks to private addresses', () => {

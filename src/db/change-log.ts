@@ -54,6 +54,28 @@ export async function readChangesAfter(
   return rows as ChangeEntry[];
 }
 
+/** Which of these records have an entry committed after `after` (each named once). */
+export async function recordsChangedAfter(
+  db: DbTransaction,
+  after: ChangePosition,
+  records: Array<Pick<ChangeEntry, 'recordType' | 'recordId'>>,
+): Promise<Array<Pick<ChangeEntry, 'recordType' | 'recordId'>>> {
+  if (records.length === 0) return [];
+  const rows = await db.change.findMany({
+    where: {
+      version: { gte: after.version },
+      NOT: { version: after.version, seq: { lte: after.seq } },
+      recordId: { in: [...new Set(records.map((record) => record.recordId))] },
+    },
+    distinct: ['recordType', 'recordId'],
+    select: { recordType: true, recordId: true },
+  });
+  const asked = new Set(records.map((record) => `${record.recordType} ${record.recordId}`));
+  return (rows as Array<Pick<ChangeEntry, 'recordType' | 'recordId'>>).filter((row) =>
+    asked.has(`${row.recordType} ${row.recordId}`),
+  );
+}
+
 /**
  * The position everything committed so far is at or before, and everything committed later after. The version is
  * read first: entries of versions up to it are committed and so seen by the second read; later ones have higher

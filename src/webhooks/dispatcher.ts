@@ -1,6 +1,8 @@
 import type { WebhookConfig } from '../config.js';
+import type { ChangeAction, ChangeRecordType } from '../db/change-log.js';
 import type { Db } from '../db/client.js';
 import type { Logger } from '../logging/logger.js';
+import { deliveryBody, type RenderRecord, snapshotsOf } from './bodies.js';
 import { recordFailure, recordSuccess } from './failing-streak.js';
 import { LeaseHolder } from './lease.js';
 import { postOnce, type PostOutcome } from './post.js';
@@ -18,9 +20,6 @@ import {
   type WebhookRow,
 } from './queue.js';
 import { deliveryHeaders } from './signature.js';
-
-/** The record as REST answers an anonymous reader, or null when it is gone or not public (src/server.ts renders it). */
-export type RenderRecord = (recordType: string, recordId: number) => Promise<unknown>;
 
 const LEASE = 'webhook-dispatcher';
 /**
@@ -47,19 +46,6 @@ export function retryDelay(config: Pick<WebhookConfig, 'retryBaseMs' | 'retryMax
 
 /** A delivery being attempted: its retry window started at its first attempt. */
 type ClaimedDelivery = DeliveryRow & { firstAttemptAt: Date };
-
-/** The JSON body of a delivery: the change, and the record as an anonymous REST reader sees it now. */
-export function deliveryBody(delivery: DeliveryRow, data: unknown): string {
-  const gone = data === null || data === undefined;
-  return JSON.stringify({
-    id: delivery.id,
-    type: delivery.recordType,
-    record_id: delivery.recordId,
-    action: gone ? 'deleted' : delivery.action,
-    modified_utc: delivery.changedAt.toISOString().slice(0, 19).replace('T', ' '),
-    data: gone ? null : data,
-  });
-}
 
 /**
  * Sends every change of the change log to the webhooks subscribed to its record type, from one process at a time
@@ -157,7 +143,7 @@ export class WebhookDispatcher {
 
   /** Queues a step of the change log; the next round follows at once until it is all queued. */
   private async queue(version: bigint | undefined): Promise<void> {
-    const queued = await queueChanges(this.db, this.table, QUEUED_PER_ROUND);
+    const queued = await queueChanges(this.db, this.table, QUEUED_PER_ROUND, this.render);
     for (const webhookId of queued.webhookIds) this.dueAt.delete(webhookId);
     if (queued.caughtUp) this.queuedVersion = version;
     else this.nextDue = 0;
@@ -251,12 +237,24 @@ export class WebhookDispatcher {
   }
 
   /**
-   * The delivery's body: rendered at its first attempt and kept with it, so that every retry sends the same bytes
-   * under the same `webhook-id` (a receiver that saw one attempt and not its answer gets the same message again).
+   * The delivery's body, made when it was queued; one whose record could not be rendered then is rendered at its
+   * first attempt. Kept with it, so that every retry sends the same bytes under the same `webhook-id` (a receiver
+   * that saw one attempt and not its answer gets the same message again).
    */
   private async bodyOf(delivery: ClaimedDelivery): Promise<string> {
     if (delivery.body !== null) return delivery.body;
-    const body = deliveryBody(delivery, await this.render(delivery.recordType, delivery.recordId));
+    const entry = {
+      version: delivery.changeVersion,
+      seq: delivery.changeSeq,
+      recordType: delivery.recordType as ChangeRecordType,
+      recordId: delivery.recordId,
+      action: delivery.action as ChangeAction,
+      columns: null,
+      changedAt: delivery.changedAt,
+    };
+    const snapshot = (await snapshotsOf(this.db, [entry], entry, this.render)).get(entry)!;
+    if (snapshot instanceof Error) throw snapshot;
+    const body = deliveryBody(delivery, snapshot);
     await storeBody(this.db, delivery, body);
     return body;
   }

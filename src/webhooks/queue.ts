@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db, DbTransaction } from '../db/client.js';
 import { Prisma } from '../db/generated/prisma/client.js';
+import { deliveryBody, type RenderRecord, snapshotsOf } from './bodies.js';
 import {
   comparePositions,
   currentChangePosition,
@@ -43,9 +44,15 @@ export interface Queued {
 
 /**
  * Turns the change-log entries after the stored position into deliveries, at most `maxRows` of them (or one entry's,
- * when it alone has more), and moves the position past them, in one short transaction.
+ * when it alone has more), each with its body (the record as the change left it: src/webhooks/bodies.ts), and moves
+ * the position past them, in one short transaction.
  */
-export async function queueChanges(db: Db, table: DeliveriesTable, maxRows: number): Promise<Queued> {
+export async function queueChanges(
+  db: Db,
+  table: DeliveriesTable,
+  maxRows: number,
+  render: RenderRecord,
+): Promise<Queued> {
   const entries = await readChangesAfter(db, await dispatchPosition(db), maxRows);
   if (entries.length === 0) return { caughtUp: true, webhookIds: new Set() };
   // Read after the entries: a webhook created (or enabled) since starts after all of them (its position is taken then).
@@ -54,13 +61,21 @@ export async function queueChanges(db: Db, table: DeliveriesTable, maxRows: numb
     select: { id: true, types: true, fromVersion: true, fromSeq: true },
   });
   const rows: Array<ReturnType<typeof deliveryRow>> = [];
+  const wanted: ChangeEntry[] = [];
   const now = new Date();
   let last = entries[0]!;
   for (const entry of entries) {
     const wanting = webhooks.filter((webhook) => wants(webhook, entry));
     if (rows.length > 0 && rows.length + wanting.length > maxRows) break;
     rows.push(...wanting.map((webhook) => deliveryRow(webhook.id, entry, now)));
+    if (wanting.length > 0) wanted.push(entry);
     last = entry;
+  }
+  // A record that could not be rendered now is rendered at its delivery's first attempt (which logs why not).
+  const snapshots = await snapshotsOf(db, wanted, last, render);
+  for (const row of rows) {
+    const snapshot = snapshots.get(row.entry)!;
+    if (!(snapshot instanceof Error)) row.body = deliveryBody(row, snapshot);
   }
   const behindEarlier = await db.$transaction(async (tx) => {
     // A write first: the transaction holds SQLite's write lock from its start, and two processes that both believe
@@ -98,9 +113,9 @@ async function insertDeliveries(
   if (rows.length === 0) return;
   const values = rows.map(
     (row) =>
-      Prisma.sql`(${row.id}, ${row.webhookId}, ${row.changeVersion}, ${row.changeSeq}, ${row.recordType}, ${row.recordId}, ${row.action}, ${row.changedAt}, ${row.status}, ${row.nextAttemptAt}, ${row.createdAt})`,
+      Prisma.sql`(${row.id}, ${row.webhookId}, ${row.changeVersion}, ${row.changeSeq}, ${row.recordType}, ${row.recordId}, ${row.action}, ${row.changedAt}, ${row.status}, ${row.nextAttemptAt}, ${row.createdAt}, ${row.body})`,
   );
-  await tx.$executeRaw`INSERT INTO ${table} ("id", "webhookId", "changeVersion", "changeSeq", "recordType", "recordId", "action", "changedAt", "status", "nextAttemptAt", "createdAt") VALUES ${Prisma.join(values)}`;
+  await tx.$executeRaw`INSERT INTO ${table} ("id", "webhookId", "changeVersion", "changeSeq", "recordType", "recordId", "action", "changedAt", "status", "nextAttemptAt", "createdAt", "body") VALUES ${Prisma.join(values)}`;
 }
 
 /** Which of these rows' records already have an unfinished delivery to the row's webhook (marked `before`). */
@@ -237,5 +252,8 @@ function deliveryRow(webhookId: number, entry: ChangeEntry, now: Date) {
     status: 'pending',
     nextAttemptAt: now,
     createdAt: now,
+    body: null as string | null,
+    /** The entry it was made of (not a column). */
+    entry,
   };
 }

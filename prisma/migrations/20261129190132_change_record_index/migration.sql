@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "Change_recordId_version_idx" ON "Change"("recordId", "version");
