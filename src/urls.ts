@@ -16,6 +16,34 @@ export function termPageUrl(siteUrl: string, taxonomy: Taxonomy, slug: string): 
   return `${siteUrl}/${TERM_ARCHIVES[taxonomy]}/${slug}/`;
 }
 
+/** A record a public page shows: an event, venue or organizer by its slug, or a category's or tag's events. */
+export type PageRecord =
+  | { kind: 'event' | 'venue' | 'organizer'; slug: string }
+  | { kind: 'term'; taxonomy: Taxonomy; slug: string };
+
+const RECORD_PAGE = /^\/(event|venue|organizer)\/([^/]+)\/?$/;
+const TERM_PAGE = new RegExp(`^/(${Object.values(TERM_ARCHIVES).join('|')})/([^/]+)/?$`);
+const TAXONOMY_AT = new Map<string, Taxonomy>(
+  Object.entries(TERM_ARCHIVES).map(([taxonomy, path]) => [path, taxonomy as Taxonomy]),
+);
+
+/** The slug in a path; `''` (no such record) when its percent-encoding is broken. */
+function decodedSlug(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return '';
+  }
+}
+
+/** The record whose page a path below SITE_URL is (`/event/<slug>/`, `/tag/<slug>/` …), or null. */
+export function pageRecordOf(path: string): PageRecord | null {
+  const term = TERM_PAGE.exec(path);
+  if (term) return { kind: 'term', taxonomy: TAXONOMY_AT.get(term[1]!)!, slug: decodedSlug(term[2]!) };
+  const match = RECORD_PAGE.exec(path);
+  return match ? { kind: match[1] as 'event' | 'venue' | 'organizer', slug: decodedSlug(match[2]!) } : null;
+}
+
 /** The REST API's namespace below the REST root (TEC's own is `tribe/events/v1`, answered as an alias). */
 export const NAMESPACE = 'calendar/events/v1';
 

@@ -11,6 +11,7 @@ import './events/index.js';
 import './webhooks/index.js';
 import './changes/index.js';
 import './shared/node.js';
+import './shared/uri.js';
 import './shared/record-kind.js';
 
 /**

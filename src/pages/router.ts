@@ -8,47 +8,26 @@ import {
   signInRefusalMessage,
 } from '../read/request-contexts.js';
 import type { RequestLog } from '../logging/logger.js';
-import { restUrls, TERM_ARCHIVES, type Taxonomy } from '../urls.js';
+import { type PageRecord, pageRecordOf, restUrls } from '../urls.js';
 import { PageRefusal } from './data.js';
 import { eventPage } from './event-page.js';
 import { eventsListPage } from './events-list-page.js';
 import { html } from './html.js';
 import { htmlResponse, pageDocument } from './layout.js';
-import { EVENTS_LIST, pagePathOf, sitePaths, type PostType, type SitePaths } from './paths.js';
+import { EVENTS_LIST, pagePathOf, sitePaths, type SitePaths } from './paths.js';
 import { organizerPage, venuePage } from './linked-post-page.js';
 import { termPage } from './term-page.js';
 
 // The public pages the API's `url` fields point at, rendered on the server as plain HTML.
 
-const RECORD_PAGE = /^\/(event|venue|organizer)\/([^/]+)\/?$/;
-const TERM_PAGE = new RegExp(`^/(${Object.values(TERM_ARCHIVES).join('|')})/([^/]+)/?$`);
-const TAXONOMY_AT = new Map<string, Taxonomy>(
-  Object.entries(TERM_ARCHIVES).map(([taxonomy, path]) => [path, taxonomy as Taxonomy]),
-);
 const LIST_PAGE = new RegExp(`^/${EVENTS_LIST}/?$`);
 const ALLOWED = 'GET, HEAD';
 
 /** What a page path asks for, or null when the path is not a page's. */
-type PageRoute =
-  | { kind: PostType; slug: string }
-  | { kind: 'term'; taxonomy: Taxonomy; slug: string }
-  | { kind: 'list' };
-
-/** The slug in a path; `''` (no such record) when its percent-encoding is broken. */
-function decodedSlug(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return '';
-  }
-}
+type PageRoute = PageRecord | { kind: 'list' };
 
 function routeOf(path: string): PageRoute | null {
-  if (LIST_PAGE.test(path)) return { kind: 'list' };
-  const term = TERM_PAGE.exec(path);
-  if (term) return { kind: 'term', taxonomy: TAXONOMY_AT.get(term[1]!)!, slug: decodedSlug(term[2]!) };
-  const match = RECORD_PAGE.exec(path);
-  return match ? { kind: match[1] as PostType, slug: decodedSlug(match[2]!) } : null;
+  return LIST_PAGE.test(path) ? { kind: 'list' } : pageRecordOf(path);
 }
 
 /** Refused credentials, as a page. */

@@ -70,12 +70,17 @@ function decodeGlobal(text: string): { typename: string; id: number } | null {
 async function readNode(ctx: Context, info: GraphQLResolveInfo, globalId: string, argument: string) {
   const decoded = decodeGlobal(globalId.trim());
   if (!decoded) throw invalidField(argument, 'must be a global ID (from an `id` field)');
-  const read = readers.get(decoded.typename);
-  if (!read) throw invalidField(argument, `names a ${decoded.typename}, which is not a type of this API`);
-  const query = queryFromInfo({ context: ctx, info, typeName: decoded.typename });
-  const record = await read(ctx, checkedDatabaseId(decoded.id, argument), query);
+  if (!readers.has(decoded.typename))
+    throw invalidField(argument, `names a ${decoded.typename}, which is not a type of this API`);
+  return readNodeOf(ctx, info, decoded.typename as NodeTypeName, checkedDatabaseId(decoded.id, argument));
+}
+
+/** A record of a node type for a field whose type is the Node interface, with that type's visibility; null when none. */
+export async function readNodeOf(ctx: Context, info: GraphQLResolveInfo, typename: NodeTypeName, id: number) {
+  const query = queryFromInfo({ context: ctx, info, typeName: typename });
+  const record = await readers.get(typename)!(ctx, id, query);
   // The brand tells the Node interface which type the record is (Term rows are two types: categories and tags).
-  if (record) brandWithType(record, decoded.typename as never);
+  if (record) brandWithType(record, typename as never);
   return record;
 }
 

@@ -7,6 +7,7 @@ import { imageOf, MediaType } from '../media/index.js';
 import { UserType } from '../users/index.js';
 import { databaseIdField, globalIdField } from './node.js';
 import { POST_INPUT_DESCRIPTIONS, PostStatusEnum, postFieldDescriptions } from './posts.js';
+import { linkOf, uriDescriptions, uriOf } from './uri.js';
 
 // GraphQL fields that events, venues and organizers (WordPress posts all three) declare alike: each type module spreads
 // them into its object or input type and adds its own.
@@ -61,11 +62,22 @@ const asPostFieldBuilder = (t: object) => t as VenueFieldBuilder;
 /** The output fields every post type has: IDs, slug, status, author, dates and the password lock. */
 export function postObjectFields(t: object, typename: PostTypeName) {
   const fields = asPostFieldBuilder(t);
-  const d = postFieldDescriptions(typename.toLowerCase() as Lowercase<PostTypeName>);
+  const kind = typename.toLowerCase() as Lowercase<PostTypeName>;
+  const d = postFieldDescriptions(kind);
   return {
     id: fields.globalID(globalIdField(typename)),
     databaseId: fields.exposeInt('id', databaseIdField(typename)),
     slug: fields.exposeString('slug', { description: d.slug }),
+    uri: fields.string({
+      description: uriDescriptions(kind).uri,
+      select: { slug: true },
+      resolve: (post, _args, ctx) => uriOf(ctx, kind, post.slug),
+    }),
+    link: fields.string({
+      description: uriDescriptions(kind).link,
+      select: { slug: true },
+      resolve: (post, _args, ctx) => linkOf(ctx, kind, post.slug),
+    }),
     status: fields.expose('status', { type: PostStatusEnum, description: d.status }),
     authorId: fields.exposeInt('authorId', { nullable: true, description: d.authorId }),
     author: fields.relation('author', { type: UserType, nullable: true, description: d.author }),
