@@ -270,6 +270,8 @@ builder.mutationType({
 
 builder.scalarType('DateTime', {
   description: 'An exact instant, ISO 8601 in UTC (`2025-03-01T17:00:00.000Z`).',
+  // The GraphQL foundation's DateTime (RFC 3339 with an offset), which codegen's and clients' scalar maps know.
+  specifiedByURL: 'https://scalars.graphql.org/andimarek/date-time',
   serialize: (value) => value.toISOString(),
   parseValue: (value) => parseIsoInstant(value),
   parseLiteral: (ast) => parseIsoInstant(ast.kind === Kind.STRING ? ast.value : null),
@@ -306,6 +308,7 @@ builder.scalarType('DateInput', {
 });
 
 builder.scalarType('HTML', {
+  specifiedByURL: 'https://html.spec.whatwg.org/multipage/syntax.html',
   description:
     'HTML. On input it is reduced to the tags and attributes WordPress allows in post content: scripts, styles, ' +
     'frames, event handlers and URLs with other than web, mail and similar link schemes (javascript:, data:) are removed.',

@@ -1,11 +1,13 @@
 import { ApolloClient, gql, HttpLink, InMemoryCache } from '@apollo/client';
+import { buildClientSchema, getIntrospectionQuery, printSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unique } from './support/factories.js';
 import { restClient, type RestClient } from './support/rest.js';
 import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
 
-// WPGraphQL's page addressing (issue 29): `uri` and `link` on every record with a public page, and `nodeByUri` to
-// read the record a page shows, the way a headless front end routes its pages, through Apollo Client and its cache.
+// GraphQL conventions clients rely on (issue 29): WPGraphQL's page addressing (`uri` and `link` on every record with a
+// public page, `nodeByUri` to read the record a page shows, the way a headless front end routes its pages, through
+// Apollo Client and its cache), and scalars that name their specification (`@specifiedBy`) in introspection.
 
 const SITE = 'https://calendar.example.org/site';
 let server: TestServer;
@@ -150,5 +152,25 @@ describe('uri, link and nodeByUri', () => {
     expect(asAnonymousById.data?.event ?? null).toBe(null);
     const admin = await server.gqlOk(query, { uri: `/event/${draft.body.slug}/` }, ADMIN_AUTHORIZATION);
     expect(admin.nodeByUri).toEqual({ databaseId: draft.body.id });
+  });
+});
+
+describe('@specifiedBy', () => {
+  it('names the specification of DateTime and HTML in introspection, as codegen and GraphiQL read the schema', async () => {
+    const introspection = await server.gqlOk(getIntrospectionQuery({ specifiedByUrl: true }));
+    const printed = printSchema(buildClientSchema(introspection));
+    expect(printed).toContain('scalar DateTime @specifiedBy(url: "https://scalars.graphql.org/andimarek/date-time")');
+    expect(printed).toContain('scalar HTML @specifiedBy(url: "https://html.spec.whatwg.org/multipage/syntax.html")');
+  });
+
+  it('writes DateTime as that specification defines it: RFC 3339, with seconds and an offset', async () => {
+    const data = await server.gqlOk(`query ($id: ID!) { event(id: $id) { startsAt endsAt publishedAt modifiedAt } }`, {
+      id: String(
+        (await rest.get('/events', { query: { per_page: 1, start_date: '2031-01-01', end_date: '2031-12-31' } })).body
+          .events[0].id,
+      ),
+    });
+    for (const value of Object.values(data.event))
+      expect(value).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/);
   });
 });
