@@ -414,6 +414,47 @@ describe('filters by linked records', () => {
     expect(await listedNames({ organizers: [b.id] }, events)).toEqual(['ab']);
   });
 
+  it('takes global IDs as well as database IDs in venueIds, organizerIds, ids and parentId; the Int fields stay', async () => {
+    const venue = await createVenue(server);
+    const organizer = await createOrganizer(server);
+    const events = {
+      both: await createEvent(server, { venues: [{ id: venue.id }], organizers: [{ id: organizer.id }] }),
+      venueOnly: await createEvent(server, { venues: [{ id: venue.id }] }),
+      none: await createEvent(server),
+    };
+    const all = Object.values(events);
+    const names = new Map(Object.entries(events).map(([name, event]) => [event.id, name]));
+    // A client's variables typed with the ID fields' own type, as codegen writes them.
+    const byIds = `query ($v: [ID!], $o: [ID!], $ids: [ID!]) {
+      events(filter: { venueIds: $v, organizerIds: $o, ids: $ids }, first: 100) { nodes { databaseId } } }`;
+    const run = async (variables: Record<string, unknown>) =>
+      (await server.gqlOk(byIds, variables)).events.nodes.map((node: any) => names.get(node.databaseId)).sort();
+    const globalIds = all.map((event) => event.globalId);
+    expect(await run({ v: [venue.globalId], ids: globalIds })).toEqual(['both', 'venueOnly']);
+    expect(await run({ v: [String(venue.id)], ids: all.map((event) => event.id) })).toEqual(['both', 'venueOnly']);
+    expect(await run({ o: [organizer.globalId], ids: globalIds })).toEqual(['both']);
+    expect(await run({ ids: [events.none.globalId, events.both.id] })).toEqual(['both', 'none']);
+    // Clients written against the Int fields keep working unchanged ([Int!] variables).
+    const byInts = `query ($v: [Int!], $ids: [Int!]) { events(filter: { venues: $v, include: $ids }) { totalCount } }`;
+    expect((await server.gqlOk(byInts, { v: [venue.id], ids: all.map((event) => event.id) })).events.totalCount).toBe(
+      2,
+    );
+    const refusals = await refusedFields({
+      venueIds: [organizer.globalId, 'not an id'],
+      organizerIds: [organizer.globalId],
+      organizers: [organizer.id],
+      parentId: venue.globalId,
+    });
+    expect(refusals).toEqual({
+      'venueIds.0': expect.stringMatching(/is the ID of an Organizer, not of a Venue/),
+      'venueIds.1': expect.stringMatching(/must be a global ID/),
+      organizerIds: 'give `organizerIds` or `organizers`, not both',
+      parentId: expect.stringMatching(/is the ID of a Venue, not of an Event/),
+    });
+    const missing = await refusedFields({ venueIds: [Buffer.from('Venue:987654').toString('base64')] });
+    expect(missing).toEqual({ venueIds: 'no venue with ID 987654' });
+  });
+
   it('refuses unknown venue, organizer and parent IDs, naming every field at once', async () => {
     const venue = await createVenue(server);
     const fields = await refusedFields({ venues: [venue.id, 987654], organizers: [987655], parent: 987656 });

@@ -101,7 +101,7 @@ describe('global IDs and node(id:)', () => {
     const wrongType = await server.gql(`query ($id: ID!) { event(id: $id) { id } }`, { id: venue.globalId });
     expect(wrongType.errors?.[0]?.extensions).toMatchObject({
       code: 'BAD_USER_INPUT',
-      fields: { id: 'is the ID of a Venue, not of a Event' },
+      fields: { id: 'is the ID of a Venue, not of an Event' },
     });
     for (const garbage of ['not an id', 'RXZlbnQ6', '!!', Buffer.from('Event:abc').toString('base64')]) {
       const result = await server.gql(`query ($id: ID!) { node(id: $id) { id } }`, { id: garbage });

@@ -35,7 +35,7 @@ export async function venuePage(slug: string, context: Context, paths: SitePaths
     ...venue,
     details: (at) => venueDetails(at, venue, { linkName: false }),
     jsonLd: (url) => ({ ...venueJsonLd(venue), url }),
-    events: { venues: [venue.id] },
+    events: { venueIds: [venue.id] },
   });
 }
 
@@ -47,7 +47,7 @@ export async function organizerPage(slug: string, context: Context, paths: SiteP
     ...organizer,
     details: (at) => organizerDetails(at, organizer, { linkName: false }),
     jsonLd: () => organizerJsonLd(organizer),
-    events: { organizers: [organizer.id] },
+    events: { organizerIds: [organizer.id] },
   });
 }
 

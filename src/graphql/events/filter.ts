@@ -3,8 +3,9 @@ import type { Prisma } from '../../db/generated/prisma/client.js';
 import { endOfDayWallClock, LAST_INSTANT, NOT_A_DATE, startOfDayWallClock } from '../../time/dates.js';
 import { listVisibility, unlockedWhere } from '../access.js';
 import { builder, type Context } from '../builder.js';
-import { FieldErrors } from '../errors.js';
+import { FieldErrors, InputError } from '../errors.js';
 import { listOrder, orderArgs, type SortOrder } from '../shared/connections.js';
+import { databaseIdOf, type NodeTypeName } from '../shared/node.js';
 import { PostStatusEnum, type PostStatusValue } from '../shared/posts.js';
 import { readableWordSearch, SEARCH_WORDS } from '../shared/search.js';
 import { termIdsForFilter } from '../terms/references.js';
@@ -24,6 +25,8 @@ const GeoPointInput = builder.inputType('GeoPointInput', {
     }),
   }),
 });
+
+const EITHER_ID = 'Each a global ID (an `id` field) or a database ID (`databaseId`).';
 
 export const EventsFilterInput = builder.inputType('EventsFilter', {
   description:
@@ -64,15 +67,33 @@ export const EventsFilterInput = builder.inputType('EventsFilter', {
         'false (the default): a category or tag in `categories`/`tags` that does not exist is an error. true: it matches ' +
         'no event (calendar subscriptions keep working, with fewer or no events, after a term is deleted).',
     }),
-    venues: t.intList({ description: 'Venue IDs; any of them.' }),
-    organizers: t.intList({ description: 'Organizer IDs; any of them.' }),
+    venueIds: t.idList({ description: `Venues; any of them. ${EITHER_ID}` }),
+    venues: t.intList({
+      description: 'Venue database IDs; any of them.',
+      deprecationReason: 'Use `venueIds`, which takes global IDs as well.',
+    }),
+    organizerIds: t.idList({ description: `Organizers; any of them. ${EITHER_ID}` }),
+    organizers: t.intList({
+      description: 'Organizer database IDs; any of them.',
+      deprecationReason: 'Use `organizerIds`, which takes global IDs as well.',
+    }),
     featured: t.boolean({ description: 'true: only featured events; false: only the others; left out: both.' }),
     statuses: t.field({
       type: [PostStatusEnum],
       description: 'Defaults to published only for readers, and to every status but trash for users who write records.',
     }),
-    include: t.intList({ description: 'Only these event IDs.' }),
+    ids: t.idList({ description: `Only these events. ${EITHER_ID}` }),
+    include: t.intList({
+      description: 'Only these event database IDs.',
+      deprecationReason: 'Use `ids`, which takes global IDs as well.',
+    }),
+    parentId: t.id({
+      description:
+        'Only the children of this event: the occurrences of the series it is the master of, and the events that name ' +
+        `it as their parent (REST \`post_parent\`). ${EITHER_ID}`,
+    }),
     parent: t.int({
+      deprecationReason: 'Use `parentId`, which takes a global ID as well.',
       description:
         'Only the children of this event: the occurrences of the series it is the master of, and the events that name ' +
         'it as their parent (REST `post_parent`, as Events Calendar Pro clients send it).',
@@ -196,6 +217,38 @@ function startsAtAround(wallClock: string, comparison: Comparison): Prisma.Event
   return { startsAt: { lte: DateTime.min(asUtc.minus({ hours: EARLIEST_OFFSET_HOURS }), LAST_INSTANT).toJSDate() } };
 }
 
+/**
+ * The database IDs one of the filter's references names: its `ID` field (global or database IDs, as every argument
+ * that names a record takes) or its older `Int` one, not both. Malformed IDs are added to `errors`.
+ */
+function recordIds(
+  errors: FieldErrors,
+  filter: EventsFilter,
+  field: 'venueIds' | 'organizerIds' | 'ids' | 'parentId',
+  older: 'venues' | 'organizers' | 'include' | 'parent',
+  typename: NodeTypeName,
+): number[] | null | undefined {
+  const given = filter[field];
+  const old = filter[older];
+  if (given == null) return old == null ? old : ([] as number[]).concat(old);
+  if (old != null) {
+    errors.add(field, `give \`${field}\` or \`${older}\`, not both`);
+    return undefined;
+  }
+  const values = Array.isArray(given) ? given : [given];
+  const ids: number[] = [];
+  values.forEach((value, index) => {
+    const argument = Array.isArray(given) ? `${field}.${index}` : field;
+    try {
+      ids.push(databaseIdOf(typename, value as string | number, argument));
+    } catch (error) {
+      if (!(error instanceof InputError)) throw error;
+      for (const [name, message] of Object.entries(error.fields)) errors.add(name, message);
+    }
+  });
+  return ids;
+}
+
 async function checkIdsExist(
   errors: FieldErrors,
   field: string,
@@ -287,21 +340,28 @@ export async function eventsWhere(ctx: Context, filter: EventsFilter): Promise<P
     );
     conditions.push(await linkedTo(ctx, 'terms', ids));
   }
-  await checkIdsExist(errors, 'venues', 'venue', filter.venues, (ids) =>
+  const venues = recordIds(errors, filter, 'venueIds', 'venues', 'Venue');
+  const organizers = recordIds(errors, filter, 'organizerIds', 'organizers', 'Organizer');
+  const include = recordIds(errors, filter, 'ids', 'include', 'Event');
+  const [parent] = recordIds(errors, filter, 'parentId', 'parent', 'Event') ?? [];
+  await checkIdsExist(errors, filter.venueIds ? 'venueIds' : 'venues', 'venue', venues, (ids) =>
     ctx.db.venue.findMany({ where: { id: { in: ids } }, select: { id: true } }),
   );
-  await checkIdsExist(errors, 'organizers', 'organizer', filter.organizers, (ids) =>
+  await checkIdsExist(errors, filter.organizerIds ? 'organizerIds' : 'organizers', 'organizer', organizers, (ids) =>
     ctx.db.organizer.findMany({ where: { id: { in: ids } }, select: { id: true } }),
   );
-  await checkIdsExist(errors, 'parent', 'event', filter.parent == null ? null : [filter.parent], (ids) =>
-    ctx.db.event.findMany({ where: { id: { in: ids } }, select: { id: true } }),
+  await checkIdsExist(
+    errors,
+    filter.parentId != null ? 'parentId' : 'parent',
+    'event',
+    parent == null ? null : [parent],
+    (ids) => ctx.db.event.findMany({ where: { id: { in: ids } }, select: { id: true } }),
   );
-  if (filter.venues?.length) conditions.push(await linkedTo(ctx, 'venues', filter.venues));
-  if (filter.organizers?.length) conditions.push(await linkedTo(ctx, 'organizers', filter.organizers));
+  if (venues?.length) conditions.push(await linkedTo(ctx, 'venues', venues));
+  if (organizers?.length) conditions.push(await linkedTo(ctx, 'organizers', organizers));
   if (filter.featured != null) conditions.push({ featured: filter.featured });
-  if (filter.include?.length) conditions.push({ id: { in: filter.include } });
-  if (filter.parent != null)
-    conditions.push({ OR: [{ parentId: filter.parent }, { recurringEventId: filter.parent }] });
+  if (include?.length) conditions.push({ id: { in: include } });
+  if (parent != null) conditions.push({ OR: [{ parentId: parent }, { recurringEventId: parent }] });
   if (filter.ticketed != null) conditions.push({ ticketed: filter.ticketed });
   const withCoordinates = { venues: { some: { venue: { latitude: { not: null }, longitude: { not: null } } } } };
   if (filter.hasCoordinates === true) conditions.push(withCoordinates);

@@ -47,9 +47,11 @@ export function databaseIdOf(typename: NodeTypeName, value: string | number, arg
   const decoded = decodeGlobal(text);
   if (!decoded) throw invalidField(argument, GLOBAL_ID_RULE);
   if (decoded.typename !== typename)
-    throw invalidField(argument, `is the ID of a ${decoded.typename}, not of a ${typename}`);
+    throw invalidField(argument, `is the ID of ${withArticle(decoded.typename)}, not of ${withArticle(typename)}`);
   return checkedDatabaseId(decoded.id, argument);
 }
+
+const withArticle = (typename: string) => `${/^[AEIOU]/.test(typename) ? 'an' : 'a'} ${typename}`;
 
 function checkedDatabaseId(id: number, argument: string): number {
   if (!isStorableId(id)) throw invalidField(argument, 'names no record (too large)');

@@ -117,14 +117,29 @@ export type EventsFilter = {
   featured?: boolean | null | undefined;
   /** true: only events whose venue has coordinates; false: only without. */
   hasCoordinates?: boolean | null | undefined;
-  /** Only these event IDs. */
+  /** Only these events. Each a global ID (an `id` field) or a database ID (`databaseId`). */
+  ids?: Array<string | number> | null | undefined;
+  /**
+   * Only these event database IDs.
+   * @deprecated Use `ids`, which takes global IDs as well.
+   */
   include?: Array<number> | null | undefined;
   /** Only events whose venue lies within the radius of this point. */
   near?: GeoPointInput | null | undefined;
-  /** Organizer IDs; any of them. */
+  /** Organizers; any of them. Each a global ID (an `id` field) or a database ID (`databaseId`). */
+  organizerIds?: Array<string | number> | null | undefined;
+  /**
+   * Organizer database IDs; any of them.
+   * @deprecated Use `organizerIds`, which takes global IDs as well.
+   */
   organizers?: Array<number> | null | undefined;
-  /** Only the children of this event: the occurrences of the series it is the master of, and the events that name it as their parent (REST `post_parent`, as Events Calendar Pro clients send it). */
+  /**
+   * Only the children of this event: the occurrences of the series it is the master of, and the events that name it as their parent (REST `post_parent`, as Events Calendar Pro clients send it).
+   * @deprecated Use `parentId`, which takes a global ID as well.
+   */
   parent?: number | null | undefined;
+  /** Only the children of this event: the occurrences of the series it is the master of, and the events that name it as their parent (REST `post_parent`). Each a global ID (an `id` field) or a database ID (`databaseId`). */
+  parentId?: string | number | null | undefined;
   /** Words, each found in any of the title, description or excerpt; a record matches when it contains every word (ASCII letters in any case), as WordPress searches: "a quoted phrase" is one word, -word excludes, single letters and stopwords (the, of, with …) are left out. */
   search?: string | null | undefined;
   /** Events starting on or after this. */
@@ -143,7 +158,12 @@ export type EventsFilter = {
   ticketed?: boolean | null | undefined;
   /** false (the default): a category or tag in `categories`/`tags` that does not exist is an error. true: it matches no event (calendar subscriptions keep working, with fewer or no events, after a term is deleted). */
   unknownTermsMatchNothing?: boolean | null | undefined;
-  /** Venue IDs; any of them. */
+  /** Venues; any of them. Each a global ID (an `id` field) or a database ID (`databaseId`). */
+  venueIds?: Array<string | number> | null | undefined;
+  /**
+   * Venue database IDs; any of them.
+   * @deprecated Use `venueIds`, which takes global IDs as well.
+   */
   venues?: Array<number> | null | undefined;
 };
 
