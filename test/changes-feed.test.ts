@@ -210,4 +210,35 @@ describe('GraphQL changes', () => {
       { __typename: 'EventCategory', id: category.globalId },
     ]);
   });
+
+  it('answers each changed record in the page as it is now (node), with a statement per type, not per change', async () => {
+    const start = (await server.gqlOk(`{ changes { next } }`)).changes.next;
+    const venues = [];
+    for (let n = 0; n < 12; n++) venues.push(await createVenue(server, { city: `City ${n}` }));
+    const events = [];
+    for (let n = 0; n < 12; n++) events.push(await createEvent(server, { title: `Changed ${n}` }));
+    const trashed = await createEvent(server, { title: 'Gone soon' });
+    await server.gqlOk(`mutation ($id: ID!) { deleteEvent(id: $id) { id } }`, { id: String(trashed.id) });
+    const feed = (node: string) =>
+      `query ($since: String) { changes(since: $since, first: 100) { nodes { type action nodeId ${node} } } }`;
+    const query = feed('node { __typename id ... on Venue { city } ... on Event { title venues { name } } }');
+    let page: any;
+    const statements = await server.countQueries(async () => {
+      page = await server.gqlOk(query, { since: start }, null);
+    });
+    const withoutNodes = await server.countQueries(() => server.gqlOk(feed(''), { since: start }, null));
+    const nodes = page.changes.nodes;
+    expect(nodes).toHaveLength(25);
+    for (const change of nodes.filter((c: any) => c.action !== 'DELETED')) expect(change.node.id).toBe(change.nodeId);
+    expect(nodes.filter((c: any) => c.type === 'VENUE').map((c: any) => c.node.city)).toEqual(
+      venues.map((_, n) => `City ${n}`),
+    );
+    expect(nodes.filter((c: any) => c.type === 'EVENT' && c.node).map((c: any) => c.node.title)).toEqual(
+      events.map((_, n) => `Changed ${n}`),
+    );
+    // The trashed event is gone for an anonymous reader: deleted, without a node.
+    expect(nodes.find((c: any) => c.nodeId === trashed.globalId)).toMatchObject({ action: 'DELETED', node: null });
+    // The records of 25 changes, their venue links and venues: a few batched reads more than the feed itself.
+    expect(statements - withoutNodes).toBeLessThanOrEqual(6);
+  });
 });

@@ -7,7 +7,7 @@ import {
 } from '../../db/change-log.js';
 import { builder, type Context } from '../builder.js';
 import { invalidField } from '../errors.js';
-import type { NodeTypeName } from '../shared/node.js';
+import { NodeInterface, type NodeTypeName, readNodeOf } from '../shared/node.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../shared/page-size.js';
 import { encodeCursor, positionOf, ResyncRequiredError } from './cursor.js';
 import { ChangeRecordTypeEnum } from './record-type.js';
@@ -53,6 +53,15 @@ const ChangeType = builder.objectRef<SeenChange>('Change').implement({
         'The record’s global ID, the `id` its own type answers: what a normalising client cache evicts or refetches ' +
         '(`node(id:)`) by. Kept for a deleted record too.',
       resolve: (change) => ({ type: NODE_TYPE_OF[change.type], id: change.databaseId }),
+    }),
+    node: t.field({
+      type: NodeInterface,
+      nullable: true,
+      description:
+        'The record as it is now, read with its type’s own visibility; null when the change is `DELETED` (or the ' +
+        'record went away since). The reads of a page’s records are batched (a statement per type, not per change).',
+      resolve: (change, _args, ctx, info) =>
+        change.action === 'deleted' ? null : readNodeOf(ctx, info, NODE_TYPE_OF[change.type], change.databaseId),
     }),
     action: t.field({
       type: ChangeActionEnum,
