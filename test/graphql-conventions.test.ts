@@ -174,3 +174,79 @@ describe('@specifiedBy', () => {
       expect(value).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/);
   });
 });
+
+describe('a venue’s and an organizer’s events take the events list’s filter and order', () => {
+  it('lists a venue’s upcoming events first when asked, in either order, filtered as `events` is', async () => {
+    const venue = await rest.post('/venues', { json: { venue: unique('Arena') } });
+    const organizer = await rest.post('/organizers', { json: { organizer: unique('Host') } });
+    const other = await rest.post('/venues', { json: { venue: unique('Other arena') } });
+    const event = async (title: string, day: string, extra: Json = {}) => {
+      const response = await rest.post('/events', {
+        json: {
+          title,
+          start_date: `${day} 19:00:00`,
+          end_date: `${day} 21:00:00`,
+          venue: venue.body.id,
+          organizer: [organizer.body.id],
+          ...extra,
+        },
+      });
+      expect(response.status, response.text).toBe(201);
+      return response.body.id as number;
+    };
+    const past = await event('Past show', '2020-03-01');
+    const soon = await event('Soon show', '2031-01-10');
+    const later = await event('Later show', '2031-02-10', { featured: true });
+    const elsewhere = await event('Elsewhere', '2031-01-11', { venue: other.body.id });
+    const query = gql`
+      query VenueEvents($id: ID!, $filter: EventsFilter, $orderBy: EventOrderBy, $order: SortOrder) {
+        venue(id: $id) {
+          id
+          events(first: 10, filter: $filter, orderBy: $orderBy, order: $order) { totalCount nodes { id databaseId } }
+        }
+        organizer(id: $id) { id }
+      }
+    `;
+    const client = apollo();
+    const listed = async (variables: Json) => {
+      const { data } = await client.query({
+        query,
+        variables: { id: String(venue.body.id), ...variables },
+        fetchPolicy: 'no-cache',
+      });
+      const events = (data as Json).venue.events;
+      expect(events.totalCount).toBe(events.nodes.length);
+      return events.nodes.map((node: Json) => node.databaseId);
+    };
+    expect(await listed({})).toEqual([past, soon, later]);
+    expect(await listed({ filter: { startDate: '2030-01-01' } })).toEqual([soon, later]);
+    expect(await listed({ orderBy: 'START', order: 'DESC' })).toEqual([later, soon, past]);
+    expect(await listed({ filter: { featured: true } })).toEqual([later]);
+    expect(await listed({ filter: { search: 'soon' } })).toEqual([soon]);
+    const byOrganizer = await server.gqlOk(
+      `query ($id: ID!) { organizer(id: $id) { events(filter: { startDate: "2030-01-01" }, order: DESC) { nodes { databaseId } } } }`,
+      { id: String(organizer.body.id) },
+    );
+    expect(byOrganizer.organizer.events.nodes.map((node: Json) => node.databaseId)).toEqual([later, elsewhere, soon]);
+    // Several venues in one query, each with its own filtered list.
+    const both = await server.gqlOk(
+      `query ($a: ID!, $b: ID!) {
+        a: venue(id: $a) { events(filter: { startDate: "2030-01-01" }) { nodes { title } } }
+        b: venue(id: $b) { events(filter: { startDate: "2030-01-01" }) { nodes { title } } } }`,
+      { a: String(venue.body.id), b: String(other.body.id) },
+    );
+    expect([both.a, both.b].map((v: Json) => v.events.nodes.map((e: Json) => e.title))).toEqual([
+      ['Soon show', 'Later show'],
+      ['Elsewhere'],
+    ]);
+    // A bad filter is refused as in `events`.
+    const refused = await server.gql(
+      `query ($id: ID!) { venue(id: $id) { events(filter: { startDate: "not a date" }) { totalCount } } }`,
+      { id: String(venue.body.id) },
+    );
+    expect(refused.errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      fields: { startDate: expect.any(String) },
+    });
+  });
+});

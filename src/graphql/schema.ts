@@ -8,6 +8,7 @@ import './terms/mutations.js';
 import './venues/index.js';
 import './organizers/index.js';
 import './events/index.js';
+import './events/linked-events.js';
 import './webhooks/index.js';
 import './changes/index.js';
 import './shared/node.js';

@@ -1,7 +1,6 @@
 // The events root fields: the list, one event by ID or slug, and the writes; and a series' recurrence fields with
 // its occurrences, which, as every list, are materialised as far as the list reaches first.
 import { queryFromInfo } from '@pothos/plugin-prisma';
-import { filterColumns, noteRememberedRead } from '../../db/request-client.js';
 import { assertReadable, offerPassword } from '../access.js';
 import { builder, type Context } from '../builder.js';
 import { NotFoundError } from '../errors.js';
@@ -12,42 +11,17 @@ import { notInTrash, trashOrDelete } from '../shared/post-writes.js';
 import { modifiedNow } from '../shared/posts.js';
 import type { Prisma } from '../../db/generated/prisma/client.js';
 import { recurrenceLines } from './columns.js';
-import {
-  eventOrder,
-  EventOrderByEnum,
-  type EventsFilter,
-  EventsFilterInput,
-  eventsWhere,
-  windowReach,
-} from './filter.js';
+import { EventOrderByEnum, type EventsFilter, EventsFilterInput, eventsWhere } from './filter.js';
+import { listEvents, materialiseForList } from './list.js';
 import { eventsCalendar, EVENTS_ICAL_DESCRIPTION, ICalendarType } from './ical.js';
 import { fetchNewImages } from '../media/index.js';
 import { checkEventInput, EventInput, newImagesOf } from './input.js';
 import { EventType } from './type.js';
 import { insertEvent, updateEvent, type AfterWrite } from './write.js';
 import { excludeOccurrence, SERIES_TRANSACTION } from './series.js';
-import {
-  bringSeriesInLine,
-  defaultReach,
-  extendSeriesFor,
-  followSeriesTasks,
-  markSeriesWritten,
-  showsSeriesAsFarAsMade,
-} from './series-sync.js';
+import { bringSeriesInLine, defaultReach, followSeriesTasks, markSeriesWritten } from './series-sync.js';
 import { queueSeriesTrash, startSeriesDelete, withMoveSettled } from './series-tasks.js';
 import { EventScopeEnum, SCOPE_DESCRIPTION, splitSeries } from './split.js';
-
-/**
- * Before a list reads occurrences: every series is materialised as far as the list's window reaches, and at least to
- * the horizon (RECURRENCE_HORIZON_DAYS from now), or the list is refused with a retryable 503 (extendSeriesFor).
- */
-export async function materialiseForList(ctx: Context, filter: EventsFilter) {
-  if (filter.expandRecurring === false) return;
-  const horizon = defaultReach(ctx);
-  const window = windowReach(ctx, filter);
-  await extendSeriesFor(ctx, window && window > horizon ? window : horizon);
-  if (window === null) await showsSeriesAsFarAsMade(ctx);
-}
 
 builder.prismaObjectFields(EventType, (t) => ({
   recurrence: t.stringList({
@@ -202,31 +176,7 @@ builder.queryFields((t) => ({
       },
       resolve: async (root, args, ctx, info) => {
         offerPassword(ctx, args.password);
-        await materialiseForList(ctx, args.filter ?? {});
-        const where = await eventsWhere(ctx, args.filter ?? {});
-        const orderBy = eventOrder(args.orderBy, args.order);
-        const connection = await offsetConnection(
-          args,
-          async () => {
-            const count = () => ctx.db.event.count({ where });
-            const key = `${ctx.config.databaseUrl} ${JSON.stringify(where)}`;
-            // A list without an end shows occurrences that series upkeep adds without a change-log entry.
-            const columns = ctx.facts.readsUnlogged ? null : filterColumns('Event', where);
-            const total = await ctx.counts.get(key, 'event', columns, await ctx.dataVersion(), count);
-            noteRememberedRead(ctx.db, 'Event', 'count', { where }, total);
-            return total;
-          },
-          ({ offset, limit }) =>
-            ctx.db.event.findMany({
-              ...queryFromInfo({ context: ctx, info, path: ['edges', 'node'] }),
-              where,
-              orderBy,
-              skip: offset,
-              take: limit,
-            }),
-          root,
-        );
-        return { ...connection, list: { where, orderBy } };
+        return listEvents(ctx, info, args, args.filter ?? {}, root);
       },
     },
     {

@@ -1,17 +1,10 @@
-// The Event type: its own fields, and those that cross to its venues and organizers (an event's `venues` and
-// `organizers`, a venue's and an organizer's `events`), so that venues/ and organizers/ need not import events/.
+// The Event type: its own fields, and its venues and organizers (a venue's and an organizer's `events` are in
+// linked-events.ts), so that venues/ and organizers/ need not import events/.
 import { abbreviationAt } from '../../time/dates.js';
-import { isLocked, listVisibility, readableLinkedPosts } from '../access.js';
-import { builder, type Context } from '../builder.js';
+import { isLocked, readableLinkedPosts } from '../access.js';
+import { builder } from '../builder.js';
 import { imageOf, MediaType } from '../media/index.js';
 import { OrganizerType } from '../organizers/index.js';
-import {
-  connectionNodes,
-  loadedConnection,
-  nonEmptySelection,
-  plannedRelation,
-  type PageArgs,
-} from '../shared/connections.js';
 import { linkedRecordsOf } from '../shared/linked-records.js';
 import { NodeInterface } from '../shared/node.js';
 import { contentArgs, postObjectFields, shownContent } from '../shared/post-fields.js';
@@ -183,71 +176,3 @@ builder.prismaObjectFields(EventType, (t) => ({
       isLocked(ctx, event) ? [] : readableLinkedPosts(ctx, await linkedRecordsOf(ctx, event.id, 'organizer', query)),
   }),
 }));
-
-/** The link rows of one venue or organizer to the events a list would show this viewer (trash never). */
-function linkedEventsWhere(ctx: Context) {
-  const { statuses, condition } = listVisibility(ctx, undefined, 'events');
-  // A recurring series shows as its occurrences, as in the events list.
-  return { event: { AND: [{ status: { in: statuses } }, condition, { isSeriesMaster: false }] } };
-}
-
-const LINKED_EVENT_ORDER = [{ event: { startsAt: 'asc' as const } }, { eventId: 'asc' as const }];
-
-/** The page of link rows (with the events' planned selection) and their count, for the parent's query. */
-function linkedEventsSelect(args: PageArgs, ctx: Context, eventSelection: () => unknown) {
-  // Unbounded: it shows the occurrences made so far, which series upkeep adds to without a change-log entry.
-  ctx.facts.readsUnloggedData();
-  const where = linkedEventsWhere(ctx);
-  const page = plannedRelation(
-    args,
-    { select: { event: nonEmptySelection(eventSelection()) } },
-    { where, orderBy: LINKED_EVENT_ORDER },
-  );
-  return {
-    events: page,
-    _count: { select: { events: { where } } },
-  } as const;
-}
-
-/** What linkedEventsSelect loaded on the parent row. */
-interface LoadedLinks {
-  events: Array<{ event: unknown }>;
-  _count: { events: number };
-}
-
-const linkedEventsConnection = (args: PageArgs, parent: LoadedLinks) =>
-  loadedConnection(
-    args,
-    parent.events.map((link) => link.event),
-    parent._count.events,
-  );
-
-// A venue's or organizer's events are a connection planned into the parent's own query, a page per parent (and its
-// count), so a list of venues with their events costs the same statements whatever its length.
-builder.prismaObjectField(VenueType, 'events', (t) =>
-  t.connection(
-    {
-      type: EventType,
-      description: 'Events held here that the viewer may see, by start.',
-      select: ((args: PageArgs, ctx: Context, nested: (selection: true, path: unknown) => unknown) =>
-        linkedEventsSelect(args, ctx, () => nested(true, connectionNodes('Event')))) as never,
-      resolve: (venue, args) => linkedEventsConnection(args, venue as unknown as LoadedLinks) as never,
-    },
-    { description: 'A page of the events held at a venue, with their number.' },
-    { description: 'An event in a page, with its cursor.' },
-  ),
-);
-
-builder.prismaObjectField(OrganizerType, 'events', (t) =>
-  t.connection(
-    {
-      type: EventType,
-      description: 'Events this organizer runs that the viewer may see, by start.',
-      select: ((args: PageArgs, ctx: Context, nested: (selection: true, path: unknown) => unknown) =>
-        linkedEventsSelect(args, ctx, () => nested(true, connectionNodes('Event')))) as never,
-      resolve: (organizer, args) => linkedEventsConnection(args, organizer as unknown as LoadedLinks) as never,
-    },
-    { description: 'A page of the events an organizer runs, with their number.' },
-    { description: 'An event in a page, with its cursor.' },
-  ),
-);

@@ -57,7 +57,7 @@ export function shownContent(stored: string, format: 'RENDERED' | 'RAW'): string
  * `t` is the field builder of EventType, VenueType or OrganizerType. The three models have these columns and relations
  * alike, so Venue's builder type describes each (Pothos gives no type for "any of these models' builders").
  */
-const asPostFieldBuilder = (t: object) => t as VenueFieldBuilder;
+export const asPostFieldBuilder = (t: object) => t as VenueFieldBuilder;
 
 /** The output fields every post type has: IDs, slug, status, author, dates and the password lock. */
 export function postObjectFields(t: object, typename: PostTypeName) {
