@@ -69,6 +69,41 @@ describe('GET /changes', () => {
     expect(seen).toEqual(created);
   });
 
+  it('with include_data, carries each record as its list shows it (null when deleted), without a request per change', async () => {
+    const since = await cursorNow();
+    const venue = await createVenue(server, { city: 'Graz' });
+    const category = await createCategory(server);
+    const event = await createEvent(server, {
+      title: 'Embedded in the feed',
+      startDate: '2031-04-01 10:00:00',
+      endDate: '2031-04-01 11:00:00',
+      venues: [{ id: venue.id }],
+      categories: [String(category.id)],
+    });
+    const gone = await createEvent(server, { title: 'Trashed in the feed' });
+    await server.gqlOk(`mutation ($id: ID!) { deleteEvent(id: $id) { id } }`, { id: String(gone.id) });
+    const plain = await changes({ since });
+    const response = await changes({ since, include_data: true });
+    expect(response.status).toBe(200);
+    expect(plain.body.changes.every((change: any) => !('data' in change))).toBe(true);
+    // The same changes, each with `data` besides.
+    expect(response.body.changes.map(({ data: _data, ...change }: any) => change)).toEqual(plain.body.changes);
+    const last = (type: string, id: number) =>
+      response.body.changes.filter((change: any) => change.type === type && change.id === id).at(-1);
+    const listedEvent = await call(server, 'GET', '/events', {
+      query: { include: String(event.id), start_date: '2031-01-01', end_date: '2031-12-31' },
+    });
+    expect(last('event', event.id).data).toEqual(listedEvent.body.events[0]);
+    const listedVenue = (await call(server, 'GET', '/venues', { query: { search: venue.slug } })).body.venues.find(
+      (shown: any) => shown.id === venue.id,
+    );
+    expect(last('venue', venue.id).data).toEqual(listedVenue);
+    expect(last('category', category.id).data).toEqual((await call(server, 'GET', `/categories/${category.id}`)).body);
+    expect(last('event', gone.id)).toMatchObject({ action: 'deleted', data: null });
+    const refused = await changes({ since, include_data: 'sometimes' });
+    expect(refused.status).toBe(400);
+  });
+
   it('shows a record that left an anonymous reader’s view as deleted, while an administrator sees it updated', async () => {
     const event = await createEvent(server);
     const since = await cursorNow();

@@ -118,5 +118,7 @@ export const de: Partial<Record<string, string>> = {
   'organizer.phone': 'Die Telefonnummer des Veranstalters.',
   'organizer.website': 'Die URL der Website des Veranstalters.',
   'organizer.email': 'Die E-Mail-Adresse des Veranstalters.',
+  'changes.include_data':
+    'true: jede Änderung enthält `data`, den Datensatz, wie seine Liste ihn dir zeigt (null, wenn gelöscht), sodass ein Abbild keine Anfrage je Änderung braucht.',
   'changes.since': 'Der Cursor `next` der vorigen Antwort; ohne ihn: ab jetzt (eine leere Seite und ein Cursor).',
 };

@@ -114,5 +114,7 @@ export const en = {
   'organizer.phone': 'The organizer phone number.',
   'organizer.website': 'The organizer website URL.',
   'organizer.email': 'The organizer e-mail address.',
+  'changes.include_data':
+    'true: each change carries `data`, the record as its list shows it to you (null when deleted), so a replica needs no request per change.',
   'changes.since': 'The `next` cursor of the previous answer; left out: start from now (an empty page and a cursor).',
 } as const;

@@ -115,5 +115,7 @@ export const es: Partial<Record<string, string>> = {
   'organizer.phone': 'El número de teléfono del organizador.',
   'organizer.website': 'La URL del sitio web del organizador.',
   'organizer.email': 'La dirección de correo electrónico del organizador.',
+  'changes.include_data':
+    'true: cada cambio lleva `data`, el registro tal como su lista te lo muestra (null si se eliminó), así una réplica no necesita una petición por cambio.',
   'changes.since': 'El cursor `next` de la respuesta anterior; sin él: desde ahora (una página vacía y un cursor).',
 };

@@ -118,6 +118,8 @@ export const fr: Partial<Record<string, string>> = {
   'organizer.phone': "Le numéro de téléphone de l'organisateur.",
   'organizer.website': "L'URL du site web de l'organisateur.",
   'organizer.email': "L'adresse e-mail de l'organisateur.",
+  'changes.include_data':
+    "true : chaque changement porte `data`, l'enregistrement tel que sa liste te le montre (null s'il est supprimé), pour qu'une réplique n'ait pas besoin d'une requête par changement.",
   'changes.since':
     'Le curseur `next` de la réponse précédente ; sans lui : à partir de maintenant (une page vide et un curseur).',
 };

@@ -15,6 +15,7 @@ import {
 } from '../../read/operations/generated/graphql.js';
 import { CREATABLE, DELETABLE, EDITABLE, endpoint, READABLE, type RestCall, type RouteDefinition } from '../route.js';
 import { blankProtectedEvent, eventToTec } from '../../read/serialize.js';
+import type { RestUrls } from '../../urls.js';
 import { pageVariables } from '../../graphql/shared/connections.js';
 import { ORGANIZER_FIELDS, VENUE_FIELDS, linksInput } from './linked-input.js';
 import {
@@ -276,9 +277,7 @@ async function listEvents(call: RestCall<typeof eventListParams>) {
   ];
   return {
     body: {
-      events: data.events.edges.map(({ node }) =>
-        node.isLocked ? blankProtectedEvent(eventToTec(call.urls, node)) : eventToTec(call.urls, node),
-      ),
+      events: data.events.edges.map(({ node }) => eventAsListed(call.urls, node)),
       ...pageLinks(`${call.urls.api}/events/`, args, page, pages),
       total,
       total_pages: pages,
@@ -348,6 +347,11 @@ const slugReadErrors: ErrorMapping = {
 };
 
 /** A single read of an event the viewer may read but not be shown. */
+/** An event as a list shows it to this viewer: a locked password-protected one with its protected fields blanked. */
+export function eventAsListed(urls: RestUrls, event: RestEventFragment): unknown {
+  return event.isLocked ? blankProtectedEvent(eventToTec(urls, event)) : eventToTec(urls, event);
+}
+
 export function assertShowable(event: { status: string; isLocked: boolean }): void {
   // TEC answers a trashed event as gone even to those who may still edit it.
   if (event.status === 'TRASH') throw RestError.of('event-no-longer-available');

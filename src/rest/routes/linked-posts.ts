@@ -94,12 +94,21 @@ const LIST_ERROR_FIELDS: Record<string, string> = {
 const passwordParam = { type: 'string', description: 'post.password' } as const;
 const forceParam = { type: 'boolean', default: false, description: 'post.force' } as const;
 
+/** A record as this viewer sees it: a locked password-protected one with its protected fields blanked. */
+export function linkedPostForReaders<R extends LinkedRecord>(
+  kind: Pick<LinkedPostKind<R>, 'serialize' | 'serializeLocked'>,
+  urls: RestUrls,
+  record: R,
+  options: SerializeOptions = {},
+): unknown {
+  return record.isLocked ? kind.serializeLocked(urls, record, options) : kind.serialize(urls, record, options);
+}
+
 /** The routes of one kind: archive and create, then single reads and writes by ID and by slug. */
 export function linkedPostRoutes<R extends LinkedRecord>(kind: LinkedPostKind<R>): RouteDefinition[] {
   const { plural, singular, operations } = kind;
-  /** A record as this viewer sees it: a locked password-protected one with its protected fields blanked. */
   const forReaders = (urls: RestUrls, record: R, options: SerializeOptions = {}) =>
-    record.isLocked ? kind.serializeLocked(urls, record, options) : kind.serialize(urls, record, options);
+    linkedPostForReaders(kind, urls, record, options);
   /** A record withheld from a reader: trashed or unpublished, both answered as TEC's `<kind>-not-accessible`. */
   const readErrors: ErrorMapping = { forbidden: () => RestError.of(`${singular}-not-accessible`) };
   /** On a write, a record the viewer may not see is one they may not change: 401 when anonymous, else 403. */

@@ -11,7 +11,7 @@ import {
 import type { RouteDefinition } from '../route.js';
 import { lockedOrganizerToTec, organizerToTec } from '../../read/serialize.js';
 import { ORGANIZER_FIELDS } from './linked-input.js';
-import { linkedListParams, linkedPostRoutes, type LinkedOperations } from './linked-posts.js';
+import { linkedListParams, linkedPostRoutes, type LinkedOperations, type LinkedPostKind } from './linked-posts.js';
 import { FieldMap, POST_STATUSES, type ParamDeclaration } from '../params.js';
 
 export const organizerListParams = linkedListParams('organizers');
@@ -55,7 +55,8 @@ const organizerOperations: LinkedOperations<RestOrganizerFragment> = {
   },
 };
 
-export const organizerRoutes: RouteDefinition[] = linkedPostRoutes({
+/** How the REST routes read, write and show organizers. */
+export const organizerKind: LinkedPostKind<RestOrganizerFragment> = {
   plural: 'organizers',
   singular: 'organizer',
   writeParams: organizerWriteParams,
@@ -63,4 +64,6 @@ export const organizerRoutes: RouteDefinition[] = linkedPostRoutes({
   operations: organizerOperations,
   serialize: organizerToTec,
   serializeLocked: lockedOrganizerToTec,
-});
+};
+
+export const organizerRoutes: RouteDefinition[] = linkedPostRoutes(organizerKind);

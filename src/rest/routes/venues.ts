@@ -11,7 +11,7 @@ import {
 import type { RouteDefinition } from '../route.js';
 import { lockedVenueToTec, venueToTec } from '../../read/serialize.js';
 import { VENUE_FIELDS } from './linked-input.js';
-import { linkedListParams, linkedPostRoutes, type LinkedOperations } from './linked-posts.js';
+import { linkedListParams, linkedPostRoutes, type LinkedOperations, type LinkedPostKind } from './linked-posts.js';
 import { FieldMap, POST_STATUSES, type ParamDeclaration } from '../params.js';
 
 export const venueListParams = linkedListParams('venues');
@@ -64,7 +64,8 @@ const venueOperations: LinkedOperations<RestVenueFragment> = {
   },
 };
 
-export const venueRoutes: RouteDefinition[] = linkedPostRoutes({
+/** How the REST routes read, write and show venues. */
+export const venueKind: LinkedPostKind<RestVenueFragment> = {
   plural: 'venues',
   singular: 'venue',
   writeParams: venueWriteParams,
@@ -72,4 +73,6 @@ export const venueRoutes: RouteDefinition[] = linkedPostRoutes({
   operations: venueOperations,
   serialize: venueToTec,
   serializeLocked: lockedVenueToTec,
-});
+};
+
+export const venueRoutes: RouteDefinition[] = linkedPostRoutes(venueKind);
