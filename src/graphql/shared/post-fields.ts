@@ -1,25 +1,15 @@
-import type { PrismaModelTypes, prismaModelName } from '@pothos/plugin-prisma';
 import { formattedContent } from '../../content/html.js';
-import type PrismaTypes from '../../db/generated/pothos-types.js';
 import { isLocked } from '../access.js';
 import { builder } from '../builder.js';
 import { imageOf, MediaType } from '../media/index.js';
 import { UserType } from '../users/index.js';
+import type { InputFieldBuilder, PrismaFieldBuilder } from './field-builders.js';
 import { databaseIdField, globalIdField } from './node.js';
 import { POST_INPUT_DESCRIPTIONS, PostStatusEnum, postFieldDescriptions } from './posts.js';
-import { linkOf, uriDescriptions, uriOf } from './uri.js';
+import { pageFields } from './uri.js';
 
 // GraphQL fields that events, venues and organizers (WordPress posts all three) declare alike: each type module spreads
 // them into its object or input type and adds its own.
-
-type SchemaTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer Types> ? Types : never;
-type VenueModel = PrismaModelTypes & PrismaTypes['Venue'];
-type VenueFieldBuilder = PothosSchemaTypes.PrismaObjectFieldBuilder<
-  SchemaTypes,
-  VenueModel,
-  VenueModel['Shape'] & { [prismaModelName]?: 'Venue' }
->;
-type InputFieldBuilder = PothosSchemaTypes.InputFieldBuilder<SchemaTypes, 'InputObject'>;
 
 const IS_LOCKED_DESCRIPTION =
   'Whether the content is withheld: password-protected, and neither the password was given nor may the viewer edit it.';
@@ -57,7 +47,7 @@ export function shownContent(stored: string, format: 'RENDERED' | 'RAW'): string
  * `t` is the field builder of EventType, VenueType or OrganizerType. The three models have these columns and relations
  * alike, so Venue's builder type describes each (Pothos gives no type for "any of these models' builders").
  */
-export const asPostFieldBuilder = (t: object) => t as VenueFieldBuilder;
+export const asPostFieldBuilder = (t: object) => t as PrismaFieldBuilder<'Venue'>;
 
 /** The output fields every post type has: IDs, slug, status, author, dates and the password lock. */
 export function postObjectFields(t: object, typename: PostTypeName) {
@@ -68,16 +58,7 @@ export function postObjectFields(t: object, typename: PostTypeName) {
     id: fields.globalID(globalIdField(typename)),
     databaseId: fields.exposeInt('id', databaseIdField(typename)),
     slug: fields.exposeString('slug', { description: d.slug }),
-    uri: fields.string({
-      description: uriDescriptions(kind).uri,
-      select: { slug: true },
-      resolve: (post, _args, ctx) => uriOf(ctx, kind, post.slug),
-    }),
-    link: fields.string({
-      description: uriDescriptions(kind).link,
-      select: { slug: true },
-      resolve: (post, _args, ctx) => linkOf(ctx, kind, post.slug),
-    }),
+    ...pageFields(t, kind),
     status: fields.expose('status', { type: PostStatusEnum, description: d.status }),
     authorId: fields.exposeInt('authorId', { nullable: true, description: d.authorId }),
     author: fields.relation('author', { type: UserType, nullable: true, description: d.author }),

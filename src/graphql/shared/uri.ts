@@ -1,10 +1,14 @@
 import { builder, type Context } from '../builder.js';
 import { pageRecordOf, pageUrl, type Taxonomy, termPageUrl } from '../../urls.js';
+import type { PrismaFieldBuilder } from './field-builders.js';
 import { NodeInterface, readNodeOf, type NodeTypeName } from './node.js';
 
 // WPGraphQL's way to address a record by its public page: `uri` (the page's path below SITE_URL) and `link` (its
 // absolute URL, the REST `url`) on every record that has a page, and `nodeByUri(uri:)` to read the record a page
 // shows, as headless front ends route their pages.
+
+/** The field builder of a type with a `slug` column; the Term model's describes each (events, venues … too). */
+const asSluggedFieldBuilder = (t: object) => t as PrismaFieldBuilder<'Term'>;
 
 export type PagedKind = 'event' | 'venue' | 'organizer' | Taxonomy;
 
@@ -31,11 +35,32 @@ const NOUNS: Record<PagedKind, string> = {
 };
 
 /** The descriptions of `uri` and `link` on a type whose records are of this kind. */
-export function uriDescriptions(kind: PagedKind) {
+function uriDescriptions(kind: PagedKind) {
   const noun = NOUNS[kind];
   return {
     uri: `The path of the ${noun}'s public page below SITE_URL (\`${uriExample(kind)}\`), as WPGraphQL's \`uri\`; \`nodeByUri\` reads it back.`,
     link: `The absolute URL of the ${noun}'s public page (REST \`url\`), as WPGraphQL's \`link\`.`,
+  };
+}
+
+/**
+ * `uri` and `link` for the fields of a type whose records are of this kind. `t` is that type's field builder; every
+ * such model has a `slug` column, so the Venue builder's type describes them all (as in post-fields.ts).
+ */
+export function pageFields(t: object, kind: PagedKind) {
+  const fields = asSluggedFieldBuilder(t);
+  const descriptions = uriDescriptions(kind);
+  return {
+    uri: fields.string({
+      description: descriptions.uri,
+      select: { slug: true },
+      resolve: (record, _args, ctx) => uriOf(ctx, kind, record.slug),
+    }),
+    link: fields.string({
+      description: descriptions.link,
+      select: { slug: true },
+      resolve: (record, _args, ctx) => linkOf(ctx, kind, record.slug),
+    }),
   };
 }
 

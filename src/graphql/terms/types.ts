@@ -1,7 +1,7 @@
 import { builder } from '../builder.js';
 import { connectionNodes, loadedConnection, plannedRelation, type PageArgs } from '../shared/connections.js';
 import { databaseIdField, globalIdField, NodeInterface } from '../shared/node.js';
-import { linkOf, uriDescriptions, uriOf } from '../shared/uri.js';
+import { pageFields } from '../shared/uri.js';
 
 const countDescription = 'How many published events carry this term.';
 
@@ -12,16 +12,7 @@ export const EventCategoryType = builder.prismaObject('Term', {
   fields: (t) => ({
     id: t.globalID(globalIdField('EventCategory')),
     databaseId: t.exposeInt('id', databaseIdField('EventCategory')),
-    uri: t.string({
-      description: uriDescriptions('category').uri,
-      select: { slug: true },
-      resolve: (term, _args, ctx) => uriOf(ctx, 'category', term.slug),
-    }),
-    link: t.string({
-      description: uriDescriptions('category').link,
-      select: { slug: true },
-      resolve: (term, _args, ctx) => linkOf(ctx, 'category', term.slug),
-    }),
+    ...pageFields(t, 'category'),
     name: t.exposeString('name', { description: 'The name shown to people.' }),
     slug: t.exposeString('slug', { description: 'The name in URLs; unique among categories.' }),
     description: t.exposeString('description', { description: 'HTML.' }),
@@ -63,16 +54,7 @@ export const EventTagType = builder.prismaObject('Term', {
   fields: (t) => ({
     id: t.globalID(globalIdField('EventTag')),
     databaseId: t.exposeInt('id', databaseIdField('EventTag')),
-    uri: t.string({
-      description: uriDescriptions('tag').uri,
-      select: { slug: true },
-      resolve: (term, _args, ctx) => uriOf(ctx, 'tag', term.slug),
-    }),
-    link: t.string({
-      description: uriDescriptions('tag').link,
-      select: { slug: true },
-      resolve: (term, _args, ctx) => linkOf(ctx, 'tag', term.slug),
-    }),
+    ...pageFields(t, 'tag'),
     name: t.exposeString('name', { description: 'The name shown to people.' }),
     slug: t.exposeString('slug', { description: 'The name in URLs; unique among tags.' }),
     description: t.exposeString('description', { description: 'HTML.' }),
