@@ -43,6 +43,11 @@ export interface Config {
   adminPassword: string | undefined;
   /** LOG_LEVEL: the least severe log level written (pino's levels, or `silent`). */
   logLevel: LogLevel;
+  /**
+   * SHUTDOWN_DELAY_MS: how long a stopping process goes on serving, `/readyz` answering 503, before it stops taking
+   * connections and finishes those in flight: time for a load balancer to take it out of rotation (default 0).
+   */
+  shutdownDelayMs: number;
   limits: Limits;
   /** Failed sign-ins allowed per client address, per address and login, and per login in a window (src/auth/sign-in-limits.ts). */
   signInLimits: SignInLimits;
@@ -402,6 +407,7 @@ export function loadConfig(env: Env = process.env): Config {
     defaultCurrency: readDefaultCurrency(env),
     adminPassword: env.CALENDAR_ADMIN_PASSWORD || undefined,
     logLevel: readLogLevel(env),
+    shutdownDelayMs: readWholeNumber(env, 'SHUTDOWN_DELAY_MS', 0, 0),
     limits: readLimits(env),
     signInLimits: {
       failuresPerAddress: readWholeNumber(env, 'SIGNIN_FAILURES_PER_ADDRESS', 30, 0),

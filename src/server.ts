@@ -25,7 +25,7 @@ import {
   type QueryCounter,
 } from './db/client.js';
 import { readDataVersion, watchDataVersion, type DataVersionWatch } from './db/data-version.js';
-import { migrate } from './db/migrate.js';
+import { migrate, migrationNames, unappliedMigrations } from './db/migrate.js';
 import { refreshSqliteStatisticsPeriodically } from './db/planner-statistics.js';
 import { bootstrapAdmin } from './auth/credentials.js';
 import { credentialKey } from './auth/credential-key.js';
@@ -47,6 +47,8 @@ import { documentBytesLimit, graphqlLimitPlugins } from './limits/graphql.js';
 import {
   FairRunningLimit,
   HEALTH_PATH,
+  isProbePath,
+  READY_PATH,
   LoadShedder,
   type Refusal,
   StartPacing,
@@ -91,6 +93,8 @@ export interface App {
    * closing, so that their clients reconnect elsewhere, and refuses new ones with a retryable answer.
    */
   closeStreams(): void;
+  /** Stopping: `/readyz` answers 503 from now on, while requests are still served (see shutdown). */
+  beginDraining(): void;
   /**
    * `socketAddress`: the peer's address, for the sign-in limits and fairness (see clientAddressOf); `ticket`: the
    * request's admission (`admit`), or none for a caller in this process, whose requests are taken as they come;
@@ -200,7 +204,7 @@ const withoutBody = (response: Response) =>
   new Response(null, { status: response.status, statusText: response.statusText, headers: response.headers });
 
 /** Answers with CORS headers: the APIs (and their errors); not GraphiQL's assets, nor the health check. */
-const takesCors = (pathname: string) => pathname !== HEALTH_PATH && !pathname.startsWith(GRAPHIQL_ASSETS_PATH);
+const takesCors = (pathname: string) => !isProbePath(pathname) && !pathname.startsWith(GRAPHIQL_ASSETS_PATH);
 
 /** Migrates the database and composes the one fetch handler: GraphQL, health, and the REST root. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
@@ -325,9 +329,18 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       facts,
     });
   };
-  const health = async () => {
-    await healthDb.$queryRawUnsafe('SELECT 1');
-    return json({ status: 'ok' });
+  // The probes: never cached by anyone (they tell of this moment), never shed, never CORS-decorated.
+  const probeAnswer = (body: object, status = 200) => json(body, status, { 'cache-control': 'no-store' });
+  const health = () => probeAnswer({ status: 'ok' });
+  const migrations = migrationNames(config.engine);
+  let draining = false;
+  const ready = async () => {
+    if (draining) return probeAnswer({ status: 'draining', reason: 'the process is stopping' }, 503);
+    const missing = await unappliedMigrations(healthDb, config, migrations).catch(() => null);
+    if (missing === null) return probeAnswer({ status: 'unavailable', reason: 'the database does not answer' }, 503);
+    if (missing.length > 0)
+      return probeAnswer({ status: 'unavailable', reason: `migrations not applied: ${missing.join(', ')}` }, 503);
+    return probeAnswer({ status: 'ready' });
   };
   const rest = createRestHandler(config, contexts);
   const pages = createPageHandler(config, contexts);
@@ -343,6 +356,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   router.all(GRAPHQL_PATH, (request, log, scope, cached) => cached(() => graphqlAnswer(request, log, scope)));
   router.all(`${GRAPHIQL_ASSETS_PATH}*`, (request) => browserIde.assets(request));
   router.get(HEALTH_PATH, health);
+  router.get(READY_PATH, ready);
   router.all('*', (request, log, scope, cached) => {
     const url = new URL(request.url);
     // REST before the pages: their paths never overlap, and a REST request then never looks at the pages' paths.
@@ -387,7 +401,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     queries,
     logger,
     admit: (req) =>
-      req.url?.startsWith(HEALTH_PATH) ? null : shedder.admit(clientOf(headOf(req), req.socket.remoteAddress)),
+      isProbePath((req.url ?? '').split('?')[0]!)
+        ? null
+        : shedder.admit(clientOf(headOf(req), req.socket.remoteAddress)),
     refuse: createRefusals(cors, requestLineLogger(logger), refusalBody),
     answerFromCache: createCachedAnswers(
       responseCache,
@@ -437,14 +453,17 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
           );
         };
         const headless = async () => (request.method === 'HEAD' ? withoutBody(await serve()) : serve());
-        // The health check is never shed: it must tell a load balancer the process is alive while it sheds.
-        if (pathname === HEALTH_PATH) return headless();
+        // The probes are never shed: they must tell a load balancer the process is alive (and ready) while it sheds.
+        if (isProbePath(pathname)) return headless();
         const ticket = admitted ?? shedder.enter(clientOf(request, socketAddress));
         return pacing.run(headless, ticket.rank).finally(() => ticket.finish());
       },
     ),
     changes,
     closeStreams: () => changes.drain(),
+    beginDraining: () => {
+      draining = true;
+    },
     close: async () => {
       changes.close();
       stopPruning();
@@ -534,6 +553,8 @@ export function listen(app: App, port = app.config.port, host = app.config.host)
 
 /** Stops accepting, lets in-flight requests finish, then closes the database. */
 export async function shutdown(server: Server, app: App): Promise<void> {
+  app.beginDraining();
+  if (app.config.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, app.config.shutdownDelayMs));
   await new Promise<void>((resolve) => {
     server.close(() => resolve());
     app.closeStreams();

@@ -6,7 +6,7 @@ import pg from 'pg';
 import type { Config, Engine } from '../config.js';
 import type { Logger } from '../logging/logger.js';
 import { refreshSqliteStatistics } from './planner-statistics.js';
-import { postgresConnectionString, postgresSchema, sqlitePath } from './client.js';
+import { type Db, postgresConnectionString, postgresSchema, rawTableName, sqlitePath } from './client.js';
 import { DATA_STEPS, dataStepSetting, runDataSteps } from './data-steps.js';
 import { readMigrations } from './schema-diff.js';
 
@@ -201,3 +201,22 @@ export async function migrate(config: Config, options: MigrateOptions = {}): Pro
   const { applied, dataSteps } = migrateSqlite(config, options);
   return { applied, dataSteps: await runDataSteps(config, dataSteps, options.logger) };
 }
+
+/**
+ * Which of `expected` (this build's migrations, by name) the database has not recorded as applied: none while it is
+ * the schema this build migrated to; some when the database was replaced or restored from an older copy meanwhile.
+ */
+export async function unappliedMigrations(
+  db: Db,
+  config: Pick<Config, 'engine' | 'databaseUrl'>,
+  expected: readonly string[],
+): Promise<string[]> {
+  const rows = await db.$queryRawUnsafe<Array<{ migration_name: string }>>(
+    `SELECT migration_name FROM ${rawTableName(config, '_prisma_migrations')} WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
+  );
+  const applied = new Set(rows.map((row) => row.migration_name));
+  return expected.filter((name) => !applied.has(name));
+}
+
+/** The names of this build's migrations for the engine. */
+export const migrationNames = (engine: Engine): string[] => readMigrations(engine).map((migration) => migration.name);

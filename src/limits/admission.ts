@@ -286,7 +286,13 @@ const FORGET_BELOW_MS = 0.5;
 /** Seconds a shed client is asked to wait before trying again. */
 export const SHED_RETRY_AFTER_SECONDS = 1;
 
+/** Liveness: the process answers. */
 export const HEALTH_PATH = '/healthz';
+/** Readiness: the database answers, its migrations are this build's, and the process is not stopping. */
+export const READY_PATH = '/readyz';
+
+/** The probes of load balancers and orchestrators: never shed, never CORS-decorated. */
+export const isProbePath = (pathname: string) => pathname === HEALTH_PATH || pathname === READY_PATH;
 
 /** The REST error for a refusal: `rest_service_overloaded` (503) or `rest_client_over_share` (429). */
 export type RestRefusalBody = (status: 429 | 503) => { code: string; message: string; data: { status: number } };
