@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import type { AddressInfo } from 'node:net';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ACCOUNT_GROUPS, ACCOUNT_USAGE, CliError, runAccountCommand } from './cli/users.js';
 import { runWebhookCommand, WEBHOOK_USAGE } from './cli/webhooks.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
@@ -10,7 +11,7 @@ import { createLogger, type Logger } from './logging/logger.js';
 import { createApp, listen, shutdown } from './server.js';
 
 const COMMAND_USAGE: Array<[string, string]> = [
-  ['serve', 'start the server (the default; npm start)'],
+  ['serve [--port <n>] [--host <address>]', 'start the server (the default; npm start); the options as PORT and HOST'],
   ['migrate', 'apply pending migrations'],
   ['seed [--force]', 'load the demo data'],
   ['import <rest-root> [options]', 'copy a The Events Calendar site in (options: import --help)'],
@@ -93,10 +94,38 @@ function exitOnceLogged(logger: Logger, code: number): void {
   logger.flush(() => process.exit(code));
 }
 
+/** The options of the commands this file runs itself; each takes these and nothing else (no other word either). */
+const OWN_OPTIONS: Record<string, NonNullable<ParseArgsConfig['options']>> = {
+  serve: { port: { type: 'string' }, host: { type: 'string' } },
+  migrate: {},
+  seed: { force: { type: 'boolean' } },
+  'persisted-operations': {},
+};
+
+/**
+ * The environment a command reads its configuration from: `serve`'s `--port` and `--host` stand for PORT and HOST
+ * (and are checked as those are). An option or word the command does not take is refused, with its usage.
+ */
+function commandEnvironment(command: string, args: string[]): Record<string, string | undefined> {
+  const options = OWN_OPTIONS[command];
+  if (!options) return process.env;
+  const usage = COMMAND_USAGE.find(([line]) => line.split(' ')[0] === command)![0];
+  let values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+  try {
+    ({ values } = parseArgs({ args, options, strict: true, allowPositionals: false }));
+  } catch (error) {
+    throw new CliError(`${error instanceof Error ? error.message : String(error)}; usage: ${usage}`);
+  }
+  const env = { ...process.env };
+  if (typeof values.port === 'string') env.PORT = values.port;
+  if (typeof values.host === 'string') env.HOST = values.host;
+  return env;
+}
+
 async function main(): Promise<void> {
   const [command = 'serve', ...args] = process.argv.slice(2);
   if (command === 'help' || command === '--help' || command === '-h') return void console.log(HELP);
-  const config = loadConfig();
+  const config = loadConfig(commandEnvironment(command, args));
   // Read once into the config; out of the environment, nothing started later (child processes, diagnostic reports)
   // sees CALENDAR_ADMIN_PASSWORD. No line this program prints contains it.
   delete process.env.CALENDAR_ADMIN_PASSWORD;
