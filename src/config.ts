@@ -39,7 +39,7 @@ export interface Config {
   defaultCurrency: SiteCurrency;
   /** API_LICENSE: the SPDX identifier of the license /doc states for the API (OpenAPI `info.license`). */
   apiLicense: string;
-  /** CALENDAR_ADMIN_PASSWORD: while the database has no administrator, creates `admin` with this application password. */
+  /** CALENDAR_ADMIN_PASSWORD: while no administrator has a credential, creates `admin` with this application password. */
   adminPassword: string | undefined;
   /** LOG_LEVEL: the least severe log level written (pino's levels, or `silent`). */
   logLevel: LogLevel;

@@ -9,6 +9,7 @@ import { freshDatabase, type TestDatabase } from './support/database.js';
 import { basicAuthorization, type TestServer } from './support/server.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logging/logger.js';
+import { seed } from '../src/seed.js';
 import { createApp, listen, shutdown, type App } from '../src/server.js';
 
 // CALENDAR_ADMIN_PASSWORD creates the first administrator, once: when the database has no administrator. Later starts
@@ -28,10 +29,10 @@ interface Running {
 }
 
 /** Starts the real server on the test database with CALENDAR_ADMIN_PASSWORD set, keeping its log lines. */
-async function start(): Promise<Running> {
+async function start(on: TestDatabase = database): Promise<Running> {
   const lines: string[] = [];
   const config = loadConfig({
-    DATABASE_URL: database.url,
+    DATABASE_URL: on.url,
     PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
@@ -100,11 +101,35 @@ describe('CALENDAR_ADMIN_PASSWORD', () => {
       expect(warnings).toHaveLength(1);
       expect(warnings[0]).toMatchObject({
         level: 'warn',
-        msg: expect.stringMatching(/set but ignored.*already has an administrator/),
+        msg: expect.stringMatching(/set but ignored.*already has an administrator with a password/),
       });
       for (const line of second.lines) expect(line).not.toContain(PASSWORD);
     } finally {
       await second.stop();
+    }
+  });
+
+  it('still creates admin after `npm run seed`, whose demo author is an administrator nobody can sign in as', async () => {
+    const seededDir = mkdtempSync(join(tmpdir(), 'calendar-bootstrap-seeded-'));
+    const seeded = await freshDatabase(seededDir);
+    try {
+      await seed(loadConfig({ DATABASE_URL: seeded.url, LOG_LEVEL: 'warn' }), { events: 5 });
+      const running = await start(seeded);
+      try {
+        expect(running.lines).toEqual([]);
+        expect(await viewerLogin(running.server, ADMIN)).toBe('admin');
+        const administrators = await running.server.app.db.user.findMany({
+          where: { role: 'administrator' },
+          select: { login: true },
+          orderBy: { login: 'asc' },
+        });
+        expect(administrators.map((user) => user.login)).toEqual(['admin', 'demo']);
+      } finally {
+        await running.stop();
+      }
+    } finally {
+      await seeded.drop();
+      rmSync(seededDir, { recursive: true, force: true });
     }
   });
 });

@@ -59,8 +59,8 @@ export const ADMIN_LOGIN = 'admin';
 export const ADMIN_CREDENTIAL_NAME = 'CALENDAR_ADMIN_PASSWORD';
 
 /**
- * Makes `admin` the administrator, creating it when missing; false when another process starting at the same
- * time got there first (or `admin` already is one), so that only one of them stores the password.
+ * Makes `admin` an administrator, creating it when missing; null when it already has a credential (another process
+ * starting at the same time got there first), so that only one of them stores the password.
  */
 async function claimAdminUser(db: DbTransaction): Promise<number | null> {
   try {
@@ -68,24 +68,35 @@ async function claimAdminUser(db: DbTransaction): Promise<number | null> {
   } catch (error) {
     if ((error as { code?: string }).code !== 'P2002') throw error;
   }
-  const promoted = await db.user.updateMany({
-    where: { login: ADMIN_LOGIN, role: { not: 'administrator' } },
-    data: { role: 'administrator' },
+  const admin = await db.user.findUniqueOrThrow({
+    where: { login: ADMIN_LOGIN },
+    select: { id: true, role: true, _count: { select: { credentials: true } } },
   });
-  return promoted.count > 0 ? (await db.user.findUniqueOrThrow({ where: { login: ADMIN_LOGIN } })).id : null;
+  if (admin._count.credentials > 0) return null;
+  if (admin.role !== 'administrator')
+    await db.user.update({ where: { id: admin.id }, data: { role: 'administrator' } });
+  return admin.id;
 }
 
+/**
+ * Administrators someone can have signed in as: those with a credential, revoked ones included (so that revoking
+ * every password of the administrator does not let the variable in again). `npm run seed`'s demo author, an
+ * administrator without credentials, is none.
+ */
+const ADMINISTRATORS_WITH_CREDENTIALS = { role: 'administrator', credentials: { some: {} } } as const;
+
 const IGNORED_ADMIN_PASSWORD =
-  'CALENDAR_ADMIN_PASSWORD is set but ignored: the database already has an administrator (it only creates the first one). ' +
+  'CALENDAR_ADMIN_PASSWORD is set but ignored: the database already has an administrator with a password (it only creates the first one). ' +
   'Rotate passwords with the CLI: passwords create <login>, then passwords revoke <id>.';
 
 /**
- * CALENDAR_ADMIN_PASSWORD bootstraps the first administrator: while the database has no administrator, `admin`
- * becomes one with `password` as an application password. Once there is an administrator the value is ignored, with
- * one warning, so a revoked or rotated password stays so. Never logs the password.
+ * CALENDAR_ADMIN_PASSWORD bootstraps the first administrator: while the database has no administrator with a
+ * credential, `admin` becomes one with `password` as an application password. Once there is one the value is
+ * ignored, with one warning, so a revoked or rotated password stays so. Never logs the password.
  */
 export async function bootstrapAdmin(db: DbTransaction, password: string, logger: Pick<Logger, 'warn'>): Promise<void> {
-  if ((await db.user.count({ where: { role: 'administrator' } })) > 0) return void logger.warn(IGNORED_ADMIN_PASSWORD);
+  if ((await db.user.count({ where: ADMINISTRATORS_WITH_CREDENTIALS })) > 0)
+    return void logger.warn(IGNORED_ADMIN_PASSWORD);
   const userId = await claimAdminUser(db);
   if (userId === null) return;
   const secretHash = await hashChosenSecret(normalizeApplicationPassword(password));
