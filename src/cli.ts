@@ -177,6 +177,23 @@ main().catch((error: unknown) => {
     );
     process.exit(1);
   }
-  console.error(error);
+  // Anything else: one line, not a stack trace; LOG_LEVEL=debug (or trace) prints the whole error.
+  const verbose = ['debug', 'trace'].includes(process.env.LOG_LEVEL ?? '');
+  console.error(verbose ? error : `Error: ${oneLineReason(error)} (LOG_LEVEL=debug shows the whole error)`);
   process.exit(1);
 });
+
+/**
+ * An error's reason on one line: its message's first line, or the last for Prisma's errors (which open with the
+ * call that failed and end with why), followed by its cause's when that says more.
+ */
+function oneLineReason(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const lines = error.message
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+  const reason = (error.name.startsWith('PrismaClient') ? lines.at(-1) : lines[0]) ?? error.name;
+  const cause = error.cause instanceof Error ? oneLineReason(error.cause) : '';
+  return cause && !reason.includes(cause) ? `${reason}: ${cause}` : reason;
+}

@@ -38,6 +38,26 @@ describe('the command line', () => {
     expect(run.stdout).toBe('');
   });
 
+  it('fails with one line, not a stack trace, when the database cannot be reached or made', async () => {
+    for (const url of [
+      'file:/etc/hostname/calendar/calendar.db',
+      `postgresql://postgres@127.0.0.1:${await freePort()}/none`,
+    ]) {
+      const run = await runSourceCli(['migrate'], { DATABASE_URL: url });
+      expect(run.code, url).toBe(1);
+      const lines = run.stderr.trim().split('\n');
+      expect(lines, url).toHaveLength(1);
+      expect(lines[0]).toMatch(
+        /^Error: (ENOTDIR: not a directory|connect ECONNREFUSED).* \(LOG_LEVEL=debug shows the whole error\)$/,
+      );
+    }
+    const verbose = await runSourceCli(['migrate'], {
+      DATABASE_URL: 'file:/etc/hostname/calendar/calendar.db',
+      LOG_LEVEL: 'debug',
+    });
+    expect(verbose.stderr).toMatch(/\n\s+at /);
+  });
+
   it('serves on --port and --host, not on PORT', async () => {
     const [port, ignored] = [await freePort(), await freePort()];
     let kill: () => void = () => {};
