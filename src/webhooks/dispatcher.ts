@@ -237,8 +237,8 @@ export class WebhookDispatcher {
   }
 
   /**
-   * The delivery's body, made when it was queued; one whose record could not be rendered then is rendered at its
-   * first attempt. Kept with it, so that every retry sends the same bytes under the same `webhook-id` (a receiver
+   * The delivery's body, made when it was queued, or at its first attempt when it was queued behind a backlog or its
+   * record could not be rendered then (src/webhooks/queue.ts). Kept with it, so that every retry sends the same bytes under the same `webhook-id` (a receiver
    * that saw one attempt and not its answer gets the same message again).
    */
   private async bodyOf(delivery: ClaimedDelivery): Promise<string> {

@@ -71,11 +71,18 @@ export async function queueChanges(
     if (wanting.length > 0) wanted.push(entry);
     last = entry;
   }
-  // A record that could not be rendered now is rendered at its delivery's first attempt (which logs why not).
-  const snapshots = await snapshotsOf(db, wanted, last, render);
-  for (const row of rows) {
-    const snapshot = snapshots.get(row.entry)!;
-    if (!(snapshot instanceof Error)) row.body = deliveryBody(row, snapshot);
+  const caughtUp = entries.length < maxRows && last === entries.at(-1);
+  // Bodies are made now when the log was read to its end: the changes are fresh, and the states they left are still
+  // there to read. Behind a backlog (an import, changes made while no server ran) they are made at each delivery's
+  // first attempt instead, which tells as much (each change's state is gone already, and the check for a later change
+  // is the same) without rendering a whole backlog before the first delivery goes out. A record that could not be
+  // rendered now is rendered at that attempt too (which logs why not).
+  if (caughtUp) {
+    const snapshots = await snapshotsOf(db, wanted, last, render);
+    for (const row of rows) {
+      const snapshot = snapshots.get(row.entry)!;
+      if (!(snapshot instanceof Error)) row.body = deliveryBody(row, snapshot);
+    }
   }
   const behindEarlier = await db.$transaction(async (tx) => {
     // A write first: the transaction holds SQLite's write lock from its start, and two processes that both believe
@@ -97,7 +104,7 @@ export async function queueChanges(
   const webhookIds = new Set(rows.filter((row) => row.status === 'pending').map((row) => row.webhookId));
   // Queued behind a delivery that another process may have finished meanwhile, without seeing these yet.
   for (const record of behindEarlier) if (await promoteNext(db, record)) webhookIds.add(record.webhookId);
-  return { caughtUp: entries.length < maxRows && last === entries.at(-1), webhookIds };
+  return { caughtUp, webhookIds };
 }
 
 /**
