@@ -1,6 +1,7 @@
 import cluster from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { BACKUP_USAGE, runBackupCommand } from './cli/backup.js';
 import { ACCOUNT_GROUPS, ACCOUNT_USAGE, CliError, runAccountCommand } from './cli/users.js';
 import { runWebhookCommand, WEBHOOK_USAGE } from './cli/webhooks.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
@@ -16,6 +17,7 @@ const COMMAND_USAGE: Array<[string, string]> = [
   ['seed [--force]', 'load the demo data'],
   ['import <rest-root> [options]', 'copy a The Events Calendar site in (options: import --help)'],
   ['persisted-operations', 'print the registered /graphql operations as a JSON manifest { "<sha256>": "<document>" }'],
+  ...BACKUP_USAGE,
   ...ACCOUNT_USAGE,
   ...WEBHOOK_USAGE,
 ];
@@ -156,8 +158,9 @@ async function main(): Promise<void> {
   }
   if (ACCOUNT_GROUPS.includes(command)) return runAccountCommand(config, command, args);
   if (command === 'webhooks') return runWebhookCommand(config, args);
+  if (command === 'backup' || command === 'restore') return runBackupCommand(config, command, args);
   throw new CliError(
-    `unknown command "${command}" (serve, migrate, seed, import, persisted-operations, users, passwords, tokens, webhooks, help)`,
+    `unknown command "${command}" (serve, migrate, seed, import, persisted-operations, backup, restore, users, passwords, tokens, webhooks, help)`,
   );
 }
 
