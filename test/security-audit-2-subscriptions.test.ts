@@ -369,6 +369,26 @@ describe('limits and the visibility work per change, counted in process (24.4)',
     await streamsHeld(PER_PROCESS);
   });
 
+  it('counts an IPv6 client by its /64, whichever of its addresses each stream comes from', {
+    timeout: 120_000,
+  }, async () => {
+    // Each stream from another address of one /64: before the count was read under the key it is kept under, none was
+    // ever refused (an IPv6 client had no limit but the process's).
+    const addresses = Array.from({ length: PER_CLIENT }, (_, n) => `2001:db8:5:6::${(n + 1).toString(16)}`);
+    const streams = await inWaves(PER_CLIENT, 25, (n) =>
+      open(server.url, CHANGED, { headers: forwardedFor(addresses[n]!) }),
+    );
+    expect(streams.filter((stream) => stream.status !== 200)).toEqual([]);
+    const past = await open(server.url, CHANGED, { headers: forwardedFor('2001:db8:5:6:ffff:ffff:ffff:ffff') });
+    expect(await answerOf(past)).toEqual({
+      status: 429,
+      retryAfter: '10',
+      error: { code: 'TOO_MANY_SUBSCRIPTIONS', scope: 'client', limit: PER_CLIENT, retryAfter: 10 },
+    });
+    const otherNetwork = await open(server.url, CHANGED, { headers: forwardedFor('2001:db8:5:7::1') });
+    expect(otherNetwork.status).toBe(200);
+  });
+
   it('checks a change once per visibility class: N subscribers of a class cost the statements of one', {
     timeout: 120_000,
   }, async () => {

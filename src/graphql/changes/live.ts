@@ -126,7 +126,7 @@ class StreamCounts {
   /** Takes a place for a stream of this client, or refuses; answers the function that gives it back. */
   take(clientAddress: string): () => void {
     const client = clientKeyOf(clientAddress);
-    const held = this.perClient.get(clientAddress) ?? 0;
+    const held = this.perClient.get(client) ?? 0;
     if (this.limits.perClient > 0 && held >= this.limits.perClient)
       throw new TooManySubscriptionsError('client', this.limits.perClient);
     if (this.limits.perProcess > 0 && this.total >= this.limits.perProcess)
