@@ -6,13 +6,13 @@
 const LAYERS = [
   { name: 'config', paths: ['^src/config\\.ts$'] },
   { name: 'foundation', paths: ['^src/(time|net|content|types)/', '^src/(random|project-files|urls)\\.ts$'] },
-  { name: 'platform', paths: ['^src/(logging|http|cache)/'] },
+  { name: 'platform', paths: ['^src/(logging|http|cache|metrics)/'] },
   { name: 'data', paths: ['^src/db/'] },
   { name: 'services', paths: ['^src/(auth|webhooks|ical|images)/'] },
   { name: 'schema', paths: ['^src/graphql/'] },
   { name: 'beside the schema', paths: ['^src/(read|limits)/'] },
   { name: 'faces', paths: ['^src/(rest|pages|import)/', '^src/seed\\.ts$'] },
-  { name: 'processes', paths: ['^src/(server|cluster)\\.ts$'] },
+  { name: 'processes', paths: ['^src/(server|server-metrics|cluster)\\.ts$'] },
   { name: 'commands', paths: ['^src/cli\\.ts$', '^src/cli/'] },
 ];
 

@@ -18,6 +18,13 @@ export interface SignInLimits {
 }
 
 /** The site's currency (DEFAULT_CURRENCY_SYMBOL, DEFAULT_CURRENCY_POSITION), for costs that name none. */
+export interface MetricsSettings {
+  /** Scrapes must bear it (`Authorization: Bearer …`); none needed when unset (only with a port of their own). */
+  token: string | undefined;
+  /** A listener of their own (on HOST); unset: `/metrics` on the service's port. */
+  port: number | undefined;
+}
+
 export interface SiteCurrency {
   symbol: string;
   position: 'prefix' | 'postfix';
@@ -48,6 +55,8 @@ export interface Config {
    * connections and finishes those in flight: time for a load balancer to take it out of rotation (default 0).
    */
   shutdownDelayMs: number;
+  /** METRICS_TOKEN, METRICS_PORT: Prometheus metrics at `/metrics`, off unless either is set (docs/operations.md#metrics). */
+  metrics: MetricsSettings | undefined;
   limits: Limits;
   /** Failed sign-ins allowed per client address, per address and login, and per login in a window (src/auth/sign-in-limits.ts). */
   signInLimits: SignInLimits;
@@ -211,6 +220,27 @@ function readPort(env: Env): number {
   const port = Number(raw);
   if (!/^\d+$/.test(raw) || port > 65535) throw new ConfigError(`PORT must be a port number (0-65535), got "${raw}"`);
   return port;
+}
+
+/** The shortest METRICS_TOKEN taken: a bearer token anyone can try from the network must not be guessable. */
+const SHORTEST_METRICS_TOKEN = 16;
+
+function readMetrics(env: Env, port: number, workers: number): MetricsSettings | undefined {
+  const token = env.METRICS_TOKEN || undefined;
+  const rawPort = env.METRICS_PORT || undefined;
+  if (token === undefined && rawPort === undefined) return undefined;
+  if (token !== undefined && token.length < SHORTEST_METRICS_TOKEN)
+    throw new ConfigError(`METRICS_TOKEN must be at least ${SHORTEST_METRICS_TOKEN} characters long`);
+  const metricsPort = rawPort === undefined ? undefined : Number(rawPort);
+  if (rawPort !== undefined && (!/^\d+$/.test(rawPort) || metricsPort! > 65535))
+    throw new ConfigError(`METRICS_PORT must be a port number (0-65535), got "${rawPort}"`);
+  if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port)
+    throw new ConfigError(`METRICS_PORT must differ from PORT (${port}); leave it unset to serve /metrics on PORT`);
+  if (workers > 1)
+    throw new ConfigError(
+      'metrics (METRICS_TOKEN, METRICS_PORT) count one process: with WORKERS > 1 each worker would answer for itself; run WORKERS=1 processes and scrape each',
+    );
+  return { token, port: metricsPort };
 }
 
 function readWorkers(env: Env): number {
@@ -408,6 +438,7 @@ export function loadConfig(env: Env = process.env): Config {
     adminPassword: env.CALENDAR_ADMIN_PASSWORD || undefined,
     logLevel: readLogLevel(env),
     shutdownDelayMs: readWholeNumber(env, 'SHUTDOWN_DELAY_MS', 0, 0),
+    metrics: readMetrics(env, port, readWorkers(env)),
     limits: readLimits(env),
     signInLimits: {
       failuresPerAddress: readWholeNumber(env, 'SIGNIN_FAILURES_PER_ADDRESS', 30, 0),

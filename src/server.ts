@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createServerAdapter } from '@whatwg-node/server';
 import { createYoga } from 'graphql-yoga';
 import { type IRequest, Router } from 'itty-router';
@@ -48,6 +49,7 @@ import {
   FairRunningLimit,
   HEALTH_PATH,
   isProbePath,
+  METRICS_PATH,
   READY_PATH,
   LoadShedder,
   type Refusal,
@@ -57,7 +59,11 @@ import {
 import { persistedOperationsPlugin } from './limits/persisted-operations.js';
 import { requestParamChecks } from './limits/request-params.js';
 import { logErrorCodes, reportUnexpectedErrors, yogaLogger } from './logging/graphql-errors.js';
-import { createLogger, type Logger, type RequestLog, requestLineLogger, withRequestLog } from './logging/logger.js';
+import { createLogger, type Logger, type RequestLog, requestLineWriter, withRequestLog } from './logging/logger.js';
+import { operationMetrics } from './metrics/graphql.js';
+import { ServiceMetrics } from './metrics/metrics.js';
+import { answerScrape, listenForScrapes } from './metrics/scrape.js';
+import { measureParts } from './server-metrics.js';
 import { RestError } from './rest/errors.js';
 import { createRestHandler, type RestHandler } from './rest/router.js';
 import { createPageHandler } from './pages/router.js';
@@ -95,6 +101,8 @@ export interface App {
   closeStreams(): void;
   /** Stopping: `/readyz` answers 503 from now on, while requests are still served (see shutdown). */
   beginDraining(): void;
+  /** The process's metrics, when METRICS_TOKEN or METRICS_PORT switch them on. */
+  metrics: ServiceMetrics | undefined;
   /**
    * `socketAddress`: the peer's address, for the sign-in limits and fairness (see clientAddressOf); `ticket`: the
    * request's admission (`admit`), or none for a caller in this process, whose requests are taken as they come;
@@ -211,12 +219,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const logger = options.logger ?? createLogger(config.logLevel);
   await migrate(config, { logger });
   const queries: QueryCounter = { count: 0 };
+  // Requests are labelled by route once the REST and page routers exist (routeLabel, below).
+  const metrics = config.metrics ? new ServiceMetrics((path) => routeLabel(path)) : undefined;
   // The watch is told of this process's writes by the client it reads the version through: made together.
   let watch: DataVersionWatch | undefined;
   const db = createDb(config, {
     counter: options.countQueries ? queries : undefined,
     writeCommitted: () => watch?.writeCommitted(),
     sqliteCacheKiB: REQUESTS_CONNECTION_CACHE_KIB,
+    statementTimer: metrics?.statementTimer('requests'),
   });
   await db.$queryRawUnsafe('SELECT 1');
   watch = await watchDataVersion(config, () => readDataVersion(db), logger);
@@ -254,7 +265,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       : () => {};
   // The background work (series upkeep, webhooks, CDN purges) shares a client of its own: its statements are not the
   // requests' (nor counted with them), and each Prisma client costs about 5 MB of resident memory.
-  const helperDb = createDb({ ...config, databasePoolSize: 2 }, { sqliteCacheKiB: HELPER_CONNECTION_CACHE_KIB });
+  const helperDb = createDb(
+    { ...config, databasePoolSize: 2 },
+    { sqliteCacheKiB: HELPER_CONNECTION_CACHE_KIB, statementTimer: metrics?.statementTimer('helper') },
+  );
   const series = new SeriesMaintainer(helperDb, dialectOf(config), logger, UNFINISHED_SYNC_POLL_MS);
   series.start();
 
@@ -294,6 +308,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       logErrorCodes(),
       eventStreamAnswers(),
       ...graphqlLimitPlugins(config.limits.graphql),
+      ...(metrics ? [operationMetrics(metrics)] : []),
     ],
     maxRequestBodySize: config.limits.maxBodyBytes,
     parserAndValidationCache: documentCaches(config.limits.graphql.documentCacheBytes),
@@ -344,6 +359,28 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   };
   const rest = createRestHandler(config, contexts);
   const pages = createPageHandler(config, contexts);
+  /** A request's route, from its logged path, as the metrics label it: a bounded set whatever the paths asked. */
+  const routeLabel = (path: string): string => {
+    if (path === GRAPHQL_PATH || path === HEALTH_PATH || path === READY_PATH || path === METRICS_PATH) return path;
+    if (path.startsWith(GRAPHIQL_ASSETS_PATH)) return GRAPHIQL_ASSETS_PATH;
+    const url = new URL(path, 'http://localhost');
+    const target = rest.targetOf(url);
+    if (target) return `rest ${rest.routeLabelOf(target)}`;
+    const page = pages.routeOf(url);
+    return page ? `page ${page.kind}` : 'unmatched';
+  };
+  // On the service's port only with a token; METRICS_PORT has a listener of its own (listen, below).
+  const scrape =
+    metrics && config.metrics?.port === undefined
+      ? async (request: Request) => {
+          const { status, headers, body } = await answerScrape(
+            metrics,
+            config.metrics?.token,
+            request.headers.get('authorization'),
+          );
+          return new Response(body, { status, headers });
+        }
+      : undefined;
   /**
    * The one dispatch: itty-router's table, matched once per request in this order. REST and the pages share the last
    * route, which hands the face what it found in the path (the REST target, the page route). The APIs' and pages'
@@ -357,6 +394,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   router.all(`${GRAPHIQL_ASSETS_PATH}*`, (request) => browserIde.assets(request));
   router.get(HEALTH_PATH, health);
   router.get(READY_PATH, ready);
+  if (scrape) router.get(METRICS_PATH, scrape);
   router.all('*', (request, log, scope, cached) => {
     const url = new URL(request.url);
     // REST before the pages: their paths never overlap, and a REST request then never looks at the pages' paths.
@@ -389,6 +427,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       )
     : undefined;
   purger?.start();
+  if (metrics) measureParts(metrics, { db, helperDb, responseCache, changes, dispatcher });
+  const writeRequestLine = requestLineWriter(logger, metrics?.observeRequest);
   const stopPruningDeliveries = pruneDeliveriesPeriodically(
     helperDb,
     config.webhooks.deliveryRetentionDays,
@@ -404,13 +444,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       isProbePath((req.url ?? '').split('?')[0]!)
         ? null
         : shedder.admit(clientOf(headOf(req), req.socket.remoteAddress)),
-    refuse: createRefusals(cors, requestLineLogger(logger), refusalBody),
-    answerFromCache: createCachedAnswers(
-      responseCache,
-      cors,
-      requestLineLogger(logger),
-      config.limits.requestTimeoutMs,
-    ),
+    refuse: createRefusals(cors, writeRequestLine, refusalBody),
+    answerFromCache: createCachedAnswers(responseCache, cors, writeRequestLine, config.limits.requestTimeoutMs),
     fetch: withRequestLog(
       logger,
       async (
@@ -458,12 +493,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         const ticket = admitted ?? shedder.enter(clientOf(request, socketAddress));
         return pacing.run(headless, ticket.rank).finally(() => ticket.finish());
       },
+      metrics?.observeRequest,
     ),
     changes,
     closeStreams: () => changes.drain(),
     beginDraining: () => {
       draining = true;
     },
+    metrics,
     close: async () => {
       changes.close();
       stopPruning();
@@ -518,7 +555,7 @@ const refusalBody = (status: 429 | 503) =>
   RestError.of(status === 503 ? 'rest_service_overloaded' : 'rest_client_over_share').body();
 
 /** Serves the app on node:http. Resolves once listening. */
-export function listen(app: App, port = app.config.port, host = app.config.host): Promise<Server> {
+export async function listen(app: App, port = app.config.port, host = app.config.host): Promise<Server> {
   const adapter = createServerAdapter<{
     req: IncomingMessage;
     res: ServerResponse;
@@ -545,10 +582,19 @@ export function listen(app: App, port = app.config.port, host = app.config.host)
       () => serve(req, res, ticket),
     );
   });
-  return new Promise((resolve, reject) => {
+  await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => resolve(server));
+    server.listen(port, host, () => resolve());
   });
+  const { metrics } = app;
+  const metricsPort = app.config.metrics?.port;
+  if (metrics && metricsPort !== undefined) {
+    const scrapes = await listenForScrapes(metrics, app.config.metrics?.token, metricsPort, host, METRICS_PATH);
+    server.once('close', () => scrapes.close());
+    const { port: bound } = scrapes.address() as AddressInfo;
+    app.logger.info({ metricsPort: bound }, `Metrics for Prometheus on port ${bound}, path ${METRICS_PATH}`);
+  }
+  return server;
 }
 
 /** Stops accepting, lets in-flight requests finish, then closes the database. */

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { type Cors, finishAnswer, Representation, type SharedCacheSettings } from '../http/representation.js';
 import { keepReadBody, readDeclaredBody } from '../http/request-body.js';
 import { headOf, type PlainAnswer, type RequestHead } from '../http/request-head.js';
-import { type Logger, loggedPath, REQUEST_ID_HEADER, requestIdOf } from '../logging/logger.js';
+import { loggedPath, REQUEST_ID_HEADER, type RequestLine, requestIdOf } from '../logging/logger.js';
 import { AnswerFacts, type StaleTags, type TableProbe } from './tags.js';
 
 // The response cache: the answers it keeps and when they are stale (ResponseCache), and its front on node:http, where
@@ -103,6 +103,8 @@ export class ResponseCache {
   private bytes = 0;
   /** The part of `bytes` held by answers not packed (Representation.pack). */
   private unpackedBytes = 0;
+  /** What the cache did since start, read by /metrics (src/metrics). */
+  private readonly counts = { hits: 0, misses: 0, evictions: 0, stale: 0 };
   /** What probes answered when asked again, by the read they ask and the data version they were asked at. */
   private readonly probeAnswers = new Map<string, { version: bigint; digest: Promise<string> }>();
 
@@ -113,6 +115,14 @@ export class ResponseCache {
     /** What identifies a POST that only reads (a GraphQL query); without it no POST is kept. */
     private readonly postKeys?: PostKeys,
   ) {}
+
+  /**
+   * Lookups that found a current answer (`hits`) or none (`misses`, a stale one included), answers dropped for room
+   * (`evictions`) and for being out of date (`stale`), and what is kept now.
+   */
+  stats() {
+    return { ...this.counts, entries: this.entries.size, bytes: this.bytes };
+  }
 
   /**
    * A request's one look into the cache, made before it is routed: the remembered answer that is still current, or
@@ -132,6 +142,8 @@ export class ResponseCache {
     await this.staleTags.catchUp(version);
     const generation = this.staleTags.current;
     const hit = await this.current(key, version);
+    if (hit) this.counts.hits++;
+    else this.counts.misses++;
     return {
       hit: hit && { answer: (request) => hit.answer(request, { validators }) },
       answer: async (fetched, compute) =>
@@ -219,7 +231,10 @@ export class ResponseCache {
     const entry = this.entries.get(key);
     if (!entry) return null;
     if (!this.fresh(entry, version) || !(await this.probesHold(entry, version))) {
-      if (this.entries.get(key) === entry) this.remove(key);
+      if (this.entries.get(key) === entry) {
+        this.remove(key);
+        this.counts.stale++;
+      }
       return null;
     }
     this.touch(key, entry);
@@ -302,6 +317,7 @@ export class ResponseCache {
     for (const [oldest] of this.entries) {
       if (this.bytes <= this.settings.maxBytes) break;
       this.remove(oldest);
+      this.counts.evictions++;
     }
   }
 
@@ -374,7 +390,12 @@ function cacheKey(request: RequestHead, identity: string): string {
  * it answered, else the request's lookup (a miss, or a request the cache does not consider), which goes the whole
  * way with it so that the cache is not entered again; a body read here goes with the request.
  */
-export function createCachedAnswers(cache: ResponseCache, cors: Cors, logger: Logger, bodyTimeoutMs: number) {
+export function createCachedAnswers(
+  cache: ResponseCache,
+  cors: Cors,
+  writeLine: (line: RequestLine) => void,
+  bodyTimeoutMs: number,
+) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<CacheLookup | null> => {
     const started = performance.now();
     const request = headOf(req);
@@ -387,16 +408,13 @@ export function createCachedAnswers(cache: ResponseCache, cors: Cors, logger: Lo
     answer.headers.set(REQUEST_ID_HEADER.toLowerCase(), requestId);
     res.writeHead(answer.status, Object.fromEntries(answer.headers));
     res.end(req.method === 'HEAD' ? undefined : answer.body);
-    logger.info(
-      {
-        requestId,
-        method: req.method,
-        path: loggedPath(request),
-        status: answer.status,
-        durationMs: Math.round((performance.now() - started) * 100) / 100,
-      },
-      'request',
-    );
+    writeLine({
+      requestId,
+      method: request.method,
+      path: loggedPath(request),
+      status: answer.status,
+      durationMs: Math.round((performance.now() - started) * 100) / 100,
+    });
     return null;
   };
 }

@@ -2,11 +2,14 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
+import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import pg from 'pg';
 import type { Config } from '../config.js';
 import { PrismaClient } from './generated/prisma/client.js';
 import { PrismaClient as PostgresPrismaClient } from './generated/prisma-postgres/client.js';
 import { reportingCommittedWrites } from './committed-writes.js';
 import { serializedSqlite } from './sqlite-adapter.js';
+import { type StatementTimer, timingStatements } from './timed-statements.js';
 
 /**
  * The application sees one client type. PostgreSQL uses a client generated from the derived schema
@@ -74,6 +77,17 @@ export interface DbOptions {
   writeCommitted?: () => void;
   /** SQLite: this connection's page cache in KiB (the constants above), else better-sqlite3's default. */
   sqliteCacheKiB?: number;
+  /** Told each statement's duration (the metrics); nothing is timed without it. */
+  statementTimer?: StatementTimer;
+}
+
+/** The PostgreSQL connection pool of each client made by createDb, for the metrics (its use). */
+const pools = new WeakMap<Db, pg.Pool>();
+
+/** The connections of `db`'s pool: open, idle, and requests waiting for one (PostgreSQL; undefined on SQLite). */
+export function poolUse(db: Db): { total: number; idle: number; waiting: number } | undefined {
+  const pool = pools.get(db);
+  return pool && { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
 }
 
 /**
@@ -88,22 +102,28 @@ export function isDatabaseBusy(error: unknown): boolean {
   return code === 'P1008' || code === 'SQLITE_BUSY' || /SQLITE_BUSY|database is locked/i.test(String(message ?? ''));
 }
 
-export function createDb(config: Config, { counter, writeCommitted, sqliteCacheKiB }: DbOptions = {}): Db {
+export function createDb(config: Config, options: DbOptions = {}): Db {
+  const { counter, writeCommitted, sqliteCacheKiB, statementTimer } = options;
+  const timed = (factory: SqlDriverAdapterFactory) =>
+    statementTimer ? timingStatements(factory, statementTimer) : factory;
   let db: Db;
   if (config.engine === 'sqlite') {
     const path = sqlitePath(config.databaseUrl);
     mkdirSync(dirname(path), { recursive: true });
     const driver = new PrismaBetterSqlite3({ url: `file:${path}`, timeout: SQLITE_BUSY_TIMEOUT_MS });
-    const adapter = serializedSqlite(driver, sqliteCacheKiB);
+    const adapter = timed(serializedSqlite(driver, sqliteCacheKiB));
     db = new PrismaClient({ adapter, log: logOptions(counter) });
   } else {
     const schema = postgresSchema(config.databaseUrl);
-    const pgAdapter = new PrismaPg(
-      { connectionString: postgresConnectionString(config.databaseUrl), max: config.databasePoolSize },
-      { schema },
-    );
-    const adapter = writeCommitted ? reportingCommittedWrites(pgAdapter, writeCommitted) : pgAdapter;
+    // The pool is made here rather than by the adapter so that the metrics can read its use.
+    const pool = new pg.Pool({
+      connectionString: postgresConnectionString(config.databaseUrl),
+      max: config.databasePoolSize,
+    });
+    const pgAdapter = new PrismaPg(pool, { schema, disposeExternalPool: true });
+    const adapter = timed(writeCommitted ? reportingCommittedWrites(pgAdapter, writeCommitted) : pgAdapter);
     db = new PostgresPrismaClient({ adapter, log: logOptions(counter) }) as unknown as Db;
+    pools.set(db, pool);
   }
   if (counter)
     db.$on('query' as never, (statement: { query: string; params: string }) => {

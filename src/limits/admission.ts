@@ -291,8 +291,15 @@ export const HEALTH_PATH = '/healthz';
 /** Readiness: the database answers, its migrations are this build's, and the process is not stopping. */
 export const READY_PATH = '/readyz';
 
-/** The probes of load balancers and orchestrators: never shed, never CORS-decorated. */
-export const isProbePath = (pathname: string) => pathname === HEALTH_PATH || pathname === READY_PATH;
+/** Prometheus's scrapes (when metrics are on, docs/operations.md#metrics). */
+export const METRICS_PATH = '/metrics';
+
+/**
+ * The probes of load balancers and orchestrators, and the metrics scrape: never shed (an overloaded process must
+ * still say so), never CORS-decorated.
+ */
+export const isProbePath = (pathname: string) =>
+  pathname === HEALTH_PATH || pathname === READY_PATH || pathname === METRICS_PATH;
 
 /** The REST error for a refusal: `rest_service_overloaded` (503) or `rest_client_over_share` (429). */
 export type RestRefusalBody = (status: 429 | 503) => { code: string; message: string; data: { status: number } };

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { refusalAnswer, type Refusal, type RestRefusalBody } from './admission.js';
-import { type Logger, loggedPath, REQUEST_ID_HEADER, requestIdOf } from '../logging/logger.js';
+import { loggedPath, REQUEST_ID_HEADER, type RequestLine, requestIdOf } from '../logging/logger.js';
 import type { Cors } from '../http/representation.js';
 import { comeBackLater, EVENT_STREAM_HEADERS, isEventSourceRequest } from '../http/event-source.js';
 import { headOf, type PlainAnswer } from '../http/request-head.js';
@@ -13,7 +13,7 @@ import { headOf, type PlainAnswer } from '../http/request-head.js';
  * request gets its log line, with the refusal's `reason`: at warn for a 503 (the process is behind), at info for a
  * 429 (one client's excess), as for other refusals.
  */
-export function createRefusals(cors: Cors, logger: Logger, restBody: RestRefusalBody) {
+export function createRefusals(cors: Cors, writeLine: (line: RequestLine) => void, restBody: RestRefusalBody) {
   return (req: IncomingMessage, res: ServerResponse, { status, reason }: Refusal): void => {
     const started = performance.now();
     const request = headOf(req);
@@ -29,16 +29,14 @@ export function createRefusals(cors: Cors, logger: Logger, restBody: RestRefusal
     res
       .writeHead(answer.status, Object.fromEntries(answer.headers))
       .end(req.method === 'HEAD' ? undefined : answer.body);
-    const line = {
+    writeLine({
       requestId,
       method: request.method,
       path: loggedPath({ ...request, url: url.href }),
       status: answer.status,
       durationMs: Math.round((performance.now() - started) * 100) / 100,
       reason,
-    };
-    if (status >= 500) logger.warn(line, 'request');
-    else logger.info(line, 'request');
+    });
   };
 }
 

@@ -68,6 +68,35 @@ function reportDroppedLines(lines: StdoutLines, logger: Logger): void {
  */
 export const requestLineLogger = (logger: Logger): Logger => logger.child({}, { redact: [] });
 
+/** One request's line: what the log says of every request, and what the metrics count (src/metrics). */
+export interface RequestLine {
+  requestId: string;
+  method: string;
+  /** loggedPath: without the query string. */
+  path: string;
+  status: number;
+  durationMs: number;
+  /** GraphQL's `extensions.code`s of the errors answered. */
+  errorCodes?: string[];
+  reason?: RefusalReason;
+}
+
+/** Whoever else is told of each request's line once it is written (the metrics). */
+export type RequestObserver = (line: RequestLine) => void;
+
+/**
+ * Writes a request's line, at warn for a 5xx answered on purpose and at info otherwise, and tells the observer: for
+ * the answers given outside withRequestLog (cache hits and refusals, straight on node:http).
+ */
+export function requestLineWriter(logger: Logger, observe?: RequestObserver): (line: RequestLine) => void {
+  const lines = requestLineLogger(logger);
+  return (line) => {
+    if (line.status >= 500) lines.warn(line, 'request');
+    else lines.info(line, 'request');
+    observe?.(line);
+  };
+}
+
 /**
  * Where the log lines go: stdout, written asynchronously (from the thread pool), so that a slow reader of stdout never
  * stalls the event loop. Lines wait in memory while a write is under way, and the next write takes all of them at
@@ -240,6 +269,7 @@ const internalError = () =>
 export function withRequestLog<Rest extends unknown[]>(
   logger: Logger,
   handle: (request: Request, log: RequestLog, ...rest: Rest) => Promise<Response>,
+  observe?: RequestObserver,
 ) {
   return async (request: Request, ...rest: Rest): Promise<Response> => {
     const started = performance.now();
@@ -259,7 +289,7 @@ export function withRequestLog<Rest extends unknown[]>(
       errors.push(error);
       response = internalError();
     }
-    const line = {
+    const line: RequestLine = {
       requestId: log.id,
       method: request.method,
       path: loggedPath(request),
@@ -280,6 +310,7 @@ export function withRequestLog<Rest extends unknown[]>(
     } else {
       logger.info(line, 'request');
     }
+    observe?.(line);
     return withRequestId(response, log.id);
   };
 }

@@ -285,6 +285,16 @@ export function createRestHandler(config: Config, contexts: RequestContexts) {
   }
 
   return {
+    /**
+     * The route a target is answered by, as a metrics label: its pattern with names for its parameters
+     * (`/events/{id}`), `index` for the site and namespace indexes, `unmatched` for no route.
+     */
+    routeLabelOf(target: RestTarget): string {
+      if (target.siteIndex || target.route === '' || target.route === '/') return 'index';
+      const found = routes.find(({ regex }) => regex.test(target.route));
+      return found ? found.definition.pattern.replace(/\(\?P<(\w+)>[^)]*\)/g, '{$1}') : 'unmatched';
+    },
+
     /** Where a URL points in the REST API, or null when it is not for the REST API. */
     targetOf: (url: URL): RestTarget | null => restTarget(url, config.restRoot),
 

@@ -260,6 +260,9 @@ export class WebhookDispatcher {
   }
 
   /** Renders (the first time), signs and POSTs the delivery, and records how it went. Never rejects. */
+  /** Attempts this process made since start: answered with a 2xx, failed (to be retried), given up on. */
+  readonly attempts = { delivered: 0, failed: 0, gaveUp: 0 };
+
   private async attempt(delivery: ClaimedDelivery, webhook: WebhookRow): Promise<void> {
     let posted = false;
     const outcome = await this.bodyOf(delivery).then(
@@ -284,6 +287,7 @@ export class WebhookDispatcher {
     else this.answering.delete(webhook.id);
     try {
       if (outcome.ok) {
+        this.attempts.delivered++;
         await finishDelivery(this.db, delivery, 'delivered', null);
         // Written only when there may be a failing streak (the row read says so, or this process saw no success of
         // the webhook since it last saw a failure or started), not at every success.
@@ -291,14 +295,18 @@ export class WebhookDispatcher {
         return;
       }
       const expired = Date.now() - delivery.firstAttemptAt.getTime() >= this.config.retryForMs;
-      if (expired) await finishDelivery(this.db, delivery, 'failed', outcome.error);
-      else
+      if (expired) {
+        this.attempts.gaveUp++;
+        await finishDelivery(this.db, delivery, 'failed', outcome.error);
+      } else {
+        this.attempts.failed++;
         await scheduleRetry(
           this.db,
           delivery,
           outcome.error,
           new Date(Date.now() + retryDelay(this.config, delivery.attempts + 1)),
         );
+      }
       const attempts = delivery.attempts + 1;
       this.logger.info(
         { webhook: webhook.id, delivery: delivery.id, attempts, error: outcome.error, failed: expired },

@@ -174,6 +174,11 @@ const streamViewerOf = (viewer: Viewer): StreamViewer | undefined =>
 export class LiveChanges {
   private readonly counts: StreamCounts;
   private readonly streams = new Set<LiveStream>();
+
+  /** The subscription streams open now. */
+  get openStreams(): number {
+    return this.streams.size;
+  }
   private readonly credentials: StreamCredentials<LiveStream>;
   /** Per batch, while a subscriber still holds it. */
   private readonly checked = new WeakMap<ChangeBatch, Checks>();
