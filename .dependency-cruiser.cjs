@@ -6,7 +6,7 @@
 const LAYERS = [
   { name: 'config', paths: ['^src/config\\.ts$'] },
   { name: 'foundation', paths: ['^src/(time|net|content|types)/', '^src/(random|project-files|urls)\\.ts$'] },
-  { name: 'platform', paths: ['^src/(logging|http|cache|metrics)/'] },
+  { name: 'platform', paths: ['^src/(logging|http|cache|metrics|tracing)/'] },
   { name: 'data', paths: ['^src/db/'] },
   { name: 'services', paths: ['^src/(auth|webhooks|ical|images)/'] },
   { name: 'schema', paths: ['^src/graphql/'] },

@@ -10,6 +10,8 @@ import { isDatabaseBusy, SQLITE_BUSY_TIMEOUT_MS } from './db/client.js';
 import { migrate } from './db/migrate.js';
 import { createLogger, type Logger } from './logging/logger.js';
 import { createApp, listen, shutdown } from './server.js';
+import { SERVICE_VERSION } from './project-files.js';
+import { startTracing, tracingWanted } from './tracing/tracing.js';
 
 const COMMAND_USAGE: Array<[string, string]> = [
   ['serve [--port <n>] [--host <address>]', 'start the server (the default; npm start); the options as PORT and HOST'],
@@ -58,6 +60,7 @@ async function startServing(config: Config, logger: Logger): Promise<void> {
     );
     return;
   }
+  const stopTracing = tracingWanted(process.env) ? await startTracing(SERVICE_VERSION) : undefined;
   const app = await createApp(config, { logger });
   const server = await listen(app);
   const port = (server.address() as AddressInfo).port;
@@ -75,16 +78,18 @@ async function startServing(config: Config, logger: Logger): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, `${signal} received: finishing in-flight requests`);
-    shutdown(server, app).then(
-      () => {
-        logger.info('Stopped');
-        exitOnceLogged(logger, 0);
-      },
-      (error) => {
-        logger.error({ err: error }, 'Shutdown failed');
-        exitOnceLogged(logger, 1);
-      },
-    );
+    shutdown(server, app)
+      .then(() => stopTracing?.())
+      .then(
+        () => {
+          logger.info('Stopped');
+          exitOnceLogged(logger, 0);
+        },
+        (error) => {
+          logger.error({ err: error }, 'Shutdown failed');
+          exitOnceLogged(logger, 1);
+        },
+      );
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -10,3 +11,6 @@ export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** A file of src/, e.g. `sourceFile('read/operations')`, read from the sources even when the code runs from dist/. */
 export const sourceFile = (relative: string) => join(PROJECT_ROOT, 'src', relative);
+
+/** This build's version, package.json's (traces name the service with it). */
+export const SERVICE_VERSION: string = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')).version;

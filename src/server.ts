@@ -64,6 +64,8 @@ import { operationMetrics } from './metrics/graphql.js';
 import { ServiceMetrics } from './metrics/metrics.js';
 import { answerScrape, listenForScrapes } from './metrics/scrape.js';
 import { measureParts } from './server-metrics.js';
+import { tracedOperations } from './tracing/graphql.js';
+import { serverSpan, tracingOn } from './tracing/tracing.js';
 import { RestError } from './rest/errors.js';
 import { createRestHandler, type RestHandler } from './rest/router.js';
 import { createPageHandler } from './pages/router.js';
@@ -103,6 +105,8 @@ export interface App {
   beginDraining(): void;
   /** The process's metrics, when METRICS_TOKEN or METRICS_PORT switch them on. */
   metrics: ServiceMetrics | undefined;
+  /** A request's route, from its path, as metrics and traces name it (`rest /events/{id}`, `/graphql` …). */
+  routeOf(path: string): string;
   /**
    * `socketAddress`: the peer's address, for the sign-in limits and fairness (see clientAddressOf); `ticket`: the
    * request's admission (`admit`), or none for a caller in this process, whose requests are taken as they come;
@@ -309,6 +313,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       eventStreamAnswers(),
       ...graphqlLimitPlugins(config.limits.graphql),
       ...(metrics ? [operationMetrics(metrics)] : []),
+      tracedOperations(),
     ],
     maxRequestBodySize: config.limits.maxBodyBytes,
     parserAndValidationCache: documentCaches(config.limits.graphql.documentCacheBytes),
@@ -501,6 +506,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       draining = true;
     },
     metrics,
+    routeOf: routeLabel,
     close: async () => {
       changes.close();
       stopPruning();
@@ -569,7 +575,7 @@ export async function listen(app: App, port = app.config.port, host = app.config
   // hit, for the same reason: the Fetch objects would cost more than the hit.
   const serve = (req: IncomingMessage, res: ServerResponse, ticket: Ticket | null, lookup?: CacheLookup) =>
     void Promise.resolve(adapter(req, res, { ...(ticket ? { ticket } : {}), lookup })).finally(() => ticket?.finish());
-  const server = createServer((req, res) => {
+  const answer = (req: IncomingMessage, res: ServerResponse) => {
     for (const [name, value] of Object.entries(EVERY_ANSWER)) res.setHeader(name, value);
     const ticket = app.admit(req);
     if (ticket?.refusal) {
@@ -581,6 +587,14 @@ export async function listen(app: App, port = app.config.port, host = app.config
       (lookup) => (lookup ? serve(req, res, ticket, lookup) : ticket?.finish()),
       () => serve(req, res, ticket),
     );
+  };
+  const server = createServer((req, res) => {
+    if (!tracingOn()) return answer(req, res);
+    const path = (req.url ?? '/').split('?')[0]!;
+    serverSpan(req.method ?? 'GET', path, req.headers, (finished) => {
+      res.once('close', () => finished(res.statusCode, app.routeOf(path)));
+      answer(req, res);
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -9,7 +9,8 @@ import { PrismaClient } from './generated/prisma/client.js';
 import { PrismaClient as PostgresPrismaClient } from './generated/prisma-postgres/client.js';
 import { reportingCommittedWrites } from './committed-writes.js';
 import { serializedSqlite } from './sqlite-adapter.js';
-import { type StatementTimer, timingStatements } from './timed-statements.js';
+import { observingStatements, type StatementTimer } from './timed-statements.js';
+import { tracingOn } from '../tracing/tracing.js';
 
 /**
  * The application sees one client type. PostgreSQL uses a client generated from the derived schema
@@ -77,7 +78,7 @@ export interface DbOptions {
   writeCommitted?: () => void;
   /** SQLite: this connection's page cache in KiB (the constants above), else better-sqlite3's default. */
   sqliteCacheKiB?: number;
-  /** Told each statement's duration (the metrics); nothing is timed without it. */
+  /** Told each statement's duration (the metrics); nothing is timed without it (statements are traced when tracing is on). */
   statementTimer?: StatementTimer;
 }
 
@@ -104,14 +105,14 @@ export function isDatabaseBusy(error: unknown): boolean {
 
 export function createDb(config: Config, options: DbOptions = {}): Db {
   const { counter, writeCommitted, sqliteCacheKiB, statementTimer } = options;
-  const timed = (factory: SqlDriverAdapterFactory) =>
-    statementTimer ? timingStatements(factory, statementTimer) : factory;
+  const observed = (factory: SqlDriverAdapterFactory) =>
+    statementTimer || tracingOn() ? observingStatements(factory, statementTimer) : factory;
   let db: Db;
   if (config.engine === 'sqlite') {
     const path = sqlitePath(config.databaseUrl);
     mkdirSync(dirname(path), { recursive: true });
     const driver = new PrismaBetterSqlite3({ url: `file:${path}`, timeout: SQLITE_BUSY_TIMEOUT_MS });
-    const adapter = timed(serializedSqlite(driver, sqliteCacheKiB));
+    const adapter = observed(serializedSqlite(driver, sqliteCacheKiB));
     db = new PrismaClient({ adapter, log: logOptions(counter) });
   } else {
     const schema = postgresSchema(config.databaseUrl);
@@ -121,7 +122,7 @@ export function createDb(config: Config, options: DbOptions = {}): Db {
       max: config.databasePoolSize,
     });
     const pgAdapter = new PrismaPg(pool, { schema, disposeExternalPool: true });
-    const adapter = timed(writeCommitted ? reportingCommittedWrites(pgAdapter, writeCommitted) : pgAdapter);
+    const adapter = observed(writeCommitted ? reportingCommittedWrites(pgAdapter, writeCommitted) : pgAdapter);
     db = new PostgresPrismaClient({ adapter, log: logOptions(counter) }) as unknown as Db;
     pools.set(db, pool);
   }

@@ -1,24 +1,38 @@
-import type { SqlDriverAdapter, SqlDriverAdapterFactory, Transaction } from '@prisma/driver-adapter-utils';
+import type { SqlDriverAdapter, SqlDriverAdapterFactory, SqlQuery, Transaction } from '@prisma/driver-adapter-utils';
+import { inSpan } from '../tracing/tracing.js';
 
-/** Tells `observe` how long each statement took, in seconds (for the metrics, src/metrics). */
+/** Tells how long each statement took, in seconds (for the metrics, src/metrics). */
 export type StatementTimer = (seconds: number) => void;
 
-async function timed<T>(observe: StatementTimer, run: () => Promise<T>): Promise<T> {
-  const started = performance.now();
-  try {
-    return await run();
-  } finally {
-    observe((performance.now() - started) / 1000);
-  }
+/** What is done around each statement: its span (when tracing), its time (when measured). */
+interface Observer {
+  timer: StatementTimer | undefined;
+  /** `db.system.name`: `sqlite` or `postgresql`. */
+  system: string;
 }
 
-function timedTransaction(transaction: Transaction, observe: StatementTimer): Transaction {
+/** A statement's span name: its first keyword (`SELECT`, `INSERT` …), as OpenTelemetry's database conventions name it. */
+const verbOf = (sql: string) => /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? 'SQL';
+
+function timed<T>(observer: Observer, run: () => Promise<T>, query?: SqlQuery): Promise<T> {
+  const attributes = { 'db.system.name': observer.system, ...(query ? { 'db.query.text': query.sql } : {}) };
+  return inSpan(query ? verbOf(query.sql) : 'COMMIT', attributes, async () => {
+    const started = performance.now();
+    try {
+      return await run();
+    } finally {
+      observer.timer?.((performance.now() - started) / 1000);
+    }
+  });
+}
+
+function timedTransaction(transaction: Transaction, observe: Observer): Transaction {
   return {
     provider: transaction.provider,
     adapterName: transaction.adapterName,
     options: transaction.options,
-    queryRaw: (query) => timed(observe, () => transaction.queryRaw(query)),
-    executeRaw: (query) => timed(observe, () => transaction.executeRaw(query)),
+    queryRaw: (query) => timed(observe, () => transaction.queryRaw(query), query),
+    executeRaw: (query) => timed(observe, () => transaction.executeRaw(query), query),
     commit: () => timed(observe, () => transaction.commit()),
     rollback: () => transaction.rollback(),
     createSavepoint: transaction.createSavepoint?.bind(transaction),
@@ -27,12 +41,12 @@ function timedTransaction(transaction: Transaction, observe: StatementTimer): Tr
   };
 }
 
-function timedAdapter(adapter: SqlDriverAdapter, observe: StatementTimer): SqlDriverAdapter {
+function timedAdapter(adapter: SqlDriverAdapter, observe: Observer): SqlDriverAdapter {
   return {
     provider: adapter.provider,
     adapterName: adapter.adapterName,
-    queryRaw: (query) => timed(observe, () => adapter.queryRaw(query)),
-    executeRaw: (query) => timed(observe, () => adapter.executeRaw(query)),
+    queryRaw: (query) => timed(observe, () => adapter.queryRaw(query), query),
+    executeRaw: (query) => timed(observe, () => adapter.executeRaw(query), query),
     executeScript: (script) => adapter.executeScript(script),
     startTransaction: async (isolationLevel) =>
       timedTransaction(await adapter.startTransaction(isolationLevel), observe),
@@ -42,10 +56,15 @@ function timedAdapter(adapter: SqlDriverAdapter, observe: StatementTimer): SqlDr
 }
 
 /**
- * Wraps a driver adapter factory so that every statement's time is observed: outermost, so that on SQLite it includes
- * the wait for the connection's turn (src/db/sqlite-adapter.ts), which is part of what a request waits for.
+ * Wraps a driver adapter factory so that every statement is observed (a span when tracing is on, its time when
+ * `timer` is given): outermost, so that on SQLite it includes the wait for the connection's turn
+ * (src/db/sqlite-adapter.ts), which is part of what a request waits for.
  */
-export function timingStatements(factory: SqlDriverAdapterFactory, observe: StatementTimer): SqlDriverAdapterFactory {
+export function observingStatements(
+  factory: SqlDriverAdapterFactory,
+  timer: StatementTimer | undefined,
+): SqlDriverAdapterFactory {
+  const observe: Observer = { timer, system: factory.provider === 'postgres' ? 'postgresql' : 'sqlite' };
   return {
     provider: factory.provider,
     adapterName: factory.adapterName,

@@ -29,6 +29,7 @@ import {
 import { schema } from '../graphql/schema.js';
 import { inProcessRoot } from '../graphql/shared/connections.js';
 import type { RefusalReason } from '../logging/logger.js';
+import { inOperationSpan } from '../tracing/graphql.js';
 
 // Signing a request in and making its context. Above the schema: a request's context holds its deadline-guarded database (src/db/request-client.ts), which the
 // schema's own context type does not need to know how to make; and the faces in this process (REST, the pages) run
@@ -129,13 +130,15 @@ export async function executeInProcess<Result, Variables>(
   variables: Variables,
   context: Context,
 ): Promise<ExecutionResult<Result>> {
-  return (await execute({
-    schema,
-    document,
-    variableValues: variables as Record<string, unknown>,
-    contextValue: context,
-    rootValue: inProcessRoot(variables),
-  })) as ExecutionResult<Result>;
+  const run = async () =>
+    (await execute({
+      schema,
+      document,
+      variableValues: variables as Record<string, unknown>,
+      contextValue: context,
+      rootValue: inProcessRoot(variables),
+    })) as ExecutionResult<Result>;
+  return inOperationSpan(document, undefined, run);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
