@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabase, type TestDatabase } from './support/database.js';
+import { migrationNames } from '../src/db/migrate.js';
+import { freshDatabase, querySql, type TestDatabase } from './support/database.js';
 import { readUntil, rest, startInstance, stop, type Instance } from './support/processes.js';
 
 // Two server processes on one PostgreSQL database, as behind a load balancer: whatever one writes the other reads
@@ -26,6 +27,19 @@ const tomorrow = (hour: number) =>
   `${new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)} ${String(hour).padStart(2, '0')}:00:00`;
 
 describe('two server processes on one PostgreSQL database', () => {
+  it('started at once on an empty database, applied each migration once (an advisory lock; issue 30, point 5)', async () => {
+    const rows = await querySql(
+      database.url,
+      'SELECT migration_name AS name, count(*)::int AS times FROM _prisma_migrations GROUP BY migration_name ORDER BY migration_name',
+    );
+    expect(rows).toEqual(
+      migrationNames('postgres')
+        .sort()
+        .map((name) => ({ name, times: 1 })),
+    );
+    for (const instance of [a, b]) expect((await fetch(`${instance.base}/readyz`)).status).toBe(200);
+  });
+
   it('reads through one process what the other just wrote, and sees updates and deletes within the bound', async () => {
     const created = await rest(a, 'POST', '/events', {
       title: 'Cross-process concert',

@@ -74,7 +74,7 @@ describe('the SQLite statement cache', () => {
     expect(prepared).toHaveLength(2);
   });
 
-  it('runs a statement prepared without arguments, as the adapter begins a transaction', () => {
+  it('runs a statement prepared without arguments, as the adapter begins a transaction (as a writer)', () => {
     const cached = reusingStatements(counted);
     for (const name of ['p', 'q']) {
       cached.prepare('BEGIN').run();
@@ -82,7 +82,7 @@ describe('the SQLite statement cache', () => {
       cached.prepare('ROLLBACK').run();
     }
     expect(query(cached, 'SELECT count(*) FROM item', [])).toEqual({ columns: ['count(*)'], rows: [[0n]] });
-    expect(prepared.filter((sql) => sql === 'BEGIN')).toHaveLength(1);
+    expect(prepared.filter((sql) => sql.startsWith('BEGIN'))).toEqual(['BEGIN IMMEDIATE']);
   });
 
   it('a statement run without rows (a write) and with rows share the cache without changing each other', () => {

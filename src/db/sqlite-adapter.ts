@@ -152,10 +152,21 @@ function bound(kept: KeptStatement, args: unknown[]): BoundStatement {
   };
 }
 
-/** A stand-in for the adapter's Database whose `prepare` reuses statements. */
+/**
+ * How a transaction begins: taking SQLite's writer at once, waiting for it (up to the busy timeout) while another
+ * process holds it. A deferred `BEGIN`, the adapter's own, takes it at the first write instead; when another process
+ * committed since the transaction's first read, that write fails at once (SQLITE_BUSY_SNAPSHOT: the transaction's
+ * snapshot is out of date, and waiting cannot help), so a command writing beside a busy server failed
+ * (test/cli-beside-server.sqlite.test.ts). One connection per process takes turns anyway (takingTurns above), so
+ * within a process nothing waits longer.
+ */
+const BEGIN_WRITING = 'BEGIN IMMEDIATE';
+
+/** A stand-in for the adapter's Database whose `prepare` reuses statements (and begins transactions as writers). */
 export function reusingStatements(database: StatementSource, capacity = STATEMENTS_KEPT): StatementSource {
   const kept = new LRUCache<string, KeptStatement>({ max: capacity });
-  const prepare = (sql: string) => {
+  const prepare = (text: string) => {
+    const sql = text === 'BEGIN' ? BEGIN_WRITING : text;
     let statement = kept.get(sql);
     if (!statement) {
       statement = keep(database.prepare(sql));
