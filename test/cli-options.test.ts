@@ -30,6 +30,10 @@ describe('the command line', () => {
     [['seed', '--forse'], "Unknown option '--forse'; usage: seed [--force]"],
     [['persisted-operations', '--json'], "Unknown option '--json'"],
     [['frobnicate'], 'unknown command "frobnicate"'],
+    [['import', 'https://example.com/wp-json', '--bogus'], "Unknown option '--bogus'; usage: import <rest-root>"],
+    [['users', 'list', '--all'], "Unknown option '--all'; usage: users list"],
+    [['backup', 'a.db', '--force'], "Unknown option '--force'; usage: backup <file>"],
+    [['restore'], 'restore takes one file; usage: restore <file>'],
   ])('refuses %j with one line, exit code 1, and starts nothing', async (args, message) => {
     const run = await runSourceCli(args, { DATABASE_URL: database.url, PORT: String(await freePort()) });
     expect(run.code).toBe(1);

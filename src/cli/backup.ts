@@ -1,8 +1,7 @@
 /** `backup <file>` and `restore <file>`: copies of the embedded SQLite database (src/db/backup.ts). */
-import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
 import { BackupError, backupSqlite, restoreSqlite } from '../db/backup.js';
-import { CliError } from './users.js';
+import { CliError, parseCommandLine } from './arguments.js';
 
 export const BACKUP_USAGE: Array<[string, string]> = [
   ['backup <file>', 'a consistent copy of the SQLite database in <file>, taken while the server serves and writes'],
@@ -14,12 +13,7 @@ const POSTGRES_RECIPE =
 
 export async function runBackupCommand(config: Config, command: 'backup' | 'restore', args: string[]): Promise<void> {
   const usage = BACKUP_USAGE.find(([line]) => line.startsWith(command))![0];
-  let positionals: string[];
-  try {
-    ({ positionals } = parseArgs({ args, options: {}, strict: true, allowPositionals: true }));
-  } catch (error) {
-    throw new CliError(`${(error as Error).message}; usage: ${usage}`);
-  }
+  const { positionals } = parseCommandLine(args, {}, usage);
   if (positionals.length !== 1) throw new CliError(`${command} takes one file; usage: ${usage}`);
   if (config.engine !== 'sqlite') throw new CliError(POSTGRES_RECIPE);
   const file = positionals[0]!;

@@ -2,13 +2,12 @@
  * `import <REST root>`: the command-line face of src/import. The password comes from CALENDAR_IMPORT_PASSWORD
  * (or --password, which shell history and `ps` can see); it is never printed.
  */
-import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
 import { SourceUnavailable } from '../import/client.js';
 import { consoleProgress } from '../import/progress.js';
 import { ImportRefused, runImport } from '../import/run.js';
 import { formatSummary } from '../import/summary.js';
-import { CliError } from './users.js';
+import { CliError, parseCommandLine } from './arguments.js';
 
 const USAGE =
   'import <rest-root> [--namespace NS] [--user LOGIN] [--author LOGIN] [--retries N] [--per-page N] [--keep-ids]';
@@ -42,26 +41,20 @@ function wholeNumber(name: string, raw: string | undefined, min: number, max: nu
 }
 
 function readArgs(args: string[]) {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        namespace: { type: 'string' },
-        user: { type: 'string' },
-        password: { type: 'string' },
-        author: { type: 'string' },
-        retries: { type: 'string' },
-        'per-page': { type: 'string' },
-        'keep-ids': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (error) {
-    throw new CliError((error as Error).message);
-  }
-  const { positionals, values } = parsed;
+  const { positionals, values } = parseCommandLine(
+    args,
+    {
+      namespace: { type: 'string' },
+      user: { type: 'string' },
+      password: { type: 'string' },
+      author: { type: 'string' },
+      retries: { type: 'string' },
+      'per-page': { type: 'string' },
+      'keep-ids': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    USAGE,
+  );
   if (values.help) return null;
   if (positionals.length !== 1) throw new CliError(`usage: ${USAGE}`);
   const user = values.user ?? process.env.CALENDAR_IMPORT_USER;

@@ -3,7 +3,7 @@
  * database anyway, so they act without credentials. A new secret goes to stdout alone (and only once), the words
  * around it to stderr, so `TOKEN=$(npx tsx src/cli.ts tokens create alice)` captures just the secret.
  */
-import { parseArgs } from 'node:util';
+import { CliError, parseCommandLine } from './arguments.js';
 import {
   createUser,
   issueCredential,
@@ -18,9 +18,6 @@ import { Role, type CredentialKind } from '../db/generated/prisma/enums.js';
 import { migrate } from '../db/migrate.js';
 import { FieldErrors } from '../graphql/errors.js';
 import { checkEmail } from '../graphql/shared/validate.js';
-
-/** A failure the CLI explains in one line (exit 1, no stack trace). */
-export class CliError extends Error {}
 
 type OptionName = 'role' | 'email' | 'name';
 type Options = Partial<Record<OptionName, string>>;
@@ -193,20 +190,8 @@ export const ACCOUNT_GROUPS: readonly string[] = ['users', 'passwords', 'tokens'
 export const ACCOUNT_USAGE: Array<[string, string]> = Object.values(COMMANDS).map((c) => [c.usage, c.summary]);
 
 function parse(command: Command, args: string[]): { positionals: string[]; options: Options } {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: Object.fromEntries(command.options.map((name) => [name, { type: 'string' as const }])),
-    });
-  } catch (error) {
-    // parseArgs explains in its first sentence ("Unknown option '--x'"); the rest is advice about `--`.
-    const reason = error instanceof Error ? error.message.split(/\.\s/)[0]! : String(error);
-    throw new CliError(`${reason}; usage: ${command.usage}`);
-  }
-  const { positionals, values } = parsed;
+  const options = Object.fromEntries(command.options.map((name) => [name, { type: 'string' as const }]));
+  const { positionals, values } = parseCommandLine(args, options, command.usage);
   const missing = command.positionals[positionals.length];
   if (missing) throw new CliError(`missing <${missing}>; usage: ${command.usage}`);
   if (positionals.length > command.positionals.length)

@@ -2,7 +2,6 @@
  * `webhooks create|list|enable|delete|deliveries`: the URLs changes are POSTed to (src/webhooks). As with users, whoever runs
  * these can read the database anyway, so they act without credentials. A generated secret goes to stdout alone, once.
  */
-import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
 import { createDb, type Db } from '../db/client.js';
 import { migrate } from '../db/migrate.js';
@@ -16,7 +15,8 @@ import {
   WebhookInputError,
   type WebhookView,
 } from '../webhooks/webhooks.js';
-import { CliError, printTable, when } from './users.js';
+import { CliError, parseCommandLine } from './arguments.js';
+import { printTable, when } from './users.js';
 
 interface Command {
   usage: string;
@@ -143,18 +143,9 @@ export async function runWebhookCommand(config: Config, args: string[]): Promise
     );
   if (rest.includes('--help') || rest.includes('-h'))
     return void console.log(`usage: ${command.usage}\n  ${command.summary}`);
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: rest,
-      allowPositionals: true,
-      strict: true,
-      options: Object.fromEntries(command.options.map((name) => [name, { type: 'string' as const }])),
-    });
-  } catch (error) {
-    // Node's whole message: it says how to pass a value that starts with a dash (`--secret=-…`).
-    throw new CliError(`${error instanceof Error ? error.message : String(error)}; usage: ${command.usage}`);
-  }
+  const options = Object.fromEntries(command.options.map((name) => [name, { type: 'string' as const }]));
+  // Node's whole message: it says how to pass a value that starts with a dash (`--secret=-…`).
+  const parsed = parseCommandLine(rest, options, command.usage, true);
   const missing = command.positionals[parsed.positionals.length];
   if (missing) throw new CliError(`missing <${missing}>; usage: ${command.usage}`);
   if (parsed.positionals.length > command.positionals.length)
