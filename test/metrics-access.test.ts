@@ -1,3 +1,4 @@
+import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { OPERATION_NAMES_KEPT } from '../src/metrics/metrics.js';
@@ -65,6 +66,45 @@ describe('METRICS_TOKEN on the service port', () => {
       [...text.matchAll(/^calendar_http_requests_total\{route="([^"]*)"/gm)].map((match) => match[1]),
     );
     expect([...routes].sort()).toEqual(['/graphql', '/metrics', 'rest /events/{id}', 'unmatched']);
+  });
+});
+
+describe('metrics of load shedding', () => {
+  let server: TestServer;
+  const stalled: Socket[] = [];
+  beforeAll(async () => {
+    server = await startServer({ METRICS_TOKEN: TOKEN, MAX_IN_FLIGHT: '1', TRUST_PROXY: 'true' });
+    // Two requests whose bodies never come hold the process at twice MAX_IN_FLIGHT: the next ones are refused, 503.
+    for (const address of ['192.0.2.80', '192.0.2.81']) {
+      const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+      socket.write(
+        `POST /graphql HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: ${address}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`,
+      );
+      stalled.push(socket);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  });
+  afterAll(async () => {
+    for (const socket of stalled) socket.destroy();
+    await server?.close();
+  });
+
+  it('counts every shed request by its reason, and is scraped all the same', async () => {
+    const answers = [];
+    for (let n = 0; n < 5; n++)
+      answers.push(
+        (
+          await fetch(`${server.url}/wp-json/calendar/events/v1/events`, {
+            headers: { 'x-forwarded-for': '192.0.2.82' },
+          })
+        ).status,
+      );
+    expect(answers).toEqual([503, 503, 503, 503, 503]);
+    const scraped = await scrape(server, `Bearer ${TOKEN}`);
+    expect(scraped.status).toBe(200);
+    const text = await scraped.text();
+    expect(text).toMatch(/^calendar_requests_refused_total\{reason="overloaded"\} 5$/m);
+    expect(text).toMatch(/^calendar_http_requests_total\{route="rest \/events",method="GET",status="503"\} 5$/m);
   });
 });
 
