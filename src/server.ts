@@ -61,7 +61,7 @@ import { requestParamChecks } from './limits/request-params.js';
 import { logErrorCodes, reportUnexpectedErrors, yogaLogger } from './logging/graphql-errors.js';
 import { createLogger, type Logger, type RequestLog, requestLineWriter, withRequestLog } from './logging/logger.js';
 import { operationMetrics } from './metrics/graphql.js';
-import { ServiceMetrics } from './metrics/metrics.js';
+import type { ServiceMetrics } from './metrics/metrics.js';
 import { answerScrape, listenForScrapes } from './metrics/scrape.js';
 import { measureParts } from './server-metrics.js';
 import { tracedOperations } from './tracing/graphql.js';
@@ -224,7 +224,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   await migrate(config, { logger });
   const queries: QueryCounter = { count: 0 };
   // Requests are labelled by route once the REST and page routers exist (routeLabel, below).
-  const metrics = config.metrics ? new ServiceMetrics((path) => routeLabel(path)) : undefined;
+  // prom-client is loaded only when metrics are on.
+  const metrics = config.metrics
+    ? new (await import('./metrics/metrics.js')).ServiceMetrics((path) => routeLabel(path))
+    : undefined;
   // The watch is told of this process's writes by the client it reads the version through: made together.
   let watch: DataVersionWatch | undefined;
   const db = createDb(config, {
