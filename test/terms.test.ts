@@ -585,3 +585,60 @@ describe('category relations', () => {
     });
   });
 });
+
+describe('term lists name records by global or database IDs (issue 29, point 3)', () => {
+  const LIST = `query ($includeIds: [ID!], $excludeIds: [ID!], $parentId: ID, $eventId: ID, $include: [Int!]) {
+    categories: eventCategories(includeIds: $includeIds, excludeIds: $excludeIds, parentId: $parentId, eventId: $eventId,
+      include: $include, hideEmpty: false, first: 100) { nodes { name } }
+  }`;
+  const TAGS = `query ($eventId: ID, $includeIds: [ID!]) {
+    tags: eventTags(eventId: $eventId, includeIds: $includeIds, hideEmpty: false, first: 100) { nodes { name } }
+  }`;
+  let parent: { id: number; globalId: string };
+  let child: { id: number; globalId: string };
+  let tag: { id: number; globalId: string };
+  let event: { id: number; globalId: string };
+  const names = async (variables: Record<string, unknown>) =>
+    ((await server.gqlOk(LIST, variables)).categories.nodes as Array<{ name: string }>).map((node) => node.name).sort();
+
+  beforeAll(async () => {
+    parent = await createCategory(server, { name: unique('Parent') });
+    child = await createCategory(server, { name: unique('Child'), parentId: parent.id });
+    tag = await createTag(server, { name: unique('Tagged') });
+    event = await createEvent(server, { categories: [String(child.id)], tags: [String(tag.id)] });
+  });
+
+  it('takes global IDs, and database IDs as text, in includeIds, excludeIds, parentId and eventId', async () => {
+    const [parentName, childName] = [
+      (await server.gqlOk(CATEGORY, { id: parent.id })).eventCategory.name,
+      (await server.gqlOk(CATEGORY, { id: child.id })).eventCategory.name,
+    ];
+    expect(await names({ includeIds: [parent.globalId, String(child.id)] })).toEqual([childName, parentName].sort());
+    expect(await names({ includeIds: [parent.globalId, child.globalId], excludeIds: [parent.globalId] })).toEqual([
+      childName,
+    ]);
+    expect(await names({ parentId: parent.globalId })).toEqual([childName]);
+    expect(await names({ eventId: event.globalId })).toEqual([childName]);
+    expect((await names({ parentId: 0, includeIds: [parent.globalId, child.globalId] })).sort()).toEqual([parentName]);
+    const tags = await server.gqlOk(TAGS, { eventId: event.globalId });
+    expect(tags.tags.nodes).toHaveLength(1);
+  });
+
+  it('refuses another type’s ID, a malformed one, both forms of one reference, and an unknown one, naming the argument', async () => {
+    const refused = async (variables: Record<string, unknown>, query = LIST) => {
+      const result = await server.gql(query, variables);
+      expect(result.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+      return result.errors?.[0]?.extensions?.fields;
+    };
+    expect(await refused({ includeIds: [child.globalId, tag.globalId] })).toEqual({
+      'includeIds.1': 'is the ID of an EventTag, not of an EventCategory',
+    });
+    expect(await refused({ eventId: 'not-an-id' })).toEqual({
+      eventId: 'must be a global ID (from an `id` field) or a numeric database ID',
+    });
+    expect(await refused({ includeIds: [child.globalId], include: [child.id] })).toEqual({
+      includeIds: 'give `includeIds` or `include`, not both',
+    });
+    expect(await refused({ includeIds: ['999999'] }, TAGS)).toEqual({ includeIds: 'no tag with ID 999999' });
+  });
+});

@@ -3,9 +3,9 @@ import type { Prisma } from '../../db/generated/prisma/client.js';
 import { endOfDayWallClock, LAST_INSTANT, NOT_A_DATE, startOfDayWallClock } from '../../time/dates.js';
 import { listVisibility, unlockedWhere } from '../access.js';
 import { builder, type Context } from '../builder.js';
-import { FieldErrors, InputError } from '../errors.js';
+import { FieldErrors } from '../errors.js';
 import { listOrder, orderArgs, type SortOrder } from '../shared/connections.js';
-import { databaseIdOf, type NodeTypeName } from '../shared/node.js';
+import { EITHER_ID, type NodeTypeName, referencedIds } from '../shared/node.js';
 import { PostStatusEnum, type PostStatusValue } from '../shared/posts.js';
 import { readableWordSearch, SEARCH_WORDS } from '../shared/search.js';
 import { termIdsForFilter } from '../terms/references.js';
@@ -25,8 +25,6 @@ const GeoPointInput = builder.inputType('GeoPointInput', {
     }),
   }),
 });
-
-const EITHER_ID = 'Each a global ID (an `id` field) or a database ID (`databaseId`).';
 
 export const EventsFilterInput = builder.inputType('EventsFilter', {
   description:
@@ -217,10 +215,7 @@ function startsAtAround(wallClock: string, comparison: Comparison): Prisma.Event
   return { startsAt: { lte: DateTime.min(asUtc.minus({ hours: EARLIEST_OFFSET_HOURS }), LAST_INSTANT).toJSDate() } };
 }
 
-/**
- * The database IDs one of the filter's references names: its `ID` field (global or database IDs, as every argument
- * that names a record takes) or its older `Int` one, not both. Malformed IDs are added to `errors`.
- */
+/** The database IDs one of the filter's references names (see referencedIds). */
 function recordIds(
   errors: FieldErrors,
   filter: EventsFilter,
@@ -228,25 +223,7 @@ function recordIds(
   older: 'venues' | 'organizers' | 'include' | 'parent',
   typename: NodeTypeName,
 ): number[] | null | undefined {
-  const given = filter[field];
-  const old = filter[older];
-  if (given == null) return old == null ? old : ([] as number[]).concat(old);
-  if (old != null) {
-    errors.add(field, `give \`${field}\` or \`${older}\`, not both`);
-    return undefined;
-  }
-  const values = Array.isArray(given) ? given : [given];
-  const ids: number[] = [];
-  values.forEach((value, index) => {
-    const argument = Array.isArray(given) ? `${field}.${index}` : field;
-    try {
-      ids.push(databaseIdOf(typename, value as string | number, argument));
-    } catch (error) {
-      if (!(error instanceof InputError)) throw error;
-      for (const [name, message] of Object.entries(error.fields)) errors.add(name, message);
-    }
-  });
-  return ids;
+  return referencedIds(errors, typename, field, filter[field], older, filter[older]);
 }
 
 async function checkIdsExist(

@@ -3,7 +3,7 @@ import { queryFromInfo } from '@pothos/plugin-prisma';
 import { decodeGlobalID } from '@pothos/plugin-relay';
 import type { GraphQLResolveInfo } from 'graphql';
 import { builder, type Context } from '../builder.js';
-import { invalidField } from '../errors.js';
+import { type FieldErrors, InputError, invalidField } from '../errors.js';
 import { isStorableId } from './ids.js';
 
 /** The record types that are Relay nodes. Their global IDs are `base64("<type>:<database ID>")`. */
@@ -49,6 +49,43 @@ export function databaseIdOf(typename: NodeTypeName, value: string | number, arg
   if (decoded.typename !== typename)
     throw invalidField(argument, `is the ID of ${withArticle(decoded.typename)}, not of ${withArticle(typename)}`);
   return checkedDatabaseId(decoded.id, argument);
+}
+
+/** What an `ID` list argument naming records takes, for its description. */
+export const EITHER_ID = 'Each a global ID (an `id` field) or a database ID (`databaseId`).';
+/** What an `ID` argument naming one record takes, for its description. */
+export const EITHER_ONE_ID = 'A global ID (an `id` field) or a database ID (`databaseId`).';
+
+/**
+ * The database IDs one reference of a filter names: its `ID` argument (one or a list; global or database IDs, as every
+ * argument that names a record takes) or its older, deprecated `Int` one, not both. A malformed ID is added to
+ * `errors` under its argument (`includeIds.1`), as is giving both; undefined then.
+ */
+export function referencedIds(
+  errors: FieldErrors,
+  typename: NodeTypeName,
+  field: string,
+  given: unknown,
+  olderField: string,
+  older: number | readonly number[] | null | undefined,
+): number[] | null | undefined {
+  if (given == null) return older == null ? older : ([] as number[]).concat(older);
+  if (older != null) {
+    errors.add(field, `give \`${field}\` or \`${olderField}\`, not both`);
+    return undefined;
+  }
+  const values = Array.isArray(given) ? given : [given];
+  const ids: number[] = [];
+  values.forEach((value, index) => {
+    const argument = Array.isArray(given) ? `${field}.${index}` : field;
+    try {
+      ids.push(databaseIdOf(typename, value as string | number, argument));
+    } catch (error) {
+      if (!(error instanceof InputError)) throw error;
+      for (const [name, message] of Object.entries(error.fields)) errors.add(name, message);
+    }
+  });
+  return ids;
 }
 
 const withArticle = (typename: string) => `${/^[AEIOU]/.test(typename) ? 'an' : 'a'} ${typename}`;

@@ -4,7 +4,7 @@ import type { Taxonomy } from '../../db/generated/prisma/enums.js';
 import { builder, type Context } from '../builder.js';
 import { FieldErrors } from '../errors.js';
 import { offsetConnection, SortOrderEnum, type SortOrder } from '../shared/connections.js';
-import { databaseIdOf, registerNodeReader } from '../shared/node.js';
+import { databaseIdOf, EITHER_ID, EITHER_ONE_ID, referencedIds, registerNodeReader } from '../shared/node.js';
 import { literalTextSearch } from '../shared/search.js';
 import { EventCategoryType, EventTagType } from './types.js';
 
@@ -33,6 +33,54 @@ export interface TermListFilter {
   parent?: number | null;
   event?: number | null;
   slug?: string | null;
+  /** The argument each reference was given as (`includeIds` or the older `include` …), for error messages. */
+  given?: Partial<Record<'include' | 'exclude' | 'parent' | 'event', string>>;
+}
+
+/** The list's arguments: each reference by an `ID` argument, or by its older `Int` one (deprecated). */
+interface TermListArgs {
+  search?: string | null;
+  includeIds?: readonly (string | number)[] | null;
+  include?: readonly number[] | null;
+  excludeIds?: readonly (string | number)[] | null;
+  exclude?: readonly number[] | null;
+  hideEmpty?: boolean | null;
+  parentId?: string | number | null;
+  parent?: number | null;
+  eventId?: string | number | null;
+  event?: number | null;
+  slug?: string | null;
+}
+
+/** The arguments as database IDs (global or database IDs taken), or a BAD_USER_INPUT naming the argument. */
+function termListFilter(typename: 'EventCategory' | 'EventTag', args: TermListArgs): TermListFilter {
+  const errors = new FieldErrors();
+  const include = referencedIds(errors, typename, 'includeIds', args.includeIds, 'include', args.include);
+  const exclude = referencedIds(errors, typename, 'excludeIds', args.excludeIds, 'exclude', args.exclude);
+  const [event] = referencedIds(errors, 'Event', 'eventId', args.eventId, 'event', args.event) ?? [];
+  // `parentId: 0` (or "0") asks for top-level categories, as `parent: 0` does.
+  const topLevel = args.parentId != null && String(args.parentId).trim() === '0';
+  if (topLevel && args.parent != null) errors.add('parentId', 'give `parentId` or `parent`, not both');
+  const [parent] = topLevel
+    ? [0]
+    : (referencedIds(errors, 'EventCategory', 'parentId', args.parentId, 'parent', args.parent) ?? []);
+  errors.throwIfAny();
+  const nameOf = (field: string, older: string, given: unknown) => (given != null ? field : older);
+  return {
+    search: args.search,
+    hideEmpty: args.hideEmpty,
+    slug: args.slug,
+    include,
+    exclude,
+    parent,
+    event,
+    given: {
+      include: nameOf('includeIds', 'include', args.includeIds),
+      exclude: nameOf('excludeIds', 'exclude', args.excludeIds),
+      parent: nameOf('parentId', 'parent', args.parentId),
+      event: nameOf('eventId', 'event', args.eventId),
+    },
+  };
 }
 
 async function checkTermIds(
@@ -56,12 +104,13 @@ export async function termListWhere(
   filter: TermListFilter,
 ): Promise<Prisma.TermWhereInput> {
   const errors = new FieldErrors();
-  await checkTermIds(ctx, taxonomy, errors, 'include', filter.include);
-  await checkTermIds(ctx, taxonomy, errors, 'exclude', filter.exclude);
+  const given = { include: 'include', exclude: 'exclude', parent: 'parent', event: 'event', ...filter.given };
+  await checkTermIds(ctx, taxonomy, errors, given.include, filter.include);
+  await checkTermIds(ctx, taxonomy, errors, given.exclude, filter.exclude);
   if (filter.parent != null && filter.parent !== 0)
-    await checkTermIds(ctx, 'category', errors, 'parent', [filter.parent]);
+    await checkTermIds(ctx, 'category', errors, given.parent, [filter.parent]);
   if (filter.event != null && !(await ctx.db.event.findUnique({ where: { id: filter.event }, select: { id: true } }))) {
-    errors.add('event', `no event with ID ${filter.event}`);
+    errors.add(given.event, `no event with ID ${filter.event}`);
   }
   if (filter.search !== undefined && filter.search !== null && filter.search.trim() === '')
     errors.add('search', 'must not be empty');
@@ -158,8 +207,16 @@ function defineTermQueries(
         description: `${taxonomy === 'category' ? 'Event categories' : 'Event tags'}, name ascending unless asked otherwise.`,
         args: {
           search: t.arg.string({ description: 'Part of the name or slug (case-insensitive).' }),
-          include: t.arg.intList({ description: 'Only these IDs; each must exist.' }),
-          exclude: t.arg.intList({ description: 'Not these IDs; each must exist.' }),
+          includeIds: t.arg.idList({ description: `Only these ${plural}; each must exist. ${EITHER_ID}` }),
+          include: t.arg.intList({
+            description: 'Only these database IDs; each must exist.',
+            deprecationReason: 'Use `includeIds`, which takes global IDs as well.',
+          }),
+          excludeIds: t.arg.idList({ description: `Not these ${plural}; each must exist. ${EITHER_ID}` }),
+          exclude: t.arg.intList({
+            description: 'Not these database IDs; each must exist.',
+            deprecationReason: 'Use `excludeIds`, which takes global IDs as well.',
+          }),
           order: t.arg({
             type: SortOrderEnum,
             defaultValue: 'asc',
@@ -172,14 +229,26 @@ function defineTermQueries(
           }),
           hideEmpty: t.arg.boolean({ defaultValue: true, description: 'Leave out terms no published event carries.' }),
           ...(taxonomy === 'category'
-            ? { parent: t.arg.int({ description: 'Only the children of this category; 0 for top-level categories.' }) }
+            ? {
+                parentId: t.arg.id({
+                  description: `Only the children of this category; 0 for top-level categories. ${EITHER_ONE_ID}`,
+                }),
+                parent: t.arg.int({
+                  description: 'Only the children of this category (database ID); 0 for top-level categories.',
+                  deprecationReason: 'Use `parentId`, which takes a global ID as well.',
+                }),
+              }
             : {}),
-          event: t.arg.int({ description: 'Only the terms of this event.' }),
+          eventId: t.arg.id({ description: `Only the terms of this event. ${EITHER_ONE_ID}` }),
+          event: t.arg.int({
+            description: 'Only the terms of this event (database ID).',
+            deprecationReason: 'Use `eventId`, which takes a global ID as well.',
+          }),
           slug: t.arg.string({ description: 'Exactly this slug.' }),
         },
         resolve: async (root, args, ctx, info) => {
           const { order, orderBy } = termOrdering(args);
-          const where = await termListWhere(ctx, taxonomy, args as TermListFilter);
+          const where = await termListWhere(ctx, taxonomy, termListFilter(typename, args as TermListArgs));
           const query = () => queryFromInfo({ context: ctx, info, path: ['edges', 'node'] });
           return offsetConnection(
             args,

@@ -184,9 +184,11 @@ async function listTerms(taxonomy: Taxonomy, call: RestCall<ParamDeclaration>): 
   };
   if (params.event !== undefined && params.post !== undefined && params.post !== params.event) {
     // Both are validated as in TEC (each must be an event) although only `event` filters.
-    await taxonomy.list(call, { event: params.post, hideEmpty: false, first: 1 }, { fields: { event: 'post' } });
+    await taxonomy.list(call, { event: params.post, hideEmpty: false, first: 1 }, { fields: { eventId: 'post' } });
   }
-  const { totalCount: total, terms } = await taxonomy.list(call, variables, { fields: { event: eventParam } });
+  const { totalCount: total, terms } = await taxonomy.list(call, variables, {
+    fields: { eventId: eventParam, includeIds: 'include', excludeIds: 'exclude', parentId: 'parent' },
+  });
   const pages = totalPages(total, perPage);
   // The base URL never carries the query; next/previous carry only `page` (TEC's Term_Archive_Base).
   const base = `${call.urls.api}/${taxonomy.route}/`;
