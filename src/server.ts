@@ -59,7 +59,14 @@ import {
 import { persistedOperationsPlugin } from './limits/persisted-operations.js';
 import { requestParamChecks } from './limits/request-params.js';
 import { logErrorCodes, reportUnexpectedErrors, yogaLogger } from './logging/graphql-errors.js';
-import { createLogger, type Logger, type RequestLog, requestLineWriter, withRequestLog } from './logging/logger.js';
+import {
+  createLogger,
+  type Logger,
+  loggedPathOfTarget,
+  type RequestLog,
+  requestLineWriter,
+  withRequestLog,
+} from './logging/logger.js';
 import { operationMetrics } from './metrics/graphql.js';
 import type { ServiceMetrics } from './metrics/metrics.js';
 import { answerScrape, listenForScrapes } from './metrics/scrape.js';
@@ -223,8 +230,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const logger = options.logger ?? createLogger(config.logLevel);
   await migrate(config, { logger });
   const queries: QueryCounter = { count: 0 };
-  // Requests are labelled by route once the REST and page routers exist (routeLabel, below).
-  // prom-client is loaded only when metrics are on.
+  // prom-client is loaded only when metrics are on; requests are labelled by routeLabel, defined with the routers.
   const metrics = config.metrics
     ? new (await import('./metrics/metrics.js')).ServiceMetrics((path) => routeLabel(path))
     : undefined;
@@ -371,7 +377,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const routeLabel = (path: string): string => {
     if (path === GRAPHQL_PATH || path === HEALTH_PATH || path === READY_PATH || path === METRICS_PATH) return path;
     if (path.startsWith(GRAPHIQL_ASSETS_PATH)) return GRAPHIQL_ASSETS_PATH;
-    const url = new URL(path, 'http://localhost');
+    // Appended, not resolved: a path starting with `//` would be read as a host.
+    const url = new URL(`http://localhost${path}`);
     const target = rest.targetOf(url);
     if (target) return `rest ${rest.routeLabelOf(target)}`;
     const page = pages.routeOf(url);
@@ -595,7 +602,7 @@ export async function listen(app: App, port = app.config.port, host = app.config
     if (!tracingOn()) return answer(req, res);
     const path = (req.url ?? '/').split('?')[0]!;
     serverSpan(req.method ?? 'GET', path, req.headers, (finished) => {
-      res.once('close', () => finished(res.statusCode, app.routeOf(path)));
+      res.once('close', () => finished(res.statusCode, app.routeOf(loggedPathOfTarget(req.url ?? '/'))));
       answer(req, res);
     });
   });

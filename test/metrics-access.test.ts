@@ -8,6 +8,18 @@ import { startServer, type TestServer } from './support/server.js';
 // test/metrics-prometheus.test.ts.
 
 const TOKEN = 'a-metrics-token-of-some-length';
+
+/** A GET of `target` exactly as written (fetch would normalise it), answering the status. */
+function rawGet(server: TestServer, target: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+    let answer = '';
+    socket.on('data', (chunk) => (answer += chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0)));
+    socket.end(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+  });
+}
 const scrape = (server: TestServer, authorization?: string) =>
   fetch(`${server.url}/metrics`, { headers: authorization ? { authorization } : {} });
 
@@ -51,6 +63,14 @@ describe('METRICS_TOKEN on the service port', () => {
     );
   });
 
+  it('survives request targets that are no URL relative to the site (`//`, `//[`, `//:99999/x`), labelling them', async () => {
+    const targets = ['//', '//[', '//:99999/x', '///wp-json/calendar/events/v1/events', '/?rest_route=//'];
+    const statuses = await Promise.all(targets.map((target) => rawGet(server, target)));
+    expect(statuses.every((status) => status >= 200 && status < 500)).toBe(true);
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    expect((await scrape(server, `Bearer ${TOKEN}`)).status).toBe(200);
+  });
+
   it('keeps client-chosen labels bounded: operation names past the first 100 count as "other", paths by route', async () => {
     for (let n = 0; n < OPERATION_NAMES_KEPT + 30; n++) await server.gql(`query Named${n} { __typename }`);
     for (const path of ['/no/such/page', '/no/other/page', '/wp-json/calendar/events/v1/events/987654321'])
@@ -65,7 +85,14 @@ describe('METRICS_TOKEN on the service port', () => {
     const routes = new Set(
       [...text.matchAll(/^calendar_http_requests_total\{route="([^"]*)"/gm)].map((match) => match[1]),
     );
-    expect([...routes].sort()).toEqual(['/graphql', '/metrics', 'rest /events/{id}', 'unmatched']);
+    expect([...routes].sort()).toEqual([
+      '/graphql',
+      '/healthz',
+      '/metrics',
+      'rest /events/{id}',
+      'rest unmatched',
+      'unmatched',
+    ]);
   });
 });
 
@@ -100,10 +127,12 @@ describe('metrics of load shedding', () => {
         ).status,
       );
     expect(answers).toEqual([503, 503, 503, 503, 503]);
+    // Refused straight on node:http, where an error would go uncaught: a target that is no relative URL.
+    expect(await rawGet(server, '//[')).toBe(503);
     const scraped = await scrape(server, `Bearer ${TOKEN}`);
     expect(scraped.status).toBe(200);
     const text = await scraped.text();
-    expect(text).toMatch(/^calendar_requests_refused_total\{reason="overloaded"\} 5$/m);
+    expect(text).toMatch(/^calendar_requests_refused_total\{reason="overloaded"\} 6$/m);
     expect(text).toMatch(/^calendar_http_requests_total\{route="rest \/events",method="GET",status="503"\} 5$/m);
   });
 });

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -160,6 +160,24 @@ describe(`traces over OTLP/HTTP (${TEST_ENGINE})`, () => {
     expect(operation.name).toBe('graphql query TracedEvents');
     expect(operation.attributes['graphql.operation.name']).toBe('TracedEvents');
     expect(spans.filter((span) => span.parentSpanId === operation.spanId).length).toBeGreaterThan(0);
+  });
+
+  it('names the span of a target that is no URL relative to the site, and keeps serving', async () => {
+    const port = Number(new URL(server.base).port);
+    const status = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1');
+      let answer = '';
+      socket.on('data', (chunk) => (answer += chunk));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(answer.slice(9, 12)));
+      socket.end(
+        'GET //[ HTTP/1.1\r\nHost: x\r\ntraceparent: 00-11111111111111111111111111111111-2222222222222222-01\r\nConnection: close\r\n\r\n',
+      );
+    });
+    expect(status).toBe('404');
+    const [span] = await spansOfTrace('11111111111111111111111111111111', (all) => all.some((s) => s.kind === 2));
+    expect(span!.name).toBe('GET unmatched');
+    expect((await fetch(`${server.base}/healthz`)).status).toBe(200);
   });
 
   it('is on only when an OTLP endpoint is set, and off when the SDK is disabled', () => {

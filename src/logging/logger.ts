@@ -233,10 +233,20 @@ export function requestIdOf(request: RequestHead): string {
 }
 
 /** The path as logged: never the query string (it can carry a record's password), but WordPress's `rest_route`. */
-export function loggedPath(request: RequestHead): string {
+export function loggedPath(request: Pick<RequestHead, 'url'>): string {
   const url = new URL(request.url);
   const restRoute = url.searchParams.get('rest_route');
   return restRoute === null ? url.pathname : `${url.pathname}?rest_route=${restRoute}`;
+}
+
+/** loggedPath of a request target as node:http reads it (`/path?query`). */
+export function loggedPathOfTarget(target: string): string {
+  try {
+    // Appended, not resolved: a target starting with `//` would be read as a host.
+    return loggedPath({ url: new URL(target.startsWith('/') ? `http://localhost${target}` : target).href });
+  } catch {
+    return target.split('?')[0]!; // not a URL node:http would route anywhere: its path as sent
+  }
 }
 
 function withRequestId(response: Response, id: string): Response {
