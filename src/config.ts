@@ -152,18 +152,27 @@ export interface Limits {
   };
 }
 
+/**
+ * The private and local network addresses the service may connect to besides public ones: all, none, or these
+ * addresses and CIDR ranges (src/net/outbound-addresses.ts).
+ */
+export type PrivateAddresses = 'all' | 'none' | string[];
+
 export interface ImageFetchConfig {
   /** IMAGE_FETCH_TIMEOUT_MS: longest a fetch may take, redirects and body included. */
   timeoutMs: number;
   /** IMAGE_FETCH_MAX_BYTES: largest image body; a longer one is refused as soon as it passes this. */
   maxBytes: number;
-  /** IMAGE_FETCH_ALLOW_PRIVATE: `all`, `none`, or the private ranges (CIDR) that may be fetched all the same. */
-  allowPrivate: 'all' | 'none' | string[];
+  /** IMAGE_FETCH_ALLOW_PRIVATE, else OUTBOUND_ALLOW_PRIVATE: the private addresses images may be fetched from. */
+  allowPrivate: PrivateAddresses;
 }
 
 export interface WebhookConfig {
-  /** WEBHOOKS_ALLOW_PRIVATE: `1` lets webhook URLs point at loopback, private and other non-public addresses. */
-  allowPrivate: boolean;
+  /**
+   * WEBHOOKS_ALLOW_PRIVATE (`1`: all), else OUTBOUND_ALLOW_PRIVATE: the loopback, private and other non-public
+   * addresses webhook URLs may point at.
+   */
+  allowPrivate: PrivateAddresses;
   /** WEBHOOK_TIMEOUT_MS: an attempt that has no answer by then failed (and is retried). */
   timeoutMs: number;
   /** WEBHOOK_RETRY_BASE_MS: the delay before the first retry; each later one doubles it, with jitter. */
@@ -307,18 +316,25 @@ function readCorsOrigins(env: Env): CorsOrigins {
   return origins;
 }
 
-function readAllowPrivate(env: Env): ImageFetchConfig['allowPrivate'] {
-  const raw = (env.IMAGE_FETCH_ALLOW_PRIVATE ?? 'false').trim();
+/** OUTBOUND_ALLOW_PRIVATE or IMAGE_FETCH_ALLOW_PRIVATE: `true`, `false`, or addresses and CIDR ranges. */
+function readPrivateAddresses(env: Env, name: string): PrivateAddresses | undefined {
+  const given = env[name];
+  if (given === undefined) return undefined;
+  const raw = given.trim();
   if (raw === 'true') return 'all';
   if (raw === 'false' || raw === '') return 'none';
   const ranges = raw.split(',').map((range) => range.trim());
   const bad = ranges.find((range) => !isAddressRange(range));
   if (bad !== undefined)
     throw new ConfigError(
-      `IMAGE_FETCH_ALLOW_PRIVATE must be true, false or a comma-separated list of addresses or CIDR ranges such as "10.1.0.0/16", got "${bad}"`,
+      `${name} must be true, false or a comma-separated list of addresses or CIDR ranges such as "10.1.0.0/16", got "${bad}"`,
     );
   return ranges;
 }
+
+/** Every outgoing request's private addresses, OUTBOUND_ALLOW_PRIVATE (none by default). */
+const outboundAllowPrivate = (env: Env): PrivateAddresses =>
+  readPrivateAddresses(env, 'OUTBOUND_ALLOW_PRIVATE') ?? 'none';
 
 function engineOf(url: string): Engine {
   if (url.startsWith('file:')) return 'sqlite';
@@ -372,13 +388,15 @@ function readCdnPurge(env: Env): CdnPurgeConfig | undefined {
 }
 
 function readWebhookConfig(env: Env): WebhookConfig {
-  const allow = env.WEBHOOKS_ALLOW_PRIVATE ?? '0';
-  if (!['0', '1', 'true', 'false'].includes(allow))
+  const allow = env.WEBHOOKS_ALLOW_PRIVATE;
+  if (allow !== undefined && !['0', '1', 'true', 'false'].includes(allow))
     throw new ConfigError(`WEBHOOKS_ALLOW_PRIVATE must be 1 or 0, got "${allow}"`);
+  const allowPrivate: PrivateAddresses =
+    allow === undefined ? outboundAllowPrivate(env) : allow === '1' || allow === 'true' ? 'all' : 'none';
   const retryBaseMs = readWholeNumber(env, 'WEBHOOK_RETRY_BASE_MS', 10_000, 1);
   const retryForMs = readWholeNumber(env, 'WEBHOOK_RETRY_FOR_MS', 24 * 60 * 60 * 1000, 0);
   return {
-    allowPrivate: allow === '1' || allow === 'true',
+    allowPrivate,
     timeoutMs: readWholeNumber(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1),
     retryBaseMs,
     retryMaxMs: readWholeNumber(env, 'WEBHOOK_RETRY_MAX_MS', 60 * 60 * 1000, retryBaseMs),
@@ -472,7 +490,7 @@ export function loadConfig(env: Env = process.env): Config {
     imageFetch: {
       timeoutMs: readWholeNumber(env, 'IMAGE_FETCH_TIMEOUT_MS', 10_000, 1),
       maxBytes: readWholeNumber(env, 'IMAGE_FETCH_MAX_BYTES', 10 * 1024 * 1024, 1),
-      allowPrivate: readAllowPrivate(env),
+      allowPrivate: readPrivateAddresses(env, 'IMAGE_FETCH_ALLOW_PRIVATE') ?? outboundAllowPrivate(env),
     },
     webhooks: readWebhookConfig(env),
     recurrenceHorizonDays: readWholeNumber(env, 'RECURRENCE_HORIZON_DAYS', 730, 1),

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
-import { mayFetchFrom } from '../src/images/addresses.js';
+import { mayConnectTo } from '../src/net/outbound-addresses.js';
 import { onlyError, unique } from './support/factories.js';
 import { startImageServer, type ImageServer } from './support/image-server.js';
 import { MIME_TYPES, type ImageKind } from './support/images.js';
@@ -282,6 +282,31 @@ describe('private and local addresses (IMAGE_FETCH_ALLOW_PRIVATE)', () => {
   });
 });
 
+describe('OUTBOUND_ALLOW_PRIVATE: one setting for every outgoing request', () => {
+  it('applies to image fetches and webhooks, each older setting winning for its own requests when set', () => {
+    const of = (env: Record<string, string>) => {
+      const config = loadConfig(env);
+      return { images: config.imageFetch.allowPrivate, webhooks: config.webhooks.allowPrivate };
+    };
+    expect(of({})).toEqual({ images: 'none', webhooks: 'none' });
+    expect(of({ OUTBOUND_ALLOW_PRIVATE: '10.1.0.0/16' })).toEqual({
+      images: ['10.1.0.0/16'],
+      webhooks: ['10.1.0.0/16'],
+    });
+    expect(of({ OUTBOUND_ALLOW_PRIVATE: 'true' })).toEqual({ images: 'all', webhooks: 'all' });
+    expect(
+      of({ OUTBOUND_ALLOW_PRIVATE: 'true', IMAGE_FETCH_ALLOW_PRIVATE: 'false', WEBHOOKS_ALLOW_PRIVATE: '0' }),
+    ).toEqual({ images: 'none', webhooks: 'none' });
+    expect(of({ OUTBOUND_ALLOW_PRIVATE: '10.1.0.0/16', WEBHOOKS_ALLOW_PRIVATE: '1' })).toEqual({
+      images: ['10.1.0.0/16'],
+      webhooks: 'all',
+    });
+    expect(() => loadConfig({ OUTBOUND_ALLOW_PRIVATE: 'intranet.example' })).toThrow(
+      /OUTBOUND_ALLOW_PRIVATE must be true, false or a comma-separated list/,
+    );
+  });
+});
+
 describe('IMAGE_FETCH_ALLOW_PRIVATE', () => {
   const read = (value: string) => loadConfig({ IMAGE_FETCH_ALLOW_PRIVATE: value }).imageFetch.allowPrivate;
 
@@ -297,9 +322,9 @@ describe('IMAGE_FETCH_ALLOW_PRIVATE', () => {
 
   it('lets a listed range through, whether written as IPv4 or inside IPv6, and nothing else private', () => {
     const ranges = ['10.1.0.0/16', 'fd00:1::/32'];
-    expect(mayFetchFrom('10.1.2.3', ranges)).toBe(true);
-    expect(mayFetchFrom('::ffff:10.1.2.3', ranges)).toBe(true);
-    expect(mayFetchFrom('fd00:1::5', ranges)).toBe(true);
+    expect(mayConnectTo('10.1.2.3', ranges)).toBe(true);
+    expect(mayConnectTo('::ffff:10.1.2.3', ranges)).toBe(true);
+    expect(mayConnectTo('fd00:1::5', ranges)).toBe(true);
     for (const address of [
       '10.2.0.1',
       '127.0.0.1',
@@ -311,10 +336,10 @@ describe('IMAGE_FETCH_ALLOW_PRIVATE', () => {
       '0.0.0.0',
       'not an address',
     ]) {
-      expect(mayFetchFrom(address, ranges), address).toBe(false);
+      expect(mayConnectTo(address, ranges), address).toBe(false);
     }
-    expect(mayFetchFrom('93.184.215.14', 'none')).toBe(true);
-    expect(mayFetchFrom('2606:2800:21f:cb07:6820:80da:af6b:8b2c', 'none')).toBe(true);
-    expect(mayFetchFrom('127.0.0.1', 'all')).toBe(true);
+    expect(mayConnectTo('93.184.215.14', 'none')).toBe(true);
+    expect(mayConnectTo('2606:2800:21f:cb07:6820:80da:af6b:8b2c', 'none')).toBe(true);
+    expect(mayConnectTo('127.0.0.1', 'all')).toBe(true);
   });
 });

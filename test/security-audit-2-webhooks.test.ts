@@ -175,7 +175,7 @@ describe('the delivery timeout', () => {
     async (answer) => {
       receiver.answer = () => answer;
       const started = Date.now();
-      expect(await postOnce(receiver.url, '{}', {}, 300, true)).toEqual({
+      expect(await postOnce(receiver.url, '{}', {}, 300, 'all')).toEqual({
         ok: false,
         error: 'no answer within 300 ms',
       });

@@ -445,17 +445,26 @@ describe('webhooks to private addresses', () => {
     const receiver = await startReceiver();
     const port = new URL(receiver.url).port;
     for (const url of [`http://localhost:${port}/hooks`, `http://127.0.0.1:${port}/hooks`]) {
-      const outcome = await postOnce(url, '{}', {}, 1000, false);
+      const outcome = await postOnce(url, '{}', {}, 1000, 'none');
       expect(outcome).toMatchObject({ ok: false, error: expect.stringContaining('refused') });
     }
     expect(receiver.received).toHaveLength(0);
-    expect(await postOnce(`http://127.0.0.1:${port}/hooks`, '{}', {}, 1000, true)).toEqual({ ok: true, status: 204 });
+    expect(await postOnce(`http://127.0.0.1:${port}/hooks`, '{}', {}, 1000, 'all')).toEqual({ ok: true, status: 204 });
+    // OUTBOUND_ALLOW_PRIVATE's ranges: this address allowed, another range not.
+    expect(await postOnce(`http://localhost:${port}/hooks`, '{}', {}, 1000, ['127.0.0.0/8', '::1'])).toEqual({
+      ok: true,
+      status: 204,
+    });
+    expect(await postOnce(`http://127.0.0.1:${port}/hooks`, '{}', {}, 1000, ['10.0.0.0/8'])).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('OUTBOUND_ALLOW_PRIVATE'),
+    });
     await receiver.close();
   });
 
   it('does not follow a redirect', async () => {
     receiver.answer = () => 307;
-    expect(await postOnce(receiver.url, '{}', {}, 1000, true)).toEqual({ ok: false, error: 'answered 307' });
+    expect(await postOnce(receiver.url, '{}', {}, 1000, 'all')).toEqual({ ok: false, error: 'answered 307' });
     receiver.answer = () => 204;
   });
 });

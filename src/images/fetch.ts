@@ -1,8 +1,7 @@
-import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
-import { isIP, type LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
 import { Agent, fetch, type Response } from 'undici';
 import type { ImageFetchConfig } from '../config.js';
-import { mayFetchFrom } from './addresses.js';
+import { checkedLookup, mayConnectTo } from '../net/outbound-addresses.js';
 import { ACCEPTED_IMAGE_TYPES, imageFactsOf, type ImageFacts } from './facts.js';
 
 /** Why an image URL was refused: the text completes "image: …" in the error a client gets. */
@@ -22,7 +21,9 @@ export async function fetchImageFacts(url: string, config: ImageFetchConfig): Pr
   const timeout = AbortSignal.timeout(config.timeoutMs);
   // Each connection's addresses are checked as they are resolved, so a name cannot resolve to a public address when
   // checked and to a private one when connected (DNS rebinding). A fetch has its own agent: no pooled connections.
-  const agent = new Agent({ connect: { lookup: checkedLookup(config.allowPrivate) } });
+  const agent = new Agent({
+    connect: { lookup: checkedLookup(config.allowPrivate, () => new ImageFetchError(PRIVATE)) },
+  });
   try {
     const response = await followRedirects(url, agent, timeout, config);
     if (response.status !== 200)
@@ -52,7 +53,7 @@ async function followRedirects(
       throw new ImageFetchError('redirects to a URL that is not http or https');
     const host = target.hostname.replace(/^\[|\]$/g, '');
     // A host written as an address is connected to without a lookup: checked here.
-    if (isIP(host) && !mayFetchFrom(host, config.allowPrivate)) throw new ImageFetchError(PRIVATE);
+    if (isIP(host) && !mayConnectTo(host, config.allowPrivate)) throw new ImageFetchError(PRIVATE);
     const response = await fetch(target, {
       dispatcher: agent,
       redirect: 'manual',
@@ -80,22 +81,6 @@ async function readBody(response: Response, maxBytes: number): Promise<Uint8Arra
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);
-}
-
-/** `dns.lookup` that refuses a name when any of its addresses may not be fetched from. */
-function checkedLookup(allowPrivate: ImageFetchConfig['allowPrivate']): LookupFunction {
-  return (hostname, options, callback) => {
-    const all: LookupAllOptions = { all: true, family: options.family, hints: options.hints };
-    dnsLookup(hostname, all, (error, addresses: LookupAddress[]) => {
-      if (error) return callback(error, '', 0);
-      if (addresses.length === 0 || addresses.some((address) => !mayFetchFrom(address.address, allowPrivate))) {
-        return callback(new ImageFetchError(PRIVATE), '', 0);
-      }
-      if (options.all)
-        return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, addresses);
-      callback(null, addresses[0]!.address, addresses[0]!.family);
-    });
-  };
 }
 
 /** A refusal of ours, thrown as it is or wrapped by fetch as the cause of its `TypeError: fetch failed`. */

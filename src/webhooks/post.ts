@@ -1,8 +1,9 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import { isPublicAddress } from '../net/public-address.js';
-import { checkedLookup, hostOf, parseWebhookUrl, WebhookUrlError } from './addresses.js';
+import type { PrivateAddresses } from '../config.js';
+import { mayConnectTo } from '../net/outbound-addresses.js';
+import { checkedLookup, hostOf, PRIVATE, parseWebhookUrl, WebhookUrlError } from './addresses.js';
 
 /** How an attempt ended: a 2xx answer, or why not (an answer's status, a network error, a timeout, a refusal). */
 export type PostOutcome = { ok: true; status: number } | { ok: false; error: string };
@@ -21,15 +22,14 @@ export function postOnce(
   body: string,
   headers: Record<string, string>,
   timeoutMs: number,
-  allowPrivate: boolean,
+  allowPrivate: PrivateAddresses,
   signal?: AbortSignal,
 ): Promise<PostOutcome> {
   let target: URL;
   try {
     target = parseWebhookUrl(url);
     const host = hostOf(target);
-    if (!allowPrivate && isIP(host) && !isPublicAddress(host))
-      throw new WebhookUrlError('points at a private or local network address');
+    if (isIP(host) && !mayConnectTo(host, allowPrivate)) throw new WebhookUrlError(PRIVATE);
   } catch (error) {
     return Promise.resolve({ ok: false, error: `refused: the URL ${(error as Error).message}` });
   }

@@ -1,3 +1,4 @@
+import type { PrivateAddresses } from '../config.js';
 import { newSecret, secretProblem } from './signature.js';
 import type { Db } from '../db/client.js';
 import { CHANGE_RECORD_TYPES, currentChangePosition, type ChangeRecordType } from '../db/change-log.js';
@@ -99,7 +100,7 @@ const view = (row: {
 export async function createWebhook(
   db: Db,
   input: { url: string; types?: string | readonly string[] | null; secret?: string | null },
-  allowPrivate: boolean,
+  allowPrivate: PrivateAddresses,
 ): Promise<CreatedWebhook> {
   const types = parseTypes(input.types);
   const problem = input.secret == null ? null : secretProblem(input.secret);
