@@ -2,6 +2,7 @@ import cluster from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { BACKUP_USAGE, runBackupCommand } from './cli/backup.js';
+import { runSourcesCommand, SOURCES_USAGE } from './cli/sources.js';
 import { CliError } from './cli/arguments.js';
 import { ACCOUNT_GROUPS, ACCOUNT_USAGE, runAccountCommand } from './cli/users.js';
 import { runWebhookCommand, WEBHOOK_USAGE } from './cli/webhooks.js';
@@ -21,6 +22,7 @@ const COMMAND_USAGE: Array<[string, string]> = [
   ['import <rest-root> [options]', 'copy a The Events Calendar site in (options: import --help)'],
   ['persisted-operations', 'print the registered /graphql operations as a JSON manifest { "<sha256>": "<document>" }'],
   ...BACKUP_USAGE,
+  ...SOURCES_USAGE,
   ...ACCOUNT_USAGE,
   ...WEBHOOK_USAGE,
 ];
@@ -165,8 +167,9 @@ async function main(): Promise<void> {
   if (ACCOUNT_GROUPS.includes(command)) return runAccountCommand(config, command, args);
   if (command === 'webhooks') return runWebhookCommand(config, args);
   if (command === 'backup' || command === 'restore') return runBackupCommand(config, command, args);
+  if (command === 'sources') return runSourcesCommand(config, args);
   throw new CliError(
-    `unknown command "${command}" (serve, migrate, seed, import, persisted-operations, backup, restore, users, passwords, tokens, webhooks, help)`,
+    `unknown command "${command}" (serve, migrate, seed, import, persisted-operations, backup, restore, sources, users, passwords, tokens, webhooks, help)`,
   );
 }
 

@@ -89,6 +89,8 @@ export interface Config {
   };
   /** Images given by URL are fetched and checked (docs/stored-content.md, "Images given by URL"; src/images). */
   imageFetch: ImageFetchConfig;
+  /** Fetching the iCalendar feeds of import sources (docs/import.md#icalendar-feeds). */
+  feeds: FeedFetchConfig;
   /** Webhook deliveries (docs/sync-and-webhooks.md, "Webhooks"; src/webhooks). */
   webhooks: WebhookConfig;
   /** The change log behind `changes` and `changed` (docs/sync-and-webhooks.md; src/db/change-log.ts). */
@@ -165,6 +167,17 @@ export interface ImageFetchConfig {
   maxBytes: number;
   /** IMAGE_FETCH_ALLOW_PRIVATE, else OUTBOUND_ALLOW_PRIVATE: the private addresses images may be fetched from. */
   allowPrivate: PrivateAddresses;
+}
+
+export interface FeedFetchConfig {
+  /** FEED_FETCH_TIMEOUT_MS: longest a feed's fetch may take, redirects and body included. */
+  timeoutMs: number;
+  /** FEED_MAX_BYTES: largest feed; a longer one is refused as soon as it passes this. */
+  maxBytes: number;
+  /** OUTBOUND_ALLOW_PRIVATE: the private addresses a feed may be fetched from. */
+  allowPrivate: PrivateAddresses;
+  /** FEED_CHECK_MS: how often the server looks for import sources due to run. */
+  checkEveryMs: number;
 }
 
 export interface WebhookConfig {
@@ -491,6 +504,12 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutMs: readWholeNumber(env, 'IMAGE_FETCH_TIMEOUT_MS', 10_000, 1),
       maxBytes: readWholeNumber(env, 'IMAGE_FETCH_MAX_BYTES', 10 * 1024 * 1024, 1),
       allowPrivate: readPrivateAddresses(env, 'IMAGE_FETCH_ALLOW_PRIVATE') ?? outboundAllowPrivate(env),
+    },
+    feeds: {
+      timeoutMs: readWholeNumber(env, 'FEED_FETCH_TIMEOUT_MS', 30_000, 1),
+      maxBytes: readWholeNumber(env, 'FEED_MAX_BYTES', 10 * 1024 * 1024, 1),
+      allowPrivate: outboundAllowPrivate(env),
+      checkEveryMs: readWholeNumber(env, 'FEED_CHECK_MS', 30_000, 100),
     },
     webhooks: readWebhookConfig(env),
     recurrenceHorizonDays: readWholeNumber(env, 'RECURRENCE_HORIZON_DAYS', 730, 1),

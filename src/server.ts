@@ -70,6 +70,7 @@ import {
 import { operationMetrics } from './metrics/graphql.js';
 import type { ServiceMetrics } from './metrics/metrics.js';
 import { answerScrape, listenForScrapes } from './metrics/scrape.js';
+import { SourceScheduler } from './import/ical/schedule.js';
 import { measureParts } from './server-metrics.js';
 import { tracedOperations } from './tracing/graphql.js';
 import { serverSpan, tracingOn } from './tracing/tracing.js';
@@ -442,6 +443,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       )
     : undefined;
   purger?.start();
+  const importSources = new SourceScheduler(helperDb, config, logger);
+  importSources.start();
   if (metrics) measureParts(metrics, { db, helperDb, responseCache, changes, dispatcher });
   const writeRequestLine = requestLineWriter(logger, metrics?.observeRequest);
   const stopPruningDeliveries = pruneDeliveriesPeriodically(
@@ -521,7 +524,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       changes.close();
       stopPruning();
       stopRefreshingStatistics();
-      await Promise.all([series.close(), dispatcher.close(), purger?.close(), stopPruningDeliveries()]);
+      await Promise.all([
+        series.close(),
+        dispatcher.close(),
+        purger?.close(),
+        importSources.close(),
+        stopPruningDeliveries(),
+      ]);
       await helperDb.$disconnect();
       shedder.close();
       await watch.close();

@@ -64,6 +64,11 @@ export class GraphQLWriter {
     );
   }
 
+  /** Moves an event to the trash (a second delete would remove it for good). */
+  async trashEvent(id: number): Promise<number> {
+    return this.run('mutation ImportTrash($id: ID!) { record: deleteEvent(id: $id) { id: databaseId } }', { id });
+  }
+
   /**
    * Makes series occurrences exist up to the end of `day` (YYYY-MM-DD): a list reaching that far materialises them
    * (past RECURRENCE_HORIZON_DAYS they exist only once something asks).

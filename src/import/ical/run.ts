@@ -1,0 +1,216 @@
+/**
+ * One run of an import source (docs/import.md#icalendar-feeds): fetch its feed (conditionally), read it, and bring
+ * the events it wrote in line with it. Each event is written through the GraphQL schema (src/import/writer.ts), whole
+ * or not at all; a feed that cannot be fetched or read changes nothing. An unchanged VEVENT is not written at all, so
+ * an unchanged feed leaves no change-log entry and sends no webhook.
+ */
+import { createHash } from 'node:crypto';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/client.js';
+import { type FeedEvent, type FeedProblem, type FeedTime, FeedUnreadable, readFeed } from '../../ical/read-feed.js';
+import { fetchOutbound, OutboundRefusal } from '../../net/outbound-fetch.js';
+import { GraphQLWriter, importerViewer, RefusedWrite } from '../writer.js';
+import { eventInputOf, recurrenceOf, type SourceSettings } from './map.js';
+
+const EVENTS = { create: 'createEvent', update: 'updateEvent', inputType: 'EventInput' };
+/** The longest wait after failures in a row before the next try (a day); the first waits a minute, then doubling. */
+const MAX_BACKOFF_MS = 24 * 60 * 60 * 1000;
+
+export interface RunReport {
+  /** The feed answered 304: nothing to do. */
+  notModified: boolean;
+  created: number;
+  updated: number;
+  trashed: number;
+  unchanged: number;
+  skipped: number;
+  failed: number;
+  /** What was not imported, and why: the feed's own problems and refused writes. */
+  problems: FeedProblem[];
+}
+
+/** Why a run failed as a whole: the feed could not be fetched or read (the text completes "the feed …"). */
+export class FeedFailure extends Error {}
+
+type Source = NonNullable<Awaited<ReturnType<Db['importSource']['findUnique']>>>;
+
+/** `webcal://` is how calendar links name an http(s) feed; it is fetched over https. */
+export const fetchedUrl = (url: string) => url.replace(/^webcals?:\/\//i, 'https://');
+
+async function fetchFeed(source: Source, config: Config) {
+  const headers: Record<string, string> = {
+    accept: 'text/calendar, text/plain;q=0.5, */*;q=0.1',
+    'user-agent': 'calendar-events-service (iCalendar import)',
+    ...(source.etag ? { 'if-none-match': source.etag } : {}),
+    ...(source.lastModified ? { 'if-modified-since': source.lastModified } : {}),
+  };
+  try {
+    return await fetchOutbound(fetchedUrl(source.url), { ...config.feeds, headers }, async (answer) => {
+      if (answer.status === 304) return null;
+      if (answer.status !== 200) throw new FeedFailure(`could not be fetched: the server answered ${answer.status}`);
+      return {
+        text: new TextDecoder().decode(await answer.body()),
+        etag: answer.headers.get('etag'),
+        lastModified: answer.headers.get('last-modified'),
+      };
+    });
+  } catch (error) {
+    if (error instanceof OutboundRefusal) throw new FeedFailure(error.message);
+    throw error;
+  }
+}
+
+/** Runs `sourceId` once, now; records the outcome on the source (its report, or its failure and the next try). */
+export async function runSource(db: Db, config: Config, sourceId: number): Promise<RunReport> {
+  const source = await db.importSource.findUnique({ where: { id: sourceId } });
+  if (!source) throw new FeedFailure(`source ${sourceId} does not exist`);
+  const startedAt = new Date();
+  try {
+    const fetched = await fetchFeed(source, config);
+    const report = fetched ? await importFeed(db, config, source, fetched.text) : emptyReport(true);
+    await db.importSource.update({
+      where: { id: source.id },
+      data: {
+        ...(fetched ? { etag: fetched.etag, lastModified: fetched.lastModified } : {}),
+        lastRunAt: startedAt,
+        nextRunAt: source.everySeconds ? new Date(startedAt.getTime() + source.everySeconds * 1000) : null,
+        lastError: null,
+        failures: 0,
+        lastReport: JSON.stringify(report),
+      },
+    });
+    return report;
+  } catch (error) {
+    if (!(error instanceof FeedFailure || error instanceof FeedUnreadable)) throw error;
+    const failures = source.failures + 1;
+    const backoff = Math.min(MAX_BACKOFF_MS, 60_000 * 2 ** (failures - 1));
+    const every = source.everySeconds ? source.everySeconds * 1000 : Number.POSITIVE_INFINITY;
+    await db.importSource.update({
+      where: { id: source.id },
+      data: {
+        lastRunAt: startedAt,
+        lastError: error.message,
+        failures,
+        nextRunAt: source.everySeconds ? new Date(startedAt.getTime() + Math.min(backoff, every)) : null,
+      },
+    });
+    throw error;
+  }
+}
+
+const emptyReport = (notModified: boolean): RunReport => ({
+  notModified,
+  created: 0,
+  updated: 0,
+  trashed: 0,
+  unchanged: 0,
+  skipped: 0,
+  failed: 0,
+  problems: [],
+});
+
+function settingsOf(source: Source, config: Config): SourceSettings {
+  return {
+    siteTimezone: config.siteTimezone,
+    status: source.eventStatus === 'draft' ? 'DRAFT' : 'PUBLISH',
+    categories: source.categories
+      .split(',')
+      .map((name) => name.trim())
+      .filter(Boolean),
+    authorId: source.authorId,
+  };
+}
+
+/** The feed's series and single events by UID, and the occurrences it cancels; overrides it cannot import reported. */
+function plan(events: FeedEvent[], problems: FeedProblem[]) {
+  const masters = new Map<string, FeedEvent>();
+  const cancelled = new Map<string, FeedTime[]>();
+  for (const event of events) {
+    if (event.recurrenceId === null) {
+      if (masters.has(event.uid))
+        problems.push({ where: `event ${event.uid}`, reason: 'a second VEVENT with this UID' });
+      masters.set(event.uid, event);
+    } else if (event.status === 'cancelled') {
+      cancelled.set(event.uid, [...(cancelled.get(event.uid) ?? []), event.recurrenceId]);
+    } else {
+      problems.push({
+        where: `event ${event.uid}`,
+        reason: 'a changed occurrence (RECURRENCE-ID) is not imported: the series keeps its own time for it',
+      });
+    }
+  }
+  return { masters, cancelled };
+}
+
+async function importFeed(db: Db, config: Config, source: Source, text: string): Promise<RunReport> {
+  const read = readFeed(text);
+  const report = emptyReport(false);
+  report.problems.push(...read.skipped);
+  const { masters, cancelled } = plan(read.events, report.problems);
+  const writer = new GraphQLWriter(db, config, await importerViewer(db));
+  const settings = settingsOf(source, config);
+  const items = new Map(
+    (await db.importedItem.findMany({ where: { sourceId: source.id } })).map((item) => [item.key, item]),
+  );
+  const keep = async (key: string, eventId: number, digest: string) => {
+    const written = await db.event.findUniqueOrThrow({ where: { id: eventId }, select: { modifiedAt: true } });
+    const data = { eventId, digest, writtenAt: written.modifiedAt };
+    await db.importedItem.upsert({
+      where: { sourceId_key: { sourceId: source.id, key } },
+      create: { sourceId: source.id, key, ...data },
+      update: data,
+    });
+  };
+  for (const [uid, event] of masters) {
+    const item = items.get(uid);
+    items.delete(uid);
+    try {
+      if (event.status === 'cancelled') {
+        if (item) await trash(db, writer, source.id, uid, item.eventId, report);
+        else report.skipped++;
+        continue;
+      }
+      const input = eventInputOf(event, recurrenceOf(event, cancelled.get(uid) ?? [], settings.siteTimezone), settings);
+      const digest = createHash('sha256').update(JSON.stringify(input)).digest('base64url');
+      if (item?.digest === digest) {
+        report.unchanged++;
+        continue;
+      }
+      const existing = item
+        ? await db.event.findUnique({ where: { id: item.eventId }, select: { modifiedAt: true } })
+        : null;
+      if (existing && source.localEdits === 'keep' && existing.modifiedAt > item!.writtenAt) {
+        report.skipped++;
+        report.problems.push({ where: `event ${uid}`, reason: 'edited here since it was imported: kept as it is' });
+        continue;
+      }
+      const eventId = existing ? await writer.update(EVENTS, item!.eventId, input) : await writer.create(EVENTS, input);
+      if (existing) report.updated++;
+      else report.created++;
+      await keep(uid, eventId, digest);
+    } catch (error) {
+      if (!(error instanceof RefusedWrite)) throw error;
+      report.failed++;
+      report.problems.push({ where: `event ${uid}`, reason: error.message });
+    }
+  }
+  for (const [key, item] of items) {
+    if (source.onMissing !== 'trash') continue;
+    await trash(db, writer, source.id, key, item.eventId, report).catch((error: unknown) => {
+      if (!(error instanceof RefusedWrite)) throw error;
+      report.failed++;
+      report.problems.push({ where: `event ${key}`, reason: error.message });
+    });
+  }
+  return report;
+}
+
+/** Moves an imported event to the trash (unless it already is, or is gone) and forgets it. */
+async function trash(db: Db, writer: GraphQLWriter, sourceId: number, key: string, eventId: number, report: RunReport) {
+  const event = await db.event.findUnique({ where: { id: eventId }, select: { status: true } });
+  if (event && event.status !== 'trash') {
+    await writer.trashEvent(eventId);
+    report.trashed++;
+  }
+  await db.importedItem.delete({ where: { sourceId_key: { sourceId, key } } });
+}

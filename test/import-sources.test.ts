@@ -1,0 +1,211 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMPILED_CLI } from '../bench/processes.js';
+import { freshDatabase, querySql, TEST_ENGINE, type TestDatabase } from './support/database.js';
+import { type Instance, runCommand, startInstance, stop } from './support/processes.js';
+import { startServer, type TestServer } from './support/server.js';
+
+// Importing an iCalendar feed as a source (issue 31): `sources add` imports it at once; `sources run` brings the
+// events in line with the feed as it changes (updated, trashed); an unchanged feed (304, or the same bytes) writes
+// nothing, not even a change-log entry; a private address needs OUTBOUND_ALLOW_PRIVATE; what is no feed is refused.
+
+const dir = mkdtempSync(join(tmpdir(), 'calendar-sources-'));
+let database: TestDatabase;
+let reader: TestServer;
+let feedServer: Server;
+let feedUrl: string;
+let feed = '';
+let honourValidators = true;
+const asked: Array<{ ifNoneMatch: string | undefined }> = [];
+
+const lines = (...content: string[]) => `${content.join('\r\n')}\r\n`;
+const calendar = (...events: string[]) =>
+  lines('BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//Test//Feed//EN', ...events, 'END:VCALENDAR');
+
+const PARIS_TALK = (title: string) =>
+  lines(
+    'BEGIN:VEVENT',
+    'UID:talk@feed.test',
+    'DTSTAMP:20261120T120000Z',
+    'DTSTART;TZID=Europe/Paris:20270610T183000',
+    'DTEND;TZID=Europe/Paris:20270610T200000',
+    `SUMMARY:${title}`,
+    'DESCRIPTION:First line.\\n\\nSecond paragraph & more.',
+    'LOCATION:Salle Pleyel\\n252 Rue du Faubourg Saint-Honoré\\, Paris',
+    'ORGANIZER;CN=Ana Lopez:mailto:ana@feed.test',
+    'CATEGORIES:Talks',
+    'END:VEVENT',
+  ).trimEnd();
+const WEEKLY = lines(
+  'BEGIN:VEVENT',
+  'UID:weekly@feed.test',
+  'DTSTAMP:20261120T120000Z',
+  'DTSTART;TZID=America/New_York:20270601T190000',
+  'DTEND;TZID=America/New_York:20270601T200000',
+  'RRULE:FREQ=WEEKLY;COUNT=4',
+  'SUMMARY:Weekly practice',
+  'END:VEVENT',
+  'BEGIN:VEVENT',
+  'UID:weekly@feed.test',
+  'DTSTAMP:20261120T120000Z',
+  'RECURRENCE-ID;TZID=America/New_York:20270615T190000',
+  'DTSTART;TZID=America/New_York:20270615T190000',
+  'DTEND;TZID=America/New_York:20270615T200000',
+  'STATUS:CANCELLED',
+  'SUMMARY:Weekly practice',
+  'END:VEVENT',
+).trimEnd();
+const FAIR = lines(
+  'BEGIN:VEVENT',
+  'UID:fair@feed.test',
+  'DTSTAMP:20261120T120000Z',
+  'DTSTART;VALUE=DATE:20270620',
+  'DTEND;VALUE=DATE:20270622',
+  'SUMMARY:Summer fair',
+  'END:VEVENT',
+).trimEnd();
+
+const cli = (args: string[], env: Record<string, string> = {}) =>
+  runCommand(process.execPath, [COMPILED_CLI, ...args], {
+    DATABASE_URL: database.url,
+    CALENDAR_ADMIN_PASSWORD: '',
+    OUTBOUND_ALLOW_PRIVATE: '127.0.0.1',
+    ...env,
+  });
+
+const changes = async () => Number((await querySql(database.url, 'SELECT count(*) AS n FROM "Change"'))[0]!.n);
+
+async function listed(): Promise<Array<{ title: string; start_date: string; timezone: string; all_day: boolean }>> {
+  const answer = await fetch(
+    `${reader.url}/wp-json/calendar/events/v1/events?start_date=2027-05-01&end_date=2027-08-01&per_page=50`,
+  );
+  return ((await answer.json()) as { events: never[] }).events;
+}
+
+beforeAll(async () => {
+  database = await freshDatabase(dir);
+  feedServer = createServer((req, res) => {
+    const etag = `"${createHash('sha256').update(feed).digest('hex').slice(0, 16)}"`;
+    asked.push({ ifNoneMatch: req.headers['if-none-match'] });
+    if (req.url === '/not-a-feed') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>');
+    if (honourValidators && req.headers['if-none-match'] === etag) return void res.writeHead(304).end();
+    res.writeHead(200, { 'content-type': 'text/calendar; charset=utf-8', ...(honourValidators ? { etag } : {}) });
+    res.end(feed);
+  });
+  await new Promise<void>((resolve) => feedServer.listen(0, '127.0.0.1', resolve));
+  feedUrl = `http://127.0.0.1:${(feedServer.address() as AddressInfo).port}/calendar.ics`;
+  // The database is migrated by the first command; the reader serves it.
+  feed = calendar(PARIS_TALK('Opening talk'), WEEKLY, FAIR);
+}, 60_000);
+
+afterAll(async () => {
+  await reader?.close();
+  feedServer?.close();
+  await database?.drop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe(`an iCalendar feed as an import source (${TEST_ENGINE})`, () => {
+  it('imports at once, then follows the feed: unchanged writes nothing, an edit updates, a removal trashes', async () => {
+    const added = await cli(['sources', 'add', feedUrl, '--category', 'Imported', '--every', '1h']);
+    expect(added.stderr).toBe('');
+    expect(added.code).toBe(0);
+    expect(added.stdout).toContain(`Added source 1: ${feedUrl}, every 3600 s.`);
+    expect(added.stdout).toContain('Source 1: created 3, updated 0, trashed 0, unchanged 0, skipped 0, failed 0.');
+    reader = await startServer({}, { databaseOf: { databaseUrl: database.url } });
+
+    const events = await listed();
+    const talk = events.find((event) => event.title === 'Opening talk')! as Record<string, any>;
+    expect(talk).toMatchObject({
+      start_date: '2027-06-10 18:30:00',
+      end_date: '2027-06-10 20:00:00',
+      timezone: 'Europe/Paris',
+    });
+    expect(talk.description).toBe('<p>First line.</p>\n<p>Second paragraph &amp; more.</p>');
+    expect(talk.venue).toMatchObject({ venue: 'Salle Pleyel', address: '252 Rue du Faubourg Saint-Honoré, Paris' });
+    expect(talk.organizer.map((organizer: { organizer: string }) => organizer.organizer)).toEqual(['Ana Lopez']);
+    expect(talk.categories.map((category: { name: string }) => category.name).sort()).toEqual(['Imported', 'Talks']);
+    // Four weeks, the third cancelled in the feed.
+    expect(events.filter((event) => event.title === 'Weekly practice').map((event) => event.start_date)).toEqual([
+      '2027-06-01 19:00:00',
+      '2027-06-08 19:00:00',
+      '2027-06-22 19:00:00',
+    ]);
+    expect(events.find((event) => event.title === 'Summer fair')).toMatchObject({
+      all_day: true,
+      start_date: '2027-06-20 00:00:00',
+      end_date: '2027-06-21 23:59:59',
+    });
+
+    const before = await changes();
+    const notModified = await cli(['sources', 'run', '1']);
+    expect(notModified.stdout).toBe('Source 1: the feed has not changed since the last run.\n');
+    expect(asked.at(-1)!.ifNoneMatch).toMatch(/^"[0-9a-f]{16}"$/);
+    honourValidators = false;
+    const sameBytes = await cli(['sources', 'run', '1']);
+    expect(sameBytes.stdout).toContain('created 0, updated 0, trashed 0, unchanged 3');
+    expect(await changes()).toBe(before);
+
+    feed = calendar(PARIS_TALK('Opening talk (new room)'), WEEKLY);
+    const edited = await cli(['sources', 'run', '1']);
+    expect(edited.stdout).toContain('created 0, updated 1, trashed 1, unchanged 1, skipped 0, failed 0');
+    const after = await listed();
+    expect(after.map((event) => event.title)).toContain('Opening talk (new room)');
+    expect(after.map((event) => event.title)).not.toContain('Opening talk');
+    expect(after.map((event) => event.title)).not.toContain('Summer fair');
+
+    const list = await cli(['sources', 'list']);
+    expect(list.stdout).toMatch(/^id +url +every +last run +next run +last error$/m);
+    expect(list.stdout).toContain(feedUrl);
+  }, 120_000);
+
+  it('runs a due source on its schedule in one of two server processes, once', async () => {
+    const added = await cli(['sources', 'add', feedUrl, '--every', '5m']);
+    expect(added.code).toBe(0);
+    const id = Number(/Added source (\d+)/.exec(added.stdout)![1]);
+    const env = { FEED_CHECK_MS: '200', OUTBOUND_ALLOW_PRIVATE: '127.0.0.1' };
+    const servers: Instance[] = await Promise.all([startInstance(database.url, env), startInstance(database.url, env)]);
+    try {
+      const lastRun = async () =>
+        String((await querySql(database.url, `SELECT "lastRunAt" AS at FROM "ImportSource" WHERE id = ${id}`))[0]!.at);
+      const before = await lastRun();
+      const requests = asked.length;
+      // Due now: its next run set back to when it was made.
+      await querySql(database.url, `UPDATE "ImportSource" SET "nextRunAt" = "createdAt" WHERE id = ${id}`);
+      for (let wait = 0; wait < 100 && (await lastRun()) === before; wait++)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await lastRun()).not.toBe(before);
+      // Both processes look five times a second: had both run it, the feed would have been asked twice.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(asked.length - requests).toBe(1);
+      const [row] = await querySql(
+        database.url,
+        `SELECT "nextRunAt" AS next, "lastError" AS error FROM "ImportSource" WHERE id = ${id}`,
+      );
+      expect(row!.error).toBeNull();
+      expect(new Date(row!.next as string | number).getTime()).toBeGreaterThan(Date.now() + 200_000);
+    } finally {
+      await Promise.all(servers.map(stop));
+    }
+  }, 120_000);
+
+  it('refuses a private address without OUTBOUND_ALLOW_PRIVATE, and what is not a feed, on one line', async () => {
+    const privateAddress = await cli(['sources', 'add', feedUrl], { OUTBOUND_ALLOW_PRIVATE: '' });
+    expect(privateAddress.code).toBe(1);
+    expect(privateAddress.stderr.trim()).toMatch(
+      /^Error: source \d+: the feed may not be fetched: its host is a private or local network address$/,
+    );
+    const html = await cli(['sources', 'add', feedUrl.replace('/calendar.ics', '/not-a-feed')]);
+    expect(html.code).toBe(1);
+    expect(html.stderr.trim()).toMatch(/^Error: source \d+: the feed is not an iCalendar feed/);
+    const bad = await cli(['sources', 'add', 'ftp://example.com/feed.ics']);
+    expect(bad.stderr.trim()).toBe('Error: the URL "ftp://example.com/feed.ics" must use http, https or webcal');
+    const shown = await cli(['sources', 'list']);
+    expect(shown.stdout).toContain('may not be fetched: its host is a private or local network address');
+  }, 60_000);
+});
