@@ -64,6 +64,14 @@ export class GraphQLWriter {
     );
   }
 
+  /** Changes one occurrence of a series on its own: it becomes an exception that later series edits leave alone. */
+  async updateOccurrence(id: number, input: Input): Promise<number> {
+    return this.run(
+      'mutation ImportOccurrence($id: ID!, $input: EventInput!) { record: updateEvent(id: $id, input: $input, scope: THIS) { id: databaseId } }',
+      { id, input },
+    );
+  }
+
   /** Moves an event to the trash (a second delete would remove it for good). */
   async trashEvent(id: number): Promise<number> {
     return this.run('mutation ImportTrash($id: ID!) { record: deleteEvent(id: $id) { id: databaseId } }', { id });

@@ -10,6 +10,7 @@ import type { Db } from '../../db/client.js';
 import { type FeedEvent, type FeedProblem, type FeedTime, FeedUnreadable, readFeed } from '../../ical/read-feed.js';
 import { fetchOutbound, OutboundRefusal } from '../../net/outbound-fetch.js';
 import { GraphQLWriter, importerViewer, RefusedWrite } from '../writer.js';
+import { instantOf } from '../../time/occurrence-times.js';
 import { eventInputOf, recurrenceOf, type SourceSettings } from './map.js';
 
 const EVENTS = { create: 'createEvent', update: 'updateEvent', inputType: 'EventInput' };
@@ -121,10 +122,11 @@ function settingsOf(source: Source, config: Config): SourceSettings {
   };
 }
 
-/** The feed's series and single events by UID, and the occurrences it cancels; overrides it cannot import reported. */
+/** The feed's series and single events by UID, the occurrences it cancels, and those it changes (overrides). */
 function plan(events: FeedEvent[], problems: FeedProblem[]) {
   const masters = new Map<string, FeedEvent>();
   const cancelled = new Map<string, FeedTime[]>();
+  const overrides = new Map<string, FeedEvent & { recurrenceId: FeedTime }>();
   for (const event of events) {
     if (event.recurrenceId === null) {
       if (masters.has(event.uid))
@@ -133,20 +135,36 @@ function plan(events: FeedEvent[], problems: FeedProblem[]) {
     } else if (event.status === 'cancelled') {
       cancelled.set(event.uid, [...(cancelled.get(event.uid) ?? []), event.recurrenceId]);
     } else {
-      problems.push({
-        where: `event ${event.uid}`,
-        reason: 'a changed occurrence (RECURRENCE-ID) is not imported: the series keeps its own time for it',
-      });
+      overrides.set(overrideKey(event.uid, event.recurrenceId), { ...event, recurrenceId: event.recurrenceId });
     }
   }
-  return { masters, cancelled };
+  return { masters, cancelled, overrides };
+}
+
+/** An override's identity: its UID and the original start it replaces. */
+function overrideKey(uid: string, recurrenceId: FeedTime): string {
+  const at =
+    recurrenceId.kind === 'date'
+      ? recurrenceId.date
+      : recurrenceId.kind === 'floating'
+        ? recurrenceId.local
+        : recurrenceId.utc;
+  return `${uid}#${at}`;
+}
+const isOverrideKey = (key: string) => key.includes('#');
+
+/** The instant an occurrence originally starts at, as the series stores it (`originalStartsAt`). */
+function originalStart(time: FeedTime, seriesZone: string): Date {
+  if (time.kind === 'instant') return new Date(time.utc);
+  const wall = time.kind === 'date' ? `${time.date} 00:00:00` : time.local.slice(0, 19).replace('T', ' ');
+  return instantOf(wall, seriesZone);
 }
 
 async function importFeed(db: Db, config: Config, source: Source, text: string): Promise<RunReport> {
   const read = readFeed(text);
   const report = emptyReport(false);
   report.problems.push(...read.skipped);
-  const { masters, cancelled } = plan(read.events, report.problems);
+  const { masters, cancelled, overrides } = plan(read.events, report.problems);
   const writer = new GraphQLWriter(db, config, await importerViewer(db));
   const settings = settingsOf(source, config);
   const items = new Map(
@@ -194,7 +212,20 @@ async function importFeed(db: Db, config: Config, source: Source, text: string):
       report.problems.push({ where: `event ${uid}`, reason: error.message });
     }
   }
+  for (const [key, override] of overrides) {
+    items.delete(key);
+    await importOverride(db, writer, settings, source, key, override, report, keep).catch((error: unknown) => {
+      if (!(error instanceof RefusedWrite)) throw error;
+      report.failed++;
+      report.problems.push({ where: `event ${key}`, reason: error.message });
+    });
+  }
   for (const [key, item] of items) {
+    // An override gone from the feed: the occurrence stays as it was changed (it is the series' now).
+    if (isOverrideKey(key)) {
+      await db.importedItem.delete({ where: { sourceId_key: { sourceId: source.id, key } } });
+      continue;
+    }
     if (source.onMissing !== 'trash') continue;
     await trash(db, writer, source.id, key, item.eventId, report).catch((error: unknown) => {
       if (!(error instanceof RefusedWrite)) throw error;
@@ -203,6 +234,53 @@ async function importFeed(db: Db, config: Config, source: Source, text: string):
     });
   }
   return report;
+}
+
+/**
+ * A changed occurrence (RECURRENCE-ID): the series' occurrence at that original start, changed on its own (an
+ * exception later series edits leave alone), or reported when the series has none there.
+ */
+async function importOverride(
+  db: Db,
+  writer: GraphQLWriter,
+  settings: SourceSettings,
+  source: Source,
+  key: string,
+  override: FeedEvent & { recurrenceId: FeedTime },
+  report: RunReport,
+  keep: (key: string, eventId: number, digest: string) => Promise<void>,
+): Promise<void> {
+  const series = await db.importedItem.findUnique({
+    where: { sourceId_key: { sourceId: source.id, key: override.uid } },
+    select: { eventId: true },
+  });
+  const master = series && (await db.event.findUnique({ where: { id: series.eventId }, select: { timezone: true } }));
+  if (!series || !master) {
+    report.skipped++;
+    report.problems.push({ where: `event ${key}`, reason: 'a changed occurrence of a series the feed does not hold' });
+    return;
+  }
+  const startsAt = originalStart(override.recurrenceId, master.timezone);
+  await writer.reachOccurrences(startsAt.toISOString().slice(0, 10));
+  const occurrence = await db.event.findFirst({
+    where: { recurringEventId: series.eventId, originalStartsAt: startsAt },
+    select: { id: true },
+  });
+  if (!occurrence) {
+    report.skipped++;
+    report.problems.push({ where: `event ${key}`, reason: 'the series has no occurrence at that original start' });
+    return;
+  }
+  const { recurrence: _none, ...input } = eventInputOf(override, [], settings);
+  const digest = createHash('sha256').update(JSON.stringify(input)).digest('base64url');
+  const item = await db.importedItem.findUnique({ where: { sourceId_key: { sourceId: source.id, key } } });
+  if (item?.digest === digest && item.eventId === occurrence.id) {
+    report.unchanged++;
+    return;
+  }
+  await writer.updateOccurrence(occurrence.id, input);
+  report.updated++;
+  await keep(key, occurrence.id, digest);
 }
 
 /** Moves an imported event to the trash (unless it already is, or is gone) and forgets it. */
