@@ -107,7 +107,7 @@ describe('the role table', () => {
     const editor = [...author, 'edit_others_posts', 'delete_others_posts', 'read_private_posts', 'manage_terms'];
     const sorted = (list: readonly string[]) => [...list].sort();
     expect(Object.fromEntries(Object.entries(ROLE_CAPABILITIES).map(([role, caps]) => [role, sorted(caps)]))).toEqual({
-      administrator: sorted([...editor, 'manage_users', 'manage_webhooks']),
+      administrator: sorted([...editor, 'manage_users', 'manage_webhooks', 'manage_imports']),
       editor: sorted(editor),
       author: sorted(author),
       contributor: sorted(['read', 'edit_posts', 'delete_posts']),

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMPILED_CLI } from '../bench/processes.js';
 import { freshDatabase, querySql, TEST_ENGINE, type TestDatabase } from './support/database.js';
 import { type Instance, runCommand, startInstance, stop } from './support/processes.js';
-import { startServer, type TestServer } from './support/server.js';
+import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
 
 // Importing an iCalendar feed as a source (issue 31): `sources add` imports it at once; `sources run` brings the
 // events in line with the feed as it changes (updated, trashed); an unchanged feed (304, or the same bytes) writes
@@ -223,4 +223,89 @@ describe(`an iCalendar feed as an import source (${TEST_ENGINE})`, () => {
     const shown = await cli(['sources', 'list']);
     expect(shown.stdout).toContain('may not be fetched: its host is a private or local network address');
   }, 60_000);
+});
+
+describe(`import sources over GraphQL (${TEST_ENGINE})`, () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ FEED_CHECK_MS: '100', OUTBOUND_ALLOW_PRIVATE: '127.0.0.1' });
+  });
+  afterAll(() => server?.close());
+
+  const SOURCE = `id databaseId url everySeconds eventStatus categories onMissing localEdits lastRunAt nextRunAt
+    lastError failures lastRun { notModified created updated trashed unchanged skipped failed problems { where reason } }`;
+  const sources = async () =>
+    (await server.gqlOk(`{ importSources { ${SOURCE} } }`, {}, ADMIN_AUTHORIZATION)).importSources;
+
+  async function ranAfter(id: string, after: string | null) {
+    for (let wait = 0; wait < 200; wait++) {
+      const source = (
+        await server.gqlOk(
+          `query ($id: ID!) { node(id: $id) { ... on ImportSource { ${SOURCE} } } }`,
+          { id },
+          ADMIN_AUTHORIZATION,
+        )
+      ).node;
+      if (source.lastRunAt !== after) return source;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error('the source never ran');
+  }
+
+  it('adds a source the server runs at once, shows its status, runs it again when asked, and removes it', async () => {
+    honourValidators = true;
+    feed = calendar(PARIS_TALK('Talk over GraphQL'), FAIR);
+    const added = await server.gqlOk(
+      `mutation ($input: ImportSourceInput!) { addImportSource(input: $input) { ${SOURCE} } }`,
+      { input: { url: feedUrl, eventStatus: 'DRAFT', categories: ['From GraphQL'], onMissing: 'KEEP' } },
+    );
+    expect(added.addImportSource).toMatchObject({
+      url: feedUrl,
+      everySeconds: null,
+      eventStatus: 'DRAFT',
+      categories: ['From GraphQL'],
+      onMissing: 'KEEP',
+      localEdits: 'OVERWRITE',
+      lastRunAt: null,
+      lastRun: null,
+    });
+    const ran = await ranAfter(added.addImportSource.id, null);
+    expect(ran).toMatchObject({
+      lastError: null,
+      failures: 0,
+      nextRunAt: null,
+      lastRun: { notModified: false, created: 2, updated: 0, trashed: 0, unchanged: 0, skipped: 0, failed: 0 },
+    });
+    const drafts = await server.gqlOk(
+      '{ events(filter: { statuses: [DRAFT] }, first: 10) { nodes { title } } }',
+      {},
+      ADMIN_AUTHORIZATION,
+    );
+    expect(drafts.events.nodes.map((event: { title: string }) => event.title).sort()).toEqual([
+      'Summer fair',
+      'Talk over GraphQL',
+    ]);
+
+    const again = await server.gqlOk(`mutation ($id: ID!) { runImportSource(id: $id) { nextRunAt } }`, {
+      id: added.addImportSource.databaseId,
+    });
+    expect(again.runImportSource.nextRunAt).not.toBeNull();
+    expect((await ranAfter(added.addImportSource.id, ran.lastRunAt)).lastRun.notModified).toBe(true);
+    expect((await sources()).map((source: { url: string }) => source.url)).toEqual([feedUrl]);
+    expect(
+      (await server.gqlOk('mutation ($id: ID!) { removeImportSource(id: $id) }', { id: added.addImportSource.id }))
+        .removeImportSource,
+    ).toBe(true);
+    expect(await sources()).toEqual([]);
+  });
+
+  it('is for administrators only, and refuses a bad URL naming it', async () => {
+    const anonymous = await server.gql('{ importSources { id } }', {}, null);
+    expect(anonymous.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    const bad = await server.gql('mutation { addImportSource(input: { url: "ftp://example.com/feed.ics" }) { id } }');
+    expect(bad.errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      fields: { input: 'the URL "ftp://example.com/feed.ics" must use http, https or webcal' },
+    });
+  });
 });

@@ -18,6 +18,7 @@ export const CAPABILITIES = {
   upload_files: 'give images by URL',
   manage_users: 'manage users and their application passwords',
   manage_webhooks: 'manage webhooks and read their deliveries',
+  manage_imports: 'manage the feeds events are imported from',
 } as const;
 
 export type Capability = keyof typeof CAPABILITIES;
@@ -40,7 +41,7 @@ const EDITOR: Capability[] = [
 ];
 
 export const ROLE_CAPABILITIES: Record<Role, readonly Capability[]> = {
-  administrator: [...EDITOR, 'manage_users', 'manage_webhooks'],
+  administrator: [...EDITOR, 'manage_users', 'manage_webhooks', 'manage_imports'],
   editor: EDITOR,
   author: AUTHOR,
   contributor: ['read', 'edit_posts', 'delete_posts'],

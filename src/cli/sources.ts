@@ -7,7 +7,7 @@ import { createDb, type Db } from '../db/client.js';
 import { migrate } from '../db/migrate.js';
 import { FeedUnreadable } from '../ical/read-feed.js';
 import { FeedFailure, type RunReport, runSource } from '../import/ical/run.js';
-import { addSource, listSources, removeSource, SourceInputError } from '../import/ical/sources.js';
+import { addSource, listSources, removeSource, SourceInputError } from '../db/import-sources.js';
 import { CliError, parseCommandLine } from './arguments.js';
 import { printTable, when } from './users.js';
 
@@ -89,6 +89,8 @@ export async function runSourcesCommand(config: Config, args: string[]): Promise
         authorLogin: values.author,
         onMissing: values.missing,
         localEdits: values['local-edits'],
+        // Run here and now; its next run is set by that run.
+        firstRunAt: null,
       }).catch((error: unknown) => {
         if (error instanceof SourceInputError) throw new CliError(error.message);
         throw error;

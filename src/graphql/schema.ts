@@ -10,6 +10,7 @@ import './organizers/index.js';
 import './events/index.js';
 import './events/linked-events.js';
 import './webhooks/index.js';
+import './imports/index.js';
 import './changes/index.js';
 import './shared/node.js';
 import './shared/uri.js';

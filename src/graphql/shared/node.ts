@@ -7,7 +7,15 @@ import { type FieldErrors, InputError, invalidField } from '../errors.js';
 import { isStorableId } from './ids.js';
 
 /** The record types that are Relay nodes. Their global IDs are `base64("<type>:<database ID>")`. */
-export type NodeTypeName = 'Event' | 'Venue' | 'Organizer' | 'EventCategory' | 'EventTag' | 'User' | 'Media';
+export type NodeTypeName =
+  | 'Event'
+  | 'Venue'
+  | 'Organizer'
+  | 'EventCategory'
+  | 'EventTag'
+  | 'User'
+  | 'Media'
+  | 'ImportSource';
 
 /**
  * Reads one record of a node type by database ID for `node`/`nodes`, with the same visibility as the type's own root

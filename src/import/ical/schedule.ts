@@ -1,7 +1,8 @@
 /**
  * Runs the import sources that are due, inside the server, in one process at a time across all of them (the
  * `import-sources` lease, as webhook delivery has its own): every FEED_CHECK_MS it looks for sources whose `nextRunAt`
- * has come and runs them one after another (src/import/ical/run.ts sets the next run, with backoff after failures).
+ * has come (their schedule, or a run asked for over GraphQL) and runs them one after another (src/import/ical/run.ts
+ * sets the next run: the schedule's, with backoff after failures, or none for a source run on demand).
  */
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
@@ -58,7 +59,7 @@ export class SourceScheduler {
   private async round(): Promise<void> {
     if (!(await this.lease.renew(() => {}))) return;
     const due = await this.db.importSource.findMany({
-      where: { everySeconds: { not: null }, OR: [{ nextRunAt: null }, { nextRunAt: { lte: new Date() } }] },
+      where: { nextRunAt: { lte: new Date() } },
       orderBy: { nextRunAt: 'asc' },
       take: RUNS_PER_ROUND,
       select: { id: true, url: true },

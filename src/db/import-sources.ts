@@ -1,5 +1,8 @@
-/** Import sources (docs/import.md#icalendar-feeds): made, listed and removed; run by run.ts. */
-import type { Db } from '../../db/client.js';
+/**
+ * Import sources (docs/import.md#icalendar-feeds): made, listed, asked to run and removed, from the CLI and GraphQL;
+ * run by src/import/ical/.
+ */
+import type { Db } from './client.js';
 
 /** Why a source's settings were refused: the text names the setting. */
 export class SourceInputError extends Error {}
@@ -12,6 +15,8 @@ export interface SourceInput {
   authorLogin?: string;
   onMissing?: string;
   localEdits?: string;
+  /** When the server's scheduler is to run it first: now (GraphQL), or null when the caller runs it itself (CLI). */
+  firstRunAt: Date | null;
 }
 
 /** The shortest schedule: a feed is not asked more often than this. */
@@ -59,12 +64,18 @@ export async function addSource(db: Db, input: SourceInput) {
       authorId,
       onMissing: oneOf('--missing', input.onMissing, ['trash', 'keep'], 'trash'),
       localEdits: oneOf('--local-edits', input.localEdits, ['overwrite', 'keep'], 'overwrite'),
-      nextRunAt: every === null ? null : new Date(),
+      nextRunAt: input.firstRunAt,
     },
   });
 }
 
 export const listSources = (db: Db) => db.importSource.findMany({ orderBy: { id: 'asc' } });
+
+/** Asks the server's scheduler to run a source at once (within FEED_CHECK_MS); false when there is none. */
+export async function runSourceSoon(db: Db, id: number): Promise<boolean> {
+  const { count } = await db.importSource.updateMany({ where: { id }, data: { nextRunAt: new Date() } });
+  return count > 0;
+}
 
 /** Removes a source; the events it imported stay (they are the calendar's now). */
 export async function removeSource(db: Db, id: number): Promise<boolean> {
