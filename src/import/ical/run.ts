@@ -202,7 +202,11 @@ async function importFeed(db: Db, config: Config, source: Source, text: string):
         report.problems.push({ where: `event ${uid}`, reason: 'edited here since it was imported: kept as it is' });
         continue;
       }
-      const eventId = existing ? await writer.update(EVENTS, item!.eventId, input) : await writer.create(EVENTS, input);
+      const write = (given: Record<string, unknown>) =>
+        existing ? writer.update(EVENTS, item!.eventId, given) : writer.create(EVENTS, given);
+      const eventId = await withoutUnreachableImage(input, write, (reason) =>
+        report.problems.push({ where: `event ${uid}`, reason: `imported without its image: ${reason}` }),
+      );
       if (existing) report.updated++;
       else report.created++;
       await keep(uid, eventId, digest);
@@ -281,6 +285,27 @@ async function importOverride(
   await writer.updateOccurrence(occurrence.id, input);
   report.updated++;
   await keep(key, occurrence.id, digest);
+}
+
+/**
+ * Writes an event; when only its image was refused (an image URL that cannot be fetched, or is no image), writes it
+ * without, telling `dropped` why: the event matters more than its picture, and the next run tries the image again
+ * only when the feed changes it.
+ */
+async function withoutUnreachableImage(
+  input: Record<string, unknown>,
+  write: (input: Record<string, unknown>) => Promise<number>,
+  dropped: (reason: string) => void,
+): Promise<number> {
+  try {
+    return await write(input);
+  } catch (error) {
+    if (!(error instanceof RefusedWrite) || !input.image || !error.message.startsWith('image: ')) throw error;
+    const { image: _image, ...rest } = input;
+    const id = await write(rest);
+    dropped(error.message.slice('image: '.length));
+    return id;
+  }
 }
 
 /** Moves an imported event to the trash (unless it already is, or is gone) and forgets it. */
