@@ -178,7 +178,8 @@ describe(`an iCalendar feed as an import source (${TEST_ENGINE})`, () => {
     expect(after.map((event) => event.title)).not.toContain('Summer fair');
 
     const list = await cli(['sources', 'list']);
-    expect(list.stdout).toMatch(/^id +url +every +last run +next run +last error$/m);
+    expect(list.stdout).toMatch(/^id +url +every +last run +next run +last counts +last error$/m);
+    expect(list.stdout).toMatch(/\+0 ~1 -1 =2 skipped 0 failed 0/);
     expect(list.stdout).toContain(feedUrl);
   }, 120_000);
 
@@ -263,6 +264,38 @@ describe(`an iCalendar feed as an import source (${TEST_ENGINE})`, () => {
       expect(run.stdout, name).toContain(counts);
       // Apple's event names an image on a host this machine cannot reach: the event comes in without it, said so.
       if (name === 'apple.ics') expect(run.stdout).toMatch(/imported without its image: could not be fetched/);
+    }
+  }, 60_000);
+
+  it('keeps an event edited here, and one gone from the feed, when the source says so', async () => {
+    honourValidators = false;
+    feed = calendar(PARIS_TALK('Keeper talk'), FAIR);
+    const added = await cli(['sources', 'add', feedUrl, '--local-edits', 'keep', '--missing', 'keep']);
+    expect(added.stdout).toContain('created 2,');
+    const id = /Added source (\d+)/.exec(added.stdout)![1]!;
+    const [talk] = await querySql(
+      database.url,
+      `SELECT e.id FROM "Event" e JOIN "ImportedItem" i ON i."eventId" = e.id WHERE i."sourceId" = ${id} AND i.key = 'talk@feed.test'`,
+    );
+    const server = await startServer({}, { databaseOf: { databaseUrl: database.url } });
+    try {
+      await server.gqlOk('mutation ($id: ID!) { updateEvent(id: $id, input: { title: "Renamed here" }) { id } }', {
+        id: talk!.id,
+      });
+      feed = calendar(PARIS_TALK('Keeper talk, renamed at the source'));
+      const run = await cli(['sources', 'run', id]);
+      expect(run.stdout).toContain('created 0, updated 0, trashed 0, unchanged 0, skipped 1, failed 0');
+      expect(run.stdout).toContain('event talk@feed.test: edited here since it was imported: kept as it is');
+      const titles = await querySql(
+        database.url,
+        `SELECT e.title, e.status FROM "Event" e JOIN "ImportedItem" i ON i."eventId" = e.id WHERE i."sourceId" = ${id} ORDER BY e.title`,
+      );
+      expect(titles).toEqual([
+        { title: 'Renamed here', status: 'publish' },
+        { title: 'Summer fair', status: 'publish' },
+      ]);
+    } finally {
+      await server.close();
     }
   }, 60_000);
 

@@ -41,6 +41,12 @@ const counts = (report: RunReport) =>
     ? 'the feed has not changed since the last run'
     : `created ${report.created}, updated ${report.updated}, trashed ${report.trashed}, unchanged ${report.unchanged}, skipped ${report.skipped}, failed ${report.failed}`;
 
+/** A run's counts in a table cell: `+2 ~1 -0 =5 skipped 0 failed 0`. */
+const shortCounts = (report: RunReport) =>
+  report.notModified
+    ? 'not modified'
+    : `+${report.created} ~${report.updated} -${report.trashed} =${report.unchanged} skipped ${report.skipped} failed ${report.failed}`;
+
 async function runAndTell(db: Db, config: Config, id: number): Promise<void> {
   try {
     const report = await runSource(db, config, id);
@@ -107,13 +113,14 @@ export async function runSourcesCommand(config: Config, args: string[]): Promise
       const sources = await listSources(db);
       if (!sources.length) return void console.log('No sources. Add one with: sources add <url>');
       return printTable(
-        ['id', 'url', 'every', 'last run', 'next run', 'last error'],
+        ['id', 'url', 'every', 'last run', 'next run', 'last counts', 'last error'],
         sources.map((source) => [
           String(source.id),
           source.url,
           source.everySeconds ? `${source.everySeconds} s` : 'on demand',
           when(source.lastRunAt, 'never'),
           when(source.nextRunAt, '-'),
+          source.lastReport ? shortCounts(JSON.parse(source.lastReport) as RunReport) : '-',
           source.lastError ?? '',
         ]),
       );

@@ -24,7 +24,7 @@ CREATE TABLE "ImportedItem" (
     "key" TEXT NOT NULL,
     "eventId" INTEGER NOT NULL,
     "digest" TEXT NOT NULL,
-    "writtenAt" DATETIME NOT NULL,
+    "writtenSeq" INTEGER NOT NULL,
 
     PRIMARY KEY ("sourceId", "key"),
     CONSTRAINT "ImportedItem_sourceId_fkey" FOREIGN KEY ("sourceId") REFERENCES "ImportSource" ("id") ON DELETE CASCADE ON UPDATE CASCADE

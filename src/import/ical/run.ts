@@ -171,8 +171,7 @@ async function importFeed(db: Db, config: Config, source: Source, text: string):
     (await db.importedItem.findMany({ where: { sourceId: source.id } })).map((item) => [item.key, item]),
   );
   const keep = async (key: string, eventId: number, digest: string) => {
-    const written = await db.event.findUniqueOrThrow({ where: { id: eventId }, select: { modifiedAt: true } });
-    const data = { eventId, digest, writtenAt: written.modifiedAt };
+    const data = { eventId, digest, writtenSeq: await lastChangeOf(db, eventId) };
     await db.importedItem.upsert({
       where: { sourceId_key: { sourceId: source.id, key } },
       create: { sourceId: source.id, key, ...data },
@@ -194,10 +193,8 @@ async function importFeed(db: Db, config: Config, source: Source, text: string):
         report.unchanged++;
         continue;
       }
-      const existing = item
-        ? await db.event.findUnique({ where: { id: item.eventId }, select: { modifiedAt: true } })
-        : null;
-      if (existing && source.localEdits === 'keep' && existing.modifiedAt > item!.writtenAt) {
+      const existing = item ? await db.event.findUnique({ where: { id: item.eventId }, select: { id: true } }) : null;
+      if (existing && source.localEdits === 'keep' && (await lastChangeOf(db, existing.id)) > item!.writtenSeq) {
         report.skipped++;
         report.problems.push({ where: `event ${uid}`, reason: 'edited here since it was imported: kept as it is' });
         continue;
@@ -285,6 +282,18 @@ async function importOverride(
   await writer.updateOccurrence(occurrence.id, input);
   report.updated++;
   await keep(key, occurrence.id, digest);
+}
+
+/**
+ * The change log's position of the event's latest change (0 when the log has none, as after its retention): an
+ * edit here after the import's own last write is a later one.
+ */
+async function lastChangeOf(db: Db, eventId: number): Promise<number> {
+  const { _max } = await db.change.aggregate({
+    where: { recordType: 'event', recordId: eventId },
+    _max: { seq: true },
+  });
+  return _max.seq ?? 0;
 }
 
 /**

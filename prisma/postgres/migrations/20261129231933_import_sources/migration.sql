@@ -26,7 +26,7 @@ CREATE TABLE "ImportedItem" (
     "key" TEXT NOT NULL,
     "eventId" INTEGER NOT NULL,
     "digest" TEXT NOT NULL,
-    "writtenAt" TIMESTAMP(3) NOT NULL,
+    "writtenSeq" INTEGER NOT NULL,
 
     CONSTRAINT "ImportedItem_pkey" PRIMARY KEY ("sourceId","key")
 );
