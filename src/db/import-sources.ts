@@ -4,6 +4,20 @@
  */
 import type { Db } from './client.js';
 
+/** What one run of a source did (kept as JSON in `ImportSource.lastReport`). */
+export interface RunReport {
+  /** The feed answered 304: nothing to do. */
+  notModified: boolean;
+  created: number;
+  updated: number;
+  trashed: number;
+  unchanged: number;
+  skipped: number;
+  failed: number;
+  /** What was not imported, and why (a line of the feed, `event <UID>`, a property): the feed's and refused writes. */
+  problems: Array<{ where: string; reason: string }>;
+}
+
 /** Why a source's settings were refused: the text names the setting. */
 export class SourceInputError extends Error {}
 

@@ -1,4 +1,10 @@
-import { addSource, runSourceSoon, removeSource, SourceInputError } from '../../db/import-sources.js';
+import {
+  addSource,
+  removeSource,
+  type RunReport as Report,
+  runSourceSoon,
+  SourceInputError,
+} from '../../db/import-sources.js';
 import { requireCapability } from '../access.js';
 import { builder } from '../builder.js';
 import { FieldErrors, NotFoundError } from '../errors.js';
@@ -23,17 +29,6 @@ const LocalEditsPolicyEnum = builder.enumType('ImportLocalEditsPolicy', {
     KEEP: { value: 'keep', description: 'Kept as edited here (reported as skipped).' },
   },
 });
-
-interface Report {
-  notModified: boolean;
-  created: number;
-  updated: number;
-  trashed: number;
-  unchanged: number;
-  skipped: number;
-  failed: number;
-  problems: Array<{ where: string; reason: string }>;
-}
 
 const ImportProblemType = builder.objectRef<Report['problems'][number]>('ImportProblem').implement({
   description: 'Something of the feed not imported, and why.',

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
+import type { RunReport } from '../../db/import-sources.js';
 import { type FeedEvent, type FeedProblem, type FeedTime, FeedUnreadable, readFeed } from '../../ical/read-feed.js';
 import { fetchOutbound, OutboundRefusal } from '../../net/outbound-fetch.js';
 import { GraphQLWriter, importerViewer, RefusedWrite } from '../writer.js';
@@ -17,18 +18,7 @@ const EVENTS = { create: 'createEvent', update: 'updateEvent', inputType: 'Event
 /** The longest wait after failures in a row before the next try (a day); the first waits a minute, then doubling. */
 const MAX_BACKOFF_MS = 24 * 60 * 60 * 1000;
 
-export interface RunReport {
-  /** The feed answered 304: nothing to do. */
-  notModified: boolean;
-  created: number;
-  updated: number;
-  trashed: number;
-  unchanged: number;
-  skipped: number;
-  failed: number;
-  /** What was not imported, and why: the feed's own problems and refused writes. */
-  problems: FeedProblem[];
-}
+export type { RunReport } from '../../db/import-sources.js';
 
 /** Why a run failed as a whole: the feed could not be fetched or read (the text completes "the feed …"). */
 export class FeedFailure extends Error {}
