@@ -72,9 +72,14 @@ const ImportSourceType = builder.prismaObject('ImportSource', {
       description: 'Categories every event it writes gets besides the feed’s own.',
       resolve: (source) => source.categories.split(',').filter(Boolean),
     }),
-    onMissing: t.field({ type: MissingPolicyEnum, resolve: (source) => source.onMissing as 'trash' | 'keep' }),
+    onMissing: t.field({
+      type: MissingPolicyEnum,
+      description: 'What becomes of an imported event that left the feed.',
+      resolve: (source) => source.onMissing as 'trash' | 'keep',
+    }),
     localEdits: t.field({
       type: LocalEditsPolicyEnum,
+      description: 'Whether an event edited here since it was imported is updated from the feed.',
       resolve: (source) => source.localEdits as 'overwrite' | 'keep',
     }),
     lastRunAt: t.expose('lastRunAt', { type: 'DateTime', nullable: true, description: 'When it last ran.' }),
