@@ -70,7 +70,7 @@ import {
 import { operationMetrics } from './metrics/graphql.js';
 import type { ServiceMetrics } from './metrics/metrics.js';
 import { answerScrape, listenForScrapes } from './metrics/scrape.js';
-import { SourceScheduler } from './import/ical/schedule.js';
+import { SourceScheduler } from './import/sources/schedule.js';
 import { measureParts } from './server-metrics.js';
 import { tracedOperations } from './tracing/graphql.js';
 import { serverSpan, tracingOn } from './tracing/tracing.js';

@@ -102,7 +102,7 @@ beforeAll(async () => {
   feedServer = createServer((req, res) => {
     const etag = `"${createHash('sha256').update(feed).digest('hex').slice(0, 16)}"`;
     asked.push({ ifNoneMatch: req.headers['if-none-match'] });
-    if (req.url === '/not-a-feed') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>');
+    if (req.url?.startsWith('/not-a-feed')) return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>');
     if (honourValidators && req.headers['if-none-match'] === etag) return void res.writeHead(304).end();
     const answer = () => {
       res.writeHead(200, { 'content-type': 'text/calendar; charset=utf-8', ...(honourValidators ? { etag } : {}) });
@@ -178,16 +178,24 @@ describe(`an iCalendar feed as an import source (${TEST_ENGINE})`, () => {
     expect(after.map((event) => event.title)).not.toContain('Summer fair');
 
     const list = await cli(['sources', 'list']);
-    expect(list.stdout).toMatch(/^id +url +every +last run +next run +last counts +last error$/m);
+    expect(list.stdout).toMatch(/^id +kind +url +every +last run +next run +last counts +last error$/m);
     expect(list.stdout).toMatch(/\+0 ~1 -1 =2 skipped 0 failed 0/);
     expect(list.stdout).toContain(feedUrl);
+    expect(list.stdout).toMatch(/^1 +ical +http/m);
+
+    // One feed is one source, however its URL is written: a second would import every event twice.
+    for (const twin of [feedUrl, feedUrl.replace('http://', 'webcal://'), feedUrl.replace('http://', 'https://')]) {
+      const again = await cli(['sources', 'add', twin]);
+      expect(again.code).toBe(1);
+      expect(again.stderr.trim()).toBe(`Error: source 1 imports ${feedUrl} already`);
+    }
   }, 120_000);
 
   it('runs a due source on its schedule in one of two server processes, once', async () => {
     // The reader is a server too: closed, it gives up the lease its scheduler took at start.
     await reader?.close();
     reader = undefined;
-    const added = await cli(['sources', 'add', feedUrl, '--every', '5m']);
+    const added = await cli(['sources', 'add', `${feedUrl}?scheduled`, '--every', '5m']);
     expect(added.code).toBe(0);
     const id = Number(/Added source (\d+)/.exec(added.stdout)![1]);
     const env = { FEED_CHECK_MS: '200', OUTBOUND_ALLOW_PRIVATE: '127.0.0.1' };
@@ -221,9 +229,9 @@ describe(`an iCalendar feed as an import source (${TEST_ENGINE})`, () => {
 
   it('stops a feed past FEED_MAX_BYTES or FEED_FETCH_TIMEOUT_MS, and tries again later and later', async () => {
     feed = calendar(PARIS_TALK('x'.repeat(3000)));
-    const large = await cli(['sources', 'add', feedUrl, '--every', '1h'], { FEED_MAX_BYTES: '1000' });
+    const large = await cli(['sources', 'add', `${feedUrl}?large`, '--every', '1h'], { FEED_MAX_BYTES: '1000' });
     expect(large.code).toBe(1);
-    expect(large.stderr.trim()).toMatch(/^Error: source (\d+): the feed is larger than 1000 bytes$/);
+    expect(large.stderr.trim()).toMatch(/^Error: source (\d+): the URL is larger than 1000 bytes$/);
     const id = /source (\d+)/.exec(large.stderr)![1];
     const next = async () =>
       (await querySql(database.url, `SELECT "nextRunAt" AS at, failures FROM "ImportSource" WHERE id = ${id}`))[0]!;
@@ -240,7 +248,7 @@ describe(`an iCalendar feed as an import source (${TEST_ENGINE})`, () => {
     slowAnswers = true;
     const slow = await cli(['sources', 'run', id!], { FEED_FETCH_TIMEOUT_MS: '500' });
     slowAnswers = false;
-    expect(slow.stderr.trim()).toBe(`Error: source ${id}: the feed could not be fetched within 500 ms`);
+    expect(slow.stderr.trim()).toBe(`Error: source ${id}: the URL could not be fetched within 500 ms`);
     // Once the feed reads, the failures are forgotten and the schedule is the source's again.
     feed = calendar(PARIS_TALK('Talk after the failures'));
     expect((await cli(['sources', 'run', id!])).code).toBe(0);
@@ -270,7 +278,7 @@ describe(`an iCalendar feed as an import source (${TEST_ENGINE})`, () => {
   it('keeps an event edited here, and one gone from the feed, when the source says so', async () => {
     honourValidators = false;
     feed = calendar(PARIS_TALK('Keeper talk'), FAIR);
-    const added = await cli(['sources', 'add', feedUrl, '--local-edits', 'keep', '--missing', 'keep']);
+    const added = await cli(['sources', 'add', `${feedUrl}?keep`, '--local-edits', 'keep', '--missing', 'keep']);
     expect(added.stdout).toContain('created 2,');
     const id = /Added source (\d+)/.exec(added.stdout)![1]!;
     const [talk] = await querySql(
@@ -300,14 +308,19 @@ describe(`an iCalendar feed as an import source (${TEST_ENGINE})`, () => {
   }, 60_000);
 
   it('refuses a private address without OUTBOUND_ALLOW_PRIVATE, and what is not a feed, on one line', async () => {
-    const privateAddress = await cli(['sources', 'add', feedUrl], { OUTBOUND_ALLOW_PRIVATE: '' });
+    const privateAddress = await cli(['sources', 'add', `${feedUrl}?private`], { OUTBOUND_ALLOW_PRIVATE: '' });
     expect(privateAddress.code).toBe(1);
     expect(privateAddress.stderr.trim()).toMatch(
-      /^Error: source \d+: the feed may not be fetched: its host is a private or local network address$/,
+      /^Error: source \d+: the URL may not be fetched: its host is a private or local network address$/,
     );
     const html = await cli(['sources', 'add', feedUrl.replace('/calendar.ics', '/not-a-feed')]);
     expect(html.code).toBe(1);
-    expect(html.stderr.trim()).toMatch(/^Error: source \d+: the feed is not an iCalendar feed/);
+    expect(html.stderr.trim()).toMatch(
+      /^Error: source \d+: http:\/\/127\.0\.0\.1:\d+\/not-a-feed is neither an iCalendar feed nor the REST root of a site running The Events Calendar \(/,
+    );
+    // Said to be a feed, it is read as one.
+    const told = await cli(['sources', 'add', feedUrl.replace('/calendar.ics', '/not-a-feed?told'), '--kind', 'ical']);
+    expect(told.stderr.trim()).toMatch(/^Error: source \d+: the feed is not an iCalendar feed/);
     const bad = await cli(['sources', 'add', 'ftp://example.com/feed.ics']);
     expect(bad.stderr.trim()).toBe('Error: the URL "ftp://example.com/feed.ics" must use http, https or webcal');
     const shown = await cli(['sources', 'list']);

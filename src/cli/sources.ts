@@ -1,20 +1,27 @@
 /**
- * `sources add|list|run|remove`: the feeds the calendar imports from (src/import/ical/). As with the other commands,
- * whoever runs these can write the database anyway, so they act without credentials.
+ * `sources add|list|run|remove`: the feeds and sites the calendar imports from (src/import/sources/). As with the
+ * other commands, whoever runs these can write the database anyway, so they act without credentials.
  */
 import type { Config } from '../config.js';
 import { createDb, type Db } from '../db/client.js';
 import { migrate } from '../db/migrate.js';
-import { FeedUnreadable } from '../ical/read-feed.js';
-import { FeedFailure, type RunReport, runSource } from '../import/ical/run.js';
-import { addSource, listSources, removeSource, SourceInputError } from '../db/import-sources.js';
+import { runSource, SourceBusy, SourceFailure } from '../import/sources/run.js';
+import {
+  addSource,
+  listSources,
+  removeSource,
+  type RunReport,
+  SOURCE_KINDS,
+  type SourceKind,
+  SourceInputError,
+} from '../db/import-sources.js';
 import { CliError, parseCommandLine } from './arguments.js';
 import { printTable, when } from './users.js';
 
 export const SOURCES_USAGE: Array<[string, string]> = [
   [
-    'sources add <url> [--every 1h] [--status draft|publish] [--category NAME]… [--author LOGIN] [--missing trash|keep] [--local-edits overwrite|keep]',
-    'import an iCalendar feed now, and on a schedule with --every',
+    'sources add <url> [--kind ical|site] [--every 1h] [--status draft|publish] [--category NAME]… [--author LOGIN] [--missing trash|keep] [--local-edits overwrite|keep]',
+    'import an iCalendar feed or a site now, and on a schedule with --every',
   ],
   ['sources list', 'the sources, with their last and next runs'],
   ['sources run <id>', 'import a source now'],
@@ -47,16 +54,20 @@ const shortCounts = (report: RunReport) =>
     ? 'not modified'
     : `+${report.created} ~${report.updated} -${report.trashed} =${report.unchanged} skipped ${report.skipped} failed ${report.failed}`;
 
+function kindOf(text: string | undefined): SourceKind | undefined {
+  if (text === undefined || (SOURCE_KINDS as readonly string[]).includes(text)) return text as SourceKind | undefined;
+  throw new CliError(`--kind must be ${SOURCE_KINDS.join(' or ')}, got "${text}"`);
+}
+
 async function runAndTell(db: Db, config: Config, id: number): Promise<void> {
   try {
-    const report = await runSource(db, config, id);
+    const { report, incomplete } = await runSource(db, config, id);
     console.log(`Source ${id}: ${counts(report)}.`);
     for (const problem of report.problems) console.log(`  ${problem.where}: ${problem.reason}`);
+    if (incomplete) throw new CliError(`source ${id}: ${incomplete}`);
   } catch (error) {
-    if (error instanceof FeedFailure || error instanceof FeedUnreadable)
-      throw new CliError(
-        `source ${id}: the feed ${error.message.replace(/^not an iCalendar feed/, 'is not an iCalendar feed')}`,
-      );
+    if (error instanceof SourceBusy) throw new CliError(error.message);
+    if (error instanceof SourceFailure) throw new CliError(`source ${id}: ${error.message}`);
     throw error;
   }
 }
@@ -77,6 +88,7 @@ export async function runSourcesCommand(config: Config, args: string[]): Promise
       const { positionals, values } = parseCommandLine(
         rest,
         {
+          kind: { type: 'string' },
           every: { type: 'string' },
           status: { type: 'string' },
           category: { type: 'string', multiple: true },
@@ -89,6 +101,7 @@ export async function runSourcesCommand(config: Config, args: string[]): Promise
       if (positionals.length !== 1) throw new CliError(`sources add takes one URL; usage: ${usage}`);
       const source = await addSource(db, {
         url: positionals[0]!,
+        kind: kindOf(values.kind),
         everySeconds: values.every === undefined ? null : seconds(values.every),
         status: values.status,
         categories: values.category,
@@ -102,7 +115,7 @@ export async function runSourcesCommand(config: Config, args: string[]): Promise
         throw error;
       });
       console.log(
-        `Added source ${source.id}: ${source.url}${source.everySeconds ? `, every ${source.everySeconds} s` : ''}.`,
+        `Added source ${source.id}: ${source.url}${source.kind ? ` (${source.kind})` : ''}${source.everySeconds ? `, every ${source.everySeconds} s` : ''}.`,
       );
       await runAndTell(db, config, source.id);
       return;
@@ -113,9 +126,10 @@ export async function runSourcesCommand(config: Config, args: string[]): Promise
       const sources = await listSources(db);
       if (!sources.length) return void console.log('No sources. Add one with: sources add <url>');
       return printTable(
-        ['id', 'url', 'every', 'last run', 'next run', 'last counts', 'last error'],
+        ['id', 'kind', 'url', 'every', 'last run', 'next run', 'last counts', 'last error'],
         sources.map((source) => [
           String(source.id),
+          source.kind ?? '?',
           source.url,
           source.everySeconds ? `${source.everySeconds} s` : 'on demand',
           when(source.lastRunAt, 'never'),

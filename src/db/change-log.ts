@@ -13,6 +13,15 @@ export const CHANGE_ACTIONS = ['created', 'updated', 'deleted'] as const;
 export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
 
 /**
+ * The log's position (`seq`) of a record's latest change, 0 when it has none (as after the log's retention): an
+ * importer that remembers the position of its own write knows a later one for an edit made here.
+ */
+export async function lastChangeOf(db: Db, recordType: ChangeRecordType, recordId: number): Promise<number> {
+  const { _max } = await db.change.aggregate({ where: { recordType, recordId }, _max: { seq: true } });
+  return _max.seq ?? 0;
+}
+
+/**
  * A place in the log: everything committed up to it was read. `version` is the data version of the writing
  * transaction; writers queue on the DataVersion row, so (version, seq) orders entries as they were committed.
  */

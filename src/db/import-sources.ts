@@ -1,6 +1,6 @@
 /**
- * Import sources (docs/import.md#icalendar-feeds): made, listed, asked to run and removed, from the CLI and GraphQL;
- * run by src/import/ical/.
+ * Import sources (docs/import.md#import-sources): made, listed, asked to run and removed, from the CLI and GraphQL;
+ * run by src/import/sources/, one process at a time per source (a claim, below).
  */
 import type { Db } from './client.js';
 
@@ -18,11 +18,28 @@ export interface RunReport {
   problems: Array<{ where: string; reason: string }>;
 }
 
+export const emptyReport = (notModified: boolean): RunReport => ({
+  notModified,
+  created: 0,
+  updated: 0,
+  trashed: 0,
+  unchanged: 0,
+  skipped: 0,
+  failed: 0,
+  problems: [],
+});
+
 /** Why a source's settings were refused: the text names the setting. */
 export class SourceInputError extends Error {}
 
+/** An iCalendar feed, or a site's REST API (The Events Calendar's, or this service's). */
+export const SOURCE_KINDS = ['ical', 'site'] as const;
+export type SourceKind = (typeof SOURCE_KINDS)[number];
+
 export interface SourceInput {
   url: string;
+  /** Left out: the first run finds out. */
+  kind?: SourceKind;
   everySeconds?: number | null;
   status?: string;
   categories?: string[];
@@ -36,7 +53,10 @@ export interface SourceInput {
 /** The shortest schedule: a feed is not asked more often than this. */
 export const SHORTEST_EVERY_SECONDS = 300;
 
-function checkedUrl(text: string): string {
+/** `webcal://` is how calendar links name an http(s) feed; it is fetched over https. */
+export const fetchedUrl = (url: string) => url.replace(/^webcals?:\/\//i, 'https://');
+
+function checkedUrl(text: string, kind: SourceKind | undefined): string {
   let url: URL;
   try {
     url = new URL(text.trim());
@@ -46,7 +66,22 @@ function checkedUrl(text: string): string {
   if (!['http:', 'https:', 'webcal:', 'webcals:'].includes(url.protocol))
     throw new SourceInputError(`the URL "${text}" must use http, https or webcal`);
   if (url.username || url.password) throw new SourceInputError('the URL must not hold a user name or password');
+  if (kind === 'site' && url.protocol.startsWith('webcal'))
+    throw new SourceInputError(
+      'a site is read over http or https: give its REST root, e.g. https://example.org/wp-json/',
+    );
   return url.href;
+}
+
+/** A URL without its scheme: webcal://, http:// and https:// name one feed on one host. */
+const schemeless = (url: string) => url.replace(/^[a-z]+:\/\//i, '');
+
+/** Two sources of one feed would import its events twice: each URL (whatever its scheme) is one source. */
+async function refuseTwin(db: Db, url: string): Promise<void> {
+  const twin = (await db.importSource.findMany({ select: { id: true, url: true } })).find(
+    (source) => schemeless(source.url) === schemeless(url),
+  );
+  if (twin) throw new SourceInputError(`source ${twin.id} imports ${twin.url} already`);
 }
 
 function oneOf(name: string, value: string | undefined, allowed: string[], fallback: string): string {
@@ -56,7 +91,8 @@ function oneOf(name: string, value: string | undefined, allowed: string[], fallb
 }
 
 export async function addSource(db: Db, input: SourceInput) {
-  const url = checkedUrl(input.url);
+  const url = checkedUrl(input.url, input.kind);
+  await refuseTwin(db, url);
   const every = input.everySeconds ?? null;
   if (every !== null && (!Number.isInteger(every) || every < SHORTEST_EVERY_SECONDS))
     throw new SourceInputError(`--every must be at least ${SHORTEST_EVERY_SECONDS / 60} minutes`);
@@ -72,6 +108,7 @@ export async function addSource(db: Db, input: SourceInput) {
   return db.importSource.create({
     data: {
       url,
+      kind: input.kind ?? null,
       everySeconds: every,
       eventStatus: oneOf('--status', input.status, ['publish', 'draft'], 'publish'),
       categories: categories.join(','),
@@ -95,4 +132,55 @@ export async function runSourceSoon(db: Db, id: number): Promise<boolean> {
 export async function removeSource(db: Db, id: number): Promise<boolean> {
   const { count } = await db.importSource.deleteMany({ where: { id } });
   return count > 0;
+}
+
+/**
+ * One process's hold on a source while it runs it, so that no other runs it at the same time (the scheduler of
+ * another process, `sources run`): taken when the source is free or its holder's time has passed, extended while
+ * the run goes on (a run may outlast any fixed time), given up at its end. Each step is one conditional statement.
+ */
+export class SourceClaim {
+  private timer?: NodeJS.Timeout;
+  private extending: Promise<void> = Promise.resolve();
+
+  private constructor(
+    private readonly db: Db,
+    readonly sourceId: number,
+    private until: Date,
+    private readonly holdMs: number,
+  ) {}
+
+  /** The claim, or null when another process holds the source. */
+  static async take(db: Db, sourceId: number, holdMs: number): Promise<SourceClaim | null> {
+    const now = new Date();
+    const until = new Date(now.getTime() + holdMs);
+    const { count } = await db.importSource.updateMany({
+      where: { id: sourceId, OR: [{ claimedUntil: null }, { claimedUntil: { lt: now } }] },
+      data: { claimedUntil: until },
+    });
+    if (count === 0) return null;
+    const claim = new SourceClaim(db, sourceId, until, holdMs);
+    claim.timer = setInterval(() => {
+      claim.extending = claim.extending.then(() => claim.extend());
+    }, holdMs / 3).unref();
+    return claim;
+  }
+
+  /** Moves the end on, unless another process took the source over meanwhile (this one was stalled past the end). */
+  private async extend(): Promise<void> {
+    const until = new Date(Date.now() + this.holdMs);
+    const { count } = await this.db.importSource
+      .updateMany({ where: { id: this.sourceId, claimedUntil: this.until }, data: { claimedUntil: until } })
+      .catch(() => ({ count: 0 }));
+    if (count > 0) this.until = until;
+  }
+
+  async release(): Promise<void> {
+    clearInterval(this.timer);
+    await this.extending;
+    await this.db.importSource.updateMany({
+      where: { id: this.sourceId, claimedUntil: this.until },
+      data: { claimedUntil: null },
+    });
+  }
 }

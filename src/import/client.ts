@@ -4,6 +4,8 @@
  * are retried with exponential backoff (honouring `Retry-After`); any other 4xx is final.
  */
 import pRetry from 'p-retry';
+import type { PrivateAddresses } from '../config.js';
+import { fetchOutbound, OutboundRefusal } from '../net/outbound-fetch.js';
 import { asRecord, type RemoteRecord } from './remote.js';
 
 /** Every status but trash: what an authenticated import lists. */
@@ -29,6 +31,12 @@ export interface SourceOptions {
   /** Told about each retry, for the progress output. */
   onRetry?: (message: string) => void;
   signal?: AbortSignal;
+  /**
+   * The rules of the server's own outgoing requests (src/net/outbound-fetch.ts), for a source the server runs: its
+   * addresses checked against OUTBOUND_ALLOW_PRIVATE, and each answer at most `maxBytes`. The CLI's `import` is the
+   * operator's own request and goes anywhere.
+   */
+  outbound?: { allowPrivate: PrivateAddresses; maxBytes: number };
 }
 
 /** A request that failed; `retryable` failures were retried until the budget ran out. */
@@ -108,17 +116,24 @@ function retryAfterMs(header: string | null): number | undefined {
   return Number.isFinite(ms) && ms > 0 ? Math.min(ms, MAX_RETRY_AFTER_MS) : undefined;
 }
 
+/** An answer with its body read. */
+interface HttpAnswer {
+  status: number;
+  statusText: string;
+  headers: Headers;
+  text: string;
+}
+
 /** `HTTP 400 rest_invalid_param: Invalid parameter(s): status` from a WordPress error body, else the status line. */
-async function describeFailure(response: Response): Promise<string> {
-  const text = await response.text().catch(() => '');
+function describeFailure(answer: HttpAnswer): string {
   try {
-    const body = JSON.parse(text) as { code?: unknown; message?: unknown };
+    const body = JSON.parse(answer.text) as { code?: unknown; message?: unknown };
     if (typeof body.code === 'string')
-      return `HTTP ${response.status} ${body.code}${typeof body.message === 'string' ? `: ${body.message}` : ''}`;
+      return `HTTP ${answer.status} ${body.code}${typeof body.message === 'string' ? `: ${body.message}` : ''}`;
   } catch {
     // not JSON: the status says enough
   }
-  return `HTTP ${response.status} ${response.statusText}`.trim();
+  return `HTTP ${answer.status} ${answer.statusText}`.trim();
 }
 
 function networkReason(error: unknown): string {
@@ -249,39 +264,59 @@ export class SourceClient {
   }
 
   private async attempt(url: URL, shown: string, timeoutMs: number): Promise<{ body: unknown; headers: Headers }> {
+    const answer = await this.send(url, shown, timeoutMs);
+    if (answer.status < 200 || answer.status > 299) {
+      const retryable = answer.status === 429 || answer.status >= 500;
+      throw new SourceError(
+        `${shown}: ${describeFailure(answer)}`,
+        answer.status,
+        retryable,
+        retryable ? retryAfterMs(answer.headers.get('retry-after')) : undefined,
+      );
+    }
+    try {
+      return { body: JSON.parse(answer.text), headers: answer.headers };
+    } catch {
+      throw new SourceError(
+        `${shown}: the answer is not JSON (${answer.text.slice(0, 60).replace(/\s+/g, ' ')}…)`,
+        answer.status,
+        false,
+      );
+    }
+  }
+
+  /** One GET, its body read whole: with fetch, or within the server's outgoing rules when it has them. */
+  private async send(url: URL, shown: string, timeoutMs: number): Promise<HttpAnswer> {
+    const headers = {
+      accept: 'application/json',
+      ...(this.authorization ? { authorization: this.authorization } : {}),
+    };
+    const { outbound } = this.options;
+    if (outbound) {
+      try {
+        return await fetchOutbound(url.href, { ...outbound, timeoutMs, headers }, async (answer) => ({
+          status: answer.status,
+          statusText: '',
+          headers: answer.headers,
+          text: new TextDecoder().decode(await answer.body()),
+        }));
+      } catch (error) {
+        if (!(error instanceof OutboundRefusal)) throw error;
+        throw new SourceError(`${shown}: ${error.message}`, null, error.transient);
+      }
+    }
     const signals = [AbortSignal.timeout(timeoutMs), ...(this.options.signal ? [this.options.signal] : [])];
     let response: Response;
     try {
-      response = await fetch(url, {
-        headers: { accept: 'application/json', ...(this.authorization ? { authorization: this.authorization } : {}) },
-        signal: AbortSignal.any(signals),
-      });
+      response = await fetch(url, { headers, signal: AbortSignal.any(signals) });
     } catch (error) {
       throw new SourceError(`${shown}: ${networkReason(error)}`, null, !this.options.signal?.aborted);
     }
-    if (!response.ok) {
-      const retryable = response.status === 429 || response.status >= 500;
-      throw new SourceError(
-        `${shown}: ${await describeFailure(response)}`,
-        response.status,
-        retryable,
-        retryable ? retryAfterMs(response.headers.get('retry-after')) : undefined,
-      );
-    }
-    let text: string;
     try {
-      text = await response.text();
+      const text = await response.text();
+      return { status: response.status, statusText: response.statusText, headers: response.headers, text };
     } catch (error) {
       throw new SourceError(`${shown}: ${networkReason(error)}`, null, true);
-    }
-    try {
-      return { body: JSON.parse(text), headers: response.headers };
-    } catch {
-      throw new SourceError(
-        `${shown}: the answer is not JSON (${text.slice(0, 60).replace(/\s+/g, ' ')}…)`,
-        response.status,
-        false,
-      );
     }
   }
 

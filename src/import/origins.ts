@@ -5,6 +5,7 @@
  * half-way resumes where it stopped.
  */
 import { createHash } from 'node:crypto';
+import { lastChangeOf } from '../db/change-log.js';
 import type { Db } from '../db/client.js';
 import { rekeyStatement, type PostType } from './post-ids.js';
 import type { RecordType } from './remote.js';
@@ -12,6 +13,8 @@ import type { RecordType } from './remote.js';
 export interface KnownOrigin {
   localId: number;
   contentHash: string;
+  /** The change log's position of the import's last write of the record (null: saved before it was kept). */
+  writtenSeq: number | null;
 }
 
 const key = (type: RecordType, remoteId: number) => `${type}:${remoteId}`;
@@ -63,7 +66,7 @@ export class OriginStore {
   static async load(db: Db, source: string): Promise<OriginStore> {
     const [rows, existing] = await Promise.all([
       db.importOrigin.findMany({
-        select: { source: true, recordType: true, remoteId: true, localId: true, contentHash: true },
+        select: { source: true, recordType: true, remoteId: true, localId: true, contentHash: true, writtenSeq: true },
       }),
       existingLocalIds(db),
     ]);
@@ -74,7 +77,11 @@ export class OriginStore {
       if (!claimed.has(type)) claimed.set(type, new Set());
       claimed.get(type)!.add(row.localId);
       if (row.source === source && existing[type]?.has(row.localId))
-        known.set(key(type, row.remoteId), { localId: row.localId, contentHash: row.contentHash });
+        known.set(key(type, row.remoteId), {
+          localId: row.localId,
+          contentHash: row.contentHash,
+          writtenSeq: row.writtenSeq,
+        });
     }
     return new OriginStore(db, source, known, claimed);
   }
@@ -102,21 +109,31 @@ export class OriginStore {
   async save(
     type: RecordType,
     remoteId: number,
-    origin: KnownOrigin,
+    written: Omit<KnownOrigin, 'writtenSeq'>,
     remoteModified: string | null,
     rekeyFrom?: number,
   ): Promise<void> {
     const where = { source_recordType_remoteId: { source: this.source, recordType: type, remoteId } };
-    const data = { localId: origin.localId, contentHash: origin.contentHash, remoteModified };
+    const rekeyed = rekeyFrom !== undefined && rekeyFrom !== written.localId;
+    // The write's own log position; a rekeyed record's is not known until the rekey commits (null: left unjudged).
+    const writtenSeq = rekeyed ? null : await lastChangeOf(this.db, type, written.localId);
+    const origin = { ...written, writtenSeq };
+    const data = { localId: origin.localId, contentHash: origin.contentHash, remoteModified, writtenSeq };
     const upsert = this.db.importOrigin.upsert({
       where,
       create: { source: this.source, recordType: type, remoteId, ...data },
       update: data,
     });
-    if (rekeyFrom === undefined || rekeyFrom === origin.localId) await upsert;
-    else await this.db.$transaction([rekeyStatement(this.db, type as PostType, rekeyFrom, origin.localId), upsert]);
+    if (!rekeyed) await upsert;
+    else await this.db.$transaction([rekeyStatement(this.db, type as PostType, rekeyFrom!, origin.localId), upsert]);
     this.known.set(key(type, remoteId), origin);
     if (!this.claimed.has(type)) this.claimed.set(type, new Set());
     this.claimed.get(type)!.add(origin.localId);
+  }
+
+  /** Forgets a record's origin (its copy was trashed because the source no longer has it). */
+  async forget(type: RecordType, remoteId: number): Promise<void> {
+    await this.db.importOrigin.deleteMany({ where: { source: this.source, recordType: type, remoteId } });
+    this.known.delete(key(type, remoteId));
   }
 }

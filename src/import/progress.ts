@@ -6,11 +6,20 @@
 import cliProgress from 'cli-progress';
 import type { RecordType } from './remote.js';
 
-export type Outcome = 'created' | 'updated' | 'unchanged' | 'failed' | 'missing';
+/** `trashed` and `kept` happen only in a scheduled source's runs (src/import/sources/site.ts). */
+export type Outcome = 'created' | 'updated' | 'unchanged' | 'failed' | 'missing' | 'trashed' | 'kept';
 
 export type Counts = Record<Outcome, number>;
 
-export const emptyCounts = (): Counts => ({ created: 0, updated: 0, unchanged: 0, failed: 0, missing: 0 });
+export const emptyCounts = (): Counts => ({
+  created: 0,
+  updated: 0,
+  unchanged: 0,
+  failed: 0,
+  missing: 0,
+  trashed: 0,
+  kept: 0,
+});
 
 export const PLURAL: Record<RecordType, string> = {
   category: 'categories',

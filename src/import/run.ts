@@ -19,7 +19,8 @@ import { categoryKind, tagKind } from './mapping/terms.js';
 import { venueKind } from './mapping/venues.js';
 import { keepIdConflicts } from './keep-ids.js';
 import { isPostType } from './post-ids.js';
-import { contentHash, OriginStore } from './origins.js';
+import { lastChangeOf } from '../db/change-log.js';
+import { contentHash, type KnownOrigin, OriginStore } from './origins.js';
 import { emptyCounts, PLURAL, type Counts, type ImportProgress, type Outcome, type TypeProgress } from './progress.js';
 import {
   asRecord,
@@ -46,6 +47,20 @@ export interface ImportOptions extends Omit<SourceOptions, 'onRetry'> {
   keepIds?: boolean;
 }
 
+/** What a scheduled source (src/import/sources/site.ts) asks of a run besides a copy. */
+export interface SourceRules {
+  /** The local user the events, venues and organizers are attributed to (default: `importer`). */
+  authorId?: number;
+  /** The status of every event written (the source's status otherwise). */
+  eventStatus?: 'PUBLISH' | 'DRAFT';
+  /** Category names every event gets besides its own. */
+  extraCategories: string[];
+  /** An event imported before that the source no longer answers: moved to the trash here, or left (and reported). */
+  missingEvents: 'trash' | 'keep';
+  /** A record changed here since the import last wrote it: written over from the source, or left as it is. */
+  localEdits: 'overwrite' | 'keep';
+}
+
 export interface Problem {
   type: RecordType;
   /** `event 46 "Jazz night"`, or `events page 3`. */
@@ -60,8 +75,12 @@ export interface ImportSummary {
   counts: Record<RecordType, Counts>;
   /** Records (and pages) that could not be imported. */
   failures: Problem[];
+  /** List pages that could not be read (among `failures`): what they held was not seen. */
+  unreadPages: number;
   /** Records imported before that the source no longer answers; their copies are left as they are. */
   missing: Problem[];
+  /** Records changed on the source and edited here, left as they are (a source that keeps local edits). */
+  kept: Problem[];
   /** Stopped by a signal before the end. */
   interrupted: boolean;
   seconds: number;
@@ -112,6 +131,7 @@ class Importer implements LinkResolver {
     private readonly options: ImportOptions,
     /** The zone an event without one gets here (the site's). */
     private readonly siteZone: string,
+    private readonly rules: SourceRules | undefined,
   ) {
     this.state = Object.fromEntries(
       RECORD_TYPES.map((type) => [type, { type, done: 0, total: null, counts: summary.counts[type] }]),
@@ -249,6 +269,7 @@ class Importer implements LinkResolver {
       try {
         const answer = await this.source.getOne(`${kind.route}/${remoteId}`);
         if ('record' in answer) await this.importRecord(kind, answer.record);
+        else if (kind.type === 'event' && this.rules?.missingEvents === 'trash') await this.trashMissing(remoteId);
         else
           this.count(kind.type, 'missing', {
             type: kind.type,
@@ -259,6 +280,21 @@ class Importer implements LinkResolver {
         this.fail(kind.type, `${kind.type} ${remoteId}`, error);
       }
     }
+  }
+
+  /**
+   * An event the source no longer answers, for a source that trashes those: moved to the trash here (unless it is
+   * there already) and forgotten, so that later runs do not ask for it again (should it come back, it is found by its
+   * slug and title and taken out of the trash).
+   */
+  private async trashMissing(remoteId: number): Promise<void> {
+    const { localId } = this.origins.get('event', remoteId)!;
+    const event = await this.db.event.findUnique({ where: { id: localId }, select: { status: true } });
+    if (event && event.status !== 'trash') {
+      await this.writer.trashEvent(localId);
+      this.count('event', 'trashed');
+    }
+    await this.origins.forget('event', remoteId);
   }
 
   /** Imports one listed or linked record once per run; answers its local ID, or null when it failed. */
@@ -285,7 +321,7 @@ class Importer implements LinkResolver {
   private async write(kind: RecordKind, remoteId: number, record: RemoteRecord): Promise<number | null> {
     try {
       const occurrence = kind.type === 'event' ? occurrenceOf(record) : null;
-      const input = await kind.toInput(record, this);
+      const input = this.withRules(kind, await kind.toInput(record, this));
       const series = occurrence ? await this.master(occurrence.seriesId) : null;
       const hash = contentHash(series ? { ...input, series: seriesFacts(series.input) } : input);
       const known = this.origins.get(kind.type, remoteId);
@@ -294,6 +330,7 @@ class Importer implements LinkResolver {
         return known.localId;
       }
       if (occurrence) return await this.writeOccurrence(remoteId, record, occurrence, series!, input, hash);
+      if (known && (await this.keptAsEdited(kind.type, known, describeRecord(kind.type, record)))) return known.localId;
       const target = known?.localId ?? (await this.unclaimedTwin(kind, input));
       const written = { ...input, ...(kind.hasStatus ? { authorId: this.authorId } : {}) };
       const writtenId =
@@ -364,11 +401,13 @@ class Importer implements LinkResolver {
         `its series ${occurrence.seriesId} has no occurrence at ${occurrence.originalStart} here (not in its rule)`,
       );
     const changed = !followsSeries(input, series.input, occurrence.originalStart);
+    const known = this.origins.get('event', remoteId);
+    if (changed && known && (await this.keptAsEdited('event', known, describeRecord('event', record))))
+      return known.localId;
     if (changed) {
       const { slug: _slug, recurrence: _recurrence, ...fields } = input;
       await this.writer.update(eventKind.mutations, local.id, { ...fields, authorId: this.authorId });
     }
-    const known = this.origins.get('event', remoteId);
     await this.origins.save(
       'event',
       remoteId,
@@ -377,6 +416,24 @@ class Importer implements LinkResolver {
     );
     this.count('event', known ? 'updated' : 'created');
     return local.id;
+  }
+
+  /** A scheduled source's status and categories on an event (part of what is hashed: changing them rewrites it). */
+  private withRules(kind: RecordKind, input: Input): Input {
+    if (kind.type !== 'event' || !this.rules) return input;
+    const categories = [...(input.categories as string[]), ...this.rules.extraCategories];
+    return { ...input, categories, ...(this.rules.eventStatus ? { status: this.rules.eventStatus } : {}) };
+  }
+
+  /**
+   * For a source that keeps local edits: whether the record was changed here after the import last wrote it (the
+   * change log has a later entry for it); then it is left as it is, and reported.
+   */
+  private async keptAsEdited(type: RecordType, known: KnownOrigin, what: string): Promise<boolean> {
+    if (this.rules?.localEdits !== 'keep' || known.writtenSeq === null) return false;
+    if ((await lastChangeOf(this.db, type, known.localId)) <= known.writtenSeq) return false;
+    this.count(type, 'kept', { type, what, reason: 'edited here since it was imported: kept as it is' });
+    return true;
   }
 
   private async unclaimedTwin(kind: RecordKind, input: Input): Promise<number | undefined> {
@@ -420,8 +477,14 @@ class Importer implements LinkResolver {
     const state = this.state[type];
     state.counts[outcome]++;
     state.done++;
-    if (problem) (outcome === 'missing' ? this.summary.missing : this.summary.failures).push(problem);
+    if (problem) this.problemsOf(outcome).push(problem);
     this.progress?.update(state);
+  }
+
+  private problemsOf(outcome: Outcome): Problem[] {
+    if (outcome === 'missing') return this.summary.missing;
+    if (outcome === 'kept') return this.summary.kept;
+    return this.summary.failures;
   }
 
   private fail(type: RecordType, what: string, error: unknown): void {
@@ -433,6 +496,7 @@ class Importer implements LinkResolver {
     if (this.stopped) return;
     const problem = { type, what: `${PLURAL[type]} page ${page}`, reason: reasonOf(error) };
     this.summary.failures.push(problem);
+    this.summary.unreadPages++;
     this.progress?.warn(`${problem.what}: ${problem.reason}`);
   }
 }
@@ -459,52 +523,69 @@ async function authorIdFor(db: Db, login: string | undefined, importerId: number
 
 /** Runs a whole import and answers its summary. Throws SourceUnavailable or ImportRefused when it cannot start. */
 export async function runImport(config: Config, options: ImportOptions): Promise<ImportSummary> {
-  const started = Date.now();
   const source = await SourceClient.connect({ ...options, onRetry: (message) => options.progress?.warn(message) });
   await migrate(config);
   const db = createDb(config);
+  try {
+    return await importSite(db, config, source, options);
+  } finally {
+    options.progress?.stop();
+    await db.$disconnect();
+  }
+}
+
+/**
+ * Imports a connected site into `db` (`import`, or a scheduled source's run with its `rules`). Throws ImportRefused
+ * when it cannot start.
+ */
+export async function importSite(
+  db: Db,
+  config: Config,
+  source: SourceClient,
+  options: ImportOptions,
+  rules?: SourceRules,
+): Promise<ImportSummary> {
+  const started = Date.now();
   const summary: ImportSummary = {
     source: source.key,
     namespace: source.namespace,
     authenticated: source.authenticated,
     counts: Object.fromEntries(RECORD_TYPES.map((type) => [type, emptyCounts()])) as Record<RecordType, Counts>,
     failures: [],
+    unreadPages: 0,
     missing: [],
+    kept: [],
     interrupted: false,
     seconds: 0,
   };
-  try {
-    const origins = await OriginStore.load(db, source.key);
-    if (options.keepIds) {
-      const conflicts = await keepIdConflicts(
-        source,
-        [venueKind, organizerKind, eventKind],
-        origins,
-        db,
-        options.perPage ?? 50,
-      );
-      if (conflicts.length) throw new ImportRefused(`--keep-ids: nothing was imported, ${conflictList(conflicts)}`);
-    }
-    const viewer = await importerViewer(db);
-    const authorId = await authorIdFor(db, options.author, viewer.user!.id);
-    const importer = new Importer(
+  const origins = await OriginStore.load(db, source.key);
+  if (options.keepIds) {
+    const conflicts = await keepIdConflicts(
       source,
+      [venueKind, organizerKind, eventKind],
       origins,
-      new GraphQLWriter(db, config, viewer),
       db,
-      authorId,
-      summary,
-      options.progress,
-      options,
-      config.siteTimezone,
+      options.perPage ?? 50,
     );
-    for (const type of RECORD_TYPES) {
-      if (options.signal?.aborted) break;
-      await importer.importAll(KINDS[type]);
-    }
-  } finally {
-    options.progress?.stop();
-    await db.$disconnect();
+    if (conflicts.length) throw new ImportRefused(`--keep-ids: nothing was imported, ${conflictList(conflicts)}`);
+  }
+  const viewer = await importerViewer(db);
+  const authorId = rules?.authorId ?? (await authorIdFor(db, options.author, viewer.user!.id));
+  const importer = new Importer(
+    source,
+    origins,
+    new GraphQLWriter(db, config, viewer),
+    db,
+    authorId,
+    summary,
+    options.progress,
+    options,
+    config.siteTimezone,
+    rules,
+  );
+  for (const type of RECORD_TYPES) {
+    if (options.signal?.aborted) break;
+    await importer.importAll(KINDS[type]);
   }
   summary.interrupted = options.signal?.aborted ?? false;
   summary.seconds = (Date.now() - started) / 1000;

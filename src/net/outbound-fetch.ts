@@ -3,8 +3,18 @@ import { Agent, fetch, type Response } from 'undici';
 import type { PrivateAddresses } from '../config.js';
 import { checkedLookup, mayConnectTo } from './outbound-addresses.js';
 
-/** Why an outgoing request was refused or failed: the text completes "the image …", "the feed …". */
-export class OutboundRefusal extends Error {}
+/**
+ * Why an outgoing request was refused or failed: the text completes "the image …", "the feed …". `transient`: the
+ * network failed or the time ran out, and a later try may succeed; otherwise the same request is refused again.
+ */
+export class OutboundRefusal extends Error {
+  constructor(
+    message: string,
+    readonly transient = false,
+  ) {
+    super(message);
+  }
+}
 
 export interface OutboundRequest {
   allowPrivate: PrivateAddresses;
@@ -52,9 +62,9 @@ export async function fetchOutbound<T>(
   } catch (error) {
     const refusal = ownError(error);
     if (refusal) throw refusal;
-    if (timeout.aborted) throw new OutboundRefusal(`could not be fetched within ${request.timeoutMs} ms`);
+    if (timeout.aborted) throw new OutboundRefusal(`could not be fetched within ${request.timeoutMs} ms`, true);
     if (!(error instanceof TypeError) && !hasNetworkCause(error)) throw error;
-    throw new OutboundRefusal(`could not be fetched (${causeOf(error)})`);
+    throw new OutboundRefusal(`could not be fetched (${causeOf(error)})`, true);
   } finally {
     void agent.destroy().catch(() => {});
   }

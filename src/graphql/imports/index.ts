@@ -11,11 +11,22 @@ import { FieldErrors, NotFoundError } from '../errors.js';
 import { PostStatusEnum } from '../shared/posts.js';
 import { databaseIdField, databaseIdOf, globalIdField, NodeInterface, registerNodeReader } from '../shared/node.js';
 
-// Import sources (docs/import.md#icalendar-feeds): administrators only, as on the command line (`sources …`). The
-// server's scheduler runs them (src/import/ical/schedule.ts); here they are made, read, asked to run and removed.
+// Import sources (docs/import.md#import-sources): administrators only, as on the command line (`sources …`). The
+// server's scheduler runs them (src/import/sources/schedule.ts); here they are made, read, asked to run and removed.
+
+const SourceKindEnum = builder.enumType('ImportSourceKind', {
+  description: 'What an import source reads.',
+  values: {
+    ICAL: { value: 'ical', description: 'An iCalendar feed (`.ics`, `webcal://`).' },
+    SITE: {
+      value: 'site',
+      description: 'The REST API of a site running The Events Calendar, or of this service (its REST root).',
+    },
+  },
+});
 
 const MissingPolicyEnum = builder.enumType('ImportMissingPolicy', {
-  description: 'What becomes of an imported event that left the feed.',
+  description: 'What becomes of an imported event that left the feed (or that the site no longer answers).',
   values: {
     TRASH: { value: 'trash', description: 'Moved to the trash.' },
     KEEP: { value: 'keep', description: 'Left as it is.' },
@@ -31,7 +42,7 @@ const LocalEditsPolicyEnum = builder.enumType('ImportLocalEditsPolicy', {
 });
 
 const ImportProblemType = builder.objectRef<Report['problems'][number]>('ImportProblem').implement({
-  description: 'Something of the feed not imported, and why.',
+  description: 'Something of the feed or site not imported, and why.',
   fields: (t) => ({
     where: t.exposeString('where', { description: 'The line of the feed, the event (`event <UID>`) or property.' }),
     reason: t.exposeString('reason', { description: 'Why.' }),
@@ -53,12 +64,21 @@ const ImportRunReportType = builder.objectRef<Report>('ImportRunReport').impleme
 });
 
 const ImportSourceType = builder.prismaObject('ImportSource', {
-  description: 'An iCalendar feed the calendar imports from, on its schedule and when asked (administrators only).',
+  description:
+    'An iCalendar feed or a site the calendar imports from, on its schedule and when asked (administrators only).',
   interfaces: [NodeInterface],
   fields: (t) => ({
     id: t.globalID(globalIdField('ImportSource')),
     databaseId: t.exposeInt('id', databaseIdField('ImportSource')),
-    url: t.exposeString('url', { description: 'The feed’s URL (`webcal://` is fetched over https).' }),
+    kind: t.field({
+      type: SourceKindEnum,
+      nullable: true,
+      description: 'What the URL is; null until the first run found out.',
+      resolve: (source) => source.kind as 'ical' | 'site' | null,
+    }),
+    url: t.exposeString('url', {
+      description: 'The feed’s URL (`webcal://` is fetched over https), or the site’s REST root.',
+    }),
     everySeconds: t.exposeInt('everySeconds', {
       nullable: true,
       description: 'Seconds between scheduled runs; null: only when asked (`runImportSource`).',
@@ -90,13 +110,14 @@ const ImportSourceType = builder.prismaObject('ImportSource', {
     }),
     lastError: t.exposeString('lastError', {
       nullable: true,
-      description: 'Why the last run could not fetch or read the feed; null when it could.',
+      description:
+        'Why the last run failed (the feed or site could not be fetched or read, or a site answered only part of its lists); null when it did not.',
     }),
     failures: t.exposeInt('failures', { description: 'Runs failed in a row (each waits longer before the next).' }),
     lastRun: t.field({
       type: ImportRunReportType,
       nullable: true,
-      description: 'What its last run that read the feed did; null before the first.',
+      description: 'What its last run that read the feed or site did; null before the first.',
       resolve: (source) => (source.lastReport ? (JSON.parse(source.lastReport) as Report) : null),
     }),
   }),
@@ -108,9 +129,16 @@ registerNodeReader('ImportSource', (ctx, id, query) => {
 });
 
 const ImportSourceInput = builder.inputType('ImportSourceInput', {
-  description: 'A feed to import from.',
+  description: 'A feed or a site to import from.',
   fields: (t) => ({
-    url: t.string({ required: true, description: 'An http, https or webcal URL of an iCalendar feed.' }),
+    url: t.string({
+      required: true,
+      description: 'An http, https or webcal URL of an iCalendar feed, or the REST root of a site (or its home page).',
+    }),
+    kind: t.field({
+      type: SourceKindEnum,
+      description: 'Left out: the first run finds out from what the URL answers.',
+    }),
     everySeconds: t.int({ description: 'Run every so many seconds (at least 300); left out: only when asked.' }),
     eventStatus: t.field({ type: PostStatusEnum, description: 'PUBLISH (the default) or DRAFT.' }),
     categories: t.stringList({ description: 'Category names every event gets.' }),
@@ -142,6 +170,7 @@ builder.mutationFields((t) => ({
       requireCapability(ctx, 'manage_imports');
       const source = await addSource(ctx.db, {
         url: input.url,
+        kind: input.kind ?? undefined,
         everySeconds: input.everySeconds,
         status: input.eventStatus ?? undefined,
         categories: input.categories ?? undefined,

@@ -1,34 +1,39 @@
 /**
- * One run of an import source (docs/import.md#icalendar-feeds): fetch its feed (conditionally), read it, and bring
+ * An iCalendar source's run (docs/import.md#icalendar-feeds): fetch its feed (conditionally), read it, and bring
  * the events it wrote in line with it. Each event is written through the GraphQL schema (src/import/writer.ts), whole
  * or not at all; a feed that cannot be fetched or read changes nothing. An unchanged VEVENT is not written at all, so
  * an unchanged feed leaves no change-log entry and sends no webhook.
  */
 import { createHash } from 'node:crypto';
 import type { Config } from '../../config.js';
+import { lastChangeOf } from '../../db/change-log.js';
 import type { Db } from '../../db/client.js';
-import type { RunReport } from '../../db/import-sources.js';
-import { type FeedEvent, type FeedProblem, type FeedTime, FeedUnreadable, readFeed } from '../../ical/read-feed.js';
+import { emptyReport, fetchedUrl, type RunReport } from '../../db/import-sources.js';
+import { type FeedEvent, type FeedProblem, type FeedTime, readFeed } from '../../ical/read-feed.js';
 import { fetchOutbound, OutboundRefusal } from '../../net/outbound-fetch.js';
 import { GraphQLWriter, importerViewer, RefusedWrite } from '../writer.js';
 import { instantOf } from '../../time/occurrence-times.js';
 import { eventInputOf, recurrenceOf, type SourceSettings } from './map.js';
 
 const EVENTS = { create: 'createEvent', update: 'updateEvent', inputType: 'EventInput' };
-/** The longest wait after failures in a row before the next try (a day); the first waits a minute, then doubling. */
-const MAX_BACKOFF_MS = 24 * 60 * 60 * 1000;
-
-export type { RunReport } from '../../db/import-sources.js';
 
 /** Why a run failed as a whole: the feed could not be fetched or read (the text completes "the feed …"). */
 export class FeedFailure extends Error {}
 
-type Source = NonNullable<Awaited<ReturnType<Db['importSource']['findUnique']>>>;
+export type Source = NonNullable<Awaited<ReturnType<Db['importSource']['findUnique']>>>;
 
-/** `webcal://` is how calendar links name an http(s) feed; it is fetched over https. */
-export const fetchedUrl = (url: string) => url.replace(/^webcals?:\/\//i, 'https://');
+/** A feed's answer: its text, and its validators for the next run's conditional GET. */
+export interface FetchedFeed {
+  text: string;
+  contentType: string | null;
+  /** The `Link` header (a WordPress page names its REST root there). */
+  links: string | null;
+  etag: string | null;
+  lastModified: string | null;
+}
 
-async function fetchFeed(source: Source, config: Config) {
+/** The source's feed, or null when it has not changed since the last run (304). */
+export async function fetchFeed(source: Source, config: Config): Promise<FetchedFeed | null> {
   const headers: Record<string, string> = {
     accept: 'text/calendar, text/plain;q=0.5, */*;q=0.1',
     'user-agent': 'calendar-events-service (iCalendar import)',
@@ -41,6 +46,8 @@ async function fetchFeed(source: Source, config: Config) {
       if (answer.status !== 200) throw new FeedFailure(`could not be fetched: the server answered ${answer.status}`);
       return {
         text: new TextDecoder().decode(await answer.body()),
+        contentType: answer.headers.get('content-type'),
+        links: answer.headers.get('link'),
         etag: answer.headers.get('etag'),
         lastModified: answer.headers.get('last-modified'),
       };
@@ -50,55 +57,6 @@ async function fetchFeed(source: Source, config: Config) {
     throw error;
   }
 }
-
-/** Runs `sourceId` once, now; records the outcome on the source (its report, or its failure and the next try). */
-export async function runSource(db: Db, config: Config, sourceId: number): Promise<RunReport> {
-  const source = await db.importSource.findUnique({ where: { id: sourceId } });
-  if (!source) throw new FeedFailure(`source ${sourceId} does not exist`);
-  const startedAt = new Date();
-  try {
-    const fetched = await fetchFeed(source, config);
-    const report = fetched ? await importFeed(db, config, source, fetched.text) : emptyReport(true);
-    await db.importSource.update({
-      where: { id: source.id },
-      data: {
-        ...(fetched ? { etag: fetched.etag, lastModified: fetched.lastModified } : {}),
-        lastRunAt: startedAt,
-        nextRunAt: source.everySeconds ? new Date(startedAt.getTime() + source.everySeconds * 1000) : null,
-        lastError: null,
-        failures: 0,
-        lastReport: JSON.stringify(report),
-      },
-    });
-    return report;
-  } catch (error) {
-    if (!(error instanceof FeedFailure || error instanceof FeedUnreadable)) throw error;
-    const failures = source.failures + 1;
-    const backoff = Math.min(MAX_BACKOFF_MS, 60_000 * 2 ** (failures - 1));
-    const every = source.everySeconds ? source.everySeconds * 1000 : Number.POSITIVE_INFINITY;
-    await db.importSource.update({
-      where: { id: source.id },
-      data: {
-        lastRunAt: startedAt,
-        lastError: error.message,
-        failures,
-        nextRunAt: source.everySeconds ? new Date(startedAt.getTime() + Math.min(backoff, every)) : null,
-      },
-    });
-    throw error;
-  }
-}
-
-const emptyReport = (notModified: boolean): RunReport => ({
-  notModified,
-  created: 0,
-  updated: 0,
-  trashed: 0,
-  unchanged: 0,
-  skipped: 0,
-  failed: 0,
-  problems: [],
-});
 
 function settingsOf(source: Source, config: Config): SourceSettings {
   return {
@@ -150,7 +108,8 @@ function originalStart(time: FeedTime, seriesZone: string): Date {
   return instantOf(wall, seriesZone);
 }
 
-async function importFeed(db: Db, config: Config, source: Source, text: string): Promise<RunReport> {
+/** Brings the events the source wrote in line with the feed's `text`; throws FeedUnreadable when it is no feed. */
+export async function importFeed(db: Db, config: Config, source: Source, text: string): Promise<RunReport> {
   const read = readFeed(text);
   const report = emptyReport(false);
   report.problems.push(...read.skipped);
@@ -161,7 +120,7 @@ async function importFeed(db: Db, config: Config, source: Source, text: string):
     (await db.importedItem.findMany({ where: { sourceId: source.id } })).map((item) => [item.key, item]),
   );
   const keep = async (key: string, eventId: number, digest: string) => {
-    const data = { eventId, digest, writtenSeq: await lastChangeOf(db, eventId) };
+    const data = { eventId, digest, writtenSeq: await lastChangeOf(db, 'event', eventId) };
     await db.importedItem.upsert({
       where: { sourceId_key: { sourceId: source.id, key } },
       create: { sourceId: source.id, key, ...data },
@@ -184,7 +143,11 @@ async function importFeed(db: Db, config: Config, source: Source, text: string):
         continue;
       }
       const existing = item ? await db.event.findUnique({ where: { id: item.eventId }, select: { id: true } }) : null;
-      if (existing && source.localEdits === 'keep' && (await lastChangeOf(db, existing.id)) > item!.writtenSeq) {
+      if (
+        existing &&
+        source.localEdits === 'keep' &&
+        (await lastChangeOf(db, 'event', existing.id)) > item!.writtenSeq
+      ) {
         report.skipped++;
         report.problems.push({ where: `event ${uid}`, reason: 'edited here since it was imported: kept as it is' });
         continue;
@@ -272,18 +235,6 @@ async function importOverride(
   await writer.updateOccurrence(occurrence.id, input);
   report.updated++;
   await keep(key, occurrence.id, digest);
-}
-
-/**
- * The change log's position of the event's latest change (0 when the log has none, as after its retention): an
- * edit here after the import's own last write is a later one.
- */
-async function lastChangeOf(db: Db, eventId: number): Promise<number> {
-  const { _max } = await db.change.aggregate({
-    where: { recordType: 'event', recordId: eventId },
-    _max: { seq: true },
-  });
-  return _max.seq ?? 0;
 }
 
 /**

@@ -1,15 +1,15 @@
 /**
- * Runs the import sources that are due, inside the server, in one process at a time across all of them (the
- * `import-sources` lease, as webhook delivery has its own): every FEED_CHECK_MS it looks for sources whose `nextRunAt`
- * has come (their schedule, or a run asked for over GraphQL) and runs them one after another (src/import/ical/run.ts
- * sets the next run: the schedule's, with backoff after failures, or none for a source run on demand).
+ * Runs the import sources that are due, inside the server, looking for them in one process at a time across all of
+ * them (the `import-sources` lease, as webhook delivery has its own): every FEED_CHECK_MS it looks for sources whose
+ * `nextRunAt` has come (their schedule, or a run asked for over GraphQL) and runs them one after another (./run.ts
+ * sets the next run: the schedule's, with backoff after failures, or none for a source run on demand). Each run holds
+ * its source's claim too: a run that outlasts the lease, and `sources run` on the command line, are never doubled.
  */
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
-import { FeedUnreadable } from '../../ical/read-feed.js';
 import type { Logger } from '../../logging/logger.js';
 import { LeaseHolder } from '../../webhooks/lease.js';
-import { FeedFailure, runSource } from './run.js';
+import { runSource, SourceBusy, SourceFailure } from './run.js';
 
 const LEASE = 'import-sources';
 /** Sources run per look; the others wait for the next. */
@@ -20,6 +20,8 @@ export class SourceScheduler {
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private closed = false;
+  /** Stops a site's run between records at shutdown (it is due again at once, for the next process). */
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly db: Db,
@@ -38,6 +40,7 @@ export class SourceScheduler {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
+    this.stopping.abort();
     await this.running;
     await this.lease.release();
   }
@@ -72,11 +75,16 @@ export class SourceScheduler {
 
   private async runOne(source: { id: number; url: string }): Promise<void> {
     try {
-      const { problems, ...counts } = await runSource(this.db, this.config, source.id);
-      this.logger.info({ source: source.id, ...counts, problems: problems.length }, 'import sources: ran');
+      const { kind, report, incomplete } = await runSource(this.db, this.config, source.id, this.stopping.signal);
+      const { problems, ...counts } = report;
+      this.logger.info(
+        { source: source.id, kind, ...counts, problems: problems.length, ...(incomplete ? { err: incomplete } : {}) },
+        'import sources: ran',
+      );
     } catch (error) {
-      if (!(error instanceof FeedFailure || error instanceof FeedUnreadable)) throw error;
-      this.logger.warn({ source: source.id, url: source.url, err: error.message }, 'import sources: the feed failed');
+      if (error instanceof SourceBusy) return;
+      if (!(error instanceof SourceFailure)) throw error;
+      this.logger.warn({ source: source.id, url: source.url, err: error.message }, 'import sources: the run failed');
     }
   }
 }

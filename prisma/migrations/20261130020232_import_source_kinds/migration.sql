@@ -1,0 +1,9 @@
+-- AlterTable
+ALTER TABLE "ImportOrigin" ADD COLUMN "writtenSeq" INTEGER;
+
+-- AlterTable
+ALTER TABLE "ImportSource" ADD COLUMN "claimedUntil" DATETIME;
+ALTER TABLE "ImportSource" ADD COLUMN "kind" TEXT;
+
+-- The sources made before sources had kinds were all iCalendar feeds.
+UPDATE "ImportSource" SET "kind" = 'ical';
