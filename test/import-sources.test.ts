@@ -102,7 +102,8 @@ beforeAll(async () => {
   feedServer = createServer((req, res) => {
     const etag = `"${createHash('sha256').update(feed).digest('hex').slice(0, 16)}"`;
     asked.push({ ifNoneMatch: req.headers['if-none-match'] });
-    if (req.url?.startsWith('/not-a-feed')) return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>');
+    if (req.url?.startsWith('/not-a-feed'))
+      return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>');
     if (honourValidators && req.headers['if-none-match'] === etag) return void res.writeHead(304).end();
     const answer = () => {
       res.writeHead(200, { 'content-type': 'text/calendar; charset=utf-8', ...(honourValidators ? { etag } : {}) });
@@ -335,7 +336,7 @@ describe(`import sources over GraphQL (${TEST_ENGINE})`, () => {
   });
   afterAll(() => server?.close());
 
-  const SOURCE = `id databaseId url everySeconds eventStatus categories onMissing localEdits lastRunAt nextRunAt
+  const SOURCE = `id databaseId kind url everySeconds eventStatus categories onMissing localEdits lastRunAt nextRunAt
     lastError failures lastRun { notModified created updated trashed unchanged skipped failed problems { where reason } }`;
   const sources = async () =>
     (await server.gqlOk(`{ importSources { ${SOURCE} } }`, {}, ADMIN_AUTHORIZATION)).importSources;
@@ -371,9 +372,11 @@ describe(`import sources over GraphQL (${TEST_ENGINE})`, () => {
       localEdits: 'OVERWRITE',
       lastRunAt: null,
       lastRun: null,
+      kind: null,
     });
     const ran = await ranAfter(added.addImportSource.id, null);
     expect(ran).toMatchObject({
+      kind: 'ICAL',
       lastError: null,
       failures: 0,
       nextRunAt: null,

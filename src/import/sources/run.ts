@@ -34,6 +34,8 @@ export interface RunOutcome {
   incomplete?: string;
   /** Stopped by the server's shutdown before the end (a site's run stops between records). */
   interrupted?: boolean;
+  /** The REST root a site given by its front page named: the source's URL from now on. */
+  root?: string;
 }
 
 /**
@@ -77,13 +79,14 @@ async function runByKind(
   const fetched = await fetchFeed(source, config);
   if (!fetched) return { kind: 'ical', report: emptyReport(true) };
   if (source.kind === null && !isCalendar(fetched)) {
-    const site = await connectSite(config, apiRootOf(fetched) ?? source.url).catch((error: unknown) => {
+    const root = apiRootOf(fetched);
+    const site = await connectSite(config, root ?? source.url).catch((error: unknown) => {
       if (!(error instanceof SourceUnavailable)) throw error;
       throw new SourceFailure(
         `${source.url} is neither an iCalendar feed nor the REST root of a site running The Events Calendar (${error.message})`,
       );
     });
-    return { kind: 'site', ...(await importSiteSource(db, config, source, site, signal)) };
+    return { kind: 'site', ...(root ? { root } : {}), ...(await importSiteSource(db, config, source, site, signal)) };
   }
   const validators = { etag: fetched.etag, lastModified: fetched.lastModified };
   return { kind: 'ical', report: await importFeed(db, config, source, fetched.text), validators };
@@ -95,8 +98,12 @@ function isCalendar(feed: FetchedFeed): boolean {
   return /^\uFEFF?\s*BEGIN:VCALENDAR/i.test(feed.text.slice(0, 100));
 }
 
-/** A WordPress page names its REST root in a `Link: <…/wp-json/>; rel="https://api.w.org/"` header. */
+/**
+ * The REST root a WordPress page names in its `Link: <…/wp-json/>; rel="https://api.w.org/"` header: a site given by
+ * its front page. (REST answers carry the header too, with the root the site believes it has: the URL given wins.)
+ */
 function apiRootOf(feed: FetchedFeed): string | undefined {
+  if (!feed.contentType?.toLowerCase().startsWith('text/html')) return undefined;
   return /<([^>]+)>\s*;\s*rel="https:\/\/api\.w\.org\/"/.exec(feed.links ?? '')?.[1];
 }
 
@@ -123,6 +130,7 @@ async function recordSuccess(
     where: { id: source.id },
     data: {
       kind: outcome.kind,
+      ...(outcome.root ? { url: outcome.root } : {}),
       ...(outcome.validators ?? {}),
       lastRunAt: startedAt,
       nextRunAt: nextScheduled(source, startedAt),
@@ -147,7 +155,13 @@ async function recordFailure(
   await db.importSource.update({
     where: { id: source.id },
     data: {
-      ...(partial ? { kind: partial.kind, lastReport: JSON.stringify(partial.report) } : {}),
+      ...(partial
+        ? {
+            kind: partial.kind,
+            lastReport: JSON.stringify(partial.report),
+            ...(partial.root ? { url: partial.root } : {}),
+          }
+        : {}),
       lastRunAt: startedAt,
       lastError: reason,
       failures,
