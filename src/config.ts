@@ -89,7 +89,7 @@ export interface Config {
   };
   /** Images given by URL are fetched and checked (docs/stored-content.md, "Images given by URL"; src/images). */
   imageFetch: ImageFetchConfig;
-  /** Fetching the iCalendar feeds of import sources (docs/import.md#icalendar-feeds). */
+  /** Fetching the iCalendar feeds of import sources (docs/import.md#import-sources). */
   feeds: FeedFetchConfig;
   /** Webhook deliveries (docs/sync-and-webhooks.md, "Webhooks"; src/webhooks). */
   webhooks: WebhookConfig;
