@@ -175,9 +175,14 @@ describe(`a site as an import source (${TEST_ENGINE})`, () => {
     }
     await call(origin, 'POST', `/events/${ids.jazz}`, { json: { title: 'Jazz night (moved upstairs)' } });
     await call(origin, 'DELETE', `/events/${ids.poetry}`);
+    // A category whose event count changed here when its events came (no edit of it) follows the site.
+    const [music] = (await call(origin, 'GET', '/categories', { query: { search: 'Music' } })).body.categories;
+    await call(origin, 'POST', `/categories/${music.id}`, { json: { name: 'Live music' } });
     const run = await cli(database, ['sources', 'run', '1']);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toContain('created 0, updated 0, trashed 0, unchanged 6, skipped 1, failed 0');
+    expect(run.stdout).toContain('created 0, updated 1, trashed 0, unchanged 5, skipped 1, failed 0');
+    const [category] = await querySql(database.url, `SELECT name FROM "Term" WHERE slug = 'music'`);
+    expect(category!.name).toBe('Live music');
     expect(run.stdout).toMatch(/event \d+ "Jazz night \(moved upstairs\)": edited here since it was imported: kept/);
     expect(run.stdout).toMatch(/event \d+: no longer on the site \(kept here\): GET .*HTTP 4\d\d/);
     expect((await eventsOf(database)).map((event) => `${event.title} ${event.status}`)).toEqual([

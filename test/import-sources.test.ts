@@ -70,6 +70,18 @@ const WEEKLY = lines(
   'SUMMARY:Weekly practice (late)',
   'END:VEVENT',
 ).trimEnd();
+/** Weekly with no end: its occurrences are made as far as RECURRENCE_HORIZON_DAYS, and further when a list asks. */
+const CLUB = (title: string) =>
+  lines(
+    'BEGIN:VEVENT',
+    'UID:club@feed.test',
+    'DTSTAMP:20261120T120000Z',
+    'DTSTART;TZID=Europe/Berlin:20270602T180000',
+    'DTEND;TZID=Europe/Berlin:20270602T190000',
+    'RRULE:FREQ=WEEKLY',
+    `SUMMARY:${title}`,
+    'END:VEVENT',
+  ).trimEnd();
 const FAIR = lines(
   'BEGIN:VEVENT',
   'UID:fair@feed.test',
@@ -278,9 +290,9 @@ describe(`an iCalendar feed as an import source (${TEST_ENGINE})`, () => {
 
   it('keeps an event edited here, and one gone from the feed, when the source says so', async () => {
     honourValidators = false;
-    feed = calendar(PARIS_TALK('Keeper talk'), FAIR);
+    feed = calendar(PARIS_TALK('Keeper talk'), FAIR, WEEKLY, CLUB('Chess club'));
     const added = await cli(['sources', 'add', `${feedUrl}?keep`, '--local-edits', 'keep', '--missing', 'keep']);
-    expect(added.stdout).toContain('created 2,');
+    expect(added.stdout).toContain('created 4,');
     const id = /Added source (\d+)/.exec(added.stdout)![1]!;
     const [talk] = await querySql(
       database.url,
@@ -291,17 +303,25 @@ describe(`an iCalendar feed as an import source (${TEST_ENGINE})`, () => {
       await server.gqlOk('mutation ($id: ID!) { updateEvent(id: $id, input: { title: "Renamed here" }) { id } }', {
         id: talk!.id,
       });
-      feed = calendar(PARIS_TALK('Keeper talk, renamed at the source'));
+      // A visitor looking past the horizon: the club's occurrences are made that far (an upkeep write of its master).
+      const farAhead = `${server.url}/wp-json/calendar/events/v1/events?start_date=2029-06-01&end_date=2029-06-30`;
+      expect(((await (await fetch(farAhead)).json()) as { events: unknown[] }).events).toHaveLength(4);
+      // The series, not edited here, follows the feed: the upkeep of its occurrences is no edit.
+      const renamedSeries = WEEKLY.replace('SUMMARY:Weekly practice\r\n', 'SUMMARY:Weekly practice (new season)\r\n');
+      feed = calendar(PARIS_TALK('Keeper talk, renamed at the source'), renamedSeries, CLUB('Chess and go club'));
       const run = await cli(['sources', 'run', id]);
-      expect(run.stdout).toContain('created 0, updated 0, trashed 0, unchanged 0, skipped 1, failed 0');
+      expect(run.stdout).toContain('created 0, updated 2, trashed 0, unchanged 1, skipped 1, failed 0');
       expect(run.stdout).toContain('event talk@feed.test: edited here since it was imported: kept as it is');
       const titles = await querySql(
         database.url,
         `SELECT e.title, e.status FROM "Event" e JOIN "ImportedItem" i ON i."eventId" = e.id WHERE i."sourceId" = ${id} ORDER BY e.title`,
       );
       expect(titles).toEqual([
+        { title: 'Chess and go club', status: 'publish' },
         { title: 'Renamed here', status: 'publish' },
         { title: 'Summer fair', status: 'publish' },
+        { title: 'Weekly practice (late)', status: 'publish' },
+        { title: 'Weekly practice (new season)', status: 'publish' },
       ]);
     } finally {
       await server.close();

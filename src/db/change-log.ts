@@ -21,6 +21,37 @@ export async function lastChangeOf(db: Db, recordType: ChangeRecordType, recordI
   return _max.seq ?? 0;
 }
 
+/** Columns the service keeps up by itself (a term's event count, a series' upkeep): a change of only these is no edit. */
+const UPKEEP_COLUMNS = new Set(['eventCount', 'materializedUntil', 'syncedThrough']);
+
+/**
+ * Whether a record was edited after an importer wrote it (the write at `written.seq` in the log, made at
+ * `written.at`): a later entry that changed more than upkeep columns. A series master's updates name no columns (the
+ * change_columns migration), so for those the event's modification time tells: later than the write (whole seconds:
+ * an edit within the second of the write is not seen). Entries past the log's retention are not seen either.
+ */
+export async function editedSince(
+  db: Db,
+  recordType: ChangeRecordType,
+  recordId: number,
+  written: { seq: number; at: Date },
+): Promise<boolean> {
+  const later = await db.change.findMany({
+    where: { recordType, recordId, seq: { gt: written.seq } },
+    select: { action: true, columns: true },
+  });
+  let unnamed = false;
+  for (const { action, columns } of later) {
+    if (action !== 'updated') return true;
+    if (columns === null) unnamed = true;
+    else if (columns.split(',').some((column) => !UPKEEP_COLUMNS.has(column))) return true;
+  }
+  if (!unnamed) return false;
+  if (recordType !== 'event') return true;
+  const event = await db.event.findUnique({ where: { id: recordId }, select: { modifiedAt: true } });
+  return event !== null && event.modifiedAt.getTime() > written.at.getTime();
+}
+
 /**
  * A place in the log: everything committed up to it was read. `version` is the data version of the writing
  * transaction; writers queue on the DataVersion row, so (version, seq) orders entries as they were committed.

@@ -15,6 +15,8 @@ export interface KnownOrigin {
   contentHash: string;
   /** The change log's position of the import's last write of the record (null: saved before it was kept). */
   writtenSeq: number | null;
+  /** When it was written. */
+  writtenAt: Date;
 }
 
 const key = (type: RecordType, remoteId: number) => `${type}:${remoteId}`;
@@ -66,7 +68,15 @@ export class OriginStore {
   static async load(db: Db, source: string): Promise<OriginStore> {
     const [rows, existing] = await Promise.all([
       db.importOrigin.findMany({
-        select: { source: true, recordType: true, remoteId: true, localId: true, contentHash: true, writtenSeq: true },
+        select: {
+          source: true,
+          recordType: true,
+          remoteId: true,
+          localId: true,
+          contentHash: true,
+          writtenSeq: true,
+          importedAt: true,
+        },
       }),
       existingLocalIds(db),
     ]);
@@ -81,6 +91,7 @@ export class OriginStore {
           localId: row.localId,
           contentHash: row.contentHash,
           writtenSeq: row.writtenSeq,
+          writtenAt: row.importedAt,
         });
     }
     return new OriginStore(db, source, known, claimed);
@@ -109,7 +120,7 @@ export class OriginStore {
   async save(
     type: RecordType,
     remoteId: number,
-    written: Omit<KnownOrigin, 'writtenSeq'>,
+    written: Omit<KnownOrigin, 'writtenSeq' | 'writtenAt'>,
     remoteModified: string | null,
     rekeyFrom?: number,
   ): Promise<void> {
@@ -117,8 +128,14 @@ export class OriginStore {
     const rekeyed = rekeyFrom !== undefined && rekeyFrom !== written.localId;
     // The write's own log position; a rekeyed record's is not known until the rekey commits (null: left unjudged).
     const writtenSeq = rekeyed ? null : await lastChangeOf(this.db, type, written.localId);
-    const origin = { ...written, writtenSeq };
-    const data = { localId: origin.localId, contentHash: origin.contentHash, remoteModified, writtenSeq };
+    const origin = { ...written, writtenSeq, writtenAt: new Date() };
+    const data = {
+      localId: origin.localId,
+      contentHash: origin.contentHash,
+      remoteModified,
+      writtenSeq,
+      importedAt: origin.writtenAt,
+    };
     const upsert = this.db.importOrigin.upsert({
       where,
       create: { source: this.source, recordType: type, remoteId, ...data },

@@ -19,7 +19,7 @@ import { categoryKind, tagKind } from './mapping/terms.js';
 import { venueKind } from './mapping/venues.js';
 import { keepIdConflicts } from './keep-ids.js';
 import { isPostType } from './post-ids.js';
-import { lastChangeOf } from '../db/change-log.js';
+import { editedSince } from '../db/change-log.js';
 import { contentHash, type KnownOrigin, OriginStore } from './origins.js';
 import { emptyCounts, PLURAL, type Counts, type ImportProgress, type Outcome, type TypeProgress } from './progress.js';
 import {
@@ -431,7 +431,8 @@ class Importer implements LinkResolver {
    */
   private async keptAsEdited(type: RecordType, known: KnownOrigin, what: string): Promise<boolean> {
     if (this.rules?.localEdits !== 'keep' || known.writtenSeq === null) return false;
-    if ((await lastChangeOf(this.db, type, known.localId)) <= known.writtenSeq) return false;
+    const written = { seq: known.writtenSeq, at: known.writtenAt };
+    if (!(await editedSince(this.db, type, known.localId, written))) return false;
     this.count(type, 'kept', { type, what, reason: 'edited here since it was imported: kept as it is' });
     return true;
   }

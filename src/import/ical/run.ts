@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Config } from '../../config.js';
-import { lastChangeOf } from '../../db/change-log.js';
+import { editedSince, lastChangeOf } from '../../db/change-log.js';
 import type { Db } from '../../db/client.js';
 import { emptyReport, fetchedUrl, type RunReport } from '../../db/import-sources.js';
 import { type FeedEvent, type FeedProblem, type FeedTime, readFeed } from '../../ical/read-feed.js';
@@ -120,7 +120,7 @@ export async function importFeed(db: Db, config: Config, source: Source, text: s
     (await db.importedItem.findMany({ where: { sourceId: source.id } })).map((item) => [item.key, item]),
   );
   const keep = async (key: string, eventId: number, digest: string) => {
-    const data = { eventId, digest, writtenSeq: await lastChangeOf(db, 'event', eventId) };
+    const data = { eventId, digest, writtenSeq: await lastChangeOf(db, 'event', eventId), writtenAt: new Date() };
     await db.importedItem.upsert({
       where: { sourceId_key: { sourceId: source.id, key } },
       create: { sourceId: source.id, key, ...data },
@@ -143,11 +143,9 @@ export async function importFeed(db: Db, config: Config, source: Source, text: s
         continue;
       }
       const existing = item ? await db.event.findUnique({ where: { id: item.eventId }, select: { id: true } }) : null;
-      if (
-        existing &&
-        source.localEdits === 'keep' &&
-        (await lastChangeOf(db, 'event', existing.id)) > item!.writtenSeq
-      ) {
+      // A row kept before writtenAt was: any later change of a series master counts, as it did then.
+      const written = item && { seq: item.writtenSeq, at: item.writtenAt ?? new Date(0) };
+      if (existing && source.localEdits === 'keep' && (await editedSince(db, 'event', existing.id, written!))) {
         report.skipped++;
         report.problems.push({ where: `event ${uid}`, reason: 'edited here since it was imported: kept as it is' });
         continue;

@@ -5,5 +5,8 @@ ALTER TABLE "ImportOrigin" ADD COLUMN "writtenSeq" INTEGER;
 ALTER TABLE "ImportSource" ADD COLUMN "claimedUntil" DATETIME;
 ALTER TABLE "ImportSource" ADD COLUMN "kind" TEXT;
 
+-- AlterTable
+ALTER TABLE "ImportedItem" ADD COLUMN "writtenAt" DATETIME;
+
 -- The sources made before sources had kinds were all iCalendar feeds.
 UPDATE "ImportSource" SET "kind" = 'ical';
