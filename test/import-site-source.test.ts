@@ -156,6 +156,15 @@ describe(`a site as an import source (${TEST_ENGINE})`, () => {
     const back = await cli(database, ['sources', 'run', '1']);
     expect(back.stdout).toContain('updated 1, trashed 0');
     expect((await eventsOf(database)).find((event) => event.title === 'Poetry slam')!.status).toBe('publish');
+
+    // A whole series trashed at the source: its master here, and its occurrences with it.
+    expect((await call(origin, 'DELETE', `/events/${ids.choir}`)).status).toBe(200);
+    const seriesGone = await cli(database, ['sources', 'run', '1']);
+    // The master counted: its occurrences, answered by the source no more either, are in the trash with it.
+    expect(seriesGone.stdout, seriesGone.stderr).toContain('created 0, updated 0, trashed 1, unchanged 4, skipped 0');
+    const choir = await querySql(database.url, `SELECT status FROM "Event" WHERE title = 'Weekly choir'`);
+    expect(choir.map((event) => event.status)).toEqual(['trash', 'trash', 'trash', 'trash']);
+    expect((await call(origin, 'POST', `/events/${ids.choir}`, { json: { status: 'publish' } })).status).toBe(200);
   }, 120_000);
 
   it('finds a site from its front page, keeps what was edited here and what left the site, when told to', async () => {
@@ -242,7 +251,9 @@ describe(`a site as an import source (${TEST_ENGINE})`, () => {
         return { claimed: row!.claimed, error: row!.error, at: String(row!.at) };
       };
       const before = (await lastRun()).at;
-      for (let wait = 0; wait < 600 && (await lastRun()).at === before; wait++)
+      // Done: recorded, and the source given up (just after).
+      const done = (row: Awaited<ReturnType<typeof lastRun>>) => row.at !== before && row.claimed === null;
+      for (let wait = 0; wait < 600 && !done(await lastRun()); wait++)
         await new Promise((resolve) => setTimeout(resolve, 100));
       const after = await lastRun();
       expect(after.at, servers.flatMap((server) => server.output).join('')).not.toBe(before);
