@@ -9,6 +9,7 @@ import { COMPILED_CLI } from '../bench/processes.js';
 import { freshDatabase, querySql, TEST_ENGINE, type TestDatabase } from './support/database.js';
 import { type Instance, runCommand, startInstance, stop } from './support/processes.js';
 import { ADMIN_AUTHORIZATION, startServer, type TestServer } from './support/server.js';
+import { startReceiver } from './support/webhook-receiver.js';
 
 // Importing an iCalendar feed as a source (issue 31): `sources add` imports it at once; `sources run` brings the
 // events in line with the feed as it changes (updated, trashed); an unchanged feed (304, or the same bytes) writes
@@ -423,6 +424,66 @@ describe(`import sources over GraphQL (${TEST_ENGINE})`, () => {
         .removeImportSource,
     ).toBe(true);
     expect(await sources()).toEqual([]);
+  });
+
+  it('announces what a run changed in the change feed and to webhooks, and nothing for an unchanged feed', async () => {
+    const receiver = await startReceiver();
+    try {
+      await server.gqlOk(
+        'mutation ($url: String!) { createWebhook(input: { url: $url, types: [EVENT] }) { webhook { id } } }',
+        { url: `${receiver.url}/hook` },
+        ADMIN_AUTHORIZATION,
+      );
+      const cursor = (await server.gqlOk('{ changes { next } }', {}, ADMIN_AUTHORIZATION)).changes.next;
+      honourValidators = false;
+      feed = calendar(
+        lines(
+          'BEGIN:VEVENT',
+          'UID:announced@feed.test',
+          'DTSTAMP:20261120T120000Z',
+          'DTSTART:20270701T170000Z',
+          'DTEND:20270701T180000Z',
+          'SUMMARY:Announced meetup',
+          'END:VEVENT',
+        ).trimEnd(),
+      );
+      const added = await server.gqlOk(
+        'mutation ($input: ImportSourceInput!) { addImportSource(input: $input) { id } }',
+        { input: { url: `${feedUrl}?announced` } },
+        ADMIN_AUTHORIZATION,
+      );
+      const ran = await ranAfter(added.addImportSource.id, null);
+      expect(ran.lastRun.created).toBe(1);
+      const changed = await server.gqlOk(
+        'query ($since: String) { changes(since: $since, first: 20) { nodes { type databaseId action } next } }',
+        { since: cursor },
+        ADMIN_AUTHORIZATION,
+      );
+      const events = changed.changes.nodes.filter((node: { type: string }) => node.type === 'EVENT');
+      expect(events).toHaveLength(1);
+      expect(events[0].action).toBe('CREATED');
+      await receiver.waitFor(() =>
+        receiver.accepted().some((body) => body.record_id === events[0].databaseId && body.action === 'created'),
+      );
+      // The same feed again: no change, no delivery.
+      await server.gqlOk(
+        'mutation ($id: ID!) { runImportSource(id: $id) { id } }',
+        { id: ran.id },
+        ADMIN_AUTHORIZATION,
+      );
+      expect((await ranAfter(ran.id, ran.lastRunAt)).lastRun).toMatchObject({ created: 0, updated: 0, unchanged: 1 });
+      const after = await server.gqlOk(
+        'query ($since: String) { changes(since: $since, first: 20) { nodes { type } } }',
+        { since: changed.changes.next },
+        ADMIN_AUTHORIZATION,
+      );
+      expect(after.changes.nodes).toEqual([]);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(receiver.accepted()).toHaveLength(1);
+    } finally {
+      honourValidators = true;
+      await receiver.close();
+    }
   });
 
   it('is for administrators only, and refuses a bad URL naming it', async () => {
