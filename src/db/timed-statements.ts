@@ -1,5 +1,5 @@
 import type { SqlDriverAdapter, SqlDriverAdapterFactory, SqlQuery, Transaction } from '@prisma/driver-adapter-utils';
-import { inSpan } from '../tracing/tracing.js';
+import { inSpan, tracingOn } from '../tracing/tracing.js';
 
 /** Tells how long each statement took, in seconds (for the metrics, src/metrics). */
 export type StatementTimer = (seconds: number) => void;
@@ -15,15 +15,18 @@ interface Observer {
 const verbOf = (sql: string) => /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? 'SQL';
 
 function timed<T>(observer: Observer, run: () => Promise<T>, query?: SqlQuery): Promise<T> {
-  const attributes = { 'db.system.name': observer.system, ...(query ? { 'db.query.text': query.sql } : {}) };
-  return inSpan(query ? verbOf(query.sql) : 'COMMIT', attributes, async () => {
+  const measured = async () => {
     const started = performance.now();
     try {
       return await run();
     } finally {
       observer.timer?.((performance.now() - started) / 1000);
     }
-  });
+  };
+  // Only metrics on: no span, and no attributes made for one.
+  if (!tracingOn()) return measured();
+  const attributes = { 'db.system.name': observer.system, ...(query ? { 'db.query.text': query.sql } : {}) };
+  return inSpan(query ? verbOf(query.sql) : 'COMMIT', attributes, measured);
 }
 
 function timedTransaction(transaction: Transaction, observe: Observer): Transaction {

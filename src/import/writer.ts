@@ -2,7 +2,7 @@
  * Writes imported records through the GraphQL schema in process, as `src/seed.ts` does: the same validation, slugs,
  * time zones and link checks as for any client. Each write runs in a context of its own (fresh loaders).
  */
-import { execute, parse, type DocumentNode, type ExecutionResult } from 'graphql';
+import { execute, type GraphQLError, parse, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { createContext, type Viewer } from '../graphql/builder.js';
@@ -17,8 +17,23 @@ export interface Mutations {
 
 export type Input = Record<string, unknown>;
 
-/** A write the schema refused (bad input, unknown link …); the message is the schema's. */
-export class RefusedWrite extends Error {}
+/**
+ * A write the schema refused (bad input, unknown link …); the message is the schema's, and `fields` its reasons by
+ * input field when it gave them (`{ image: 'could not be fetched …' }`).
+ */
+export class RefusedWrite extends Error {
+  constructor(
+    message: string,
+    readonly fields: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+
+  static of(errors: readonly GraphQLError[]): RefusedWrite {
+    const fields = Object.assign({}, ...errors.map((error) => error.extensions?.fields ?? {}));
+    return new RefusedWrite(errors.map((error) => error.message).join('; '), fields);
+  }
+}
 
 /**
  * The user imports are made as: a system administrator without credentials (nobody can sign in as it), like the
@@ -91,7 +106,7 @@ export class GraphQLWriter {
       variableValues: { day },
       contextValue,
     });
-    if (result.errors?.length) throw new RefusedWrite(result.errors.map((error) => error.message).join('; '));
+    if (result.errors?.length) throw RefusedWrite.of(result.errors);
   }
 
   private async run(source: string, variableValues: Record<string, unknown>): Promise<number> {
@@ -103,7 +118,7 @@ export class GraphQLWriter {
       variableValues,
       contextValue,
     })) as ExecutionResult<{ record: { id: number } }>;
-    if (result.errors?.length) throw new RefusedWrite(result.errors.map((error) => error.message).join('; '));
+    if (result.errors?.length) throw RefusedWrite.of(result.errors);
     return result.data!.record.id;
   }
 }

@@ -248,10 +248,11 @@ async function withoutUnreachableImage(
   try {
     return await write(input);
   } catch (error) {
-    if (!(error instanceof RefusedWrite) || !input.image || !error.message.startsWith('image: ')) throw error;
+    const onlyTheImage = error instanceof RefusedWrite && Object.keys(error.fields).join() === 'image';
+    if (!onlyTheImage || !input.image) throw error;
     const { image: _image, ...rest } = input;
     const id = await write(rest);
-    dropped(error.message.slice('image: '.length));
+    dropped(error.fields.image!);
     return id;
   }
 }
