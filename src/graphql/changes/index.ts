@@ -12,7 +12,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../shared/page-size.js';
 import { encodeCursor, positionOf, ResyncRequiredError } from './cursor.js';
 import { ChangeRecordTypeEnum } from './record-type.js';
 import type { SeenChange } from './seen-change.js';
-import { asSeenBy } from './visibility.js';
+import { asSeenBy, withEmbeddingEvents } from './visibility.js';
 
 // Incremental sync: the change feed (`changes`) and its live form (`changed`, over Server-Sent Events), both read
 // from the change log the database triggers write (src/db/change-log.ts), each reader seeing only what they may read.
@@ -121,8 +121,9 @@ async function readFeed(ctx: Context, since: string | null | undefined, first: n
   if (pruned && comparePositions(from, pruned) < 0)
     throw new ResyncRequiredError('expired', await encodeCursor(ctx, await currentChangePosition(ctx.db)));
   const page = entries.slice(0, first);
+  const told = await withEmbeddingEvents(ctx, page);
   return {
-    nodes: await asSeenBy(ctx, page),
+    nodes: await asSeenBy(ctx, told.entries, told.inView),
     next: await encodeCursor(ctx, page.at(-1) ?? from),
     more: entries.length > first,
   };
@@ -134,6 +135,8 @@ builder.queryField('changes', (t) =>
     description:
       'What changed since a cursor, for incremental sync: start without `since` (an empty page and a cursor), read the ' +
       'lists in full, then ask with `next` from time to time. A record out of the reader’s view appears as `DELETED`. An ' +
+      'update of a venue, organizer or term is also an `UPDATED` of each event that embeds it, in the same page (which ' +
+      'may so hold more than `first` records). An ' +
       'unknown or expired cursor (older than the retention, CHANGES_RETENTION_DAYS) fails with code `RESYNC_REQUIRED` and ' +
       'a fresh cursor in `extensions.next`: read everything again.',
     args: {
