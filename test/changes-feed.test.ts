@@ -258,10 +258,17 @@ describe('GraphQL changes', () => {
       `query ($since: String) { changes(since: $since, first: 100) { nodes { type action nodeId ${node} } } }`;
     const query = feed('node { __typename id ... on Venue { city } ... on Event { title venues { name } } }');
     let page: any;
-    const statements = await server.countQueries(async () => {
+    // The count includes the server's background work (pruning every second here): the least of three reads is the
+    // read's own.
+    const leastOf = async (read: () => Promise<unknown>) => {
+      let least = Number.POSITIVE_INFINITY;
+      for (let tries = 0; tries < 3; tries++) least = Math.min(least, await server.countQueries(read));
+      return least;
+    };
+    const statements = await leastOf(async () => {
       page = await server.gqlOk(query, { since: start }, null);
     });
-    const withoutNodes = await server.countQueries(() => server.gqlOk(feed(''), { since: start }, null));
+    const withoutNodes = await leastOf(() => server.gqlOk(feed(''), { since: start }, null));
     const nodes = page.changes.nodes;
     expect(nodes).toHaveLength(25);
     for (const change of nodes.filter((c: any) => c.action !== 'DELETED')) expect(change.node.id).toBe(change.nodeId);
