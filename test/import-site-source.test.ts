@@ -22,6 +22,8 @@ let front: Server;
 let frontUrl: string;
 /** Milliseconds the front waits before passing a request under /slow/ on to the origin. */
 let slowMs = 0;
+/** The front answers the site's event lists with a 500 (a site that fails part of a run). */
+let failEventLists = false;
 const slowRequests: string[] = [];
 const ids: Record<string, number> = {};
 const databases: TestDatabase[] = [];
@@ -87,6 +89,10 @@ beforeAll(async () => {
     if (!request.url?.startsWith('/slow/')) return void response.writeHead(404).end();
     slowRequests.push(request.url);
     await new Promise((resolve) => setTimeout(resolve, slowMs));
+    if (failEventLists && /\/events\?/.test(request.url)) {
+      response.writeHead(500, { 'content-type': 'application/json' });
+      return void response.end('{"code":"internal_server_error","message":"Down for a moment"}');
+    }
     const answer = await fetch(`${origin.url}${request.url.slice('/slow'.length)}`);
     response.writeHead(answer.status, { 'content-type': 'application/json' });
     response.end(await answer.text());
@@ -215,6 +221,44 @@ describe(`a site as an import source (${TEST_ENGINE})`, () => {
     expect(webcalSite.stderr.trim()).toBe(
       'Error: a site is read over http or https: give its REST root, e.g. https://example.org/wp-json/',
     );
+  }, 60_000);
+
+  it('fails a run whose event list the site does not answer, trashing nothing it did not see, and tries again', async () => {
+    const database = await newDatabase();
+    const added = await cli(database, [
+      'sources',
+      'add',
+      `${frontUrl}/slow/wp-json/`,
+      '--kind',
+      'site',
+      '--every',
+      '1h',
+    ]);
+    expect(added.stdout).toContain('Source 1: created 8,');
+    failEventLists = true;
+    const failed = await cli(database, ['sources', 'run', '1']).finally(() => {
+      failEventLists = false;
+    });
+    expect(failed.code).toBe(1);
+    expect(failed.stderr.trim()).toMatch(
+      /^Error: source 1: the site did not answer 1 list page\(s\), first events page 1 \(GET .*HTTP 500 internal_server_error: Down for a moment\); nothing it did not list was trashed$/,
+    );
+    expect(failed.stdout).toContain('unchanged 2,');
+    const [source] = await querySql(
+      database.url,
+      'SELECT failures, "lastError" AS error, "nextRunAt" AS next FROM "ImportSource"',
+    );
+    expect(source!.failures).toBe(1);
+    expect(String(source!.error)).toContain('list page(s)');
+    const wait = new Date(source!.next as string | number).getTime() - Date.now();
+    expect(wait).toBeGreaterThan(30_000);
+    expect(wait).toBeLessThanOrEqual(60_000);
+    expect(await querySql(database.url, `SELECT id FROM "Event" WHERE status = 'trash'`)).toEqual([]);
+    const recovered = await cli(database, ['sources', 'run', '1']);
+    expect(recovered.code, recovered.stderr).toBe(0);
+    expect(recovered.stdout).toContain('created 0, updated 0, trashed 0, unchanged 8, skipped 0, failed 0');
+    const [after] = await querySql(database.url, 'SELECT failures, "lastError" AS error FROM "ImportSource"');
+    expect(after).toEqual({ failures: 0, error: null });
   }, 60_000);
 
   it('runs a site once at a time: not beside a run in another process, not twice when a run outlasts the lease', async () => {

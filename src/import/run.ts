@@ -75,8 +75,8 @@ export interface ImportSummary {
   counts: Record<RecordType, Counts>;
   /** Records (and pages) that could not be imported. */
   failures: Problem[];
-  /** List pages that could not be read (among `failures`): what they held was not seen. */
-  unreadPages: number;
+  /** List pages that could not be read (among `failures` too): what they held was not seen. */
+  unreadPages: Problem[];
   /** Records imported before that the source no longer answers; their copies are left as they are. */
   missing: Problem[];
   /** Records changed on the source and edited here, left as they are (a source that keeps local edits). */
@@ -497,7 +497,7 @@ class Importer implements LinkResolver {
     if (this.stopped) return;
     const problem = { type, what: `${PLURAL[type]} page ${page}`, reason: reasonOf(error) };
     this.summary.failures.push(problem);
-    this.summary.unreadPages++;
+    this.summary.unreadPages.push(problem);
     this.progress?.warn(`${problem.what}: ${problem.reason}`);
   }
 }
@@ -553,7 +553,7 @@ export async function importSite(
     authenticated: source.authenticated,
     counts: Object.fromEntries(RECORD_TYPES.map((type) => [type, emptyCounts()])) as Record<RecordType, Counts>,
     failures: [],
-    unreadPages: 0,
+    unreadPages: [],
     missing: [],
     kept: [],
     interrupted: false,

@@ -49,12 +49,14 @@ export async function importSiteSource(
   return {
     report: reportOf(summary),
     interrupted: summary.interrupted,
-    ...(summary.unreadPages > 0
-      ? {
-          incomplete: `the site did not answer ${summary.unreadPages} list page(s) (${summary.failures[0]?.what}: ${summary.failures[0]?.reason}); nothing it did not list was trashed`,
-        }
-      : {}),
+    ...(summary.unreadPages.length > 0 ? { incomplete: incompleteReason(summary.unreadPages) } : {}),
   };
+}
+
+/** Why a run that could not read every list page failed (each page is among the report's problems). */
+function incompleteReason(pages: ImportSummary['unreadPages']): string {
+  const [first] = pages;
+  return `the site did not answer ${pages.length} list page(s), first ${first!.what} (${first!.reason}); nothing it did not list was trashed`;
 }
 
 function reportOf(summary: ImportSummary): RunReport {
