@@ -12,6 +12,10 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     pool: 'forks',
+    // Two files at a time. Vitest's default is one fewer worker than cores: one on CI's 2 cores, where the files ran
+    // one after another for over an hour, most of them waiting on servers in other processes (docs/development.md,
+    // Tests).
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     globalSetup: ['test/support/build.ts'],
@@ -20,7 +24,8 @@ export default defineConfig({
       test: {
         name: engine,
         // `*.postgres.test.ts` files test what only PostgreSQL deployments do (several processes on one database),
-        // `*.sqlite.test.ts` files what only SQLite deployments meet (a database file restored in place).
+        // `*.sqlite.test.ts` files what only SQLite deployments meet (a database file restored in place), or what does
+        // not depend on the engine and is worth running once (the benchmark harness).
         exclude: [`test/**/*.${engine === 'postgres' ? 'sqlite' : 'postgres'}.test.ts`],
         env: { NODE_ENV: 'test', TEST_ENGINE: engine },
         globalSetup: engine === 'postgres' ? ['test/support/postgres-setup.ts'] : [],

@@ -19,6 +19,8 @@ import { TEST_POSTGRES_URL } from './support/database.js';
 // and follows writes, and a tiny run of the whole harness over the `npm run seed` data runs every scenario, reports
 // both floors, and fails what cannot be measured. On SQLite, whatever engine the rest of the run uses (the benchmark
 // measures the embedded default), and a few scenarios on a PostgreSQL copy of the data (bench/postgres.ts). The seed and the servers run compiled (test/support/build.ts builds).
+// It does not depend on the run's engine, so it runs once, in the SQLite project (named `.sqlite.test.ts`): run
+// twice it cost the suite nearly four minutes.
 
 const SITE_URL = 'http://calendar.bench';
 /** Whether the suite runs with PostgreSQL (vitest.config.ts: TEST_ENGINES). */
