@@ -343,6 +343,8 @@ describe(`an iCalendar feed as an import source (${TEST_ENGINE})`, () => {
     // Said to be a feed, it is read as one.
     const told = await cli(['sources', 'add', feedUrl.replace('/calendar.ics', '/not-a-feed?told'), '--kind', 'ical']);
     expect(told.stderr.trim()).toMatch(/^Error: source \d+: the feed is not an iCalendar feed/);
+    const unknown = await cli(['sources', 'run', '999']);
+    expect(unknown.stderr.trim()).toBe('Error: source 999: there is no such source (see: sources list)');
     const bad = await cli(['sources', 'add', 'ftp://example.com/feed.ics']);
     expect(bad.stderr.trim()).toBe('Error: the URL "ftp://example.com/feed.ics" must use http, https or webcal');
     const shown = await cli(['sources', 'list']);

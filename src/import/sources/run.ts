@@ -43,12 +43,16 @@ export interface RunOutcome {
  * it, SourceFailure when it could not be read at all (recorded too). `signal` stops a site's run between records.
  */
 export async function runSource(db: Db, config: Config, sourceId: number, signal?: AbortSignal): Promise<RunOutcome> {
-  const source = await db.importSource.findUnique({ where: { id: sourceId } });
-  if (!source) throw new SourceFailure('there is no such source (see: sources list)');
   const claim = await SourceClaim.take(db, sourceId, CLAIM_MS);
-  if (!claim) throw new SourceBusy(`source ${sourceId} is being run by another process; try again when it is done`);
+  if (!claim) {
+    if ((await db.importSource.count({ where: { id: sourceId } })) === 0)
+      throw new SourceFailure('there is no such source (see: sources list)');
+    throw new SourceBusy(`source ${sourceId} is being run by another process; try again when it is done`);
+  }
   const startedAt = new Date();
   try {
+    // Read once held: what the last run recorded (validators, failures) is final by now.
+    const source = await db.importSource.findUniqueOrThrow({ where: { id: sourceId } });
     let outcome: RunOutcome & { validators?: Validators };
     try {
       outcome = await runByKind(db, config, source, signal);
