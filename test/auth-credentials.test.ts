@@ -102,7 +102,13 @@ describe('application passwords', () => {
     expect(kind).toBe('APPLICATION_PASSWORD');
     const phone = basicAuthorization(author.login, secret);
     expect(await viewerLogin(phone)).toBe('cred-author');
-    const revoked = await gql(`mutation { r: revokeCredential(id: ${id}) { id revokedAt } }`, phone);
+    // A credential is a node: its own user reads it by its global ID, another user is told there is none.
+    const asNode = `query ($id: ID!) { node(id: $id) { ... on Credential { name databaseId } } }`;
+    const read = (await gql(asNode, author.authorization, { id })).body.data.node;
+    expect(read).toEqual({ name: 'phone', databaseId: expect.any(Number) });
+    expect(Buffer.from(id, 'base64').toString()).toBe(`Credential:${read.databaseId}`);
+    expect((await gql(asNode, editor.authorization, { id })).body).toEqual({ data: { node: null } });
+    const revoked = await gql(`mutation { r: revokeCredential(id: "${id}") { id revokedAt } }`, phone);
     expect(revoked.body.data.r.id).toBe(id);
     expect(Date.parse(revoked.body.data.r.revokedAt)).toBeGreaterThan(Date.now() - 60_000);
     await expectInvalid(phone, 'revoked application password', true);
@@ -112,7 +118,10 @@ describe('application passwords', () => {
 
 describe('bearer tokens', () => {
   it('`Bearer <public ID>.<secret>` signs in; wrong secret, unknown ID, revoked token and crossed schemes do not', async () => {
-    const created = await gql('mutation { t: createBearerToken(name: "ci") { id kind secret } }', editor.authorization);
+    const created = await gql(
+      'mutation { t: createBearerToken(name: "ci") { id: databaseId kind secret } }',
+      editor.authorization,
+    );
     const token = created.body.data.t;
     issued.push(token.secret);
     expect(token.kind).toBe('BEARER_TOKEN');
@@ -197,12 +206,12 @@ describe('credential records', () => {
   it('record when they were last used', async () => {
     const created = await adminData(
       server,
-      `mutation { p: createApplicationPassword(name: "tablet", userId: ${author.id}) { id secret } }`,
+      `mutation { p: createApplicationPassword(name: "tablet", userId: ${author.id}) { id: databaseId secret } }`,
     );
     const lastUsed = async () => {
       const data = await adminData(
         server,
-        '{ users { nodes { id: databaseId credentials { nodes { id createdAt lastUsedAt revokedAt } } } } }',
+        '{ users { nodes { id: databaseId credentials { nodes { id: databaseId createdAt lastUsedAt revokedAt } } } } }',
       );
       return data.users.nodes
         .find((user: { id: number }) => user.id === author.id)
@@ -220,7 +229,7 @@ describe('credential records', () => {
 
   it('show a secret once: no query returns it, no field can, and only a keyed hash is stored', async () => {
     const created = await gql(
-      'mutation { p: createApplicationPassword(name: "once") { id secret } t: createBearerToken(name: "once") { id secret } }',
+      'mutation { p: createApplicationPassword(name: "once") { id: databaseId secret } t: createBearerToken(name: "once") { id: databaseId secret } }',
       editor.authorization,
     );
     const secrets = [created.body.data.p.secret, created.body.data.t.secret];
@@ -239,7 +248,7 @@ describe('credential records', () => {
     ];
     for (const response of responses) for (const form of forms) expect(response.text).not.toContain(form);
     const fields = responses[2]!.body.data.__type.fields.map((field: { name: string }) => field.name);
-    expect(fields.sort()).toEqual(['createdAt', 'id', 'kind', 'lastUsedAt', 'name', 'revokedAt']);
+    expect(fields.sort()).toEqual(['createdAt', 'databaseId', 'id', 'kind', 'lastUsedAt', 'name', 'revokedAt']);
     const stored = await server.app.db.credential.findMany({
       where: { id: { in: [created.body.data.p.id, created.body.data.t.id] } },
     });
@@ -293,7 +302,7 @@ describe('who manages credentials and users', () => {
       ),
     ).toBe('200 FORBIDDEN');
     expect(
-      code(await gql(`mutation { r: revokeCredential(id: ${forAuthor.p.id}) { id } }`, editor.authorization)),
+      code(await gql(`mutation { r: revokeCredential(id: "${forAuthor.p.id}") { id } }`, editor.authorization)),
     ).toBe('200 FORBIDDEN');
     expect(
       code(
@@ -312,9 +321,9 @@ describe('who manages credentials and users', () => {
         ),
       ),
     ).toBe('200 FORBIDDEN');
-    expect(code(await gql(`mutation { r: revokeCredential(id: ${forAuthor.p.id}) { id } }`, ADMIN_AUTHORIZATION))).toBe(
-      '200 ok',
-    );
+    expect(
+      code(await gql(`mutation { r: revokeCredential(id: "${forAuthor.p.id}") { id } }`, ADMIN_AUTHORIZATION)),
+    ).toBe('200 ok');
   });
 });
 

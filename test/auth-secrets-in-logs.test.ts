@@ -158,7 +158,7 @@ describe('secrets stay out of logs and answers', () => {
     ).toBe(200);
     expect(
       (
-        await graphql('mutation($id: Int!) { revokeCredential(id: $id) { id revokedAt } }', admin, {
+        await graphql('mutation($id: ID!) { revokeCredential(id: $id) { id revokedAt } }', admin, {
           id: revokedPassword.id,
         })
       ).status,

@@ -428,7 +428,7 @@ describe('a stream whose credential no longer holds', () => {
 
   async function password(): Promise<{ id: number; authorization: string }> {
     const { password } = await server.gqlOk<{ password: { id: number; secret: string } }>(
-      `mutation { password: createApplicationPassword(name: "stream ${Date.now()}", userId: ${userId}) { id secret } }`,
+      `mutation { password: createApplicationPassword(name: "stream ${Date.now()}", userId: ${userId}) { id: databaseId secret } }`,
     );
     return { id: password.id, authorization: basicAuthorization(login, password.secret) };
   }

@@ -43,9 +43,9 @@ async function editorWithToken(server: TestServer): Promise<Editor> {
   );
   const { t } = await adminData(
     server,
-    `mutation { t: createBearerToken(name: "deploy", userId: ${u.databaseId}) { id secret } }`,
+    `mutation { t: createBearerToken(name: "deploy", userId: ${u.databaseId}) { databaseId secret } }`,
   );
-  return { login, token: t.secret, tokenRowId: t.id };
+  return { login, token: t.secret, tokenRowId: t.databaseId };
 }
 
 /** A bearer token as issued before tokens had a public ID: `<row number>.<secret>` (keyed hash, no lookup). */

@@ -27,10 +27,10 @@ const idle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function createWebhook(server: TestServer, url: string, types = ['EVENT']): Promise<number> {
   const data = await server.gqlOk(
-    `mutation ($url: String!, $types: [ChangeRecordType!]) { createWebhook(input: { url: $url, types: $types }) { webhook { id } } }`,
+    `mutation ($url: String!, $types: [ChangeRecordType!]) { createWebhook(input: { url: $url, types: $types }) { webhook { databaseId } } }`,
     { url, types },
   );
-  return data.createWebhook.webhook.id;
+  return data.createWebhook.webhook.databaseId;
 }
 
 async function timed(url: string): Promise<number> {
@@ -146,7 +146,7 @@ describe.each([
       // The timeout cuts the attempt (its connection is closed) and the delivery is retried.
       await silent.waitFor(() => silent.received.filter((r) => r.closed).length >= 2, 2 * timeoutMs + 5000);
       const { webhook } = await server.gqlOk(
-        `query ($id: Int!) { webhook(id: $id) { deliveries(first: 100) { nodes { lastError } } } }`,
+        `query ($id: ID!) { webhook(id: $id) { deliveries(first: 100) { nodes { lastError } } } }`,
         { id: silentId },
         ADMIN_AUTHORIZATION,
       );
@@ -288,7 +288,7 @@ describe('finished deliveries past WEBHOOK_DELIVERY_RETENTION_DAYS (24.14)', () 
       await idle(200);
     }
     const { webhook } = await server.gqlOk(
-      `query ($id: Int!) { webhook(id: $id) { deliveries(first: 100) { totalCount nodes { status nextAttemptAt } } } }`,
+      `query ($id: ID!) { webhook(id: $id) { deliveries(first: 100) { totalCount nodes { status nextAttemptAt } } } }`,
       { id },
       ADMIN_AUTHORIZATION,
     );
@@ -334,7 +334,7 @@ describe('a restart with 66,000 changes to deliver (24.2)', () => {
         authorization: `Basic ${Buffer.from(`admin:${PROCESS_ADMIN_PASSWORD}`).toString('base64')}`,
       },
       body: JSON.stringify({
-        query: `mutation ($url: String!) { createWebhook(input: { url: $url, types: [EVENT] }) { webhook { id } } }`,
+        query: `mutation ($url: String!) { createWebhook(input: { url: $url, types: [EVENT] }) { webhook { databaseId } } }`,
         variables: { url: receiver.url },
       }),
     });

@@ -24,9 +24,9 @@ const CREATE = `mutation ($input: VenueInput!) { createVenue(input: $input) { ${
 const UPDATE = `mutation ($id: ID!, $input: VenueInput!) { updateVenue(id: $id, input: $input) { ${VENUE_FIELDS} } }`;
 const DELETE = `mutation ($id: ID!, $force: Boolean) { deleteVenue(id: $id, force: $force) { id: databaseId name status } }`;
 const BY_ID = `query ($id: ID!) { venue(id: $id) { ${VENUE_FIELDS} } }`;
-const LIST = `query ($search: String, $event: Int, $hasEvents: Boolean, $onlyWithUpcoming: Boolean, $statuses: [PostStatus!],
+const LIST = `query ($search: String, $eventId: ID, $event: Int, $hasEvents: Boolean, $onlyWithUpcoming: Boolean, $statuses: [PostStatus!],
   $first: Int, $after: String) {
-  venues(search: $search, event: $event, hasEvents: $hasEvents, onlyWithUpcoming: $onlyWithUpcoming, statuses: $statuses,
+  venues(search: $search, eventId: $eventId, event: $event, hasEvents: $hasEvents, onlyWithUpcoming: $onlyWithUpcoming, statuses: $statuses,
     first: $first, after: $after) {
     totalCount
     pageInfo { hasNextPage hasPreviousPage endCursor }
@@ -618,6 +618,21 @@ describe('venues (list)', () => {
 
     expect((await listIds({ event: event.id })).sort()).toEqual([linked.id, second.id].sort());
     expect(await listIds({ event: event.id, search: 'linked' })).toEqual([linked.id]);
+    // `eventId` takes the event's global ID or its database ID, as every ID argument does; `event` is deprecated.
+    for (const eventId of [event.globalId, String(event.id)])
+      expect((await listIds({ eventId })).sort()).toEqual([linked.id, second.id].sort());
+    const both = expectInputError(await server.gql(LIST, { eventId: event.globalId, event: event.id }), 'eventId');
+    expect(both.extensions?.fields.eventId).toBe('give `eventId` or `event`, not both');
+    const unknown = expectInputError(await server.gql(LIST, { eventId: 'RXZlbnQ6OTk5OTk5' }), 'eventId');
+    expect(unknown.extensions?.fields.eventId).toBe('no event with ID 999999');
+    const schema = await server.gqlOk(
+      '{ __type(name: "Query") { fields { name args(includeDeprecated: true) { name isDeprecated } } } }',
+    );
+    const venuesArgs = schema.__type.fields.find((field: { name: string }) => field.name === 'venues').args;
+    expect(venuesArgs.filter((arg: { name: string }) => /^event/.test(arg.name))).toEqual([
+      { name: 'event', isDeprecated: true },
+      { name: 'eventId', isDeprecated: false },
+    ]);
   });
 
   it('answers BAD_USER_INPUT naming `event` for an unknown event', async () => {

@@ -34,16 +34,16 @@ interface Delivery {
 
 async function createWebhook(server: TestServer, url: string): Promise<number> {
   const data = await server.gqlOk(
-    `mutation ($url: String!) { createWebhook(input: { url: $url, types: [TAG] }) { webhook { id } } }`,
+    `mutation ($url: String!) { createWebhook(input: { url: $url, types: [TAG] }) { webhook { databaseId } } }`,
     { url },
   );
-  return data.createWebhook.webhook.id;
+  return data.createWebhook.webhook.databaseId;
 }
 
 /** The webhook's deliveries in change order. */
 async function deliveries(server: TestServer, id: number): Promise<Delivery[]> {
   const { webhook } = await server.gqlOk(
-    `query ($id: Int!) { webhook(id: $id) { deliveries(first: 100) { nodes { id recordId status attempts lastError } } } }`,
+    `query ($id: ID!) { webhook(id: $id) { deliveries(first: 100) { nodes { id recordId status attempts lastError } } } }`,
     { id },
     ADMIN_AUTHORIZATION,
   );
@@ -156,7 +156,7 @@ describe('a webhook no attempt to which succeeds for WEBHOOK_DISABLE_AFTER_MS', 
     await healthy?.close();
   });
 
-  const STATE = `query ($id: Int!) { webhook(id: $id) { status failingSince disabledAt } }`;
+  const STATE = `query ($id: ID!) { webhook(id: $id) { status failingSince disabledAt } }`;
   const state = async (id: number) =>
     (await server.gqlOk(STATE, { id }, ADMIN_AUTHORIZATION)).webhook as {
       status: string;
@@ -206,7 +206,7 @@ describe('a webhook no attempt to which succeeds for WEBHOOK_DISABLE_AFTER_MS', 
     // Enabled again: the changes committed from then on are sent, not those made while it was disabled.
     down.answer = () => 204;
     const enabled = await server.gqlOk(
-      `mutation ($id: Int!) { enableWebhook(id: $id) { status failingSince disabledAt } }`,
+      `mutation ($id: ID!) { enableWebhook(id: $id) { status failingSince disabledAt } }`,
       { id: webhookId },
       ADMIN_AUTHORIZATION,
     );

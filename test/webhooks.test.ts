@@ -18,8 +18,8 @@ const FAST_RETRIES = {
 };
 const SECRET = 'a-test-secret-of-some-length';
 
-const CREATE = `mutation ($input: WebhookInput!) { createWebhook(input: $input) { secret webhook { id url types } } }`;
-const DELIVERIES = `query ($id: Int!) { webhook(id: $id) { deliveries(first: 100) { nodes { id recordType recordId action status attempts lastError nextAttemptAt deliveredAt } } } }`;
+const CREATE = `mutation ($input: WebhookInput!) { createWebhook(input: $input) { secret webhook { id databaseId url types } } }`;
+const DELIVERIES = `query ($id: ID!) { webhook(id: $id) { deliveries(first: 100) { nodes { id recordType recordId action status attempts lastError nextAttemptAt deliveredAt } } } }`;
 
 const tomorrow = (hour: number) =>
   `${new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)} ${String(hour).padStart(2, '0')}:00:00`;
@@ -39,7 +39,7 @@ afterAll(async () => {
 
 async function createWebhook(url: string, types: string[] | undefined, secret = SECRET) {
   const data = await server.gqlOk(CREATE, { input: { url, types, secret } });
-  return data.createWebhook.webhook.id as number;
+  return data.createWebhook.webhook.id as string;
 }
 
 describe('webhooks', () => {
@@ -85,7 +85,16 @@ describe('webhooks', () => {
         (d: any) => d.status === 'DELIVERED' && d.attempts === 1 && d.deliveredAt && d.nextAttemptAt === null,
       ),
     ).toBe(true);
-    await server.gqlOk(`mutation ($id: Int!) { deleteWebhook(id: $id) }`, { id });
+    // The deliveries as the receiver got them, newest first, with the action the log recorded (the draft is an update;
+    // the body tells the anonymous reader's view of it).
+    const ofEvent = receiver.accepted().filter((b) => b.record_id === eventId);
+    expect(
+      webhook.deliveries.nodes.filter((d: any) => d.recordId === eventId).map((d: any) => [d.id, d.action]),
+    ).toEqual([
+      [ofEvent[1]!.id, 'UPDATED'],
+      [ofEvent[0]!.id, 'CREATED'],
+    ]);
+    await server.gqlOk(`mutation ($id: ID!) { deleteWebhook(id: $id) }`, { id });
   });
 
   it('waits longer after each failed attempt, with jitter, up to the maximum, and retries for 24 hours by default', () => {
@@ -161,7 +170,7 @@ describe('webhooks', () => {
       expect(made).toHaveLength(4);
       expect(accepted.filter((b) => b.record_id === eventId).map((b) => b.id)).toEqual(made);
     }
-    await server.gqlOk(`mutation ($id: Int!) { deleteWebhook(id: $id) }`, { id });
+    await server.gqlOk(`mutation ($id: ID!) { deleteWebhook(id: $id) }`, { id });
   });
 
   it('keeps a failed attempt visible: attempts, last error and next attempt while pending', async () => {
@@ -174,14 +183,14 @@ describe('webhooks', () => {
     const [delivery] = (await server.gqlOk(DELIVERIES, { id }, admin)).webhook.deliveries.nodes;
     expect(delivery).toMatchObject({
       recordType: 'TAG',
-      action: 'created',
+      action: 'CREATED',
       status: 'PENDING',
       lastError: 'answered 503',
       deliveredAt: null,
     });
     expect(delivery.attempts).toBeGreaterThanOrEqual(2);
     expect(Date.parse(delivery.nextAttemptAt)).toBeGreaterThan(Date.now() - 1000);
-    await server.gqlOk(`mutation ($id: Int!) { deleteWebhook(id: $id) }`, { id });
+    await server.gqlOk(`mutation ($id: ID!) { deleteWebhook(id: $id) }`, { id });
   });
 
   it('refuses the GraphQL webhook operations to anyone but administrators', async () => {
@@ -207,6 +216,30 @@ describe('webhooks', () => {
       );
     }
     expect((await server.gqlOk(`{ webhooks { id } }`, {}, admin)).webhooks).toHaveLength(before);
+  });
+
+  it('names a webhook by a global ID as every other record, its database ID beside it, and reads it as a node', async () => {
+    const id = await createWebhook(`${receiver.url}?node`, ['VENUE']);
+    const { node } = await server.gqlOk(
+      `query ($id: ID!) { node(id: $id) { __typename id ... on Webhook { databaseId url } } }`,
+      { id },
+      ADMIN_AUTHORIZATION,
+    );
+    expect(node).toEqual({ __typename: 'Webhook', id, databaseId: expect.any(Number), url: `${receiver.url}?node` });
+    expect(Buffer.from(id, 'base64').toString()).toBe(`Webhook:${node.databaseId}`);
+    // Its database ID names it too, as WPGraphQL takes either; another type's global ID is refused, naming the argument.
+    const byNumber = await server.gqlOk(`{ webhook(id: ${node.databaseId}) { id } }`, {}, ADMIN_AUTHORIZATION);
+    expect(byNumber.webhook.id).toBe(id);
+    const venueId = Buffer.from(`Venue:${node.databaseId}`).toString('base64');
+    const refused = await server.gql(`mutation ($id: ID!) { deleteWebhook(id: $id) }`, { id: venueId });
+    expect(refused.errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      fields: { id: 'is the ID of a Venue, not of a Webhook' },
+    });
+    // Only administrators read it as a node: anyone else gets null at its place and the refusal.
+    const anonymous = await server.gql(`query ($id: ID!) { node(id: $id) { id } }`, { id });
+    expect([anonymous.data?.node, anonymous.errors?.[0]?.extensions?.code]).toEqual([null, 'UNAUTHENTICATED']);
+    expect((await server.gqlOk(`mutation ($id: ID!) { deleteWebhook(id: $id) }`, { id })).deleteWebhook).toBe(true);
   });
 
   it('refuses unknown types and short secrets', async () => {
@@ -326,7 +359,7 @@ describe('one delivery per change, each describing that change', () => {
       .map((r) => r.json)
       .filter((body) => !seen.has(body.id) && seen.add(body.id));
   };
-  const DELIVERIES_OF = `query ($id: Int!) { webhook(id: $id) { deliveries(first: 100) { nodes { recordId action } } } }`;
+  const DELIVERIES_OF = `query ($id: ID!) { webhook(id: $id) { deliveries(first: 100) { nodes { recordId action } } } }`;
 
   it('sends each change with the record as that change left it, though the later ones were queued behind a failing one', async () => {
     receiver.received.length = 0;
@@ -366,7 +399,7 @@ describe('one delivery per change, each describing that change', () => {
       url: renamed.body.url,
     });
     expect(new Set(bodies.map((b) => b.id)).size).toBe(3);
-    await server.gqlOk(`mutation ($id: Int!) { deleteWebhook(id: $id) }`, { id });
+    await server.gqlOk(`mutation ($id: ID!) { deleteWebhook(id: $id) }`, { id });
   });
 
   it('says a change was superseded, not the later state as its own, when the record changed again before it was read', async () => {

@@ -10,28 +10,12 @@ import { invalidField } from '../errors.js';
 import { NodeInterface, type NodeTypeName, readNodeOf } from '../shared/node.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../shared/page-size.js';
 import { encodeCursor, positionOf, ResyncRequiredError } from './cursor.js';
-import { ChangeRecordTypeEnum } from './record-type.js';
+import { ChangeActionEnum, ChangeRecordTypeEnum } from './record-type.js';
 import type { SeenChange } from './seen-change.js';
 import { asSeenBy, withEmbeddingEvents } from './visibility.js';
 
 // Incremental sync: the change feed (`changes`) and its live form (`changed`, over Server-Sent Events), both read
 // from the change log the database triggers write (src/db/change-log.ts), each reader seeing only what they may read.
-
-const ChangeActionEnum = builder.enumType('ChangeAction', {
-  description: 'What happened to the record, as far as the reader can tell.',
-  values: {
-    CREATED: { value: 'created', description: 'It was created (and is in the reader’s view): read it.' },
-    UPDATED: {
-      value: 'updated',
-      description: 'It changed, or came into the reader’s view: read it again (an upsert).',
-    },
-    DELETED: {
-      value: 'deleted',
-      description:
-        'It is gone for this reader: deleted, trashed, or made draft, pending, private or password-protected.',
-    },
-  } satisfies Record<string, { value: SeenChange['action']; description: string }>,
-});
 
 /** The GraphQL type each kind of record is, whose global IDs `nodeId` gives. */
 const NODE_TYPE_OF: Record<ChangeRecordType, NodeTypeName> = {

@@ -1,5 +1,6 @@
 import { CHANGE_RECORD_TYPES, type ChangeRecordType } from '../../db/change-log.js';
 import { builder } from '../builder.js';
+import type { SeenChange } from './seen-change.js';
 
 /** Where each kind of record is read in REST. */
 const REST_ROUTE: Record<ChangeRecordType, string> = {
@@ -27,4 +28,21 @@ export const ChangeRecordTypeEnum = builder.enumType('ChangeRecordType', {
       { value: type, description: `${NAME[type]} (REST \`${REST_ROUTE[type]}\`).` },
     ]),
   ) as Record<Uppercase<ChangeRecordType>, { value: ChangeRecordType; description: string }>,
+});
+
+/** What a change did: in the change feed, `changed` and webhook deliveries. */
+export const ChangeActionEnum = builder.enumType('ChangeAction', {
+  description: 'What happened to the record, as far as the reader can tell.',
+  values: {
+    CREATED: { value: 'created', description: 'It was created (and is in the reader’s view): read it.' },
+    UPDATED: {
+      value: 'updated',
+      description: 'It changed, or came into the reader’s view: read it again (an upsert).',
+    },
+    DELETED: {
+      value: 'deleted',
+      description:
+        'It is gone for this reader: deleted, trashed, or made draft, pending, private or password-protected.',
+    },
+  } satisfies Record<string, { value: SeenChange['action']; description: string }>,
 });

@@ -8,7 +8,7 @@ import { fetchNewImages, imageIdForWrite, readImageInput, type ImageRef } from '
 import { listOrder, offsetConnection, orderArgs, SortOrderEnum } from './connections.js';
 import { describeDuplicateRule, findDuplicateId, type DuplicateRule } from './duplicates.js';
 import { checkLinkedPostFilter, linkedPostConditions, withFieldNames } from './linked-posts.js';
-import { databaseIdOf, registerNodeReader } from './node.js';
+import { databaseIdOf, EITHER_ONE_ID, registerNodeReader } from './node.js';
 import { authorizeCreate, authorizeDelete, authorizeMissing, authorizeUpdate } from './post-permissions.js';
 import { notInTrash, trashOrDelete, updateWithSlug } from './post-writes.js';
 import {
@@ -287,7 +287,11 @@ export function linkedPostListField(t: QueryFieldBuilder, model: AnyLinkedPostMo
       description: `${model.typename}s, newest publication first.`,
       args: {
         search: t.arg.string({ description: model.searchDescription }),
-        event: t.arg.int({ description: `Only the ${pluralNoun} of this event (database ID).` }),
+        eventId: t.arg.id({ description: `Only the ${pluralNoun} of this event. ${EITHER_ONE_ID}` }),
+        event: t.arg.int({
+          description: `Only the ${pluralNoun} of this event (database ID).`,
+          deprecationReason: 'Use `eventId`, which takes a global ID as well.',
+        }),
         hasEvents: t.arg.boolean({ description: `true: only ${pluralNoun} with events; false: only those without.` }),
         onlyWithUpcoming: t.arg.boolean({
           description: `Only ${pluralNoun} with events starting from now that the viewer may read (published ones for everyone, private ones for those who may read them).`,
@@ -302,8 +306,7 @@ export function linkedPostListField(t: QueryFieldBuilder, model: AnyLinkedPostMo
       },
       resolve: async (root, args, ctx, info) => {
         offerPassword(ctx, args.password);
-        await checkLinkedPostFilter(ctx, args);
-        const where = await linkedPostListWhere(model, ctx, args);
+        const where = await linkedPostListWhere(model, ctx, await checkLinkedPostFilter(ctx, args));
         const delegate = model.delegate(ctx.db);
         return offsetConnection(
           args,

@@ -1,11 +1,14 @@
 import { listVisibility, readableWhere } from '../access.js';
 import type { Context } from '../builder.js';
 import { FieldErrors, InputError } from '../errors.js';
+import { referencedIds } from './node.js';
 import type { PostStatusValue } from './posts.js';
 
 /** Filters venues and organizers share: the link table is `events` on both models. */
 export interface LinkedPostFilter {
   search?: string | null;
+  eventId?: string | number | null;
+  /** Deprecated in the schema for `eventId`; the event's database ID once checked. */
   event?: number | null;
   hasEvents?: boolean | null;
   onlyWithUpcoming?: boolean | null;
@@ -15,14 +18,20 @@ export interface LinkedPostFilter {
 /** Statuses of an event that count as "having events" (WordPress leaves out drafts and pending ones). */
 const LIVE_EVENT_STATUSES: PostStatusValue[] = ['publish', 'future', 'private'];
 
-export async function checkLinkedPostFilter(ctx: Context, filter: LinkedPostFilter): Promise<void> {
+/** Checks the filter; answers it with `event` the database ID that `eventId` or `event` named. */
+export async function checkLinkedPostFilter<Filter extends LinkedPostFilter>(
+  ctx: Context,
+  filter: Filter,
+): Promise<Filter> {
   const errors = new FieldErrors();
   if (filter.search !== undefined && filter.search !== null && filter.search.trim() === '')
     errors.add('search', 'must not be empty');
-  if (filter.event != null && !(await ctx.db.event.findUnique({ where: { id: filter.event }, select: { id: true } }))) {
-    errors.add('event', `no event with ID ${filter.event}`);
-  }
+  const [event] = referencedIds(errors, 'Event', 'eventId', filter.eventId, 'event', filter.event) ?? [];
   errors.throwIfAny();
+  if (event != null && !(await ctx.db.event.findUnique({ where: { id: event }, select: { id: true } })))
+    errors.add(filter.eventId != null ? 'eventId' : 'event', `no event with ID ${event}`);
+  errors.throwIfAny();
+  return { ...filter, event };
 }
 
 /** The conditions on the link table and status, as a Prisma `where` fragment for Venue or Organizer. */

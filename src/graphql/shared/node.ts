@@ -15,7 +15,9 @@ export type NodeTypeName =
   | 'EventTag'
   | 'User'
   | 'Media'
-  | 'ImportSource';
+  | 'ImportSource'
+  | 'Webhook'
+  | 'Credential';
 
 /**
  * Reads one record of a node type by database ID for `node`/`nodes`, with the same visibility as the type's own root

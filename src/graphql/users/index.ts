@@ -12,7 +12,7 @@ import { roleCan } from '../../auth/capabilities.js';
 import { refuse, requireCapability } from '../access.js';
 import { builder, type Context } from '../builder.js';
 import { FieldErrors, NotFoundError } from '../errors.js';
-import { databaseIdField, globalIdField, NodeInterface, registerNodeReader } from '../shared/node.js';
+import { databaseIdField, databaseIdOf, globalIdField, NodeInterface, registerNodeReader } from '../shared/node.js';
 import { checkEmail } from '../shared/validate.js';
 import { offsetConnection } from '../shared/connections.js';
 import { screamingCaseValues } from '../shared/enums.js';
@@ -81,8 +81,10 @@ registerNodeReader('User', async (ctx, id, query) => {
 
 const CredentialType = builder.prismaObject('Credential', {
   description: 'An application password or bearer token (its secret is never shown again).',
+  interfaces: [NodeInterface],
   fields: (t) => ({
-    id: t.exposeInt('id', { description: 'The credential’s database ID, for `revokeCredential(id:)`.' }),
+    id: t.globalID(globalIdField('Credential')),
+    databaseId: t.exposeInt('id', databaseIdField('Credential')),
     name: t.exposeString('name', {
       description: 'The label given at creation, to tell credentials apart (`phone app`).',
     }),
@@ -101,10 +103,22 @@ const CredentialType = builder.prismaObject('Credential', {
   }),
 });
 
+// Read as a node by its owner, or by those who manage users; anyone else is told there is none.
+registerNodeReader('Credential', (ctx, id, query) => {
+  const viewer = ctx.viewer.user;
+  if (!viewer) refuse(ctx);
+  const owned = roleCan(viewer.role, 'manage_users') ? {} : { userId: viewer.id };
+  return ctx.db.credential.findFirst({ ...query, where: { id, ...owned } });
+});
+
 const IssuedCredentialType = builder.objectRef<IssuedCredential>('IssuedCredential').implement({
   description: 'A credential just created. `secret` is shown this once; only a keyed hash of it is kept.',
   fields: (t) => ({
-    id: t.exposeInt('id', { description: 'The credential’s database ID, as `Credential.id` shows it later.' }),
+    id: t.globalID({
+      description: 'The credential’s global ID, as `Credential.id` shows it later.',
+      resolve: (issued) => ({ type: 'Credential', id: issued.id }),
+    }),
+    databaseId: t.exposeInt('id', databaseIdField('Credential')),
     name: t.exposeString('name', { description: 'The label it was given.' }),
     kind: t.expose('kind', {
       type: CredentialKindEnum,
@@ -237,16 +251,19 @@ builder.mutationFields((t) => ({
   revokeCredential: t.prismaField({
     type: CredentialType,
     description: 'Revokes one of your credentials (administrators: anyone’s). It stops working at once.',
-    args: { id: t.arg.int({ required: true, description: 'The credential’s database ID (`Credential.id`).' }) },
+    args: {
+      id: t.arg.id({ required: true, description: 'The credential’s global ID (`id`) or database ID (`databaseId`).' }),
+    },
     resolve: async (query, _root, args, ctx) => {
-      const credential = await ctx.db.credential.findUnique({ where: { id: args.id }, select: { userId: true } });
+      const id = databaseIdOf('Credential', args.id, 'id');
+      const credential = await ctx.db.credential.findUnique({ where: { id }, select: { userId: true } });
       if (!credential) {
         if (!ctx.viewer.user) refuse(ctx);
-        throw new NotFoundError('Credential', args.id);
+        throw new NotFoundError('Credential', id);
       }
       credentialOwner(ctx, credential.userId);
-      await revokeCredential(ctx.db, args.id);
-      return ctx.db.credential.findUniqueOrThrow({ ...query, where: { id: args.id } });
+      await revokeCredential(ctx.db, id);
+      return ctx.db.credential.findUniqueOrThrow({ ...query, where: { id } });
     },
   }),
 }));

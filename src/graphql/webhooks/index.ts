@@ -12,8 +12,9 @@ import {
 import { requireCapability } from '../access.js';
 import { builder } from '../builder.js';
 import { FieldErrors, NotFoundError } from '../errors.js';
-import { ChangeRecordTypeEnum } from '../changes/record-type.js';
+import { ChangeActionEnum, ChangeRecordTypeEnum } from '../changes/record-type.js';
 import { offsetConnection } from '../shared/connections.js';
+import { databaseIdField, databaseIdOf, globalIdField, NodeInterface, registerNodeReader } from '../shared/node.js';
 
 // Webhooks (src/webhooks): administrators only, as on the command line (`webhooks …`).
 
@@ -53,8 +54,9 @@ const WebhookStatusEnum = builder.enumType('WebhookStatus', {
 const WebhookDeliveryType = builder.prismaObject('WebhookDelivery', {
   description: 'One change sent (or to be sent) to a webhook.',
   fields: (t) => ({
-    id: t.exposeString('id', {
-      description: 'The delivery ID: the `id` of the POSTed body and its `X-Calendar-Delivery` header.',
+    id: t.exposeID('id', {
+      description:
+        'The delivery ID: the `id` of the POSTed body, its `X-Calendar-Delivery` header and its `webhook-id` header.',
     }),
     recordType: t.field({
       type: ChangeRecordTypeEnum,
@@ -62,7 +64,13 @@ const WebhookDeliveryType = builder.prismaObject('WebhookDelivery', {
       resolve: (d) => d.recordType as RecordType,
     }),
     recordId: t.exposeInt('recordId', { description: 'The database ID of the record that changed.' }),
-    action: t.exposeString('action', { description: '`created`, `updated` or `deleted`, as the change was recorded.' }),
+    action: t.field({
+      type: ChangeActionEnum,
+      description:
+        'What the change log recorded. The POSTed body’s `action` is what an anonymous reader sees of it: an update that ' +
+        'made an event a draft is sent as `deleted`.',
+      resolve: (d) => d.action as 'created' | 'updated' | 'deleted',
+    }),
     status: t.field({
       type: WebhookDeliveryStatusEnum,
       description: 'Pending, delivered or failed.',
@@ -93,10 +101,10 @@ const WebhookDeliveryType = builder.prismaObject('WebhookDelivery', {
 const WebhookType = builder.prismaObject('Webhook', {
   description:
     'A URL every change of the chosen record types is POSTed to, signed with its secret (README "Webhooks"). The secret is shown only at creation.',
+  interfaces: [NodeInterface],
   fields: (t) => ({
-    id: t.exposeInt('id', {
-      description: 'The webhook’s database ID, for `enableWebhook(id:)` and `deleteWebhook(id:)`.',
-    }),
+    id: t.globalID(globalIdField('Webhook')),
+    databaseId: t.exposeInt('id', databaseIdField('Webhook')),
     url: t.exposeString('url', { description: 'Where the changes are POSTed.' }),
     types: t.field({
       type: [ChangeRecordTypeEnum],
@@ -145,6 +153,14 @@ const WebhookType = builder.prismaObject('Webhook', {
   }),
 });
 
+registerNodeReader('Webhook', (ctx, id, query) => {
+  requireCapability(ctx, 'manage_webhooks');
+  return ctx.db.webhook.findUnique({ ...query, where: { id } });
+});
+
+const WEBHOOK_ID = 'The webhook’s global ID (`id`) or database ID (`databaseId`).';
+const webhookId = (id: string | number) => databaseIdOf('Webhook', id, 'id');
+
 const CreatedWebhookType = builder.objectRef<CreatedWebhook>('CreatedWebhook').implement({
   description: 'A webhook just created, with its signing secret, shown this once.',
   fields: (t) => ({
@@ -191,10 +207,10 @@ builder.queryFields((t) => ({
     type: WebhookType,
     nullable: true,
     description: 'One webhook by its ID, or null (administrators only).',
-    args: { id: t.arg.int({ required: true, description: 'The webhook’s database ID.' }) },
+    args: { id: t.arg.id({ required: true, description: WEBHOOK_ID }) },
     resolve: (query, _root, args, ctx) => {
       requireCapability(ctx, 'manage_webhooks');
-      return ctx.db.webhook.findUnique({ ...query, where: { id: args.id } });
+      return ctx.db.webhook.findUnique({ ...query, where: { id: webhookId(args.id) } });
     },
   }),
 }));
@@ -219,20 +235,21 @@ builder.mutationFields((t) => ({
     type: WebhookType,
     description:
       'Administrators only. Sends the changes committed from now on to a disabled webhook again (those made while it was disabled are not sent); an enabled one is left as it is.',
-    args: { id: t.arg.int({ required: true, description: 'The webhook’s database ID.' }) },
+    args: { id: t.arg.id({ required: true, description: WEBHOOK_ID }) },
     resolve: async (query, _root, args, ctx) => {
       requireCapability(ctx, 'manage_webhooks');
-      if (!(await enableWebhook(ctx.db, args.id))) throw new NotFoundError('Webhook', args.id);
-      return ctx.db.webhook.findUniqueOrThrow({ ...query, where: { id: args.id } });
+      const id = webhookId(args.id);
+      if (!(await enableWebhook(ctx.db, id))) throw new NotFoundError('Webhook', id);
+      return ctx.db.webhook.findUniqueOrThrow({ ...query, where: { id } });
     },
   }),
   deleteWebhook: t.boolean({
     description:
       'Administrators only. Stops sending to the webhook and deletes its deliveries; false when there was none.',
-    args: { id: t.arg.int({ required: true, description: 'The webhook’s database ID.' }) },
+    args: { id: t.arg.id({ required: true, description: WEBHOOK_ID }) },
     resolve: (_root, args, ctx) => {
       requireCapability(ctx, 'manage_webhooks');
-      return deleteWebhook(ctx.db, args.id);
+      return deleteWebhook(ctx.db, webhookId(args.id));
     },
   }),
 }));

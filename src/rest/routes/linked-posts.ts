@@ -24,7 +24,7 @@ type AnyCall = RestCall<ParamDeclaration>;
 /** What the list asks GraphQL for. */
 export interface LinkedListVariables {
   search?: string;
-  event?: number;
+  eventId?: number;
   hasEvents?: boolean;
   onlyWithUpcoming?: boolean;
   statuses?: PostStatus[];
@@ -85,7 +85,7 @@ type ListParams = ReturnType<typeof linkedListParams>;
 
 const LIST_ERROR_FIELDS: Record<string, string> = {
   search: 'search',
-  event: 'event',
+  eventId: 'event',
   hasEvents: 'has_events',
   onlyWithUpcoming: 'only_with_upcoming',
   statuses: 'status',
@@ -134,7 +134,7 @@ export function linkedPostRoutes<R extends LinkedRecord>(kind: LinkedPostKind<R>
       call as unknown as AnyCall,
       {
         search: params.search,
-        event: params.event,
+        eventId: params.event,
         hasEvents: params.has_events,
         onlyWithUpcoming: params.only_with_upcoming,
         statuses,
