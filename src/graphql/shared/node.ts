@@ -40,9 +40,16 @@ export const globalIdField = (typename: NodeTypeName) => ({
   resolve: (record: { id: number }) => ({ type: typename, id: record.id }),
 });
 
+/** Who else names records of a type by their database ID: the REST API, or for records REST has not, the CLI. */
+const DATABASE_ID_USERS: Partial<Record<NodeTypeName, string>> = {
+  ImportSource: 'the command line shows and takes (`sources list`, `sources run <id>`)',
+  Webhook: 'the command line shows and takes (`webhooks list`, `webhooks delete <id>`)',
+  Credential: 'the command line shows and takes (`passwords list`, `passwords revoke <id>`)',
+};
+
 /** Options of a node type's `databaseId` field: `databaseId: t.exposeInt('id', databaseIdField('Event'))`. */
 export const databaseIdField = (typename: NodeTypeName) => ({
-  description: `The ${typename}'s numeric ID, the one the REST API and the list filters use.`,
+  description: `The ${typename}'s numeric ID, the one ${DATABASE_ID_USERS[typename] ?? 'the REST API and the list filters use'}.`,
 });
 
 const GLOBAL_ID_RULE = 'must be a global ID (from an `id` field) or a numeric database ID';
