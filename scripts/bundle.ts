@@ -13,6 +13,9 @@ const OUT = join(PROJECT_ROOT, 'dist');
 /** What stays outside the bundle: native addons, loaded from node_modules at run time. */
 const EXTERNAL = ['better-sqlite3', 'pg-native'];
 
+/** Packages the bundle replaces with a stub of its own (scripts/bundle-stubs/: each says why). */
+const STUBBED = { 'fast-json-stringify': './scripts/bundle-stubs/fast-json-stringify.cjs' };
+
 // Bundled CommonJS packages call `require` for Node's built-ins; an ES module has none of its own.
 const REQUIRE_SHIM =
   "import { createRequire as createRequireOfBundle } from 'node:module';\n" +
@@ -44,6 +47,7 @@ const result = await build({
   platform: 'node',
   target: 'node20',
   external: EXTERNAL,
+  alias: STUBBED,
   // The packages' production paths: graphql-js otherwise checks, on every failed `instanceof` of its type tests (several
   // per resolved field), whether a second copy of itself is loaded, which a bundle with one copy cannot have.
   define: { 'process.env.NODE_ENV': '"production"' },

@@ -15,6 +15,7 @@ import './changes/index.js';
 import './shared/node.js';
 import './shared/uri.js';
 import './shared/record-kind.js';
+import { resolveWithPathLinks } from './shared/path-links.js';
 
 /**
  * plugin-prisma adds the `totalCount` of a `relatedConnection` (a category's `children`) itself, with no option for its
@@ -30,7 +31,7 @@ function describePluginTotalCounts(built: GraphQLSchema): GraphQLSchema {
 }
 
 /** The one schema every request runs against (REST operations included). */
-export const schema = describePluginTotalCounts(builder.toSchema());
+export const schema = resolveWithPathLinks(describePluginTotalCounts(builder.toSchema()));
 
 /** The printed form committed as schema.graphql, sorted so that the file only changes when the schema does. */
 export const sortedSchema = lexicographicSortSchema(schema);

@@ -1,6 +1,7 @@
 import type { RememberedCounts, AnswerFacts } from '../cache/tags.js';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import { type ExecutionResult, execute } from 'graphql';
+import { type DocumentNode, type ExecutionResult, execute, Kind, OperationTypeNode } from 'graphql';
+import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import { ADMIN_CREDENTIAL_NAME, LOGIN_MAX_LENGTH } from '../auth/credentials.js';
 import { credentialKey } from '../auth/credential-key.js';
 import {
@@ -28,6 +29,7 @@ import {
 } from '../graphql/builder.js';
 import { schema } from '../graphql/schema.js';
 import { inProcessRoot } from '../graphql/shared/connections.js';
+import { withPathLinks } from '../graphql/shared/path-links.js';
 import type { RefusalReason } from '../logging/logger.js';
 import { inOperationSpan } from '../tracing/graphql.js';
 
@@ -124,21 +126,61 @@ export class RequestContexts {
 /** Whether contextFor refused the request's credentials. */
 export const isRefusal = (outcome: Context | SignInRefusal): outcome is SignInRefusal => 'refused' in outcome;
 
-/** Runs one of the typed operations in process against the schema, as REST and the public pages do. */
+/**
+ * Runs one of the typed operations in process against the schema, as REST and the public pages do. A query is
+ * compiled by graphql-jit the first time it runs, into a function that resolves its fields without walking the
+ * document again: graphql-js would, for every field of every record, collect the selection, coerce the arguments and
+ * wrap the result (a fifth of a page of events, bench/results.md History 27). The documents are this service's own
+ * (src/read/operations), so compiling each once bounds what compiling costs. Mutations, one record at a time, run
+ * with graphql-js: a compiled document is kept for the life of the process (150 KB of generated code for one holding
+ * an event), and a write gains nothing worth that.
+ */
 export async function executeInProcess<Result, Variables>(
   document: TypedDocumentNode<Result, Variables>,
   variables: Variables,
   context: Context,
 ): Promise<ExecutionResult<Result>> {
-  const run = async () =>
-    (await execute({
-      schema,
-      document,
-      variableValues: variables as Record<string, unknown>,
-      contextValue: context,
-      rootValue: inProcessRoot(variables),
-    })) as ExecutionResult<Result>;
+  const rootValue = inProcessRoot(variables);
+  const variableValues = variables as Record<string, unknown>;
+  const compiled = compiledQuery(document);
+  const run = compiled
+    ? async () => (await compiled.query(withPathLinks(rootValue), context, variableValues)) as ExecutionResult<Result>
+    : async () =>
+        (await execute({
+          schema,
+          document,
+          variableValues,
+          contextValue: context,
+          rootValue,
+        })) as ExecutionResult<Result>;
   return inOperationSpan(document, undefined, run);
+}
+
+const compiledQueries = new WeakMap<DocumentNode, CompiledQuery | null>();
+
+/**
+ * `document` compiled against the schema, once, when it is a query (null otherwise); a document the schema refuses
+ * is a defect of this service.
+ */
+function compiledQuery(document: DocumentNode): CompiledQuery | null {
+  let compiled = compiledQueries.get(document);
+  if (compiled === undefined) {
+    compiled = isQuery(document) ? compile(document) : null;
+    compiledQueries.set(document, compiled);
+  }
+  return compiled;
+}
+
+const isQuery = (document: DocumentNode) =>
+  document.definitions.some(
+    (definition) => definition.kind === Kind.OPERATION_DEFINITION && definition.operation === OperationTypeNode.QUERY,
+  );
+
+function compile(document: DocumentNode): CompiledQuery {
+  const outcome = compileQuery(schema, document);
+  if (isCompiledQuery(outcome)) return outcome;
+  const reasons = (outcome.errors ?? []).map((error) => error.message).join('; ');
+  throw new Error(`an in-process GraphQL document does not compile: ${reasons}`);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
