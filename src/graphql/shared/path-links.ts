@@ -1,4 +1,4 @@
-import { isObjectType, type GraphQLSchema } from 'graphql';
+import { type GraphQLField, type GraphQLSchema, getNamedType, isObjectType } from 'graphql';
 
 /** A link of a response path (`info.path`): its key, and the link of the field or list it is in. */
 interface PathLink {
@@ -47,16 +47,18 @@ interface RootWithPathLinks {
 }
 
 /**
- * Makes every resolver of `schema` see the execution's own path links when its root value carries them (a compiled
- * execution, withPathLinks); under graphql-js, which shares its links already, the root has none and the resolver runs
- * as it was.
+ * Makes the resolvers of `schema` that read their path see the execution's own path links when its root value
+ * carries them (a compiled execution, withPathLinks); under graphql-js, which shares its links already, the root has
+ * none and the resolver runs as it was. Those that read it are plugin-prisma's: a field that selects columns of its
+ * row (`select`), and one that answers records (a relation, a list, a connection and its edges), which plans their
+ * query from where it stands. A link is found by its place, so the fields in between need not be given theirs.
  */
 export function resolveWithPathLinks(schema: GraphQLSchema): GraphQLSchema {
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
     for (const field of Object.values(type.getFields())) {
       const resolve = field.resolve;
-      if (!resolve) continue;
+      if (!resolve || !readsItsPath(field)) continue;
       field.resolve = (parent, args, context, info) => {
         const links = (info.rootValue as RootWithPathLinks | undefined)?.pathLinks;
         if (links) (info as { path: unknown }).path = links.of(info.path);
@@ -66,3 +68,6 @@ export function resolveWithPathLinks(schema: GraphQLSchema): GraphQLSchema {
   }
   return schema;
 }
+
+const readsItsPath = (field: GraphQLField<unknown, unknown>) =>
+  field.extensions?.pothosPrismaSelect !== undefined || isObjectType(getNamedType(field.type));
