@@ -17,7 +17,7 @@ type ResponsePath = { readonly prev: unknown; readonly key: string | number } | 
  * (`info.path`), and memoises the string of a path per link: graphql-js makes one link per field per row and shares
  * the links above a list between its rows, so that a page of 50 events builds each key once. The REST documents run
  * compiled by graphql-jit (src/read/request-contexts.ts), which passes every resolver a path built anew at each call:
- * the memo then never hits (a fifth of a page of 50 went to rebuilding path strings) and a plan recorded on a field's
+ * the memo then never hits (8% of a page of 50 went to rebuilding path strings) and a plan recorded on a field’s
  * link is not found from the fields below it. Resolvers of a compiled execution are handed these links instead.
  */
 export class PathLinks {
